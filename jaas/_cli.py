@@ -1,0 +1,174 @@
+"""``kafka-scram jaas check|show``: registered through the ``kafka_scram.commands`` entry point."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, TextIO
+
+from jaas._errors import JaasError
+from jaas._file import parse_file
+from jaas._model import Configuration, Context
+from jaas._property import parse_property
+from jaas._render import render_file, render_property
+from jaas._resolve import CLIENT_CONTEXT, SERVER_CONTEXT, LoginModulePolicy
+
+__all__ = ["handler", "register"]
+
+_OK, _ERROR, _USAGE = 0, 1, 2
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``jaas`` command and its ``check`` and ``show`` subcommands."""
+    jaas = subparsers.add_parser(
+        "jaas",
+        help="check and show JAAS configuration",
+        description="Read JAAS configuration exactly as Kafka and the JDK read it.",
+    )
+    commands = jaas.add_subparsers(dest="jaas_command", metavar="SUBCOMMAND")
+    commands.required = True
+
+    check = commands.add_parser(
+        "check",
+        help="validate static JAAS files",
+        description="Exit 0 when every file is valid JAAS as the JDK reads it, 1 otherwise.",
+    )
+    check.add_argument("files", nargs="+", metavar="FILE", help="JAAS file ('-' for stdin)")
+    _add_define(check)
+
+    show = commands.add_parser(
+        "show",
+        help="print a parsed JAAS configuration",
+        description="Print the parsed model; secrets are masked unless --show-secrets.",
+    )
+    source = show.add_mutually_exclusive_group(required=True)
+    source.add_argument("file", nargs="?", metavar="FILE", help="JAAS file ('-' for stdin)")
+    source.add_argument(
+        "--sasl-jaas-config",
+        metavar="STRING",
+        help="a sasl.jaas.config value ('-' reads it from stdin)",
+    )
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.add_argument("--show-secrets", action="store_true", help="do not mask secret values")
+    _add_define(show)
+
+    jaas.set_defaults(handler=handler)
+
+
+def _add_define(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Java system property for ${NAME} expansion (without -D nothing is expanded)",
+    )
+
+
+def handler(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    """Run ``jaas check`` or ``jaas show``; return the exit status."""
+    properties: dict[str, str] = {}
+    for define in args.defines:
+        name, sep, value = define.partition("=")
+        if not sep or not name:
+            print(f"kafka-scram jaas: error: -D expects NAME=VALUE, got {define!r}", file=stderr)
+            return _USAGE
+        properties[name] = value
+    expand = properties or None
+    if args.jaas_command == "check":
+        return _check(args.files, expand, stdin, stdout, stderr)
+    return _show(args, expand, stdin, stdout, stderr)
+
+
+def _read(path: str, stdin: TextIO) -> str:
+    if path == "-":
+        return stdin.read()
+    with open(path, encoding="utf-8") as fh:  # the JDK reads JAAS files as UTF-8
+        return fh.read()
+
+
+def _kafka_problems(config: Configuration) -> list[str]:
+    # Kafka refuses disallowed modules in the contexts it loads itself.
+    problems = []
+    policy = LoginModulePolicy()
+    for context in config.contexts:
+        name = context.name or ""
+        if name not in (CLIENT_CONTEXT, SERVER_CONTEXT) and not name.endswith("." + SERVER_CONTEXT):
+            continue
+        for entry in context.entries:
+            try:
+                policy.check(entry)
+            except JaasError as exc:
+                problems.append(f"context {name}: {exc}")
+    return problems
+
+
+def _check(
+    files: list[str], expand: dict[str, str] | None, stdin: TextIO, stdout: TextIO, stderr: TextIO
+) -> int:
+    status = _OK
+    for path in files:
+        shown = "<stdin>" if path == "-" else path
+        try:
+            text = _read(path, stdin)
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"{shown}: cannot read: {exc}", file=stderr)
+            status = _ERROR
+            continue
+        try:
+            config = parse_file(text, shown, expand_properties=expand)
+        except JaasError as exc:
+            print(str(exc), file=stderr)
+            status = _ERROR
+            continue
+        problems = _kafka_problems(config)
+        for problem in problems:
+            print(f"{shown}: {problem}", file=stderr)
+        if problems:
+            status = _ERROR
+            continue
+        names = ", ".join(str(c.name) for c in config.contexts) or "no contexts"
+        print(f"{shown}: OK ({names})", file=stdout)
+    return status
+
+
+def _show(
+    args: argparse.Namespace,
+    expand: dict[str, str] | None,
+    stdin: TextIO,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
+    mask = not args.show_secrets
+    try:
+        if args.sasl_jaas_config is not None:
+            value = (
+                stdin.read().rstrip("\r\n")
+                if args.sasl_jaas_config == "-"
+                else args.sasl_jaas_config
+            )
+            context: Context = parse_property(value)
+            if args.json:
+                payload = {
+                    "source": "sasl.jaas.config",
+                    "contexts": [context.to_dict(show_secrets=not mask)],
+                }
+                print(json.dumps(payload, indent=2, ensure_ascii=False), file=stdout)
+            else:
+                print(render_property(context, mask_secrets=mask), file=stdout)
+            return _OK
+        shown = "<stdin>" if args.file == "-" else args.file
+        config = parse_file(_read(args.file, stdin), shown, expand_properties=expand)
+    except OSError as exc:
+        print(f"{args.file}: cannot read: {exc}", file=stderr)
+        return _ERROR
+    except JaasError as exc:
+        print(str(exc), file=stderr)
+        return _ERROR
+    if args.json:
+        payload = {"source": shown, **config.to_dict(show_secrets=not mask)}
+        print(json.dumps(payload, indent=2, ensure_ascii=False), file=stdout)
+    else:
+        print(render_file(config, mask_secrets=mask), end="", file=stdout)
+    return _OK

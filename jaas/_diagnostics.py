@@ -1,0 +1,117 @@
+"""Turn a token into a caret diagnostic without leaking secrets."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from jaas._errors import JaasSyntaxError
+from jaas._secrets import MASK, is_secret_key
+from jaas._tokenizer import Token, TokenKind
+
+__all__ = ["Locator", "describe", "java_str"]
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+# A lenient "name = value" matcher for masking displayed source lines: the
+# line may be malformed, so this does not use the real tokenizer.
+_ASSIGNMENT = re.compile(
+    r"""(?P<key>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|[^\s=;"'{}]+)\s*=\s*"""
+    r"""(?P<value>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|[^\s;"'{}]*)"""
+)
+
+
+def _mask_line(line: str) -> str:
+    def repl(match: re.Match[str]) -> str:
+        key = match.group("key").strip("\"'")
+        if not is_secret_key(key):
+            return match.group(0)
+        start, end = match.span("value")
+        offset = match.start()
+        text = match.group(0)
+        # Same length, so the caret below still lines up.
+        return text[: start - offset] + "*" * (end - start) + text[end - offset :]
+
+    return _ASSIGNMENT.sub(repl, line)
+
+
+def _printable(text: str) -> str:
+    # Keep messages on one line: show control characters as escapes.
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return "".join(
+        named.get(ch, f"\\{ord(ch):03o}") if ord(ch) < 0x20 or ord(ch) == 0x7F else ch
+        for ch in text
+    )
+
+
+def java_str(value: str | None) -> str:
+    """Format a possibly-null string as Java's string concatenation does."""
+    return "null" if value is None else value
+
+
+def describe(token: Token, *, secret: bool = False) -> str:
+    """Describe ``token`` for an error message; ``secret`` hides its text."""
+    if token.kind is TokenKind.EOF:
+        return "end of input"
+    if token.kind is TokenKind.EOL:
+        return "end of line"
+    if secret:
+        kind = "single-quoted string" if token.quote == "'" else token.kind.value
+        return f"{kind} ({MASK})"
+    if token.kind is TokenKind.WORD:
+        return f"word {token.text!r}"
+    if token.kind is TokenKind.NUMBER:
+        return f"number {token.text}"
+    if token.kind is TokenKind.QUOTED:
+        kind = "single-quoted string" if token.quote == "'" else "quoted string"
+        return f"{kind} {token.quote}{_printable(token.text)}{token.quote}"
+    return repr(token.text)
+
+
+class Locator:
+    """Maps offsets of one text to line, column and (masked) line text."""
+
+    def __init__(self, text: str, filename: str) -> None:
+        self.text = text
+        self.filename = filename
+        self._starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+
+    def position(self, offset: int) -> tuple[int, int, str]:
+        """Return (line, column, line text) for ``offset``, all 1-based."""
+        index = bisect_right(self._starts, offset) - 1
+        start = self._starts[index]
+        end = self._starts[index + 1] if index + 1 < len(self._starts) else len(self.text)
+        line = self.text[start:end].rstrip("\r\n")
+        return index + 1, offset - start + 1, line
+
+    def error(
+        self,
+        token: Token,
+        expected: str,
+        *,
+        got: str | None = None,
+        secret: bool = False,
+        hint: str | None = None,
+        java_message: str | None,
+        at: int | None = None,
+    ) -> JaasSyntaxError:
+        """Build the error for ``token`` (or for offset ``at``)."""
+        offset = token.start if at is None else at
+        line, column, source = self.position(offset)
+        width = 1 if at is not None else max(1, min(token.end, offset + len(source)) - offset)
+        # A multi-line token (a comment-swallowed break, an escaped newline)
+        # is underlined only up to the end of its first line.
+        width = max(1, min(width, len(source) - column + 1))
+        if hint is None and "#" in source[: column - 1]:
+            hint = "'#' does not start a comment in JAAS; use // or /* */"
+        return JaasSyntaxError(
+            expected=expected,
+            got=got if got is not None else describe(token, secret=secret),
+            filename=self.filename,
+            line=line,
+            column=column,
+            source_line=_mask_line(source),
+            width=width,
+            hint=hint,
+            java_message=java_message,
+        )

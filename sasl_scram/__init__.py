@@ -1,0 +1,70 @@
+"""Kafka-exact SCRAM-SHA-256 and SCRAM-SHA-512 (RFC 5802/7677), client and server.
+
+The core is sans-IO: bytes in, bytes or values out. Credentials reach the
+server through a lookup step the caller answers.
+"""
+
+from __future__ import annotations
+
+from ._b64 import Base64Error, java_b64decode, java_b64encode
+from ._client import ScramClient
+from ._credential import ScramCredential, kafka_salt
+from ._errors import (
+    AuthenticationFailed,
+    InvalidCredentialString,
+    ScramConfigError,
+    ScramError,
+    ScramProtocolError,
+    ScramServerError,
+    ScramStateError,
+    ScramUsageError,
+)
+from ._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
+from ._mechanism import MAX_ITERATIONS, MIN_ITERATIONS, SCRAM_SHA_256, SCRAM_SHA_512, ScramMechanism
+from ._messages import (
+    ClientFinalMessage,
+    ClientFirstMessage,
+    ServerFinalMessage,
+    ServerFirstMessage,
+    escape_username,
+    unescape_username,
+)
+from ._saslprep import Normalization, saslprep
+from ._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
+
+__all__ = [
+    "DEFAULT_KEY_CACHE",
+    "MAX_ITERATIONS",
+    "MIN_ITERATIONS",
+    "SCRAM_SHA_256",
+    "SCRAM_SHA_512",
+    "AuthenticationFailed",
+    "Base64Error",
+    "ClientFinalMessage",
+    "ClientFirstMessage",
+    "CredentialRequest",
+    "DecoyCredentials",
+    "Grant",
+    "InvalidCredentialString",
+    "Normalization",
+    "SaltedPasswordCache",
+    "ScramClient",
+    "ScramConfigError",
+    "ScramCredential",
+    "ScramError",
+    "ScramMechanism",
+    "ScramProtocolError",
+    "ScramServer",
+    "ScramServerError",
+    "ScramSession",
+    "ScramStateError",
+    "ScramUsageError",
+    "ServerFinalMessage",
+    "ServerFirstMessage",
+    "escape_username",
+    "java_b64decode",
+    "java_b64encode",
+    "kafka_salt",
+    "saslprep",
+    "unescape_username",
+]

@@ -1,0 +1,114 @@
+"""SCRAM's primitives (RFC 5802 section 2.2) and Kafka's random strings.
+
+Every secret comparison in the package goes through :func:`constant_time_equal`
+and every random value through :mod:`secrets`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
+
+from ._mechanism import ScramMechanism
+
+__all__ = [
+    "base36",
+    "client_key",
+    "constant_time_equal",
+    "hash_digest",
+    "hmac_digest",
+    "kafka_random_string",
+    "salted_password",
+    "server_key",
+    "xor",
+]
+
+_CRYPTOGRAPHY_HASHES: dict[str, type[hashes.HashAlgorithm]] = {
+    "sha256": hashes.SHA256,
+    "sha512": hashes.SHA512,
+}
+
+# Kafka's ScramFormatter.secureRandomString(): new BigInteger(130, random).toString(36).
+_NONCE_BITS = 130
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_PAIRS = [a + b for a in _DIGITS for b in _DIGITS]
+
+
+def salted_password(
+    mechanism: ScramMechanism, password: bytes, salt: bytes, iterations: int
+) -> bytes:
+    """Hi(password, salt, i), which is PBKDF2-HMAC with dkLen = hash length.
+
+    ``cryptography``'s PBKDF2HMAC is 1.4-1.7x faster than hashlib's here.
+    """
+    kdf = PBKDF2HMAC(
+        algorithm=_CRYPTOGRAPHY_HASHES[mechanism.hash_name](),
+        length=mechanism.digest_size,
+        salt=salt,
+        iterations=iterations,
+    )
+    return kdf.derive(password)
+
+
+def _load_fast_hmac() -> Callable[[bytes, bytes, str], bytes]:
+    """OpenSSL's one-shot HMAC without the pure-Python dispatch of ``hmac.digest``."""
+    try:
+        from _hashlib import hmac_digest
+    except ImportError:  # pragma: no cover - CPython built without OpenSSL
+        return hmac.digest
+    return hmac_digest
+
+
+fast_hmac = _load_fast_hmac()
+
+
+def hmac_digest(mechanism: ScramMechanism, key: bytes, msg: bytes) -> bytes:
+    return hmac.digest(key, msg, mechanism.hash_name)
+
+
+def hash_digest(mechanism: ScramMechanism, data: bytes) -> bytes:
+    return hashlib.new(mechanism.hash_name, data).digest()
+
+
+def client_key(mechanism: ScramMechanism, salted: bytes) -> bytes:
+    return hmac.digest(salted, b"Client Key", mechanism.hash_name)
+
+
+def server_key(mechanism: ScramMechanism, salted: bytes) -> bytes:
+    return hmac.digest(salted, b"Server Key", mechanism.hash_name)
+
+
+def xor(a: bytes, b: bytes) -> bytes:
+    """Byte-wise XOR of two equal-length values."""
+    if len(a) != len(b):
+        # Same wording as Kafka's ScramFormatter.xor.
+        raise ValueError("Argument arrays must be of the same length")
+    n = len(a)
+    return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(n, "big")
+
+
+def constant_time_equal(a: bytes, b: bytes) -> bool:
+    """The only way secrets are compared in this package."""
+    return hmac.compare_digest(a, b)
+
+
+def base36(value: int) -> str:
+    """Render a non-negative integer like Java's ``BigInteger.toString(36)``."""
+    if value == 0:
+        return "0"
+    out: list[str] = []
+    while value:
+        value, rem = divmod(value, 1296)
+        out.append(_PAIRS[rem])
+    text = "".join(reversed(out))
+    return text[1:] if text[0] == "0" else text
+
+
+def kafka_random_string() -> str:
+    """A uniform 130-bit value in base 36, as Kafka makes nonces and salts."""
+    return base36(secrets.randbits(_NONCE_BITS))

@@ -1,0 +1,354 @@
+"""The four SCRAM messages, parsed and rendered with Kafka's grammar.
+
+The patterns transcribe Kafka's ``ScramMessages`` (kafka-internals 2.1-2.5):
+only ASCII 0x01-0x7F in names and values, nonces of printable ASCII without
+``,``, letters-only extension names, and base64 fields that may be empty.
+Everything the Kafka parser rejects is rejected here with
+:class:`ScramProtocolError`.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ._b64 import java_b64encode
+from ._errors import ScramProtocolError, ScramUsageError
+
+__all__ = [
+    "ClientFinalMessage",
+    "ClientFirstMessage",
+    "ServerFinalMessage",
+    "ServerFirstMessage",
+    "escape_username",
+    "unescape_username",
+]
+
+_VALUE_SAFE = r"[\x01-\x2b\x2d-\x3c\x3e-\x7f]"  # [\x01-\x7F&&[^=,]]
+_VALUE = r"[\x01-\x2b\x2d-\x7f]+"  # [\x01-\x7F&&[^,]]+
+_PRINTABLE = r"[\x21-\x2b\x2d-\x7e]+"  # [\x21-\x7E&&[^,]]+
+_SASLNAME = rf"(?:{_VALUE_SAFE}|=2C|=3D)+"
+_B64C = r"[a-zA-Z0-9/+]"
+_BASE64 = rf"(?:{_B64C}{{4}})*(?:{_B64C}{{3}}=|{_B64C}{{2}}==)?"
+_RESERVED = rf"(?:m={_VALUE},)?"
+_EXTENSIONS = rf"(?:,[A-Za-z]+={_VALUE})*"
+
+_CLIENT_FIRST = re.compile(
+    rf"n,(?:a=(?P<authzid>{_SASLNAME}))?,(?P<bare>(?P<reserved>{_RESERVED})"
+    rf"n=(?P<saslname>{_SASLNAME}),r=(?P<nonce>{_PRINTABLE})(?P<extensions>{_EXTENSIONS}))"
+)
+_SERVER_FIRST = re.compile(
+    rf"{_RESERVED}r=(?P<nonce>{_PRINTABLE}),s=(?P<salt>{_BASE64}),"
+    rf"i=(?P<iterations>[0-9]+)(?P<extensions>{_EXTENSIONS})"
+)
+_CLIENT_FINAL = re.compile(
+    rf"(?P<without_proof>c=(?P<channel>{_BASE64}),r=(?P<nonce>{_PRINTABLE})"
+    rf"(?P<extensions>{_EXTENSIONS})),p=(?P<proof>{_BASE64})"
+)
+# _CLIENT_FINAL with the base64 fields left to _is_base64 (they cannot hold ',').
+_CLIENT_FINAL_LOOSE = re.compile(
+    rf"(?P<without_proof>c=(?P<channel>[^,]*),r=(?P<nonce>{_PRINTABLE})"
+    rf"(?P<extensions>{_EXTENSIONS})),p=(?P<proof>[^,]*)"
+)
+_SERVER_FINAL = re.compile(
+    rf"(?:e=(?P<error>{_VALUE_SAFE}+))|(?:v=(?P<signature>{_BASE64})(?P<extensions>{_EXTENSIONS}))"
+)
+_EXTENSION_NAME = re.compile(r"[A-Za-z]+")
+_EXTENSION_VALUE = re.compile(_VALUE)
+_NONCE = re.compile(_PRINTABLE)
+_INT_MAX = 2**31 - 1
+
+Extensions = tuple[tuple[str, str], ...]
+
+
+def escape_username(username: str) -> str:
+    """RFC 5802 ``saslname``: ``=`` becomes ``=3D`` first, then ``,`` becomes ``=2C``."""
+    return username.replace("=", "=3D").replace(",", "=2C")
+
+
+def unescape_username(saslname: str) -> str:
+    """Reverse :func:`escape_username` with Kafka's ``ScramFormatter.username`` rules."""
+    text = saslname.replace("=2C", ",")
+    if "=" in text.replace("=3D", ""):
+        raise ScramProtocolError("Invalid username: bad '=' escape in saslname")
+    return text.replace("=3D", "=")
+
+
+def _decode(data: bytes, what: str) -> str:
+    if type(data) is not bytes:
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise ScramUsageError(f"{what} must be bytes, got {type(data).__name__}")
+        data = bytes(data)
+    try:
+        # Every pattern admits only 0x01-0x7F, so non-ASCII can never match.
+        return data.decode("ascii")
+    except UnicodeDecodeError:
+        raise ScramProtocolError(f"Invalid SCRAM {what} format: non-ASCII bytes") from None
+
+
+def _parse_extensions(text: str) -> Extensions:
+    """Kafka's ``Utils.parseMap(s, "=", ",")`` on the text after the leading comma."""
+    if not text:
+        return ()
+    return tuple(
+        (name, value) for name, _, value in (item.partition("=") for item in text[1:].split(","))
+    )
+
+
+def _render_extensions(extensions: Extensions) -> str:
+    return "".join(f",{k}={v}" for k, v in extensions)
+
+
+def _check_extensions(extensions: Extensions) -> None:
+    for name, value in extensions:
+        if not _EXTENSION_NAME.fullmatch(name):
+            raise ScramUsageError(f"SCRAM extension name {name!r} must be letters only")
+        if not _EXTENSION_VALUE.fullmatch(value):
+            raise ScramUsageError(
+                f"SCRAM extension {name!r} needs a non-empty ASCII value without ','"
+            )
+
+
+def _b64field(text: str, what: str) -> bytes:
+    # The BASE64 pattern already admitted only whole, correctly padded units, which
+    # binascii decodes exactly as Java does (ignoring non-zero trailing bits).
+    try:
+        return binascii.a2b_base64(text)
+    except binascii.Error as exc:  # pragma: no cover - excluded by the grammar
+        raise ScramProtocolError(f"Invalid base64 in {what}: {exc}") from None
+
+
+def split_client_first(data: bytes) -> tuple[str, str, str, Extensions, str]:
+    """The server's view of client-first: authzid, saslname, nonce, extensions, bare."""
+    m = _CLIENT_FIRST.fullmatch(_decode(data, "client first message"))
+    if m is None:
+        raise ScramProtocolError("Invalid SCRAM client first message format")
+    extensions = _parse_extensions(m["extensions"]) if m["extensions"] else ()
+    return m["authzid"] or "", m["saslname"], m["nonce"], extensions, m["bare"]
+
+
+def _is_base64(text: str) -> bool:
+    """Same verdict as the BASE64 pattern, about three times faster on long values.
+
+    Checked exhaustively against the pattern for short strings over an alphabet
+    of base64, padding, separators and non-ASCII characters.
+    """
+    if len(text) % 4 or text.endswith("==="):
+        return False
+    try:
+        binascii.a2b_base64(text, strict_mode=True)
+    except binascii.Error:
+        return False
+    return True
+
+
+def split_client_final(data: bytes) -> tuple[str, bytes, str]:
+    """The fields a server needs from client-final: nonce, proof, message without proof.
+
+    The server's hot path: no channel-binding decode, no extension parsing
+    (Kafka ignores both), no intermediate object. The grammar is Kafka's: the
+    loose pattern plus the base64 checks accept exactly what ``_CLIENT_FINAL`` does.
+    """
+    m = _CLIENT_FINAL_LOOSE.fullmatch(_decode(data, "client final message"))
+    if m is None or not _is_base64(m["channel"]) or not _is_base64(m["proof"]):
+        raise ScramProtocolError("Invalid SCRAM client final message format")
+    return m["nonce"], binascii.a2b_base64(m["proof"]), m["without_proof"]
+
+
+def extension_dict(extensions: Extensions) -> dict[str, str]:
+    """Last value wins for a repeated name, as in Kafka's HashMap."""
+    return dict(extensions)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientFirstMessage:
+    """``n,[a=authzid],[m=reserved,]n=saslname,r=nonce[,ext=value...]``.
+
+    Attributes:
+        saslname: The user name as on the wire, still escaped.
+        nonce: The client nonce.
+        authzid: The raw authorization id, "" when absent. Kafka never unescapes it.
+        reserved: The ``m=`` value when present; Kafka accepts and discards it.
+        extensions: ``(name, value)`` pairs in wire order.
+        bare: client-first-message-bare exactly as received or rendered.
+    """
+
+    saslname: str
+    nonce: str
+    authzid: str = ""
+    reserved: str | None = None
+    extensions: Extensions = ()
+    bare: str = field(default="", compare=False)
+
+    @classmethod
+    def create(
+        cls,
+        username: str,
+        nonce: str,
+        extensions: Extensions = (),
+        authzid: str = "",
+    ) -> ClientFirstMessage:
+        """Build a message from an unescaped user name, validating every field."""
+        saslname = escape_username(username)
+        if not re.fullmatch(_SASLNAME, saslname):
+            raise ScramUsageError(
+                "SCRAM user names must be non-empty ASCII without NUL "
+                "(Kafka's grammar admits only 0x01-0x7F)"
+            )
+        if authzid and not re.fullmatch(_SASLNAME, authzid):
+            raise ScramUsageError("authzid must be a valid escaped saslname")
+        if not _NONCE.fullmatch(nonce):
+            raise ScramUsageError("nonce must be printable ASCII without ','")
+        _check_extensions(extensions)
+        bare = f"n={saslname},r={nonce}{_render_extensions(extensions)}"
+        return cls(saslname, nonce, authzid, None, extensions, bare)
+
+    @classmethod
+    def parse(cls, data: bytes) -> ClientFirstMessage:
+        text = _decode(data, "client first message")
+        m = _CLIENT_FIRST.fullmatch(text)
+        if m is None:
+            raise ScramProtocolError("Invalid SCRAM client first message format")
+        reserved = m["reserved"][2:-1] if m["reserved"] else None
+        return cls(
+            m["saslname"],
+            m["nonce"],
+            m["authzid"] or "",
+            reserved,
+            _parse_extensions(m["extensions"]),
+            m["bare"],
+        )
+
+    @property
+    def username(self) -> str:
+        """The unescaped user name; raises :class:`ScramProtocolError` on a bad escape."""
+        return unescape_username(self.saslname)
+
+    @property
+    def extension_map(self) -> Mapping[str, str]:
+        return extension_dict(self.extensions)
+
+    @property
+    def gs2_header(self) -> str:
+        return f"n,a={self.authzid}," if self.authzid else "n,,"
+
+    def to_bytes(self) -> bytes:
+        return (self.gs2_header + self.bare).encode("ascii")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFirstMessage:
+    """``r=nonce,s=salt,i=iterations``; Kafka's server never adds anything else."""
+
+    nonce: str
+    salt: bytes
+    iterations: int
+    extensions: Extensions = ()
+    text: str = field(default="", compare=False)
+
+    @classmethod
+    def create(cls, nonce: str, salt: bytes, iterations: int) -> ServerFirstMessage:
+        return cls(
+            nonce, salt, iterations, (), f"r={nonce},s={java_b64encode(salt)},i={iterations}"
+        )
+
+    @classmethod
+    def parse(cls, data: bytes) -> ServerFirstMessage:
+        text = _decode(data, "server first message")
+        m = _SERVER_FIRST.fullmatch(text)
+        if m is None:
+            raise ScramProtocolError("Invalid SCRAM server first message format")
+        digits = m["iterations"]
+        # Integer.parseInt in Kafka's client: overflow and non-positive both fail.
+        if len(digits.lstrip("0")) > 10 or int(digits) > _INT_MAX:
+            raise ScramProtocolError(
+                "Invalid SCRAM server first message format: invalid iterations"
+            )
+        iterations = int(digits)
+        if iterations <= 0:
+            raise ScramProtocolError(
+                f"Invalid SCRAM server first message format: invalid iterations {iterations}"
+            )
+        return cls(
+            m["nonce"],
+            _b64field(m["salt"], "salt"),
+            iterations,
+            _parse_extensions(m["extensions"]),
+            text,
+        )
+
+    def to_bytes(self) -> bytes:
+        return self.text.encode("ascii")
+
+
+@dataclass(frozen=True, slots=True)
+class ClientFinalMessage:
+    """``c=channel-binding,r=nonce[,ext=value...],p=proof``."""
+
+    channel_binding: bytes
+    nonce: str
+    proof: bytes
+    extensions: Extensions = ()
+    without_proof: str = field(default="", compare=False, repr=False)
+
+    def __repr__(self) -> str:
+        return f"ClientFinalMessage(nonce={self.nonce!r}, proof=<redacted>)"
+
+    @classmethod
+    def create(
+        cls, nonce: str, proof: bytes, channel_binding: bytes = b"n,,"
+    ) -> ClientFinalMessage:
+        without_proof = f"c={java_b64encode(channel_binding)},r={nonce}"
+        return cls(channel_binding, nonce, proof, (), without_proof)
+
+    @classmethod
+    def parse(cls, data: bytes) -> ClientFinalMessage:
+        text = _decode(data, "client final message")
+        m = _CLIENT_FINAL.fullmatch(text)
+        if m is None:
+            raise ScramProtocolError("Invalid SCRAM client final message format")
+        return cls(
+            _b64field(m["channel"], "channel binding"),
+            m["nonce"],
+            _b64field(m["proof"], "proof"),
+            _parse_extensions(m["extensions"]),
+            m["without_proof"],
+        )
+
+    def to_bytes(self) -> bytes:
+        return f"{self.without_proof},p={java_b64encode(self.proof)}".encode("ascii")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFinalMessage:
+    """``v=signature`` on success or ``e=error`` on failure."""
+
+    signature: bytes | None = None
+    error: str | None = None
+    extensions: Extensions = ()
+
+    def __repr__(self) -> str:
+        if self.error is not None:
+            return f"ServerFinalMessage(error={self.error!r})"
+        return "ServerFinalMessage(signature=<redacted>)"
+
+    @classmethod
+    def parse(cls, data: bytes) -> ServerFinalMessage:
+        text = _decode(data, "server final message")
+        m = _SERVER_FINAL.fullmatch(text)
+        if m is None:
+            raise ScramProtocolError("Invalid SCRAM server final message format")
+        if m["error"] is not None:
+            return cls(error=m["error"])
+        return cls(
+            signature=_b64field(m["signature"], "signature"),
+            extensions=_parse_extensions(m["extensions"] or ""),
+        )
+
+    def to_bytes(self) -> bytes:
+        if self.error is not None:
+            return f"e={self.error}".encode("ascii")
+        assert self.signature is not None
+        return f"v={java_b64encode(self.signature)}".encode("ascii")

@@ -1,0 +1,414 @@
+"""A sans-IO SCRAM server (RFC 5802 section 3) that follows Kafka where interop needs it.
+
+The credential lookup is a step the caller answers: :meth:`ScramServer.receive_client_first`
+returns a :class:`CredentialRequest`, and :meth:`ScramServer.provide` takes the
+answer. A ZooKeeper or network store can therefore sit behind the server
+without any I/O inside it. A synchronous ``lookup`` may be given instead, for
+:meth:`ScramServer.step`.
+
+Where this goes beyond Kafka (kafka-internals 4.1), on purpose:
+
+* an unknown user gets a normal-looking server-first with a deterministic
+  decoy salt and fails only at the final step, so probing does not reveal
+  which users exist (Kafka fails right after client-first);
+* one opaque :class:`AuthenticationFailed` reaches the caller; the reason goes
+  to a DEBUG log line without secrets;
+* a failure is sticky, and all secret comparisons are constant time.
+"""
+
+from __future__ import annotations
+
+import binascii
+import enum
+import hashlib
+import hmac
+import logging
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import NamedTuple
+
+from . import _crypto
+from ._credential import ScramCredential
+from ._crypto import fast_hmac
+from ._errors import AuthenticationFailed, ScramError, ScramStateError, ScramUsageError
+from ._mechanism import MIN_ITERATIONS, ScramMechanism
+from ._messages import split_client_final, split_client_first, unescape_username
+
+__all__ = [
+    "CredentialRequest",
+    "DecoyCredentials",
+    "Grant",
+    "ScramServer",
+    "ScramSession",
+]
+
+log = logging.getLogger("sasl_scram.server")
+
+TOKEN_AUTH = "tokenauth"  # noqa: S105 - an extension name, not a secret
+# ScramSaslServer.SUPPORTED_EXTENSIONS: anything else is ignored, not refused.
+SUPPORTED_EXTENSIONS = frozenset({TOKEN_AUTH})
+_NO_EXTENSIONS: Mapping[str, str] = MappingProxyType({})
+AUTHZID_MISMATCH = (
+    "Authentication failed: Client requested an authorization id that is different from username"
+)
+
+
+class CredentialRequest(NamedTuple):
+    """What the server needs looked up after the client-first message.
+
+    Attributes:
+        mechanism: The mechanism being negotiated.
+        username: The unescaped user name, or the token id when ``token_auth``.
+        token_auth: The client sent ``tokenauth=true``: look among delegation
+            tokens, not users (``ScramServerCallbackHandler``).
+        extensions: Every extension the client sent, last value winning.
+    """
+
+    mechanism: ScramMechanism
+    username: str
+    token_auth: bool
+    extensions: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """The caller's answer to a :class:`CredentialRequest`.
+
+    Attributes:
+        credentials: Candidate credentials. Usually one; several when secrets
+            are rotated (a token checked against every listed secret). All
+            candidates must share salt and iteration count, because the
+            server-first message can carry only one of each.
+        authorization_id: The principal name after success; the token owner
+            for delegation tokens. Defaults to the user name.
+        expiry_ms: The token's expiry timestamp, for the KIP-368 session lifetime.
+    """
+
+    credentials: tuple[ScramCredential, ...]
+    authorization_id: str | None = None
+    expiry_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.credentials:
+            raise ScramUsageError("a Grant needs at least one credential")
+        first = self.credentials[0]
+        for other in self.credentials[1:]:
+            if other.salt != first.salt or other.iterations != first.iterations:
+                raise ScramUsageError("all candidate credentials must share salt and iterations")
+
+    @classmethod
+    def of(
+        cls,
+        credential: ScramCredential | Sequence[ScramCredential],
+        *,
+        authorization_id: str | None = None,
+        expiry_ms: int | None = None,
+    ) -> Grant:
+        creds = (credential,) if isinstance(credential, ScramCredential) else tuple(credential)
+        return cls(creds, authorization_id, expiry_ms)
+
+
+class ScramSession(NamedTuple):
+    """The outcome of a successful exchange.
+
+    Attributes:
+        mechanism: The mechanism used.
+        username: The authenticated name: user name, or token id.
+        authorization_id: The principal name (``User:<authorization_id>`` in Kafka).
+        token_authenticated: The client authenticated with a delegation token.
+        expiry_ms: The token's expiry, if any.
+        extensions: The extensions the client sent.
+    """
+
+    mechanism: ScramMechanism
+    username: str
+    authorization_id: str
+    token_authenticated: bool
+    expiry_ms: int | None
+    extensions: Mapping[str, str] = MappingProxyType({})
+
+    def session_lifetime_ms(self, now_ms: int, max_reauth_ms: int | None) -> int:
+        """KIP-368 ``SessionLifetimeMs`` as ``SaslServerAuthenticator`` computes it.
+
+        0 means the session never has to re-authenticate.
+        """
+        reauth = max_reauth_ms if max_reauth_ms and max_reauth_ms > 0 else None
+        if self.expiry_ms is not None and reauth is not None:
+            return max(0, min(self.expiry_ms - now_ms, reauth))
+        if self.expiry_ms is not None:
+            return max(0, self.expiry_ms - now_ms)
+        return reauth or 0
+
+
+class DecoyCredentials:
+    """Deterministic fake credentials for unknown users.
+
+    The salt is derived from a per-server secret and the user name, so repeated
+    probes for the same unknown user see the same salt, shaped like a salt
+    Kafka generates (a base-36 string), with a typical iteration count.
+
+    Args:
+        secret: Keep it stable for the life of the server and share it between
+            processes that serve the same users; random per process by default.
+        iterations: The iteration count shown for unknown users; match what
+            your real credentials use.
+    """
+
+    def __init__(self, secret: bytes | None = None, iterations: int = MIN_ITERATIONS) -> None:
+        self._secret = secret if secret is not None else secrets.token_bytes(32)
+        self._iterations = iterations
+
+    def __repr__(self) -> str:
+        return f"DecoyCredentials(iterations={self._iterations})"
+
+    def credential(self, mechanism: ScramMechanism, username: str) -> ScramCredential:
+        seed = hmac.digest(
+            self._secret, f"{mechanism.mechanism_name}\0{username}".encode(), hashlib.sha512
+        )
+        # 130 bits, like Kafka's secureRandomString, rendered in base 36.
+        salt = _crypto.base36(int.from_bytes(seed[:17], "big") >> 6).encode("ascii")
+        size = mechanism.digest_size
+        return ScramCredential(salt, seed[:size], seed[-size:], self._iterations)
+
+
+_DEFAULT_DECOY = DecoyCredentials()
+
+
+class _State(enum.Enum):
+    RECEIVE_CLIENT_FIRST = "RECEIVE_CLIENT_FIRST_MESSAGE"
+    AWAIT_CREDENTIAL = "AWAIT_CREDENTIAL"
+    RECEIVE_CLIENT_FINAL = "RECEIVE_CLIENT_FINAL_MESSAGE"
+    COMPLETE = "COMPLETE"
+    FAILED = "FAILED"
+
+
+class ScramServer:
+    """One SCRAM authentication exchange, server side.
+
+    Args:
+        mechanism: The mechanism negotiated in SaslHandshake.
+        lookup: Optional synchronous answer to :class:`CredentialRequest`, used by
+            :meth:`step`. Return ``None`` for an unknown user or token.
+        decoy: Decoy credentials for unknown users; a per-process default.
+        nonce_factory: Returns the server nonce part; Kafka's by default.
+        rfc_mode: Answer failures at the final step with an ``e=`` message
+            (RFC 5802 section 7), carried by :attr:`AuthenticationFailed.server_final`.
+            Kafka never sends ``e=``, so this is off by default.
+    """
+
+    __slots__ = (
+        "_bare",
+        "_client_nonce",
+        "_decoy",
+        "_digest_size",
+        "_doomed",
+        "_grant",
+        "_hash",
+        "_hash_name",
+        "_lookup",
+        "_mechanism",
+        "_nonce_factory",
+        "_request",
+        "_rfc_mode",
+        "_server_first",
+        "_server_nonce",
+        "_session",
+        "_state",
+    )
+
+    def __init__(
+        self,
+        mechanism: ScramMechanism,
+        *,
+        lookup: Callable[[CredentialRequest], Grant | None] | None = None,
+        decoy: DecoyCredentials = _DEFAULT_DECOY,
+        nonce_factory: Callable[[], str] = _crypto.kafka_random_string,
+        rfc_mode: bool = False,
+    ) -> None:
+        if not isinstance(mechanism, ScramMechanism):
+            raise ScramUsageError("mechanism must be a ScramMechanism")
+        self._mechanism = mechanism
+        spec = mechanism.value
+        # Plain attributes: Enum property access costs more than the HMACs on the hot path.
+        self._hash_name = spec.hash_name
+        self._hash = spec.hash_constructor
+        self._digest_size = spec.digest_size
+        self._lookup = lookup
+        self._decoy = decoy
+        self._nonce_factory = nonce_factory
+        self._rfc_mode = rfc_mode
+        self._state = _State.RECEIVE_CLIENT_FIRST
+        self._client_nonce = ""
+        self._bare = ""
+        self._server_nonce = ""
+        self._server_first = ""
+        self._request: CredentialRequest | None = None
+        self._grant: Grant | None = None
+        self._doomed: str | None = None
+        self._session: ScramSession | None = None
+
+    def __repr__(self) -> str:
+        return f"ScramServer({self._mechanism.mechanism_name}, state={self._state.value})"
+
+    @property
+    def mechanism(self) -> ScramMechanism:
+        return self._mechanism
+
+    @property
+    def complete(self) -> bool:
+        return self._state is _State.COMPLETE
+
+    @property
+    def session(self) -> ScramSession:
+        """The authenticated session; only after the exchange completed."""
+        if self._session is None:
+            raise ScramStateError("Authentication exchange has not completed")
+        return self._session
+
+    def _expect(self, state: _State) -> None:
+        if self._state is not state:
+            raise ScramStateError(f"Unexpected challenge in Sasl server state {self._state.value}")
+
+    def _fail(
+        self, reason: str, kafka_message: str | None = None, error: str = "other-error"
+    ) -> AuthenticationFailed:
+        self._state = _State.FAILED
+        self._grant = None
+        log.debug(
+            "SCRAM %s authentication failed: %s",
+            self._mechanism.mechanism_name,
+            reason,
+        )
+        server_final = f"e={error}".encode("ascii") if self._rfc_mode else None
+        return AuthenticationFailed(kafka_message, server_final)
+
+    def receive_client_first(self, data: bytes) -> CredentialRequest:
+        """Parse the client-first message and say which credential is needed."""
+        self._expect(_State.RECEIVE_CLIENT_FIRST)
+        try:
+            authzid, saslname, nonce, ext_pairs, bare = split_client_first(data)
+            username = unescape_username(saslname)
+        except ScramError as exc:
+            raise self._fail(str(exc)) from None
+        # Kafka compares the raw authzid with the unescaped user name (or token id).
+        if authzid and authzid != username:
+            raise self._fail("authorization id differs from username", AUTHZID_MISMATCH)
+        extensions: Mapping[str, str] = _NO_EXTENSIONS
+        token_auth = False
+        if ext_pairs:
+            extensions = MappingProxyType(dict(ext_pairs))
+            unknown = set(extensions) - SUPPORTED_EXTENSIONS
+            if unknown:
+                log.debug("Unsupported SCRAM extensions ignored: %s", sorted(unknown))
+            # Boolean.parseBoolean: case-insensitive "true".
+            token_auth = extensions.get(TOKEN_AUTH, "").lower() == "true"
+        self._client_nonce = nonce
+        self._bare = bare
+        self._request = CredentialRequest(self._mechanism, username, token_auth, extensions)
+        self._state = _State.AWAIT_CREDENTIAL
+        return self._request
+
+    def provide(self, grant: Grant | None) -> bytes:
+        """Answer the credential request and return the server-first message.
+
+        ``None`` means the user or token is unknown: the exchange continues with
+        a decoy and fails at the final step.
+        """
+        self._expect(_State.AWAIT_CREDENTIAL)
+        request = self._request
+        assert request is not None
+        credential: ScramCredential | None = None
+        if grant is None:
+            self._doomed = "unknown token" if request.token_auth else "unknown user"
+        elif type(grant) is not Grant:
+            raise ScramUsageError("provide() takes a Grant or None")
+        else:
+            credential = grant.credentials[0]
+            if credential.iterations < MIN_ITERATIONS:
+                self._doomed = (
+                    f"Iterations {credential.iterations} is less than the minimum "
+                    f"{MIN_ITERATIONS} for {self._mechanism.java_name}"
+                )
+            else:
+                for candidate in grant.credentials:
+                    if len(candidate.stored_key) != self._digest_size:
+                        self._doomed = "stored credential does not fit the mechanism"
+        if self._doomed is not None:
+            credential = self._decoy.credential(self._mechanism, request.username)
+            grant = Grant((credential,))
+        assert credential is not None and grant is not None
+        self._grant = grant
+        nonce = self._client_nonce + self._nonce_factory()
+        salt = binascii.b2a_base64(credential.salt, newline=False).decode("ascii")
+        # Kafka's server sends exactly r=,s=,i= (kafka-internals 2.3).
+        self._server_nonce = nonce
+        self._server_first = f"r={nonce},s={salt},i={credential.iterations}"
+        self._state = _State.RECEIVE_CLIENT_FINAL
+        return self._server_first.encode("ascii")
+
+    def receive_client_final(self, data: bytes) -> bytes:
+        """Verify the client's proof and return the server-final message."""
+        self._expect(_State.RECEIVE_CLIENT_FINAL)
+        assert self._grant is not None and self._request is not None
+        mech = self._mechanism
+        try:
+            nonce, proof, without_proof = split_client_final(data)
+        except ScramError as exc:
+            raise self._fail(str(exc)) from None
+        # Kafka only checks that the nonce *ends with* ours: librdkafka before
+        # 2.6.1 repeats the client nonce in front. The c= value is not checked.
+        if not nonce.endswith(self._server_nonce):
+            raise self._fail("Invalid client nonce in the final client message.")
+        if len(proof) != self._digest_size:
+            raise self._fail("client proof has the wrong length", error="invalid-proof")
+        # The AuthMessage is built from what the client actually sent (RFC 5802 3).
+        auth_message = (f"{self._bare},{self._server_first},{without_proof}").encode("ascii")
+        hash_name = self._hash_name
+        hash_fn = self._hash
+        proof_int = int.from_bytes(proof, "big")
+        matched: ScramCredential | None = None
+        for candidate in self._grant.credentials:
+            signature = fast_hmac(candidate.stored_key, auth_message, hash_name)
+            client_key = (int.from_bytes(signature, "big") ^ proof_int).to_bytes(
+                self._digest_size, "big"
+            )
+            # No early exit: every candidate costs the same whatever matches.
+            if _crypto.constant_time_equal(hash_fn(client_key).digest(), candidate.stored_key):
+                matched = candidate
+        if self._doomed is not None:
+            raise self._fail(self._doomed, error="invalid-proof")
+        if matched is None:
+            raise self._fail("Invalid client credentials", error="invalid-proof")
+        server_signature = fast_hmac(matched.server_key, auth_message, hash_name)
+        grant = self._grant
+        request = self._request
+        self._session = ScramSession(
+            mechanism=mech,
+            username=request.username,
+            authorization_id=grant.authorization_id or request.username,
+            token_authenticated=request.token_auth,
+            expiry_ms=grant.expiry_ms,
+            extensions=request.extensions,
+        )
+        self._grant = None
+        self._state = _State.COMPLETE
+        return b"v=" + binascii.b2a_base64(server_signature, newline=False)
+
+    def step(self, response: bytes) -> bytes:
+        """Generic SASL step using the ``lookup`` given at construction."""
+        if self._state is _State.RECEIVE_CLIENT_FIRST:
+            if self._lookup is None:
+                raise ScramUsageError("step() needs a lookup; otherwise call provide()")
+            request = self.receive_client_first(response)
+            try:
+                grant = self._lookup(request)
+            except Exception:
+                # Kafka: "Credentials could not be obtained"; never leak the cause to the peer.
+                log.debug("credential lookup failed", exc_info=True)
+                raise self._fail("Credentials could not be obtained") from None
+            return self.provide(grant)
+        if self._state is _State.RECEIVE_CLIENT_FINAL:
+            return self.receive_client_final(response)
+        raise ScramStateError(f"Unexpected challenge in Sasl server state {self._state.value}")

@@ -1,0 +1,196 @@
+"""The local credential cache behind a remote store: eager or lazy, with staleness.
+
+* **Eager** holds every user, like a broker's ``CredentialCache`` after
+  ``ZkConfigManager`` loads ``/config/users/*`` at start-up.
+* **Lazy** holds at most ``max_users`` users (a cachetools LRU, absent users
+  included as negative entries), filled on demand and invalidated by change
+  notifications. An epoch counter stops a slow fill from re-inserting data
+  that an invalidation made obsolete while it was being read.
+
+Staleness: while the backing store is unreachable the cache keeps answering
+for ``max_staleness`` seconds after the connection was lost, then fails closed
+with :class:`CredentialStoreUnavailable` until a full resync succeeds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+
+import cachetools
+
+from .._credential import ScramCredential
+from .._mechanism import ScramMechanism
+from ._api import CredentialStoreError, CredentialStoreUnavailable
+
+__all__ = ["DEFAULT_LAZY_MAX_USERS", "DEFAULT_MAX_STALENESS", "CredentialCache", "UserCredentials"]
+
+UserCredentials = Mapping[ScramMechanism, ScramCredential]
+EMPTY: UserCredentials = MappingProxyType({})
+
+# Our defaults, not Kafka's (a broker has no staleness limit: it keeps serving
+# its cache for as long as ZooKeeper is away).
+DEFAULT_MAX_STALENESS = 60.0
+DEFAULT_LAZY_MAX_USERS = 10_000
+
+
+def freeze(creds: Mapping[ScramMechanism, ScramCredential]) -> UserCredentials:
+    """An immutable copy, shared with lookups without locking."""
+    return MappingProxyType(dict(creds)) if creds else EMPTY
+
+
+class CredentialCache:
+    """Thread-safe user -> credentials view with a freshness state.
+
+    Args:
+        lazy: Bounded on-demand cache instead of a full copy.
+        max_users: The lazy cache's bound.
+        max_staleness: Seconds to keep serving after the connection is lost.
+        monotonic: The clock for staleness (``time.monotonic`` in production).
+    """
+
+    def __init__(
+        self,
+        *,
+        lazy: bool,
+        max_users: int,
+        max_staleness: float,
+        monotonic: Callable[[], float],
+    ) -> None:
+        self.lazy = lazy
+        self._monotonic = monotonic
+        self._max_staleness = max_staleness
+        self._lock = threading.Lock()
+        # Eager: a plain dict read without locks (single get is atomic); the
+        # values are immutable mappings replaced whole.
+        self.users: dict[str, UserCredentials] = {}
+        self._lru: cachetools.LRUCache[str, UserCredentials] = cachetools.LRUCache(
+            maxsize=max(1, max_users)
+        )
+        self._epoch = 0
+        self._disconnected_at: float | None = None
+        self._closed = False
+        # True whenever a lookup must call check_usable(): keeps the hot path
+        # to one attribute test while everything is fine.
+        self.unhealthy = False
+
+    # -- freshness -----------------------------------------------------------------
+
+    def check_usable(self) -> None:
+        """Raise unless the cache may answer.
+
+        Raises:
+            CredentialStoreError: the store is closed.
+            CredentialStoreUnavailable: disconnected for longer than allowed.
+        """
+        if self._closed:
+            raise CredentialStoreError("the credential store is closed")
+        since = self._disconnected_at
+        if since is not None and self._monotonic() - since > self._max_staleness:
+            raise CredentialStoreUnavailable(
+                "credential store unreachable for more than "
+                f"{self._max_staleness:g} s; failing closed"
+            )
+
+    @property
+    def disconnected(self) -> bool:
+        return self._disconnected_at is not None
+
+    def staleness(self) -> float:
+        """Seconds since the connection was lost, 0 when fresh."""
+        since = self._disconnected_at
+        return 0.0 if since is None else max(0.0, self._monotonic() - since)
+
+    def mark_disconnected(self) -> None:
+        """Start the staleness clock (kept from the first loss until a resync)."""
+        with self._lock:
+            if self._disconnected_at is None:
+                self._disconnected_at = self._monotonic()
+            self.unhealthy = True
+
+    def mark_fresh(self) -> None:
+        """A full resync completed: stop the staleness clock."""
+        with self._lock:
+            self._disconnected_at = None
+            self.unhealthy = self._closed
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self.unhealthy = True
+            self.users = {}
+            self._lru.clear()
+
+    # -- reads ---------------------------------------------------------------------
+
+    def get(self, user: str) -> UserCredentials | None:
+        """Cached credentials; ``None`` only for a lazy-mode miss."""
+        if not self.lazy:
+            return self.users.get(user, EMPTY)
+        with self._lock:
+            return self._lru.get(user)
+
+    @property
+    def epoch(self) -> int:
+        return self._epoch
+
+    def __len__(self) -> int:
+        return len(self._lru) if self.lazy else len(self.users)
+
+    # -- writes --------------------------------------------------------------------
+
+    def put(self, user: str, creds: Mapping[ScramMechanism, ScramCredential]) -> bool:
+        """Set one user's credentials (eager) or refresh a cached entry (lazy).
+
+        Returns whether anything visible changed.
+        """
+        frozen = freeze(creds)
+        with self._lock:
+            if self.lazy:
+                self._epoch += 1
+                old = self._lru.pop(user, None)
+                return old is not None and dict(old) != dict(frozen)
+            old = self.users.get(user, EMPTY)
+            if frozen:
+                self.users[user] = frozen
+            else:
+                self.users.pop(user, None)
+            return dict(old) != dict(frozen)
+
+    def fill(self, user: str, creds: Mapping[ScramMechanism, ScramCredential], epoch: int) -> None:
+        """Lazy mode: insert what a miss read, unless an invalidation happened since."""
+        with self._lock:
+            if self._epoch == epoch and not self._closed:
+                self._lru[user] = freeze(creds)
+
+    def invalidate(self, user: str) -> None:
+        """Lazy mode: forget one user (the next lookup reads it again)."""
+        with self._lock:
+            self._epoch += 1
+            self._lru.pop(user, None)
+
+    def replace_all(
+        self, users: Mapping[str, Mapping[ScramMechanism, ScramCredential]]
+    ) -> list[str]:
+        """Eager mode: swap in a full copy; returns the users whose credentials changed."""
+        fresh = {u: freeze(c) for u, c in users.items() if c}
+        with self._lock:
+            old = self.users
+            self.users = fresh
+            self._epoch += 1
+        changed = [u for u in fresh if dict(old.get(u, EMPTY)) != dict(fresh[u])]
+        changed += [u for u in old if u not in fresh]
+        return changed
+
+    def clear(self) -> list[str]:
+        """Lazy mode: drop everything; returns the users that were cached."""
+        with self._lock:
+            self._epoch += 1
+            users = list(self._lru.keys())
+            self._lru.clear()
+        return users
+
+    def cached_users(self) -> Iterable[str]:
+        with self._lock:
+            return list(self._lru.keys()) if self.lazy else list(self.users)

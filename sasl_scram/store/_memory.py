@@ -1,0 +1,98 @@
+"""The in-memory store: KIP-554 reference semantics and the test fake."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
+
+from .._credential import ScramCredential
+from .._mechanism import ScramMechanism
+from . import _kip554
+from ._api import (
+    AlterResult,
+    CredentialStoreError,
+    DescribeResult,
+    ScramDeletion,
+    ScramUpsertion,
+)
+from ._listeners import ListenerSet
+
+__all__ = ["InMemoryCredentialStore"]
+
+_Creds = Mapping[ScramMechanism, ScramCredential]
+
+
+class InMemoryCredentialStore:
+    """A process-local :class:`~sasl_scram.store.CredentialStore`.
+
+    Each user's credentials are an immutable mapping replaced as a whole, so a
+    lookup never takes a lock and never sees half an alteration.
+
+    Args:
+        credentials: Optional initial content, ``{user: {mechanism: credential}}``.
+    """
+
+    def __init__(self, credentials: Mapping[str, _Creds] | None = None) -> None:
+        self._users: dict[str, _Creds] = {}
+        for user, creds in (credentials or {}).items():
+            if creds:
+                self._users[user] = MappingProxyType(dict(creds))
+        self._write_lock = threading.Lock()
+        self._listeners = ListenerSet()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"InMemoryCredentialStore(users={len(self._users)})"
+
+    def lookup(self, user: str, mechanism: ScramMechanism) -> ScramCredential | None:
+        """The credential for ``(user, mechanism)`` or ``None``."""
+        creds = self._users.get(user)
+        return None if creds is None else creds.get(mechanism)
+
+    def describe(self, users: Sequence[str] | None = None) -> DescribeResult:
+        """KIP-554 describe (see :func:`sasl_scram.store._kip554.describe_users`)."""
+        snapshot = dict(self._users)
+
+        def read(user: str) -> dict[ScramMechanism, int] | None:
+            creds = snapshot.get(user)
+            return None if creds is None else {m: c.iterations for m, c in creds.items()}
+
+        return _kip554.describe_users(users, read, lambda: snapshot)
+
+    def alter(
+        self, deletions: Sequence[ScramDeletion], upsertions: Sequence[ScramUpsertion]
+    ) -> list[AlterResult]:
+        """KIP-554 alter with per-user atomicity."""
+        self._check_open()
+        plan = _kip554.plan_alterations(deletions, upsertions)
+        collector = _kip554.AlterResultCollector(plan)
+        changed: list[str] = []
+        for alteration in plan.alterations:
+            with self._write_lock:
+                current = self._users.get(alteration.user, {})
+                outcome = _kip554.resolve_user(alteration, current)
+                if isinstance(outcome, AlterResult):
+                    collector.add(outcome)
+                    continue
+                updated = outcome.apply(current)
+                if updated:
+                    self._users[alteration.user] = MappingProxyType(updated)
+                else:
+                    self._users.pop(alteration.user, None)
+            changed.append(alteration.user)
+            collector.add(AlterResult(alteration.user))
+        self._listeners.notify(changed)
+        return collector.results()
+
+    def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(user)`` after each change; returns the remover."""
+        return self._listeners.add(listener)
+
+    def close(self) -> None:
+        """Mark the store closed; later alterations raise."""
+        self._closed = True
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise CredentialStoreError("the credential store is closed")

@@ -1,0 +1,103 @@
+"""``kafka-scram jaas check|show``."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from sasl_scram.cli import main
+
+GOOD = (
+    "KafkaClient {\n"
+    "    org.apache.kafka.common.security.scram.ScramLoginModule required\n"
+    '    username="alice"\n'
+    '    password="alice-secret";\n'
+    "};\n"
+)
+BAD = "KafkaClient {\n    m required port=9092;\n};\n"
+
+
+def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    # Other packages' subcommands may warn while they are being written.
+    diagnostics = [
+        line
+        for line in err.getvalue().splitlines(keepends=True)
+        if not line.startswith("kafka-scram: warning:")
+    ]
+    return code, out.getvalue(), "".join(diagnostics)
+
+
+def test_check(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.conf", tmp_path / "bad.conf"
+    good.write_text(GOOD)
+    bad.write_text(BAD)
+    assert run("jaas", "check", str(good)) == (0, f"{good}: OK (KafkaClient)\n", "")
+    code, out, err = run("jaas", "check", str(good), str(bad))
+    assert code == 1 and "OK" in out
+    assert err.splitlines() == [
+        f"{bad}:2:21: expected a value for option 'port', got number 9092 "
+        "(unquoted numbers are not allowed; quote the value)",
+        "        m required port=9092;",
+        "                        ^~~~",
+    ]
+    code, _, err = run("jaas", "check", str(tmp_path / "missing.conf"))
+    assert code == 1 and "cannot read" in err
+
+
+def test_check_expansion_and_disallowed(tmp_path: Path) -> None:
+    path = tmp_path / "x.conf"
+    path.write_text('KafkaClient { m required keytab="${kafka.home}/k"; };\n')
+    assert run("jaas", "check", str(path))[0] == 0
+    assert run("jaas", "check", "-Dkafka.home=/opt", str(path))[0] == 0
+    code, _, err = run("jaas", "check", "-Dother=1", str(path))
+    assert code == 1 and "undefined property 'kafka.home'" in err
+    path.write_text("KafkaClient { com.sun.security.auth.module.JndiLoginModule required; };")
+    code, _, err = run("jaas", "check", str(path))
+    assert code == 1 and "is not allowed" in err
+
+
+def test_show(tmp_path: Path) -> None:
+    path = tmp_path / "good.conf"
+    path.write_text(GOOD)
+    code, out, _ = run("jaas", "show", str(path))
+    assert code == 0 and "alice-secret" not in out and 'username="alice"' in out
+    code, out, _ = run("jaas", "show", "--show-secrets", str(path))
+    assert out == GOOD
+    code, out, _ = run("jaas", "show", "--json", str(path))
+    data = json.loads(out)
+    assert data["contexts"][0]["entries"][0]["options"] == {
+        "username": "alice",
+        "password": "********",
+    }
+    code, out, _ = run(
+        "jaas", "show", "--json", "--sasl-jaas-config", "-", stdin="m required password=pw;\n"
+    )
+    assert code == 0 and json.loads(out)["contexts"][0]["entries"][0]["options"] == {
+        "password": "********"
+    }
+    code, out, _ = run("jaas", "show", "--show-secrets", "--sasl-jaas-config", "m Required a=b;")
+    assert (code, out) == (0, 'm required a="b";\n')
+    code, _, err = run("jaas", "show", "--sasl-jaas-config", "m required a=3;")
+    assert code == 1 and "expected a value for option 'a'" in err
+
+
+def test_usage_errors() -> None:
+    assert run("jaas")[0] == 2
+    assert run("jaas", "show")[0] == 2
+    assert run("jaas", "show", "f.conf", "--sasl-jaas-config", "x")[0] == 2
+    assert run("jaas", "check", "-Dnovalue", "f.conf")[0] == 2
+
+
+def test_subprocess(tmp_path: Path) -> None:
+    path = tmp_path / "good.conf"
+    path.write_text(GOOD)
+    script = Path(sys.executable).parent / "kafka-scram"
+    done = subprocess.run(
+        [str(script), "jaas", "check", str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout) == (0, f"{path}: OK (KafkaClient)\n")

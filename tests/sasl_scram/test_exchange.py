@@ -1,0 +1,455 @@
+"""In-memory client/server pairs and every failure path of both state machines."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from sasl_scram import (
+    SCRAM_SHA_256,
+    SCRAM_SHA_512,
+    AuthenticationFailed,
+    CredentialRequest,
+    DecoyCredentials,
+    Grant,
+    Normalization,
+    SaltedPasswordCache,
+    ScramClient,
+    ScramCredential,
+    ScramMechanism,
+    ScramProtocolError,
+    ScramServer,
+    ScramServerError,
+    ScramStateError,
+    ScramUsageError,
+    saslprep,
+)
+
+MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]
+PASSWORD = "alice-secret"
+
+
+def creds(
+    mech: ScramMechanism, password: str = PASSWORD, iterations: int = 4096
+) -> ScramCredential:
+    return ScramCredential.from_password(mech, password, iterations=iterations)
+
+
+def exchange(client: ScramClient, server: ScramServer) -> None:
+    s1 = server.step(client.client_first())
+    s2 = server.step(client.receive_server_first(s1))
+    client.receive_server_final(s2)
+
+
+@pytest.mark.parametrize("mech", MECHS)
+def test_success_with_special_username(mech: ScramMechanism) -> None:
+    user = "special user= test,scram"
+    cred = creds(mech, "special user= test,scram-password")
+    seen: list[CredentialRequest] = []
+
+    def lookup(req: CredentialRequest) -> Grant | None:
+        seen.append(req)
+        return Grant.of(cred) if req.username == user else None
+
+    server = ScramServer(mech, lookup=lookup)
+    client = ScramClient(mech, user, "special user= test,scram-password")
+    assert b"n=special user=3D test=2Cscram," in client.client_first()
+    client = ScramClient(mech, user, "special user= test,scram-password")
+    exchange(client, server)
+    assert client.complete and server.complete
+    assert seen[0].username == user and not seen[0].token_auth
+    assert server.session.authorization_id == user
+
+
+@pytest.mark.parametrize("mech", MECHS)
+def test_token_auth(mech: ScramMechanism) -> None:
+    cred = creds(mech, "aGVsbG8=")
+
+    def lookup(req: CredentialRequest) -> Grant | None:
+        assert req.token_auth
+        return Grant.of(cred, authorization_id="owner", expiry_ms=10_000)
+
+    server = ScramServer(mech, lookup=lookup)
+    client = ScramClient(mech, "tokenid", "aGVsbG8=", token_auth=True)
+    first = client.client_first()
+    assert first.endswith(b",tokenauth=true")
+    s1 = server.step(first)
+    client.receive_server_final(server.step(client.receive_server_first(s1)))
+    session = server.session
+    assert session.token_authenticated and session.authorization_id == "owner"
+    assert session.username == "tokenid" and session.expiry_ms == 10_000
+    assert session.session_lifetime_ms(4_000, 3_000) == 3_000
+    assert session.session_lifetime_ms(4_000, None) == 6_000
+    assert session.session_lifetime_ms(20_000, 3_000) == 0
+
+
+def test_session_lifetime_without_token() -> None:
+    server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(creds(SCRAM_SHA_256)))
+    exchange(ScramClient(SCRAM_SHA_256, "alice", PASSWORD), server)
+    assert server.session.session_lifetime_ms(0, 5000) == 5000
+    assert server.session.session_lifetime_ms(0, 0) == 0
+    assert server.session.session_lifetime_ms(0, None) == 0
+
+
+@pytest.mark.parametrize("value", ["TRUE", "True", "true"])
+def test_tokenauth_is_case_insensitive(value: str) -> None:
+    server = ScramServer(SCRAM_SHA_256)
+    req = server.receive_client_first(f"n,,n=t,r=abc,tokenauth={value}".encode())
+    assert req.token_auth
+    server = ScramServer(SCRAM_SHA_256)
+    assert not server.receive_client_first(b"n,,n=t,r=abc,tokenauth=yes").token_auth
+
+
+def test_unknown_extensions_are_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    cred = creds(SCRAM_SHA_256)
+    server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(cred))
+    client = ScramClient(SCRAM_SHA_256, "alice", PASSWORD, extensions={"zed": "1", "abc": "2"})
+    with caplog.at_level(logging.DEBUG, logger="sasl_scram"):
+        exchange(client, server)
+    assert server.complete
+    assert "Unsupported SCRAM extensions ignored" in caplog.text
+
+
+def test_client_sends_extensions_in_java_hashmap_order() -> None:
+    client = ScramClient(SCRAM_SHA_256, "u", "p", token_auth=True, extensions={"abc": "x"})
+    assert client.client_first().endswith(b",tokenauth=true,abc=x")
+
+
+@pytest.mark.parametrize("mech", MECHS)
+def test_wrong_password_fails_opaquely(
+    mech: ScramMechanism, caplog: pytest.LogCaptureFixture
+) -> None:
+    cred = creds(mech)
+    server = ScramServer(mech, lookup=lambda r: Grant.of(cred))
+    client = ScramClient(mech, "alice", "wrong-password")
+    s1 = server.step(client.client_first())
+    with (
+        caplog.at_level(logging.DEBUG, logger="sasl_scram"),
+        pytest.raises(AuthenticationFailed) as info,
+    ):
+        server.step(client.receive_server_first(s1))
+    assert str(info.value) == "Authentication failed"
+    assert info.value.kafka_error_message is None and info.value.server_final is None
+    assert "Invalid client credentials" in caplog.text
+    assert PASSWORD not in caplog.text and "wrong-password" not in caplog.text
+    # Failure is sticky.
+    with pytest.raises(ScramStateError):
+        server.step(b"anything")
+    with pytest.raises(ScramStateError):
+        _ = server.session
+
+
+def test_unknown_user_gets_a_decoy_and_fails_at_the_end(caplog: pytest.LogCaptureFixture) -> None:
+    decoy = DecoyCredentials(secret=b"k" * 32)
+    real = creds(SCRAM_SHA_256)
+
+    def lookup(req: CredentialRequest) -> Grant | None:
+        return Grant.of(real) if req.username == "alice" else None
+
+    firsts = []
+    for _ in range(2):
+        server = ScramServer(SCRAM_SHA_256, lookup=lookup, decoy=decoy, nonce_factory=lambda: "S")
+        client = ScramClient(SCRAM_SHA_256, "mallory", "guess", nonce_factory=lambda: "C")
+        s1 = server.step(client.client_first())
+        firsts.append(s1)
+        with (
+            caplog.at_level(logging.DEBUG, logger="sasl_scram"),
+            pytest.raises(AuthenticationFailed),
+        ):
+            server.step(client.receive_server_first(s1))
+    # Deterministic: repeated probes see the same salt, shaped like Kafka's.
+    assert firsts[0] == firsts[1]
+    salt = firsts[0].split(b",s=")[1].split(b",")[0]
+    import base64
+
+    raw = base64.b64decode(salt)
+    assert raw.isalnum() and raw == raw.lower() and len(raw) <= 26
+    assert firsts[0].endswith(b",i=4096")
+    assert "unknown user" in caplog.text
+    # A different server secret gives a different salt.
+    other = ScramServer(SCRAM_SHA_256, lookup=lookup, decoy=DecoyCredentials(b"z" * 32))
+    assert other.step(b"n,,n=mallory,r=C").split(b",")[1] != firsts[0].split(b",")[1]
+
+
+def test_unknown_user_rejects_even_the_right_guess_of_decoy() -> None:
+    # Even a client that somehow matched the decoy keys would fail: the decoy is doomed.
+    decoy = DecoyCredentials(secret=b"k" * 32)
+    server = ScramServer(SCRAM_SHA_256, lookup=lambda r: None, decoy=decoy)
+    req = server.receive_client_first(b"n,,n=ghost,r=abc")
+    server.provide(None)
+    cred = decoy.credential(SCRAM_SHA_256, req.username)
+    assert cred.iterations == 4096
+    with pytest.raises(AuthenticationFailed):
+        server.receive_client_final(b"c=biws,r=abcX,p=" + b"A" * 43 + b"=")
+
+
+def test_low_iteration_credential_is_refused() -> None:
+    low = creds(SCRAM_SHA_256, iterations=1000)
+    server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(low))
+    client = ScramClient(SCRAM_SHA_256, "alice", PASSWORD)
+    s1 = server.step(client.client_first())
+    assert s1.endswith(b"i=4096")  # decoy, not the stored 1000
+    with pytest.raises(AuthenticationFailed):
+        server.step(client.receive_server_first(s1))
+
+
+def test_credential_for_wrong_mechanism_is_refused() -> None:
+    cred = creds(SCRAM_SHA_512)
+    server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(cred))
+    client = ScramClient(SCRAM_SHA_256, "alice", PASSWORD)
+    s1 = server.step(client.client_first())
+    with pytest.raises(AuthenticationFailed):
+        server.step(client.receive_server_first(s1))
+
+
+def test_authzid_must_match_username() -> None:
+    server = ScramServer(SCRAM_SHA_256, lookup=lambda r: None)
+    with pytest.raises(AuthenticationFailed) as info:
+        server.step(b"n,a=bob,n=alice,r=abc")
+    assert info.value.kafka_error_message == (
+        "Authentication failed: Client requested an authorization id that is different "
+        "from username"
+    )
+    ok = ScramServer(SCRAM_SHA_256, lookup=lambda r: None)
+    assert ok.step(b"n,a=alice,n=alice,r=abc").startswith(b"r=abc")
+
+
+def test_rotated_secrets_any_candidate_verifies() -> None:
+    old = creds(SCRAM_SHA_512, "old-hmac")
+    new = ScramCredential.from_password(SCRAM_SHA_512, "new-hmac", salt=old.salt)
+    grant = Grant.of([new, old], authorization_id="owner")
+    for password in ("old-hmac", "new-hmac"):
+        server = ScramServer(SCRAM_SHA_512, lookup=lambda r: grant)
+        client = ScramClient(SCRAM_SHA_512, "tok", password, token_auth=True)
+        exchange(client, server)
+        assert client.complete
+    server = ScramServer(SCRAM_SHA_512, lookup=lambda r: grant)
+    client = ScramClient(SCRAM_SHA_512, "tok", "revoked-hmac", token_auth=True)
+    with pytest.raises(AuthenticationFailed):
+        exchange(client, server)
+
+
+def test_grant_validation() -> None:
+    a = creds(SCRAM_SHA_256)
+    b = creds(SCRAM_SHA_256)
+    with pytest.raises(ScramUsageError):
+        Grant.of([a, b])  # different salts
+    with pytest.raises(ScramUsageError):
+        Grant(())
+
+
+class TestServerProtocolFailures:
+    def setup_method(self) -> None:
+        self.cred = creds(SCRAM_SHA_256)
+        self.server = ScramServer(
+            SCRAM_SHA_256, lookup=lambda r: Grant.of(self.cred), nonce_factory=lambda: "SRV"
+        )
+        self.client = ScramClient(SCRAM_SHA_256, "alice", PASSWORD, nonce_factory=lambda: "CLI")
+
+    def test_malformed_first(self) -> None:
+        with pytest.raises(AuthenticationFailed):
+            self.server.step(b"y,,n=alice,r=abc")
+
+    def test_malformed_final(self) -> None:
+        self.server.step(self.client.client_first())
+        with pytest.raises(AuthenticationFailed):
+            self.server.step(b"garbage")
+
+    def test_nonce_must_end_with_server_nonce(self) -> None:
+        self.server.step(self.client.client_first())
+        with pytest.raises(AuthenticationFailed):
+            self.server.step(b"c=biws,r=CLISRVX,p=" + b"A" * 43 + b"=")
+
+    def test_repeated_client_nonce_prefix_is_accepted(self) -> None:
+        # librdkafka < 2.6.1 sends r=<cnonce><cnonce+snonce>; its proof covers what it sent.
+        import base64
+
+        from sasl_scram import _crypto
+
+        s1 = self.server.step(self.client.client_first())
+        assert s1.startswith(b"r=CLISRV,")
+        nonce = "CLICLISRV"
+        without_proof = f"c=biws,r={nonce}"
+        auth = f"n=alice,r=CLI,{s1.decode()},{without_proof}".encode()
+        salted = _crypto.salted_password(SCRAM_SHA_256, PASSWORD.encode(), self.cred.salt, 4096)
+        ck = _crypto.client_key(SCRAM_SHA_256, salted)
+        proof = _crypto.xor(ck, _crypto.hmac_digest(SCRAM_SHA_256, self.cred.stored_key, auth))
+        final = f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
+        assert self.server.step(final).startswith(b"v=")
+
+    def test_channel_binding_value_is_not_checked(self) -> None:
+        s1 = self.server.step(self.client.client_first())
+        final = self.client.receive_server_first(s1)
+        # Kafka does not validate c=; only the AuthMessage covers it, so a changed
+        # value breaks the proof rather than the grammar.
+        tampered = final.replace(b"c=biws", b"c=eSws")
+        with pytest.raises(AuthenticationFailed):
+            self.server.step(tampered)
+
+    def test_wrong_proof_length(self) -> None:
+        self.server.step(self.client.client_first())
+        with pytest.raises(AuthenticationFailed):
+            self.server.step(b"c=biws,r=CLISRV,p=AAAA")
+
+    def test_provide_requires_grant(self) -> None:
+        self.server.receive_client_first(b"n,,n=alice,r=abc")
+        with pytest.raises(ScramUsageError):
+            self.server.provide("nope")  # type: ignore[arg-type]
+
+    def test_call_order(self) -> None:
+        with pytest.raises(ScramStateError):
+            self.server.receive_client_final(b"c=biws,r=a,p=")
+        with pytest.raises(ScramStateError):
+            self.server.provide(None)
+        server = ScramServer(SCRAM_SHA_256)
+        with pytest.raises(ScramUsageError):
+            server.step(b"n,,n=a,r=b")
+
+    def test_lookup_exception_is_opaque(self) -> None:
+        def boom(req: CredentialRequest) -> Grant | None:
+            raise RuntimeError("db down: password=hunter2")
+
+        server = ScramServer(SCRAM_SHA_256, lookup=boom)
+        with pytest.raises(AuthenticationFailed) as info:
+            server.step(b"n,,n=a,r=b")
+        assert "hunter2" not in str(info.value)
+
+    def test_rfc_mode_sends_e(self) -> None:
+        server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(self.cred), rfc_mode=True)
+        client = ScramClient(SCRAM_SHA_256, "alice", "wrong")
+        s1 = server.step(client.client_first())
+        with pytest.raises(AuthenticationFailed) as info:
+            server.step(client.receive_server_first(s1))
+        assert info.value.server_final == b"e=invalid-proof"
+        with pytest.raises(ScramServerError, match="failed with error: invalid-proof") as err:
+            client.receive_server_final(info.value.server_final)
+        assert err.value.error == "invalid-proof"
+
+
+class TestClientFailures:
+    def test_server_nonce_must_extend_client_nonce(self) -> None:
+        c = ScramClient(SCRAM_SHA_256, "u", "p", nonce_factory=lambda: "abc")
+        c.client_first()
+        with pytest.raises(ScramProtocolError, match="does not start with client nonce"):
+            c.receive_server_first(b"r=xyz,s=QUJD,i=4096")
+        with pytest.raises(ScramStateError):
+            c.receive_server_first(b"r=abcxyz,s=QUJD,i=4096")
+
+    def test_min_iterations(self) -> None:
+        c = ScramClient(SCRAM_SHA_512, "u", "p", nonce_factory=lambda: "abc")
+        c.client_first()
+        with pytest.raises(
+            ScramProtocolError,
+            match="Requested iterations 4095 is less than the minimum 4096 for SCRAM_SHA_512",
+        ):
+            c.receive_server_first(b"r=abcx,s=QUJD,i=4095")
+
+    def test_max_iterations(self) -> None:
+        c = ScramClient(SCRAM_SHA_256, "u", "p", nonce_factory=lambda: "abc", max_iterations=5000)
+        c.client_first()
+        with pytest.raises(ScramProtocolError, match="more than the configured maximum"):
+            c.receive_server_first(b"r=abcx,s=QUJD,i=5001")
+
+    def test_bad_server_signature(self) -> None:
+        cred = creds(SCRAM_SHA_256)
+        s1 = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(cred))
+        c2 = ScramClient(SCRAM_SHA_256, "alice", PASSWORD)
+        first = s1.step(c2.client_first())
+        c2.receive_server_first(first)
+        with pytest.raises(ScramProtocolError, match="Invalid server signature"):
+            c2.receive_server_final(b"v=" + b"A" * 43 + b"=")
+        assert not c2.complete
+
+    def test_e_reply_is_a_clear_error(self) -> None:
+        c = ScramClient(SCRAM_SHA_256, "u", "p", nonce_factory=lambda: "abc")
+        c.client_first()
+        c.receive_server_first(b"r=abcx,s=QUJD,i=4096")
+        with pytest.raises(
+            ScramServerError,
+            match="Sasl authentication using SCRAM_SHA_256 failed with error: unknown-user",
+        ):
+            c.receive_server_final(b"e=unknown-user")
+
+    def test_step_interface(self) -> None:
+        c = ScramClient(SCRAM_SHA_256, "u", "p")
+        with pytest.raises(ScramProtocolError, match="Expected empty challenge"):
+            c.step(b"x")
+        with pytest.raises(ScramStateError):
+            c.step(b"")
+
+    def test_argument_validation(self) -> None:
+        with pytest.raises(ScramUsageError):
+            ScramClient(SCRAM_SHA_256, "", "p")
+        with pytest.raises(ScramUsageError):
+            ScramClient(SCRAM_SHA_256, "jörg", "p")
+        with pytest.raises(ScramUsageError):
+            ScramClient("SCRAM-SHA-256", "u", "p")  # type: ignore[arg-type]
+        with pytest.raises(ScramUsageError):
+            ScramClient(SCRAM_SHA_256, "u", 3)  # type: ignore[arg-type]
+
+    def test_repr_hides_password(self) -> None:
+        c = ScramClient(SCRAM_SHA_256, "u", "hunter2")
+        assert "hunter2" not in repr(c)
+
+
+def test_key_cache_skips_pbkdf2_and_misses_on_new_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sasl_scram import _client, _crypto
+
+    cache = SaltedPasswordCache(maxsize=2)
+    cred = creds(SCRAM_SHA_256)
+    calls = []
+    real = _crypto.salted_password
+
+    def counting(*args: object) -> bytes:
+        calls.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_client._crypto, "salted_password", counting)
+    for _ in range(3):
+        server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(cred))
+        exchange(ScramClient(SCRAM_SHA_256, "alice", PASSWORD, key_cache=cache), server)
+    assert len(calls) == 1 and len(cache) == 1
+    server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(cred))
+    with pytest.raises(AuthenticationFailed):
+        exchange(ScramClient(SCRAM_SHA_256, "alice", "changed", key_cache=cache), server)
+    assert len(calls) == 2
+    assert "alice" not in repr(cache) and "secret" not in repr(cache)
+    cache.clear()
+    assert len(cache) == 0
+
+
+def test_key_cache_is_bounded() -> None:
+    cache = SaltedPasswordCache(maxsize=2)
+    for i in range(5):
+        cache.put(cache.make_key(SCRAM_SHA_256, bytes([i]), 4096, b"p"), (b"a", b"b"))
+    assert len(cache) == 2
+    assert cache.get(cache.make_key(SCRAM_SHA_256, bytes([0]), 4096, b"p")) is None
+    assert cache.get(cache.make_key(SCRAM_SHA_256, bytes([4]), 4096, b"p")) == (b"a", b"b")
+
+
+class TestSaslPrep:
+    def test_rfc4013_examples(self) -> None:
+        assert saslprep("I\u00adX") == "IX"
+        assert saslprep("user") == "user"
+        assert saslprep("USER") == "USER"
+        assert saslprep("\u00aa") == "a"
+        assert saslprep("\u2168") == "IX"
+        with pytest.raises(ScramUsageError, match="prohibited"):
+            saslprep("\u0007")
+        with pytest.raises(ScramUsageError, match="right-to-left"):
+            saslprep("\u0627\u0031")
+
+    def test_rfc_mode_normalizes_password(self) -> None:
+        cred = ScramCredential.from_password(
+            SCRAM_SHA_256, "I\u00adX", normalization=Normalization.SASLPREP
+        )
+        assert cred == ScramCredential.from_password(SCRAM_SHA_256, "IX", salt=cred.salt)
+        server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(cred))
+        client = ScramClient(SCRAM_SHA_256, "u", "\u2168", normalization=Normalization.SASLPREP)
+        exchange(client, server)
+        assert client.complete
+
+    def test_kafka_mode_does_not_normalize(self) -> None:
+        cred = ScramCredential.from_password(SCRAM_SHA_256, "I\u00adX")
+        assert cred != ScramCredential.from_password(SCRAM_SHA_256, "IX", salt=cred.salt)

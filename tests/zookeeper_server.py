@@ -1,0 +1,195 @@
+"""A throwaway ZooKeeper server for tests: Debian's ``zookeeper`` package, run in
+the foreground on a free loopback port with its own data directory.
+
+Never the system service. Usable from any test package::
+
+    from tests.zookeeper_server import ZooKeeperServer
+    with ZooKeeperServer(tmp_path) as zk:
+        client = KazooClient(hosts=zk.hosts)
+
+``stop()``/``start()`` (same port, same data) and ``kill()`` (SIGKILL) let
+outage tests take the server away and bring it back.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["ZOOKEEPER_JAR", "ZooKeeperServer", "free_port", "zookeeper_available"]
+
+JAVA_DIR = Path("/usr/share/java")
+ZOOKEEPER_JAR = JAVA_DIR / "zookeeper.jar"
+# The jars ZooKeeperServerMain needs at run time, as packaged by Debian.
+_CLASSPATH_JARS = (
+    "zookeeper.jar",
+    "zookeeper-jute.jar",
+    "slf4j-api.jar",
+    "slf4j-simple.jar",
+    "netty-buffer.jar",
+    "netty-codec.jar",
+    "netty-common.jar",
+    "netty-handler.jar",
+    "netty-resolver.jar",
+    "netty-transport.jar",
+    "netty-transport-native-epoll.jar",
+    "netty-transport-native-unix-common.jar",
+    "metrics-core.jar",
+    "snappy-java.jar",
+    "commons-cli.jar",
+    "audience-annotations.jar",
+    "jline.jar",
+)
+
+
+def zookeeper_available() -> bool:
+    """Whether Debian's ZooKeeper and a JVM are installed."""
+    return ZOOKEEPER_JAR.is_file() and shutil.which("java") is not None
+
+
+def free_port() -> int:
+    """A currently free TCP port on 127.0.0.1."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class ZooKeeperServer:
+    """One standalone ZooKeeper JVM.
+
+    Args:
+        base_dir: A directory this server owns (data, config, log).
+        port: The client port; a free one by default. It stays the same
+            across ``stop()``/``start()``.
+        tick_time_ms: ZooKeeper's tickTime; sessions may last 2..20 ticks.
+    """
+
+    def __init__(self, base_dir: Path, port: int | None = None, tick_time_ms: int = 200) -> None:
+        self.base_dir = Path(base_dir)
+        self.port = port if port is not None else free_port()
+        self.tick_time_ms = tick_time_ms
+        self._proc: subprocess.Popen[bytes] | None = None
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+        (self.base_dir / "data").mkdir(exist_ok=True)
+        self.config_path = self.base_dir / "zoo.cfg"
+        self.log_path = self.base_dir / "zookeeper.log"
+        self.config_path.write_text(
+            f"tickTime={tick_time_ms}\n"
+            f"dataDir={self.base_dir / 'data'}\n"
+            f"clientPort={self.port}\n"
+            "clientPortAddress=127.0.0.1\n"
+            "admin.enableServer=false\n"
+            "maxClientCnxns=0\n"
+            "4lw.commands.whitelist=srvr,ruok\n"
+            # Short sessions make expiry tests fast: 2..20 ticks.
+            "minSessionTimeout=400\n"
+            "maxSessionTimeout=30000\n"
+        )
+
+    @property
+    def hosts(self) -> str:
+        """The connect string, ``127.0.0.1:<port>``."""
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _classpath(self) -> str:
+        jars = [str(JAVA_DIR / j) for j in _CLASSPATH_JARS if (JAVA_DIR / j).exists()]
+        return os.pathsep.join(jars)
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the JVM and wait until it answers ``srvr``."""
+        if self.running:
+            return
+        if not zookeeper_available():
+            raise RuntimeError(
+                f"{ZOOKEEPER_JAR} or java not found; install Debian's zookeeper (make system)"
+            )
+        log = self.log_path.open("ab")
+        self._proc = subprocess.Popen(
+            [
+                "java",
+                "-Xshare:auto",
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-Dzookeeper.admin.enableServer=false",
+                "-cp",
+                self._classpath(),
+                "org.apache.zookeeper.server.ZooKeeperServerMain",
+                str(self.config_path),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(
+                    f"ZooKeeper exited with {self._proc.returncode}; see {self.log_path}"
+                )
+            if self._answers():
+                return
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"ZooKeeper did not start within {timeout} s; see {self.log_path}")
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as sock:
+                sock.sendall(b"srvr")
+                data = b""
+                while chunk := sock.recv(4096):
+                    data += chunk
+            return b"Mode: standalone" in data
+        except OSError:
+            return False
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """Stop the JVM (SIGTERM, then SIGKILL) and wait until the port is closed."""
+        if self._proc is None:
+            return
+        if self._proc.poll() is None:
+            self._proc.send_signal(signal.SIGTERM)
+            try:
+                self._proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait(timeout=timeout)
+        self._proc = None
+
+    def kill(self) -> None:
+        """SIGKILL the JVM, like a crash; data already synced survives."""
+        if self._proc is None:
+            return
+        if self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait(timeout=15)
+        self._proc = None
+
+    def restart(self, timeout: float = 30.0) -> None:
+        """Stop, then start on the same port with the same data."""
+        self.stop()
+        self.start(timeout)
+
+    def __enter__(self) -> ZooKeeperServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
