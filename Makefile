@@ -22,8 +22,11 @@ venv: $(VENV)/.installed
 # System packages the interop tests need. A JDK (not only a JRE) is needed
 # because the Java harnesses are compiled at test time.
 system:
-	@if ! command -v javac >/dev/null 2>&1; then \
-	  apt-get update -q && apt-get install -y -q openjdk-17-jdk-headless; fi
+	@pkgs=""; \
+	if ! command -v javac >/dev/null 2>&1; then pkgs="$$pkgs openjdk-17-jdk-headless"; fi; \
+	if [ ! -f /usr/share/java/zookeeper.jar ]; then pkgs="$$pkgs zookeeper"; fi; \
+	if ! command -v kcat >/dev/null 2>&1; then pkgs="$$pkgs kcat"; fi; \
+	if [ -n "$$pkgs" ]; then apt-get update -q && apt-get install -y -q $$pkgs; fi
 
 jars: venv
 	$(PY) tools/fetch_kafka_jars.py

@@ -29,6 +29,7 @@ from ._messages import (
     escape_username,
     unescape_username,
 )
+from ._principal import KafkaPrincipal
 from ._saslprep import Normalization, saslprep
 from ._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
 
@@ -46,6 +47,7 @@ __all__ = [
     "DecoyCredentials",
     "Grant",
     "InvalidCredentialString",
+    "KafkaPrincipal",
     "Normalization",
     "SaltedPasswordCache",
     "ScramClient",

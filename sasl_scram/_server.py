@@ -261,6 +261,11 @@ class ScramServer:
         return self._state is _State.COMPLETE
 
     @property
+    def expects_client_first(self) -> bool:
+        """True until the client-first message has been received."""
+        return self._state is _State.RECEIVE_CLIENT_FIRST
+
+    @property
     def session(self) -> ScramSession:
         """The authenticated session; only after the exchange completed."""
         if self._session is None:

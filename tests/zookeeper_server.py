@@ -193,3 +193,71 @@ class ZooKeeperServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+# -- pytest fixtures, importable from any conftest ------------------------------
+#
+#     from tests.zookeeper_server import zookeeper_server, zookeeper_hosts
+
+import uuid  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def zookeeper_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ZooKeeperServer]:
+    """One ZooKeeper for the whole session; tests isolate themselves with chroots.
+
+    Do not stop this one; use ``dedicated_zookeeper`` for outage tests.
+    """
+    if not zookeeper_available():
+        pytest.fail(f"{ZOOKEEPER_JAR} not found: install Debian's zookeeper (make system)")
+    server = ZooKeeperServer(tmp_path_factory.mktemp("zookeeper"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def zookeeper_hosts(zookeeper_server: ZooKeeperServer) -> str:
+    """A connect string with a fresh chroot, e.g. ``127.0.0.1:41234/t3f2...``."""
+    return f"{zookeeper_server.hosts}/t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def dedicated_zookeeper(tmp_path: Path) -> Iterator[ZooKeeperServer]:
+    """A ZooKeeper of this test's own, free to stop, kill and restart."""
+    if not zookeeper_available():
+        pytest.fail(f"{ZOOKEEPER_JAR} not found: install Debian's zookeeper (make system)")
+    server = ZooKeeperServer(tmp_path / "zookeeper")
+    server.start()
+    yield server
+    server.stop()
+
+
+def expire_session(client: object, hosts: str, timeout: float = 15.0) -> None:
+    """Expire a kazoo client's session from the server side and wait for its LOST.
+
+    A second client attaches to the same session and closes it, which is how
+    ZooKeeper's own tests force an expiry.
+    """
+    import threading
+
+    from kazoo.client import KazooClient
+    from kazoo.protocol.states import KazooState
+
+    lost = threading.Event()
+
+    def listener(state: str) -> None:
+        if state == KazooState.LOST:
+            lost.set()
+
+    client.add_listener(listener)  # type: ignore[attr-defined]
+    twin = KazooClient(hosts=hosts, client_id=client.client_id)  # type: ignore[attr-defined]
+    twin.start(timeout=timeout)
+    twin.stop()
+    twin.close()
+    if not lost.wait(timeout):
+        raise AssertionError("the session did not expire")
+    client.remove_listener(listener)  # type: ignore[attr-defined]

@@ -1,4 +1,11 @@
-"""Credential stores: the contract and its backends (adapters over the SCRAM core)."""
+"""Credential stores: the contract and its backends (adapters over the SCRAM core).
+
+Three backends implement :class:`CredentialStore` with identical KIP-554
+semantics: :class:`InMemoryCredentialStore` (reference and test fake),
+:class:`SQLiteCredentialStore` (the embedded default) and
+:class:`ZooKeeperCredentialStore` (Kafka 3.x ZooKeeper-mode layout; needs
+kazoo, imported only when a ZooKeeper store is created).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +18,17 @@ from ._api import (
     CredentialStoreUnavailable,
     DescribeResult,
     KafkaError,
+    Listener,
     ScramAdmin,
     ScramDeletion,
     ScramUpsertion,
     UserDescription,
 )
+from ._memory import InMemoryCredentialStore
+from ._open import open_store
+from ._sanitizer import SanitizerError, desanitize, sanitize
+from ._sqlite import SQLiteCredentialStore
+from ._zookeeper import ZooKeeperCredentialStore
 
 __all__ = [
     "AlterResult",
@@ -25,9 +38,17 @@ __all__ = [
     "CredentialStoreError",
     "CredentialStoreUnavailable",
     "DescribeResult",
+    "InMemoryCredentialStore",
     "KafkaError",
+    "Listener",
+    "SQLiteCredentialStore",
+    "SanitizerError",
     "ScramAdmin",
     "ScramDeletion",
     "ScramUpsertion",
     "UserDescription",
+    "ZooKeeperCredentialStore",
+    "desanitize",
+    "open_store",
+    "sanitize",
 ]

@@ -26,6 +26,7 @@ __all__ = [
     "CredentialStoreUnavailable",
     "DescribeResult",
     "KafkaError",
+    "Listener",
     "ScramAdmin",
     "ScramDeletion",
     "ScramUpsertion",

@@ -1,0 +1,93 @@
+"""``kafka-scram serve --config server.properties [--override key=value]...``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+from pathlib import Path
+from typing import Any, TextIO
+
+from ._errors import ScramConfigError, ScramError
+from ._properties import parse_properties
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the Kafka-protocol SCRAM endpoint",
+        description="Authenticate real Kafka clients with SCRAM and serve the KIP-554 RPCs.",
+    )
+    parser.add_argument("--config", required=True, help="server.properties file")
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a property (repeatable)",
+    )
+    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    parser.set_defaults(handler=_run, parser=parser)
+
+
+def load_properties(path: str, overrides: list[str]) -> dict[str, str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScramConfigError(f"cannot read {path}: {exc.strerror}") from None
+    props = parse_properties(text, path)
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ScramConfigError(f"--override {item!r} is not KEY=VALUE")
+        props[key.strip()] = value
+    return props
+
+
+def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        stream=stderr,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+    try:
+        props = load_properties(args.config, args.override)
+        return asyncio.run(serve(props, stdout))
+    except ScramError as exc:
+        print(f"kafka-scram serve: error: {exc}", file=stderr)
+        return 1
+
+
+async def serve(props: dict[str, str], stdout: TextIO) -> int:
+    from .endpoint import EndpointConfig, ScramEndpoint
+    from .endpoint._extension import load_extensions
+    from .store import open_store
+
+    config = EndpointConfig.from_properties(props)
+    store = open_store(config.store_location)
+    extensions = load_extensions(config.properties)
+    endpoint = ScramEndpoint(config, store, extensions=extensions)
+    closed = False
+    try:
+        await endpoint.start()
+        for listener in config.listeners:
+            host, port = endpoint.advertised_address(listener.name)
+            print(f"kafka-scram endpoint ready: {listener.name} {host}:{port}", file=stdout, flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        serving = asyncio.ensure_future(endpoint.serve_forever())
+        await stop.wait()
+        logging.getLogger("sasl_scram.endpoint").info("Shutting down")
+        serving.cancel()
+        await endpoint.close()
+        closed = True
+    finally:
+        if not closed:
+            await endpoint.close(grace_seconds=0)
+        store.close()
+    return 0

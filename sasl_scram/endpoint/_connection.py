@@ -1,0 +1,441 @@
+"""One client connection of the endpoint, as a sans-IO state machine.
+
+It enforces Kafka's per-connection SASL rules (``SaslServerAuthenticator``,
+kafka-wire-protocol 4.1): only ApiVersions and SaslHandshake before the
+handshake, then only SaslAuthenticate (or raw tokens after a v0 handshake),
+then everything; KIP-368 session lifetime and re-authentication; error 58 with
+Kafka's generic text on a failed authentication, then close.
+
+Bytes go in through :meth:`ServerConnection.receive`; what the adapter must do
+comes out as :class:`Output` values. The credential lookup and API handlers
+are steps the adapter answers, so no I/O happens here.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._errors import AuthenticationFailed, ScramStateError
+from .._mechanism import ScramMechanism
+from .._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
+from ..kafka import (
+    API_SPECS,
+    ApiKey,
+    ApiSpec,
+    ErrorCode,
+    FrameBuffer,
+    KafkaCodecError,
+    RequestHeader,
+    UnsupportedRequest,
+    api_versions_unsupported_response,
+    decode_request,
+    encode_response,
+    frame,
+)
+
+__all__ = [
+    "ApiCall",
+    "Authenticated",
+    "Close",
+    "ConnectionSettings",
+    "CredentialNeeded",
+    "Output",
+    "Send",
+    "ServerConnection",
+]
+
+log = logging.getLogger("sasl_scram.endpoint")
+
+# Kafka's defaults: sasl.server.max.receive.size and socket.request.max.bytes.
+DEFAULT_SASL_MAX_RECEIVE = 524288
+DEFAULT_MAX_REQUEST = 104857600
+# ApiVersions v3+ software name and version (KIP-511; Java broker's check).
+_SOFTWARE_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CredentialNeeded:
+    """Answer with :meth:`ServerConnection.provide_credential`."""
+
+    request: CredentialRequest
+
+
+@dataclass(frozen=True, slots=True)
+class Authenticated:
+    session: ScramSession
+    reauthentication: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ApiCall:
+    """An authenticated request for a handler; answer with :meth:`ServerConnection.respond`."""
+
+    header: RequestHeader
+    spec: ApiSpec
+    body: dict[str, Any]
+    session: ScramSession
+
+
+Output = Send | Close | CredentialNeeded | Authenticated | ApiCall
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """What a connection needs to know about the server.
+
+    Attributes:
+        mechanisms: Enabled SASL mechanisms, in the order advertised.
+        api_versions: ``(api_key, min, max)`` advertised in ApiVersions.
+        max_receive_before_auth: Frame limit until authenticated.
+        max_receive: Frame limit afterwards.
+        max_reauth_ms: ``connections.max.reauth.ms``; 0 disables re-authentication.
+        decoy: Decoy credentials for unknown users (shared by all connections).
+    """
+
+    mechanisms: tuple[ScramMechanism, ...]
+    api_versions: tuple[tuple[int, int, int], ...]
+    max_receive_before_auth: int = DEFAULT_SASL_MAX_RECEIVE
+    max_receive: int = DEFAULT_MAX_REQUEST
+    max_reauth_ms: int = 0
+    decoy: DecoyCredentials = field(default_factory=DecoyCredentials)
+
+
+class _State(enum.Enum):
+    HANDSHAKE_OR_VERSIONS = "HANDSHAKE_OR_VERSIONS_REQUEST"
+    HANDSHAKE = "HANDSHAKE_REQUEST"
+    AUTHENTICATE = "AUTHENTICATE"
+    RAW_AUTHENTICATE = "RAW_AUTHENTICATE"
+    AUTHENTICATED = "COMPLETE"
+    CLOSED = "CLOSED"
+
+
+class ServerConnection:
+    """The protocol state of one accepted connection.
+
+    Args:
+        settings: Shared server settings.
+        clock_ms: Returns the current time in ms (injected for KIP-368 tests).
+        security_protocol: The listener's protocol, for handlers that care.
+    """
+
+    def __init__(
+        self,
+        settings: ConnectionSettings,
+        clock_ms: Callable[[], int],
+        security_protocol: str = "SASL_PLAINTEXT",
+    ) -> None:
+        self._settings = settings
+        self._clock_ms = clock_ms
+        self.security_protocol = security_protocol
+        self._frames = FrameBuffer(settings.max_receive_before_auth)
+        self._state = _State.HANDSHAKE_OR_VERSIONS
+        self._mechanism: ScramMechanism | None = None
+        self._scram: ScramServer | None = None
+        self._auth_header: RequestHeader | None = None
+        self._auth_version = 0
+        self._session: ScramSession | None = None
+        self._session_expiry_ms: int | None = None
+        self._reauth = False
+        self._waiting: CredentialNeeded | ApiCall | None = None
+
+    # -- introspection ------------------------------------------------------
+    @property
+    def session(self) -> ScramSession | None:
+        return self._session
+
+    @property
+    def authenticated(self) -> bool:
+        return self._state is _State.AUTHENTICATED
+
+    @property
+    def closed(self) -> bool:
+        return self._state is _State.CLOSED
+
+    @property
+    def waiting(self) -> bool:
+        """True while an answer to CredentialNeeded or ApiCall is outstanding."""
+        return self._waiting is not None
+
+    def buffered(self) -> int:
+        return len(self._frames)
+
+    # -- input --------------------------------------------------------------
+    def receive(self, data: bytes) -> list[Output]:
+        """Feed bytes from the socket; returns what to do next."""
+        if self._state is _State.CLOSED:
+            return []
+        self._frames.feed(data)
+        return self._drain()
+
+    def _drain(self) -> list[Output]:
+        out: list[Output] = []
+        while self._waiting is None and self._state is not _State.CLOSED:
+            try:
+                payload = self._frames.next_frame()
+            except KafkaCodecError as exc:
+                out.append(self._close(f"bad frame: {exc}"))
+                break
+            if payload is None:
+                break
+            out.extend(self._handle_frame(payload))
+        return out
+
+    def _close(self, reason: str) -> Close:
+        self._state = _State.CLOSED
+        self._waiting = None
+        self._scram = None
+        return Close(reason)
+
+    def _handle_frame(self, payload: bytes) -> list[Output]:
+        if self._state is _State.RAW_AUTHENTICATE:
+            return self._raw_token(payload)
+        try:
+            header, spec, body = decode_request(payload)
+        except UnsupportedRequest as exc:
+            header = getattr(exc, "header", None)
+            if header is not None and header.api_key == ApiKey.API_VERSIONS and self._versions_allowed():
+                # KIP-511: answer a too-new ApiVersions with v0 + error 35 and keep the state.
+                return [Send(api_versions_unsupported_response(header.correlation_id))]
+            # Kafka closes the connection without a response (InvalidRequestException).
+            return [self._close(str(exc))]
+        except KafkaCodecError as exc:
+            return [self._close(f"malformed request: {exc}")]
+        key = header.api_key
+        if self._state is _State.AUTHENTICATED:
+            return self._authenticated_request(header, spec, body)
+        if key == ApiKey.API_VERSIONS and self._versions_allowed():
+            return [self._api_versions(header, body)]
+        if key == ApiKey.SASL_HANDSHAKE and self._state in (
+            _State.HANDSHAKE_OR_VERSIONS,
+            _State.HANDSHAKE,
+        ):
+            return self._handshake(header, body)
+        if key == ApiKey.SASL_AUTHENTICATE and self._state is _State.AUTHENTICATE:
+            return self._authenticate(header, body["auth_bytes"])
+        if self._state is _State.AUTHENTICATE:
+            # After a v1 handshake: the API's own error response, then close.
+            return self._illegal_state(header, spec, "Unexpected Kafka request during SASL authentication")
+        return [self._close(f"Unexpected Kafka request of type {key} during SASL authentication.")]
+
+    def _versions_allowed(self) -> bool:
+        return self._state in (_State.HANDSHAKE_OR_VERSIONS, _State.AUTHENTICATED)
+
+    # -- ApiVersions ----------------------------------------------------------
+    def _api_versions(self, header: RequestHeader, body: dict[str, Any]) -> Send:
+        error = ErrorCode.NONE
+        if header.api_version >= 3 and not (
+            _SOFTWARE_RE.fullmatch(body["client_software_name"] or "")
+            and _SOFTWARE_RE.fullmatch(body["client_software_version"] or "")
+        ):
+            error = ErrorCode.INVALID_REQUEST
+        response = {
+            "error_code": error,
+            "api_keys": [
+                {"api_key": k, "min_version": lo, "max_version": hi}
+                for k, lo, hi in self._settings.api_versions
+            ],
+            "throttle_time_ms": 0,
+        }
+        if error == ErrorCode.NONE and self._state is _State.HANDSHAKE_OR_VERSIONS:
+            # Kafka: once ApiVersions succeeded, the next request must be SaslHandshake.
+            self._state = _State.HANDSHAKE
+        return Send(encode_response(header.api_key, header.api_version, header.correlation_id, response))
+
+    # -- SaslHandshake ----------------------------------------------------------
+    def _handshake(self, header: RequestHeader, body: dict[str, Any]) -> list[Output]:
+        names = [m.mechanism_name for m in self._settings.mechanisms]
+        requested = body["mechanism"]
+        mechanism = next((m for m in self._settings.mechanisms if m.mechanism_name == requested), None)
+        if mechanism is not None and self._reauth and mechanism is not self._mechanism:
+            # Re-authentication must keep the mechanism (SaslServerAuthenticator).
+            mechanism = None
+        if mechanism is None:
+            response = {"error_code": ErrorCode.UNSUPPORTED_SASL_MECHANISM, "mechanisms": names}
+            data = encode_response(header.api_key, header.api_version, header.correlation_id, response)
+            return [Send(data), self._close(f"unsupported SASL mechanism {requested!r}")]
+        self._mechanism = mechanism
+        self._scram = ScramServer(mechanism, decoy=self._settings.decoy)
+        self._state = _State.RAW_AUTHENTICATE if header.api_version == 0 else _State.AUTHENTICATE
+        self._auth_header = None
+        self._auth_version = 0
+        response = {"error_code": ErrorCode.NONE, "mechanisms": names}
+        return [Send(encode_response(header.api_key, header.api_version, header.correlation_id, response))]
+
+    # -- SaslAuthenticate -------------------------------------------------------
+    def _authenticate(self, header: RequestHeader, token: bytes) -> list[Output]:
+        self._auth_header = header
+        self._auth_version = header.api_version
+        return self._scram_step(token)
+
+    def _raw_token(self, payload: bytes) -> list[Output]:
+        self._auth_header = None
+        return self._scram_step(payload)
+
+    def _scram_step(self, token: bytes) -> list[Output]:
+        scram = self._scram
+        assert scram is not None
+        try:
+            if scram.expects_client_first:
+                request = scram.receive_client_first(token)
+                self._waiting = CredentialNeeded(request)
+                return [self._waiting]
+            final = scram.receive_client_final(token)
+        except AuthenticationFailed as exc:
+            return self._auth_failed(exc)
+        except ScramStateError as exc:
+            return [self._close(f"SASL state error: {exc}")]
+        return self._auth_succeeded(final)
+
+    def provide_credential(self, grant: Grant | None) -> list[Output]:
+        """Answer a :class:`CredentialNeeded`; ``None`` for an unknown user or token."""
+        if not isinstance(self._waiting, CredentialNeeded) or self._scram is None:
+            raise ScramStateError("no credential request is outstanding")
+        self._waiting = None
+        server_first = self._scram.provide(grant)
+        out: list[Output] = [Send(self._auth_reply(server_first, ErrorCode.NONE, None, 0))]
+        out.extend(self._drain())
+        return out
+
+    def _auth_reply(self, token: bytes, error: int, message: str | None, lifetime: int) -> bytes:
+        header = self._auth_header
+        if header is None:  # SaslHandshake v0: raw token framing
+            return frame(token)
+        body = {
+            "error_code": error,
+            "error_message": message,
+            "auth_bytes": token,
+            "session_lifetime_ms": lifetime,
+        }
+        return encode_response(ApiKey.SASL_AUTHENTICATE, header.api_version, header.correlation_id, body)
+
+    def _auth_failed(self, exc: AuthenticationFailed) -> list[Output]:
+        mech = self._mechanism.mechanism_name if self._mechanism else "?"
+        phase = "re-authentication" if self._reauth else "authentication"
+        # Kafka sends its generic text for every SaslException; only the authzid
+        # mismatch (a SaslAuthenticationException) carries its own message.
+        message = exc.kafka_error_message or (
+            f"Authentication failed during {phase} due to invalid credentials with SASL mechanism {mech}"
+        )
+        out: list[Output] = []
+        if self._auth_header is not None:
+            out.append(Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0)))
+        out.append(self._close(f"SASL {mech} {phase} failed"))
+        return out
+
+    def _auth_succeeded(self, server_final: bytes) -> list[Output]:
+        assert self._scram is not None
+        session = self._scram.session
+        self._scram = None
+        if self._reauth and self._session is not None and (
+            session.authorization_id != self._session.authorization_id
+            or session.token_authenticated != self._session.token_authenticated
+        ):
+            # KIP-368: the principal may not change during re-authentication.
+            exc = AuthenticationFailed(
+                "Cannot change principals during re-authentication from "
+                f"User:{self._session.authorization_id}: User:{session.authorization_id}"
+            )
+            return self._auth_failed(exc)
+        now = self._clock_ms()
+        reauth_ms = self._settings.max_reauth_ms
+        lifetime = session.session_lifetime_ms(now, reauth_ms)
+        # v0 clients cannot re-authenticate: Kafka still expires their session.
+        self._session_expiry_ms = now + lifetime if lifetime > 0 else None
+        if session.expiry_ms is not None and lifetime == 0:
+            self._session_expiry_ms = now  # a token that expired in between
+        was_reauth = self._reauth
+        self._session = session
+        self._reauth = False
+        self._state = _State.AUTHENTICATED
+        self._frames.max_size = self._settings.max_receive
+        send_lifetime = lifetime if self._auth_version >= 1 else 0
+        out: list[Output] = [
+            Send(self._auth_reply(server_final, ErrorCode.NONE, None, send_lifetime)),
+            Authenticated(session, was_reauth),
+        ]
+        return out
+
+    # -- authenticated requests -----------------------------------------------
+    def _authenticated_request(
+        self, header: RequestHeader, spec: ApiSpec, body: dict[str, Any]
+    ) -> list[Output]:
+        key = header.api_key
+        expired = self._session_expiry_ms is not None and self._clock_ms() >= self._session_expiry_ms
+        if key == ApiKey.SASL_HANDSHAKE:
+            if self._session_expiry_ms is None:
+                return self._illegal_state(header, spec, "Re-authentication is not enabled")
+            self._reauth = True
+            self._frames.max_size = self._settings.max_receive_before_auth
+            return self._handshake(header, body)
+        if expired:
+            # KIP-368: an expired session may only re-authenticate.
+            return [self._close("session expired without re-authentication")]
+        if key == ApiKey.API_VERSIONS:
+            return [self._api_versions(header, body)]
+        if key == ApiKey.SASL_AUTHENTICATE:
+            return self._illegal_state(
+                header, spec, "SaslAuthenticate request received after successful authentication"
+            )
+        assert self._session is not None
+        self._waiting = ApiCall(header, spec, body, self._session)
+        return [self._waiting]
+
+    def respond(self, body: dict[str, Any]) -> list[Output]:
+        """Answer the outstanding :class:`ApiCall` with its response body."""
+        call = self._waiting
+        if not isinstance(call, ApiCall):
+            raise ScramStateError("no API call is outstanding")
+        self._waiting = None
+        if self._state is _State.CLOSED:
+            return []
+        h = call.header
+        out: list[Output] = [Send(encode_response(h.api_key, h.api_version, h.correlation_id, body))]
+        out.extend(self._drain())
+        return out
+
+    def fail_call(self, reason: str) -> list[Output]:
+        """The handler for the outstanding call failed unexpectedly: close, like Kafka."""
+        self._waiting = None
+        return [self._close(reason)]
+
+    def _illegal_state(self, header: RequestHeader, spec: ApiSpec, reason: str) -> list[Output]:
+        body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason)
+        data = encode_response(header.api_key, header.api_version, header.correlation_id, body)
+        return [Send(data), self._close(reason)]
+
+
+def error_response(spec: ApiSpec, code: int, message: str | None = None) -> dict[str, Any]:
+    """A response body with ``code`` in every error field the API has at top level."""
+    body: dict[str, Any] = {}
+    names = {f.name for f in spec.response.fields}
+    if "error_code" in names:
+        body["error_code"] = code
+    if "error_message" in names:
+        body["error_message"] = message
+    for stamp in ("issue_timestamp_ms", "expiry_timestamp_ms", "max_timestamp_ms"):
+        if stamp in names:
+            body[stamp] = -1
+    return body
+
+
+def advertised_versions(keys: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
+    """``(key, min, max)`` for the given API keys, from the schema table.
+
+    Minimum 0 for 17, 18 and 36 (librdkafka feature checks, kafka-wire-protocol 4.5).
+    """
+    return tuple((k, API_SPECS[k].min_version, API_SPECS[k].max_version) for k in sorted(keys))

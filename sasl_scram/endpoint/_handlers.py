@@ -1,0 +1,104 @@
+"""Responses for Metadata and the KIP-554 RPCs (API keys 3, 50, 51).
+
+Metadata describes a one-broker cluster: this node on the listener the client
+used, as controller (librdkafka sends admin requests to the controller), with
+no topics. The SCRAM RPCs are answered from the credential store with its
+exact semantics; ALTER and DESCRIBE on CLUSTER belong to super users only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..kafka import ErrorCode
+from ..store import ScramAdmin, ScramDeletion, ScramUpsertion
+from ._config import EndpointConfig
+from ._extension import RequestContext
+
+__all__ = ["alter_scram", "describe_scram", "metadata"]
+
+Body = dict[str, Any]
+
+
+def metadata(config: EndpointConfig, ctx: RequestContext, version: int, body: Body) -> Body:
+    advertised = config.advertised[ctx.listener_name]
+    topics: list[Body] = []
+    for topic in body.get("topics") or []:
+        name = topic.get("name")
+        if name is None:
+            # A lookup by topic id (v12+): Java answers UNKNOWN_TOPIC_ID with a null name.
+            topics.append(
+                {"error_code": ErrorCode.UNKNOWN_TOPIC_ID, "name": None, "topic_id": topic["topic_id"]}
+            )
+        else:
+            topics.append({"error_code": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "name": name})
+    return {
+        "throttle_time_ms": 0,
+        "brokers": [
+            {"node_id": config.node_id, "host": advertised.host, "port": advertised.port, "rack": None}
+        ],
+        "cluster_id": config.cluster_id,
+        "controller_id": config.node_id,
+        "topics": topics,
+        "error_code": ErrorCode.NONE,
+    }
+
+
+async def describe_scram(store: ScramAdmin, ctx: RequestContext, version: int, body: Body) -> Body:
+    users = body.get("users")
+    names = None if users is None else [u["name"] for u in users]
+    if not ctx.super_user:
+        # Kafka: top-level 31 and one result per requested user, with User unset ("").
+        return {
+            "throttle_time_ms": 0,
+            "error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+            "error_message": None,
+            "results": [
+                {"user": "", "error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED}
+                for _ in names or []
+            ],
+        }
+    result = await asyncio.to_thread(store.describe, names or None)
+    return {
+        "throttle_time_ms": 0,
+        "error_code": int(result.error),
+        "error_message": result.message,
+        "results": [
+            {
+                "user": d.user,
+                "error_code": int(d.error),
+                "error_message": d.message,
+                "credential_infos": [
+                    {"mechanism": c.mechanism.type_byte, "iterations": c.iterations}
+                    for c in d.credentials
+                ],
+            }
+            for d in result.results
+        ],
+    }
+
+
+async def alter_scram(store: ScramAdmin, ctx: RequestContext, version: int, body: Body) -> Body:
+    deletions = [ScramDeletion(d["name"], d["mechanism"]) for d in body["deletions"]]
+    upsertions = [
+        ScramUpsertion(u["name"], u["mechanism"], u["iterations"], u["salt"], u["salted_password"])
+        for u in body["upsertions"]
+    ]
+    if not ctx.super_user:
+        # Every distinct user, sorted, with a null message (ZkAdminManager / KafkaApis).
+        users = sorted({d.user for d in deletions} | {u.user for u in upsertions})
+        return {
+            "throttle_time_ms": 0,
+            "results": [
+                {"user": u, "error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "error_message": None}
+                for u in users
+            ],
+        }
+    results = await asyncio.to_thread(store.alter, deletions, upsertions)
+    return {
+        "throttle_time_ms": 0,
+        "results": [
+            {"user": r.user, "error_code": int(r.error), "error_message": r.message} for r in results
+        ],
+    }

@@ -1,0 +1,357 @@
+"""The API subset this project speaks, transcribed from Kafka's message JSON
+(kafka-wire-protocol section 3). Versions: Kafka 3.9 ranges, plus Metadata v13
+from Kafka 4.x."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ._schema import BOOL, BYTES, INT8, INT16, INT32, INT64, STRING, UUID, Array, Field, Struct
+
+__all__ = ["API_SPECS", "ApiKey", "ApiSpec"]
+
+_INT32_MIN = -(2**31)
+
+
+class ApiKey(enum.IntEnum):
+    METADATA = 3
+    SASL_HANDSHAKE = 17
+    API_VERSIONS = 18
+    SASL_AUTHENTICATE = 36
+    CREATE_DELEGATION_TOKEN = 38
+    RENEW_DELEGATION_TOKEN = 39
+    EXPIRE_DELEGATION_TOKEN = 40
+    DESCRIBE_DELEGATION_TOKEN = 41
+    DESCRIBE_USER_SCRAM_CREDENTIALS = 50
+    ALTER_USER_SCRAM_CREDENTIALS = 51
+
+
+@dataclass(frozen=True)
+class ApiSpec:
+    key: ApiKey
+    min_version: int
+    max_version: int
+    flexible_from: int | None
+    request: Struct
+    response: Struct
+
+    def flexible(self, version: int) -> bool:
+        return self.flexible_from is not None and version >= self.flexible_from
+
+    def request_header_version(self, version: int) -> int:
+        return 2 if self.flexible(version) else 1
+
+    def response_header_version(self, version: int) -> int:
+        # KIP-511: the ApiVersions response header is always v0, so a client can
+        # read it before it knows which versions the server supports.
+        if self.key is ApiKey.API_VERSIONS:
+            return 0
+        return 1 if self.flexible(version) else 0
+
+    def supports(self, version: int) -> bool:
+        return self.min_version <= version <= self.max_version
+
+
+_PRINCIPAL = Struct(Field("principal_type", STRING), Field("principal_name", STRING))
+
+_API_VERSIONS = ApiSpec(
+    ApiKey.API_VERSIONS,
+    0,
+    4,
+    3,
+    Struct(
+        Field("client_software_name", STRING, since=3),
+        Field("client_software_version", STRING, since=3),
+    ),
+    Struct(
+        Field("error_code", INT16),
+        Field(
+            "api_keys",
+            Array(
+                Struct(
+                    Field("api_key", INT16),
+                    Field("min_version", INT16),
+                    Field("max_version", INT16),
+                )
+            ),
+        ),
+        Field("throttle_time_ms", INT32, since=1),
+        Field(
+            "supported_features",
+            Array(
+                Struct(
+                    Field("name", STRING),
+                    Field("min_version", INT16),
+                    Field("max_version", INT16),
+                )
+            ),
+            since=3,
+            tag=0,
+        ),
+        Field("finalized_features_epoch", INT64, since=3, tag=1, default=-1),
+        Field(
+            "finalized_features",
+            Array(
+                Struct(
+                    Field("name", STRING),
+                    Field("max_version_level", INT16),
+                    Field("min_version_level", INT16),
+                )
+            ),
+            since=3,
+            tag=2,
+        ),
+        Field("zk_migration_ready", BOOL, since=3, tag=3),
+    ),
+)
+
+_SASL_HANDSHAKE = ApiSpec(
+    ApiKey.SASL_HANDSHAKE,
+    0,
+    1,
+    None,
+    Struct(Field("mechanism", STRING)),
+    Struct(Field("error_code", INT16), Field("mechanisms", Array(STRING))),
+)
+
+_SASL_AUTHENTICATE = ApiSpec(
+    ApiKey.SASL_AUTHENTICATE,
+    0,
+    2,
+    2,
+    Struct(Field("auth_bytes", BYTES)),
+    Struct(
+        Field("error_code", INT16),
+        Field("error_message", STRING, nullable_since=0, null_default=True),
+        Field("auth_bytes", BYTES),
+        Field("session_lifetime_ms", INT64, since=1),
+    ),
+)
+
+_METADATA = ApiSpec(
+    ApiKey.METADATA,
+    0,
+    13,
+    9,
+    Struct(
+        Field(
+            "topics",
+            Array(
+                Struct(
+                    Field("topic_id", UUID, since=10),
+                    Field("name", STRING, nullable_since=10),
+                )
+            ),
+            nullable_since=1,
+        ),
+        Field("allow_auto_topic_creation", BOOL, since=4, default=True),
+        Field("include_cluster_authorized_operations", BOOL, since=8, until=10),
+        Field("include_topic_authorized_operations", BOOL, since=8),
+    ),
+    Struct(
+        Field("throttle_time_ms", INT32, since=3),
+        Field(
+            "brokers",
+            Array(
+                Struct(
+                    Field("node_id", INT32),
+                    Field("host", STRING),
+                    Field("port", INT32),
+                    Field("rack", STRING, since=1, nullable_since=1, null_default=True),
+                )
+            ),
+        ),
+        Field("cluster_id", STRING, since=2, nullable_since=2, null_default=True),
+        Field("controller_id", INT32, since=1, default=-1),
+        Field(
+            "topics",
+            Array(
+                Struct(
+                    Field("error_code", INT16),
+                    Field("name", STRING, nullable_since=12),
+                    Field("topic_id", UUID, since=10),
+                    Field("is_internal", BOOL, since=1),
+                    Field(
+                        "partitions",
+                        Array(
+                            Struct(
+                                Field("error_code", INT16),
+                                Field("partition_index", INT32),
+                                Field("leader_id", INT32),
+                                Field("leader_epoch", INT32, since=7, default=-1),
+                                Field("replica_nodes", Array(INT32)),
+                                Field("isr_nodes", Array(INT32)),
+                                Field("offline_replicas", Array(INT32), since=5),
+                            )
+                        ),
+                    ),
+                    Field("topic_authorized_operations", INT32, since=8, default=_INT32_MIN),
+                )
+            ),
+        ),
+        Field(
+            "cluster_authorized_operations", INT32, since=8, until=10, default=_INT32_MIN
+        ),
+        Field("error_code", INT16, since=13),
+    ),
+)
+
+_DESCRIBE_SCRAM = ApiSpec(
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
+    0,
+    0,
+    0,
+    Struct(Field("users", Array(Struct(Field("name", STRING))), nullable_since=0)),
+    Struct(
+        Field("throttle_time_ms", INT32),
+        Field("error_code", INT16),
+        Field("error_message", STRING, nullable_since=0, null_default=True),
+        Field(
+            "results",
+            Array(
+                Struct(
+                    Field("user", STRING),
+                    Field("error_code", INT16),
+                    Field("error_message", STRING, nullable_since=0, null_default=True),
+                    Field(
+                        "credential_infos",
+                        Array(Struct(Field("mechanism", INT8), Field("iterations", INT32))),
+                    ),
+                )
+            ),
+        ),
+    ),
+)
+
+_ALTER_SCRAM = ApiSpec(
+    ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
+    0,
+    0,
+    0,
+    Struct(
+        Field("deletions", Array(Struct(Field("name", STRING), Field("mechanism", INT8)))),
+        Field(
+            "upsertions",
+            Array(
+                Struct(
+                    Field("name", STRING),
+                    Field("mechanism", INT8),
+                    Field("iterations", INT32),
+                    Field("salt", BYTES),
+                    Field("salted_password", BYTES),
+                )
+            ),
+        ),
+    ),
+    Struct(
+        Field("throttle_time_ms", INT32),
+        Field(
+            "results",
+            Array(
+                Struct(
+                    Field("user", STRING),
+                    Field("error_code", INT16),
+                    Field("error_message", STRING, nullable_since=0, null_default=True),
+                )
+            ),
+        ),
+    ),
+)
+
+_CREATE_TOKEN = ApiSpec(
+    ApiKey.CREATE_DELEGATION_TOKEN,
+    0,
+    3,
+    2,
+    Struct(
+        Field("owner_principal_type", STRING, since=3, nullable_since=3),
+        Field("owner_principal_name", STRING, since=3, nullable_since=3),
+        Field("renewers", Array(_PRINCIPAL)),
+        Field("max_lifetime_ms", INT64),
+    ),
+    Struct(
+        Field("error_code", INT16),
+        Field("principal_type", STRING),
+        Field("principal_name", STRING),
+        Field("token_requester_principal_type", STRING, since=3),
+        Field("token_requester_principal_name", STRING, since=3),
+        Field("issue_timestamp_ms", INT64),
+        Field("expiry_timestamp_ms", INT64),
+        Field("max_timestamp_ms", INT64),
+        Field("token_id", STRING),
+        Field("hmac", BYTES),
+        Field("throttle_time_ms", INT32),
+    ),
+)
+
+_RENEW_TOKEN = ApiSpec(
+    ApiKey.RENEW_DELEGATION_TOKEN,
+    0,
+    2,
+    2,
+    Struct(Field("hmac", BYTES), Field("renew_period_ms", INT64)),
+    Struct(
+        Field("error_code", INT16),
+        Field("expiry_timestamp_ms", INT64),
+        Field("throttle_time_ms", INT32),
+    ),
+)
+
+_EXPIRE_TOKEN = ApiSpec(
+    ApiKey.EXPIRE_DELEGATION_TOKEN,
+    0,
+    2,
+    2,
+    Struct(Field("hmac", BYTES), Field("expiry_time_period_ms", INT64)),
+    Struct(
+        Field("error_code", INT16),
+        Field("expiry_timestamp_ms", INT64),
+        Field("throttle_time_ms", INT32),
+    ),
+)
+
+_DESCRIBE_TOKEN = ApiSpec(
+    ApiKey.DESCRIBE_DELEGATION_TOKEN,
+    0,
+    3,
+    2,
+    Struct(Field("owners", Array(_PRINCIPAL), nullable_since=0)),
+    Struct(
+        Field("error_code", INT16),
+        Field(
+            "tokens",
+            Array(
+                Struct(
+                    Field("principal_type", STRING),
+                    Field("principal_name", STRING),
+                    Field("token_requester_principal_type", STRING, since=3),
+                    Field("token_requester_principal_name", STRING, since=3),
+                    Field("issue_timestamp", INT64),
+                    Field("expiry_timestamp", INT64),
+                    Field("max_timestamp", INT64),
+                    Field("token_id", STRING),
+                    Field("hmac", BYTES),
+                    Field("renewers", Array(_PRINCIPAL)),
+                )
+            ),
+        ),
+        Field("throttle_time_ms", INT32),
+    ),
+)
+
+API_SPECS: dict[int, ApiSpec] = {
+    spec.key: spec
+    for spec in (
+        _API_VERSIONS,
+        _SASL_HANDSHAKE,
+        _SASL_AUTHENTICATE,
+        _METADATA,
+        _DESCRIBE_SCRAM,
+        _ALTER_SCRAM,
+        _CREATE_TOKEN,
+        _RENEW_TOKEN,
+        _EXPIRE_TOKEN,
+        _DESCRIBE_TOKEN,
+    )
+}

@@ -1,0 +1,179 @@
+"""Frames and headers: the entry points of the wire codec (sans-IO).
+
+A frame is an int32 size then that many bytes (kafka-wire-protocol 1.1). The
+request header's client id is always the classic int16 string, even in header
+v2, so it can be read before the API version is known to be supported.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from ._apis import API_SPECS, ApiKey, ApiSpec
+from ._errors import ErrorCode, MalformedMessage, UnsupportedRequest
+from ._primitives import Reader, Writer
+
+__all__ = [
+    "FrameBuffer",
+    "RequestHeader",
+    "api_versions_unsupported_response",
+    "decode_request",
+    "decode_request_header",
+    "decode_response",
+    "encode_request",
+    "encode_response",
+    "frame",
+]
+
+_SIZE = struct.Struct(">i")
+Body = dict[str, Any]
+
+
+def frame(payload: bytes) -> bytes:
+    return _SIZE.pack(len(payload)) + payload
+
+
+class FrameBuffer:
+    """Splits a byte stream into frames, refusing any frame above ``max_size``.
+
+    The size check happens on the 4-byte prefix, before any of the frame is
+    buffered, so an announced 2 GB frame costs nothing (Kafka's
+    ``sasl.server.max.receive.size`` / ``socket.request.max.bytes``).
+    """
+
+    __slots__ = ("_buf", "max_size")
+
+    def __init__(self, max_size: int) -> None:
+        self._buf = bytearray()
+        self.max_size = max_size
+
+    def __len__(self) -> int:
+        return len(self._buf)
+
+    def feed(self, data: bytes) -> None:
+        self._buf += data
+
+    def next_frame(self) -> bytes | None:
+        buf = self._buf
+        if len(buf) < 4:
+            return None
+        (size,) = _SIZE.unpack_from(buf)
+        if size < 0 or size > self.max_size:
+            raise MalformedMessage(f"frame of {size} bytes exceeds the limit of {self.max_size}")
+        end = 4 + size
+        if len(buf) < end:
+            return None
+        payload = bytes(buf[4:end])
+        del buf[:end]
+        return payload
+
+
+@dataclass(frozen=True, slots=True)
+class RequestHeader:
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+
+
+def decode_request_header(payload: bytes) -> tuple[RequestHeader, Reader]:
+    """Read the header fields common to v1 and v2; the caller handles tags."""
+    r = Reader(payload)
+    api_key = r.int16()
+    api_version = r.int16()
+    correlation_id = r.int32()
+    client_id = r.string(compact=False)
+    return RequestHeader(api_key, api_version, correlation_id, client_id), r
+
+
+def decode_request(payload: bytes) -> tuple[RequestHeader, ApiSpec, Body]:
+    """Decode one request frame's payload.
+
+    Raises:
+        UnsupportedRequest: unknown API key or version (the header is attached).
+        MalformedMessage: the body does not decode.
+    """
+    header, r = decode_request_header(payload)
+    spec = API_SPECS.get(header.api_key)
+    if spec is None or not spec.supports(header.api_version):
+        exc = UnsupportedRequest(header.api_key, header.api_version)
+        exc.header = header  # type: ignore[attr-defined]
+        raise exc
+    version = header.api_version
+    flexible = spec.flexible(version)
+    if flexible:
+        _skip_tags(r)
+    body = spec.request.read(r, version, flexible)
+    # Trailing bytes are tolerated, as Kafka's readers do for forward compatibility.
+    return header, spec, body
+
+
+def _skip_tags(r: Reader) -> None:
+    count = r.uvarint()
+    for _ in range(count):
+        r.uvarint()
+        r.raw(r.uvarint())
+
+
+def encode_response(api_key: int, version: int, correlation_id: int, body: Body) -> bytes:
+    """A framed response with the header version Kafka's generator picks."""
+    spec = API_SPECS[api_key]
+    w = Writer()
+    w.int32(correlation_id)
+    if spec.response_header_version(version) == 1:
+        w.uvarint(0)
+    spec.response.write(w, body, version, spec.flexible(version))
+    return frame(w.getvalue())
+
+
+def api_versions_unsupported_response(correlation_id: int) -> bytes:
+    """KIP-511: for a too-new ApiVersions, a v0 body with error 35 listing key 18."""
+    spec = API_SPECS[ApiKey.API_VERSIONS]
+    body = {
+        "error_code": ErrorCode.UNSUPPORTED_VERSION,
+        "api_keys": [
+            {
+                "api_key": ApiKey.API_VERSIONS,
+                "min_version": spec.min_version,
+                "max_version": spec.max_version,
+            }
+        ],
+    }
+    return encode_response(ApiKey.API_VERSIONS, 0, correlation_id, body)
+
+
+def encode_request(
+    api_key: int, version: int, correlation_id: int, client_id: str | None, body: Body
+) -> bytes:
+    """A framed request (client side)."""
+    spec = API_SPECS[api_key]
+    w = Writer()
+    w.int16(api_key)
+    w.int16(version)
+    w.int32(correlation_id)
+    w.string(client_id, compact=False)
+    flexible = spec.flexible(version)
+    if flexible:
+        w.uvarint(0)
+    spec.request.write(w, body, version, flexible)
+    return frame(w.getvalue())
+
+
+def decode_response(api_key: int, version: int, payload: bytes) -> tuple[int, Body]:
+    """Decode a response payload (client side): correlation id and body."""
+    spec = API_SPECS[api_key]
+    r = Reader(payload)
+    correlation_id = r.int32()
+    if spec.response_header_version(version) == 1:
+        _skip_tags(r)
+    if api_key == ApiKey.API_VERSIONS:
+        # KIP-511: an error answer (35) carries a v0 body whatever we asked for.
+        start = r.pos
+        error = r.int16()
+        r.pos = start
+        if error == ErrorCode.UNSUPPORTED_VERSION:
+            version = 0
+    body = spec.response.read(r, version, spec.flexible(version))
+    return correlation_id, body

@@ -1,0 +1,178 @@
+"""Kafka's primitive encodings (kafka-wire-protocol section 2): fixed-width
+big-endian integers, unsigned varints, classic and compact strings, bytes and
+arrays, UUIDs and tagged-field sections."""
+
+from __future__ import annotations
+
+import struct
+
+from ._errors import MalformedMessage
+
+__all__ = ["Reader", "Writer"]
+
+_I8 = struct.Struct(">b")
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+_U32 = struct.Struct(">I")
+
+# A 32-bit unsigned varint takes at most 5 bytes (7 bits per byte).
+_MAX_VARINT_BYTES = 5
+
+
+class Reader:
+    """Reads primitives from one message; every read checks the bounds."""
+
+    __slots__ = ("_data", "_end", "pos")
+
+    def __init__(self, data: bytes | memoryview, pos: int = 0) -> None:
+        self._data = bytes(data)
+        self._end = len(self._data)
+        self.pos = pos
+
+    def remaining(self) -> int:
+        return self._end - self.pos
+
+    def _take(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > self._end:
+            raise MalformedMessage(f"truncated: need {n} bytes at offset {self.pos}")
+        start = self.pos
+        self.pos = start + n
+        return self._data[start : self.pos]
+
+    def int8(self) -> int:
+        value: int = _I8.unpack_from(self._take(1))[0]
+        return value
+
+    def int16(self) -> int:
+        value: int = _I16.unpack_from(self._take(2))[0]
+        return value
+
+    def int32(self) -> int:
+        value: int = _I32.unpack_from(self._take(4))[0]
+        return value
+
+    def int64(self) -> int:
+        value: int = _I64.unpack_from(self._take(8))[0]
+        return value
+
+    def boolean(self) -> bool:
+        return self._take(1) != b"\x00"
+
+    def uuid(self) -> bytes:
+        return self._take(16)
+
+    def uvarint(self) -> int:
+        result = 0
+        for i in range(_MAX_VARINT_BYTES):
+            byte = self._take(1)[0]
+            result |= (byte & 0x7F) << (7 * i)
+            if not byte & 0x80:
+                return result
+        raise MalformedMessage("unsigned varint longer than 5 bytes")
+
+    def raw(self, n: int) -> bytes:
+        return self._take(n)
+
+    def length(self, compact: bool, what: str) -> int:
+        """A length prefix; -1 means null."""
+        if compact:
+            return self.uvarint() - 1
+        n = self.int16() if what == "string" else self.int32()
+        if n < -1:
+            raise MalformedMessage(f"negative {what} length {n}")
+        return n
+
+    def string(self, compact: bool) -> str | None:
+        n = self.length(compact, "string")
+        if n < 0:
+            return None
+        try:
+            return self._take(n).decode("utf-8")
+        except UnicodeDecodeError:
+            raise MalformedMessage("string is not valid UTF-8") from None
+
+    def bytes_(self, compact: bool) -> bytes | None:
+        n = self.length(compact, "bytes")
+        return None if n < 0 else self._take(n)
+
+    def array_length(self, compact: bool) -> int:
+        n = self.length(compact, "array")
+        # Each element takes at least one byte: a count beyond the remaining
+        # bytes is malformed and must not make us allocate for it.
+        if n > self.remaining():
+            raise MalformedMessage(f"array of {n} elements in {self.remaining()} bytes")
+        return n
+
+
+class Writer:
+    """Accumulates an encoded message."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+
+    def getvalue(self) -> bytes:
+        return b"".join(self._parts)
+
+    def raw(self, data: bytes) -> None:
+        self._parts.append(data)
+
+    def int8(self, value: int) -> None:
+        self._parts.append(_I8.pack(value))
+
+    def int16(self, value: int) -> None:
+        self._parts.append(_I16.pack(value))
+
+    def int32(self, value: int) -> None:
+        self._parts.append(_I32.pack(value))
+
+    def int64(self, value: int) -> None:
+        self._parts.append(_I64.pack(value))
+
+    def uint32(self, value: int) -> None:
+        self._parts.append(_U32.pack(value))
+
+    def boolean(self, value: bool) -> None:
+        self._parts.append(b"\x01" if value else b"\x00")
+
+    def uuid(self, value: bytes) -> None:
+        if len(value) != 16:
+            raise ValueError("a UUID is 16 bytes")
+        self._parts.append(value)
+
+    def uvarint(self, value: int) -> None:
+        if value < 0:
+            raise ValueError("unsigned varint must be >= 0")
+        out = bytearray()
+        while value >= 0x80:
+            out.append((value & 0x7F) | 0x80)
+            value >>= 7
+        out.append(value)
+        self._parts.append(bytes(out))
+
+    def length(self, n: int, compact: bool, what: str) -> None:
+        if compact:
+            self.uvarint(n + 1)
+        elif what == "string":
+            self.int16(n)
+        else:
+            self.int32(n)
+
+    def string(self, value: str | None, compact: bool) -> None:
+        if value is None:
+            self.length(-1, compact, "string")
+            return
+        data = value.encode("utf-8")
+        if not compact and len(data) > 32767:
+            raise ValueError("string longer than 32767 bytes")
+        self.length(len(data), compact, "string")
+        self._parts.append(data)
+
+    def bytes_(self, value: bytes | None, compact: bool) -> None:
+        if value is None:
+            self.length(-1, compact, "bytes")
+            return
+        self.length(len(value), compact, "bytes")
+        self._parts.append(bytes(value))

@@ -1,0 +1,275 @@
+"""Message schemas as data, with one generic encoder and decoder.
+
+A schema is a tree of :class:`Struct` and :class:`Field` values transcribed
+from Kafka's ``common/message/*.json``: each field knows the versions it
+exists in, from which version it may be null, its default and, for tagged
+fields, its tag. Flexible versions (KIP-482) switch every string, bytes and
+array to the compact form and end every struct with a tagged-field section.
+Values are plain dicts keyed by snake_case field name, so the same code
+serves requests and responses, client and server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import MalformedMessage
+from ._primitives import Reader, Writer
+
+__all__ = [
+    "BOOL",
+    "BYTES",
+    "INT8",
+    "INT16",
+    "INT32",
+    "INT64",
+    "STRING",
+    "UUID",
+    "Array",
+    "Field",
+    "Struct",
+]
+
+Value = Any
+
+
+class _Primitive:
+    __slots__ = ("default", "name")
+
+    def __init__(self, name: str, default: Value) -> None:
+        self.name = name
+        self.default = default
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+INT8 = _Primitive("int8", 0)
+INT16 = _Primitive("int16", 0)
+INT32 = _Primitive("int32", 0)
+INT64 = _Primitive("int64", 0)
+BOOL = _Primitive("bool", False)
+UUID = _Primitive("uuid", bytes(16))
+STRING = _Primitive("string", "")
+BYTES = _Primitive("bytes", b"")
+
+_INT_RANGES = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
+
+
+@dataclass(frozen=True)
+class Array:
+    """``[T]``: an array of a primitive or of structs."""
+
+    element: _Primitive | Struct
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a struct.
+
+    Attributes:
+        name: snake_case key in the value dict.
+        type: a primitive, :class:`Array` or :class:`Struct`.
+        since: first version the field exists in.
+        until: last version it exists in (inclusive), or ``None``.
+        nullable_since: first version in which null is allowed, or ``None``.
+        default: the value when absent or not given; Java's generator defaults
+            otherwise (0, false, "", empty bytes, empty array, zero UUID).
+        tag: the tag of a tagged field (flexible versions only).
+        null_default: the default is null (``"default": "null"`` in the JSON).
+    """
+
+    name: str
+    type: _Primitive | Array | Struct
+    since: int = 0
+    until: int | None = None
+    nullable_since: int | None = None
+    default: Value = field(default=None)
+    tag: int | None = None
+    null_default: bool = False
+
+    def present(self, version: int) -> bool:
+        return self.since <= version and (self.until is None or version <= self.until)
+
+    def nullable(self, version: int) -> bool:
+        return self.nullable_since is not None and version >= self.nullable_since
+
+    def default_value(self) -> Value:
+        if self.null_default:
+            return None
+        if self.default is not None:
+            return self.default
+        if isinstance(self.type, Array):
+            return []
+        if isinstance(self.type, Struct):
+            return None
+        return self.type.default
+
+
+@dataclass(frozen=True)
+class Struct:
+    """An ordered list of fields; tagged fields go to the struct's tag section."""
+
+    fields: tuple[Field, ...]
+
+    def __init__(self, *fields: Field) -> None:
+        object.__setattr__(self, "fields", tuple(fields))
+
+    # -- decoding ---------------------------------------------------------
+    def read(self, r: Reader, version: int, flexible: bool) -> dict[str, Value]:
+        out: dict[str, Value] = {}
+        tagged: dict[int, Field] = {}
+        for f in self.fields:
+            if not f.present(version) or (f.tag is not None and not flexible):
+                out[f.name] = f.default_value()
+                continue
+            if f.tag is not None:
+                tagged[f.tag] = f
+                out[f.name] = f.default_value()
+                continue
+            out[f.name] = _read_value(r, f, version, flexible)
+        if flexible:
+            _read_tags(r, tagged, out, version)
+        return out
+
+    # -- encoding ---------------------------------------------------------
+    def write(self, w: Writer, value: Mapping[str, Value], version: int, flexible: bool) -> None:
+        tagged: list[tuple[int, bytes]] = []
+        for f in self.fields:
+            if not f.present(version):
+                continue
+            v = value.get(f.name, f.default_value()) if value is not None else f.default_value()
+            if f.tag is not None:
+                if flexible and v != f.default_value():
+                    sub = Writer()
+                    _write_value(sub, f, v, version, flexible)
+                    tagged.append((f.tag, sub.getvalue()))
+                continue
+            _write_value(w, f, v, version, flexible)
+        if flexible:
+            w.uvarint(len(tagged))
+            for tag, data in sorted(tagged):
+                w.uvarint(tag)
+                w.uvarint(len(data))
+                w.raw(data)
+
+
+def _read_tags(r: Reader, known: Mapping[int, Field], out: dict[str, Value], version: int) -> None:
+    count = r.uvarint()
+    if count > r.remaining():
+        raise MalformedMessage(f"{count} tagged fields in {r.remaining()} bytes")
+    last = -1
+    for _ in range(count):
+        tag = r.uvarint()
+        size = r.uvarint()
+        # Kafka's reader rejects out-of-order or duplicate tags.
+        if tag <= last:
+            raise MalformedMessage(f"tagged field {tag} out of order")
+        last = tag
+        data = r.raw(size)
+        f = known.get(tag)
+        if f is not None:
+            sub = Reader(data)
+            out[f.name] = _read_value(sub, f, version, True)
+        # Unknown tags are skipped by their size (KIP-482).
+
+
+def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Value:
+    t = f.type
+    if isinstance(t, Array):
+        n = r.array_length(flexible)
+        if n < 0:
+            return _null(f, version, "array")
+        el = t.element
+        if isinstance(el, Struct):
+            return [el.read(r, version, flexible) for _ in range(n)]
+        return [_read_primitive(r, el, flexible, f, version) for _ in range(n)]
+    if isinstance(t, Struct):
+        return t.read(r, version, flexible)
+    return _read_primitive(r, t, flexible, f, version)
+
+
+def _read_primitive(r: Reader, t: _Primitive, flexible: bool, f: Field, version: int) -> Value:
+    name = t.name
+    if name == "int16":
+        return r.int16()
+    if name == "int32":
+        return r.int32()
+    if name == "string":
+        s = r.string(flexible)
+        return _null(f, version, "string") if s is None else s
+    if name == "bytes":
+        b = r.bytes_(flexible)
+        return _null(f, version, "bytes") if b is None else b
+    if name == "int8":
+        return r.int8()
+    if name == "int64":
+        return r.int64()
+    if name == "bool":
+        return r.boolean()
+    if name == "uuid":
+        return r.uuid()
+    raise AssertionError(name)  # pragma: no cover
+
+
+def _null(f: Field, version: int, what: str) -> None:
+    if not f.nullable(version):
+        raise MalformedMessage(f"null {what} for non-nullable field {f.name!r}")
+    return None
+
+
+def _write_value(w: Writer, f: Field, v: Value, version: int, flexible: bool) -> None:
+    t = f.type
+    if v is None:
+        if isinstance(t, Array):
+            if not f.nullable(version):
+                raise ValueError(f"field {f.name!r} is not nullable in version {version}")
+            w.length(-1, flexible, "array")
+            return
+        if isinstance(t, _Primitive) and t.name in ("string", "bytes"):
+            if not f.nullable(version):
+                raise ValueError(f"field {f.name!r} is not nullable in version {version}")
+            w.length(-1, flexible, t.name)
+            return
+        v = f.default_value()
+    if isinstance(t, Array):
+        items: Sequence[Value] = v
+        w.length(len(items), flexible, "array")
+        el = t.element
+        if isinstance(el, Struct):
+            for item in items:
+                el.write(w, item, version, flexible)
+        else:
+            for item in items:
+                _write_primitive(w, el, item, flexible, f)
+        return
+    if isinstance(t, Struct):
+        t.write(w, v, version, flexible)
+        return
+    _write_primitive(w, t, v, flexible, f)
+
+
+def _write_primitive(w: Writer, t: _Primitive, v: Value, flexible: bool, f: Field) -> None:
+    name = t.name
+    bounds = _INT_RANGES.get(name)
+    if bounds is not None:
+        if not isinstance(v, int) or not bounds[0] <= v <= bounds[1]:
+            raise ValueError(f"field {f.name!r}: {v!r} is not an {name}")
+        getattr(w, name)(v)
+    elif name == "string":
+        w.string(v, flexible)
+    elif name == "bytes":
+        w.bytes_(v, flexible)
+    elif name == "bool":
+        w.boolean(bool(v))
+    elif name == "uuid":
+        w.uuid(v)
+    else:  # pragma: no cover
+        raise AssertionError(name)

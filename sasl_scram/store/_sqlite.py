@@ -1,0 +1,341 @@
+"""The embedded default store: SQLite (standard library) in WAL mode.
+
+* Durable: every user's alteration is one ``BEGIN IMMEDIATE`` transaction,
+  committed with ``synchronous=FULL`` before ``alter`` reports success.
+* Shared between processes: each alteration also appends to a change log
+  table; every process polls ``PRAGMA data_version`` and re-reads the users
+  named in new log rows, so a change made elsewhere reaches this process's
+  cache within ``poll_interval``. Log rows older than ``change_retention``
+  are purged (the same 15 minutes as Kafka's ZooKeeper notifications); a
+  process that fell behind the purge reloads everything.
+* Credentials are stored as Kafka's credential strings, one row per
+  (user, mechanism), so they can be inspected and moved to ZooKeeper as is.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .._credential import ScramCredential
+from .._errors import InvalidCredentialString
+from .._mechanism import ScramMechanism
+from . import _kip554
+from ._api import (
+    AlterResult,
+    CredentialStoreError,
+    CredentialStoreUnavailable,
+    DescribeResult,
+    KafkaError,
+    ScramDeletion,
+    ScramUpsertion,
+)
+from ._cache import CredentialCache
+from ._listeners import ListenerSet
+
+__all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteCredentialStore"]
+
+_log = logging.getLogger("sasl_scram.store.sqlite")
+
+DEFAULT_POLL_INTERVAL = 0.2
+# Kafka purges ZooKeeper change notifications after 15 minutes; same here.
+DEFAULT_CHANGE_RETENTION = 15 * 60.0
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS scram_credentials (
+        user TEXT NOT NULL,
+        mechanism TEXT NOT NULL,
+        credential TEXT NOT NULL,
+        PRIMARY KEY (user, mechanism)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS scram_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        user TEXT NOT NULL,
+        changed_at REAL NOT NULL
+    )""",
+)
+
+_Rows = list[tuple[str, str, str]]
+
+
+class SQLiteCredentialStore:
+    """Credentials in a SQLite file, cached in memory and kept in sync across processes.
+
+    Args:
+        path: The database file (created if missing).
+        poll_interval: Seconds between checks for other processes' changes;
+            ``0`` disables the background thread (call :meth:`refresh`).
+        change_retention: Seconds change-log rows are kept.
+        busy_timeout: Seconds to wait for another process's write lock.
+        clock: Wall-clock seconds, used for the change log.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
+        change_retention: float = DEFAULT_CHANGE_RETENTION,
+        busy_timeout: float = 5.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._path = str(path)
+        self._clock = clock
+        self._retention = change_retention
+        self._lock = threading.RLock()
+        self._listeners = ListenerSet()
+        self._cache = CredentialCache(
+            lazy=False, max_users=1, max_staleness=float("inf"), monotonic=time.monotonic
+        )
+        self._closed = False
+        self._stop = threading.Event()
+        try:
+            self._db = sqlite3.connect(
+                self._path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # FULL: a commit that returned is on disk even after a power loss.
+            self._db.execute("PRAGMA synchronous=FULL")
+            with self._transaction():
+                for statement in _SCHEMA:
+                    self._db.execute(statement)
+            with self._lock:
+                self._data_version = self._pragma_data_version()
+                self._last_seq = self._max_seq()
+                self._cache.replace_all(self._load_all())
+        except sqlite3.Error as exc:
+            raise CredentialStoreUnavailable(
+                f"cannot open the SQLite credential store: {exc}"
+            ) from exc
+        self._poller: threading.Thread | None = None
+        if poll_interval > 0:
+            self._poller = threading.Thread(
+                target=self._poll_loop,
+                args=(poll_interval,),
+                name="scram-sqlite-store",
+                daemon=True,
+            )
+            self._poller.start()
+
+    def __repr__(self) -> str:
+        return f"SQLiteCredentialStore(path={self._path!r}, users={len(self._cache)})"
+
+    # -- public API --------------------------------------------------------------
+
+    def lookup(self, user: str, mechanism: ScramMechanism) -> ScramCredential | None:
+        """The cached credential for ``(user, mechanism)`` or ``None``."""
+        cache = self._cache
+        if cache.unhealthy:
+            cache.check_usable()
+        creds = cache.get(user)
+        return None if creds is None else creds.get(mechanism)
+
+    def describe(self, users: Sequence[str] | None = None) -> DescribeResult:
+        """KIP-554 describe, read from the database (not from the cache)."""
+        self._check_open()
+        try:
+            with self._lock:
+                if users:
+                    rows = []
+                    for user in dict.fromkeys(users):
+                        rows += self._db.execute(
+                            "SELECT user, mechanism, credential FROM scram_credentials "
+                            "WHERE user = ?",
+                            (user,),
+                        ).fetchall()
+                else:
+                    rows = self._db.execute(
+                        "SELECT user, mechanism, credential FROM scram_credentials"
+                    ).fetchall()
+        except sqlite3.Error as exc:
+            return DescribeResult((), KafkaError.UNKNOWN_SERVER_ERROR, f"SQLite error: {exc}")
+        by_user: dict[str, dict[str, str]] = {}
+        for user, mech, text in rows:
+            by_user.setdefault(user, {})[mech] = text
+
+        def read(user: str) -> dict[ScramMechanism, int] | None:
+            raw = by_user.get(user)
+            if not raw:
+                return None
+            iterations = {}
+            for name, text in raw.items():
+                try:
+                    mech = ScramMechanism.from_name(name)
+                    iterations[mech] = ScramCredential.from_kafka_string(text).iterations
+                except (InvalidCredentialString, ValueError):
+                    raise _kip554.UnreadableUser(user) from None
+            return iterations
+
+        return _kip554.describe_users(users, read, lambda: by_user)
+
+    def alter(
+        self, deletions: Sequence[ScramDeletion], upsertions: Sequence[ScramUpsertion]
+    ) -> list[AlterResult]:
+        """KIP-554 alter: one durable transaction per user."""
+        self._check_open()
+        plan = _kip554.plan_alterations(deletions, upsertions)
+        collector = _kip554.AlterResultCollector(plan)
+        changed: list[str] = []
+        for alteration in plan.alterations:
+            result = self._alter_user(alteration)
+            collector.add(result)
+            if result.error == KafkaError.NONE:
+                changed.append(alteration.user)
+        if changed:
+            with self._lock:
+                try:
+                    self._apply_users(changed)
+                except sqlite3.Error as exc:  # durable anyway; the poller retries
+                    _log.warning("could not refresh the cache after a write: %s", exc)
+        return collector.results()
+
+    def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(user)`` after a user's credentials change in any process."""
+        return self._listeners.add(listener)
+
+    def refresh(self) -> None:
+        """Pick up other processes' changes now (the poller does this periodically)."""
+        self._check_open()
+        with self._lock:
+            version = self._pragma_data_version()
+            if version == self._data_version:
+                return
+            self._data_version = version
+            rows = self._db.execute(
+                "SELECT seq, user FROM scram_changes WHERE seq > ? ORDER BY seq",
+                (self._last_seq,),
+            ).fetchall()
+            newest = self._max_seq()
+            if newest > self._last_seq and (not rows or rows[0][0] != self._last_seq + 1):
+                # The rows we missed were purged: reload everything.
+                changed = self._cache.replace_all(self._load_all())
+                self._last_seq = newest
+                self._listeners.notify(changed)
+                return
+            if rows:
+                self._last_seq = rows[-1][0]
+                self._apply_users(list(dict.fromkeys(user for _, user in rows)))
+
+    def close(self) -> None:
+        """Stop polling and close the database."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        if self._poller is not None:
+            self._poller.join(timeout=5)
+        self._cache.close()
+        with self._lock:
+            self._db.close()
+
+    # -- internals ---------------------------------------------------------------
+
+    def _alter_user(self, alteration: _kip554.UserAlteration) -> AlterResult:
+        user = alteration.user
+        try:
+            with self._lock, self._transaction():
+                present = {
+                    name
+                    for (name,) in self._db.execute(
+                        "SELECT mechanism FROM scram_credentials WHERE user = ?", (user,)
+                    )
+                }
+                mechs = {m for m in ScramMechanism if m.mechanism_name in present}
+                outcome = _kip554.resolve_user(alteration, mechs)
+                if isinstance(outcome, AlterResult):
+                    return outcome
+                for mech in outcome.deletions:
+                    self._db.execute(
+                        "DELETE FROM scram_credentials WHERE user = ? AND mechanism = ?",
+                        (user, mech.mechanism_name),
+                    )
+                for mech, cred in outcome.upsertions.items():
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO scram_credentials VALUES (?, ?, ?)",
+                        (user, mech.mechanism_name, cred.to_kafka_string()),
+                    )
+                now = self._clock()
+                self._db.execute(
+                    "INSERT INTO scram_changes (user, changed_at) VALUES (?, ?)", (user, now)
+                )
+                self._db.execute(
+                    "DELETE FROM scram_changes WHERE changed_at < ?", (now - self._retention,)
+                )
+        except sqlite3.Error as exc:
+            return AlterResult(
+                user,
+                KafkaError.UNKNOWN_SERVER_ERROR,
+                f"Credential store error; the alteration was not applied: {exc}",
+            )
+        return AlterResult(user)
+
+    class _Txn:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self._db = db
+
+        def __enter__(self) -> None:
+            # IMMEDIATE takes the write lock now, so the read-check-write of a
+            # user cannot interleave with another process's.
+            self._db.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+            if exc_type is None:
+                self._db.execute("COMMIT")
+            else:
+                self._db.execute("ROLLBACK")
+
+    def _transaction(self) -> SQLiteCredentialStore._Txn:
+        return SQLiteCredentialStore._Txn(self._db)
+
+    def _pragma_data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _max_seq(self) -> int:
+        row = self._db.execute(
+            "SELECT seq FROM sqlite_sequence WHERE name = 'scram_changes'"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def _rows_to_users(self, rows: _Rows) -> dict[str, dict[ScramMechanism, ScramCredential]]:
+        users: dict[str, dict[ScramMechanism, ScramCredential]] = {}
+        for user, name, text in rows:
+            try:
+                mech = ScramMechanism.from_name(name)
+                cred = ScramCredential.from_kafka_string(text)
+            except (InvalidCredentialString, ValueError) as exc:
+                _log.warning("skipping a stored credential of %r: %s", user, exc)
+                continue
+            users.setdefault(user, {})[mech] = cred
+        return users
+
+    def _load_all(self) -> dict[str, dict[ScramMechanism, ScramCredential]]:
+        rows = self._db.execute("SELECT user, mechanism, credential FROM scram_credentials")
+        return self._rows_to_users(rows.fetchall())
+
+    def _apply_users(self, users: Sequence[str]) -> None:
+        changed = []
+        for user in users:
+            rows = self._db.execute(
+                "SELECT user, mechanism, credential FROM scram_credentials WHERE user = ?",
+                (user,),
+            ).fetchall()
+            if self._cache.put(user, self._rows_to_users(rows).get(user, {})):
+                changed.append(user)
+        self._listeners.notify(changed)
+
+    def _poll_loop(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.refresh()
+            except CredentialStoreError:
+                return
+            except sqlite3.Error as exc:
+                _log.warning("polling the SQLite credential store failed: %s", exc)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise CredentialStoreError("the credential store is closed")

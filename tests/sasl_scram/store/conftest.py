@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from sasl_scram.store import (
+    CredentialStore,
+    InMemoryCredentialStore,
+    SQLiteCredentialStore,
+    ZooKeeperCredentialStore,
+)
+from tests.zookeeper_server import (  # noqa: F401 - fixtures
+    dedicated_zookeeper,
+    zookeeper_hosts,
+    zookeeper_server,
+)
+
+BACKENDS = ["memory", "sqlite", "zookeeper-eager", "zookeeper-lazy"]
+
+StoreFactory = Callable[[], CredentialStore]
+
+
+@pytest.fixture(params=BACKENDS)
+def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """Opens stores of one backend that share their data (a second call is a second
+    process's view, except for the in-memory store, which has only one)."""
+    opened: list[CredentialStore] = []
+    kind: str = request.param
+    memory = InMemoryCredentialStore()
+
+    def make() -> CredentialStore:
+        store: CredentialStore
+        if kind == "memory":
+            store = memory
+        elif kind == "sqlite":
+            store = SQLiteCredentialStore(tmp_path / "creds.db", poll_interval=0.02)
+        else:
+            hosts = request.getfixturevalue("zookeeper_hosts")
+            store = ZooKeeperCredentialStore(hosts, mode=kind.split("-")[1])  # type: ignore[arg-type]
+        opened.append(store)
+        return store
+
+    yield make
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def store(store_factory: StoreFactory) -> CredentialStore:
+    return store_factory()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # kazoo warns once per client when a chroot does not exist yet; the store
+    # creates it (like KafkaZkClient.createChrootIfNecessary).
+    for item in items:
+        item.add_marker(pytest.mark.filterwarnings("ignore:No chroot path exists:UserWarning"))

@@ -1,0 +1,235 @@
+"""Kafka's delegation-token configuration (``DelegationTokenManagerConfigs``), plus a secret list.
+
+Keys and defaults are Kafka's (kafka-internals 7.1). Beyond Kafka, the
+secret may be an ordered list so that it can be rotated like a MultiFernet:
+
+* ``delegation.token.secret.key=new,old`` -- comma-separated, newest first;
+* new tokens are signed with the first secret; a token authenticates with the
+  HMAC of any listed secret; dropping a secret revokes every HMAC made with it;
+* a literal comma in a secret is written ``\\,`` and a literal backslash
+  ``\\\\``; any other backslash escape is an error, so an existing secret can
+  never be silently misread;
+* the value is trimmed (Kafka's ``ConfigDef`` trims PASSWORD values) and so is
+  each element; an empty element (``a,,b``, a trailing comma) is an error.
+
+A single secret without commas or backslashes means exactly what it means to
+Kafka, so the same properties file can be shared with Kafka brokers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ._errors import TokenConfigError
+
+__all__ = [
+    "DEFAULT_EXPIRY_CHECK_INTERVAL_MS",
+    "DEFAULT_EXPIRY_TIME_MS",
+    "DEFAULT_MAX_LIFETIME_MS",
+    "EXPIRY_CHECK_INTERVAL_KEY",
+    "EXPIRY_TIME_KEY",
+    "MASTER_KEY",
+    "MAX_LIFETIME_KEY",
+    "SECRET_KEY",
+    "TokenConfig",
+    "TokenSecrets",
+    "parse_secret_list",
+]
+
+SECRET_KEY = "delegation.token.secret.key"
+# Deprecated alias, read only when SECRET_KEY is absent (KafkaConfig.delegationTokenSecretKey).
+MASTER_KEY = "delegation.token.master.key"
+MAX_LIFETIME_KEY = "delegation.token.max.lifetime.ms"
+EXPIRY_TIME_KEY = "delegation.token.expiry.time.ms"
+EXPIRY_CHECK_INTERVAL_KEY = "delegation.token.expiry.check.interval.ms"
+
+# DelegationTokenManagerConfigs defaults.
+DEFAULT_MAX_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000
+DEFAULT_EXPIRY_TIME_MS = 24 * 60 * 60 * 1000
+DEFAULT_EXPIRY_CHECK_INTERVAL_MS = 60 * 60 * 1000
+
+_JAVA_LONG_MIN = -(2**63)
+_JAVA_LONG_MAX = 2**63 - 1
+
+
+class TokenSecrets:
+    """An ordered, non-empty list of HMAC secrets; the first signs new tokens.
+
+    The ``repr`` shows only how many secrets there are.
+
+    Args:
+        secrets: The secrets, newest first. Each must be non-empty.
+
+    Raises:
+        TokenConfigError: no secret, or an empty one.
+    """
+
+    __slots__ = ("_keys", "_secrets")
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        if isinstance(secrets, str):
+            raise TokenConfigError("TokenSecrets takes a sequence of secrets, not one string")
+        items = tuple(secrets)
+        if not items:
+            raise TokenConfigError("at least one delegation token secret is needed")
+        for item in items:
+            if not isinstance(item, str) or not item:
+                raise TokenConfigError("delegation token secrets must be non-empty strings")
+        self._secrets = items
+        # HmacSHA512 key = UTF-8 bytes of the secret (DelegationTokenManager.createSecretKey).
+        self._keys = tuple(s.encode("utf-8") for s in items)
+
+    def __repr__(self) -> str:
+        return f"TokenSecrets(<{len(self._secrets)} redacted>)"
+
+    __str__ = __repr__
+
+    def __len__(self) -> int:
+        return len(self._secrets)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TokenSecrets):
+            return NotImplemented
+        return self._secrets == other._secrets
+
+    def __hash__(self) -> int:
+        return hash(self._secrets)
+
+    @property
+    def keys(self) -> tuple[bytes, ...]:
+        """The HMAC keys (UTF-8 of each secret), newest first."""
+        return self._keys
+
+    @property
+    def current(self) -> bytes:
+        """The key that signs new tokens and that describe reports HMACs with."""
+        return self._keys[0]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._keys)
+
+
+def parse_secret_list(value: str, key: str = SECRET_KEY) -> tuple[str, ...]:
+    """Split a secret-list property value (see the module docstring for the syntax).
+
+    Returns an empty tuple for an empty (or blank) value: tokens disabled.
+
+    Raises:
+        TokenConfigError: a bad escape or an empty element; the message names
+            ``key`` and a position, never the secret.
+    """
+    text = value.strip()
+    if not text:
+        return ()
+    items: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            nxt = text[i + 1 : i + 2]
+            if nxt not in (",", "\\"):
+                raise TokenConfigError(
+                    f"Invalid value for configuration {key}: backslash at position {i} must be "
+                    "followed by ',' or '\\' (write \\, for a comma and \\\\ for a backslash)"
+                )
+            current.append(nxt)
+            i += 2
+            continue
+        if char == ",":
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        i += 1
+    items.append("".join(current))
+    stripped = [item.strip() for item in items]
+    for index, item in enumerate(stripped, 1):
+        if not item:
+            raise TokenConfigError(
+                f"Invalid value for configuration {key}: secret number {index} in the list is empty"
+            )
+    return tuple(stripped)
+
+
+def _parse_long(props: Mapping[str, str], key: str, default: int) -> int:
+    raw = props.get(key)
+    if raw is None:
+        return default
+    text = str(raw).strip()  # ConfigDef.parseType trims LONG values
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body or not body.isascii() or not body.isdigit():
+        raise TokenConfigError(
+            f"Invalid value {text} for configuration {key}: Not a number of type LONG"
+        )
+    value = int(text)
+    if not _JAVA_LONG_MIN <= value <= _JAVA_LONG_MAX:
+        raise TokenConfigError(
+            f"Invalid value {text} for configuration {key}: Not a number of type LONG"
+        )
+    if value < 1:  # atLeast(1) in DelegationTokenManagerConfigs
+        raise TokenConfigError(
+            f"Invalid value {value} for configuration {key}: Value must be at least 1"
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class TokenConfig:
+    """The delegation-token settings of one server process.
+
+    Attributes:
+        secrets: The HMAC secrets, newest first, or ``None`` when tokens are
+            disabled (Kafka's ``tokenAuthEnabled`` is false).
+        max_lifetime_ms: ``delegation.token.max.lifetime.ms``.
+        expiry_time_ms: ``delegation.token.expiry.time.ms``, the default renew period.
+        expiry_check_interval_ms: ``delegation.token.expiry.check.interval.ms``,
+            the sweep period.
+    """
+
+    secrets: TokenSecrets | None = field(default=None)
+    max_lifetime_ms: int = DEFAULT_MAX_LIFETIME_MS
+    expiry_time_ms: int = DEFAULT_EXPIRY_TIME_MS
+    expiry_check_interval_ms: int = DEFAULT_EXPIRY_CHECK_INTERVAL_MS
+
+    def __post_init__(self) -> None:
+        for name in ("max_lifetime_ms", "expiry_time_ms", "expiry_check_interval_ms"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise TokenConfigError(f"{name} must be an int of at least 1, got {value!r}")
+
+    @property
+    def enabled(self) -> bool:
+        """Whether delegation tokens are enabled (a non-empty secret is configured)."""
+        return self.secrets is not None
+
+    @classmethod
+    def of(cls, *secrets: str, **settings: int) -> TokenConfig:
+        """Build from secrets given directly (newest first); no escaping involved."""
+        return cls(TokenSecrets(secrets) if secrets else None, **settings)
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str]) -> TokenConfig:
+        """Read Kafka's keys from server properties; other keys are ignored.
+
+        ``delegation.token.master.key`` is used only when
+        ``delegation.token.secret.key`` is absent, as in Kafka; a present but
+        empty secret key disables tokens.
+
+        Raises:
+            TokenConfigError: a value is invalid; the message names the key.
+        """
+        if SECRET_KEY in props:
+            key, raw = SECRET_KEY, props[SECRET_KEY]
+        else:
+            key, raw = MASTER_KEY, props.get(MASTER_KEY)
+        secrets = parse_secret_list(raw, key) if raw is not None else ()
+        return cls(
+            TokenSecrets(secrets) if secrets else None,
+            max_lifetime_ms=_parse_long(props, MAX_LIFETIME_KEY, DEFAULT_MAX_LIFETIME_MS),
+            expiry_time_ms=_parse_long(props, EXPIRY_TIME_KEY, DEFAULT_EXPIRY_TIME_MS),
+            expiry_check_interval_ms=_parse_long(
+                props, EXPIRY_CHECK_INTERVAL_KEY, DEFAULT_EXPIRY_CHECK_INTERVAL_MS
+            ),
+        )

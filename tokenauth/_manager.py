@@ -1,0 +1,380 @@
+"""The token manager: create, renew, expire, describe and sweep with Kafka's rules.
+
+Pure logic over an injected store, cache, clock and randomness. The order of
+checks and the error codes are those of a ZooKeeper-mode Kafka broker
+(``KafkaApis`` + ``DelegationTokenManagerZk``, kafka-internals 7.5). Where
+KRaft differs, the method docstrings say so.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sasl_scram import KafkaPrincipal
+
+from ._cache import TokenCache
+from ._config import TokenConfig
+from ._errors import TokenStoreError
+from ._results import (
+    CreateTokenResult,
+    DescribeTokensResult,
+    ExpireTokenResult,
+    RenewTokenResult,
+    TokenErrorCode,
+)
+from ._store import TokenStore
+from ._token import DelegationToken, TokenInformation, compute_hmac, new_token_id
+
+__all__ = [
+    "AclOperation",
+    "Authorizer",
+    "RequestContext",
+    "ResourceType",
+    "TokenManager",
+    "wall_clock_ms",
+]
+
+_log = logging.getLogger("tokenauth.manager")
+
+USER_TYPE = "User"
+# KafkaPrincipal.ANONYMOUS: what a 1-way SSL client authenticates as.
+ANONYMOUS = KafkaPrincipal(USER_TYPE, "ANONYMOUS")
+
+
+def wall_clock_ms() -> int:
+    """Epoch milliseconds, as Kafka's ``Time.milliseconds``."""
+    return time.time_ns() // 1_000_000
+
+
+class AclOperation(enum.Enum):
+    """The ACL operations token requests are authorized with."""
+
+    CREATE_TOKENS = "CREATE_TOKENS"
+    DESCRIBE = "DESCRIBE"
+    DESCRIBE_TOKENS = "DESCRIBE_TOKENS"
+
+
+class ResourceType(enum.Enum):
+    """The resource types those operations apply to."""
+
+    USER = "USER"
+    DELEGATION_TOKEN = "DELEGATION_TOKEN"
+
+
+# (operation, resource type, resource name) -> allowed; the principal is the
+# request context's.
+Authorizer = Callable[[AclOperation, ResourceType, str], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    """Who is asking, over what.
+
+    Attributes:
+        principal: The authenticated principal (``User:alice``).
+        token_authenticated: The session logged in with a delegation token.
+        security_protocol: The listener's protocol: ``PLAINTEXT``, ``SSL``,
+            ``SASL_PLAINTEXT`` or ``SASL_SSL``.
+        authorizer: Answers ACL questions for this principal; ``None`` means
+            only ``super_user`` grants anything.
+        super_user: Allowed everything (Kafka's ``super.users``).
+    """
+
+    principal: KafkaPrincipal
+    token_authenticated: bool = False
+    security_protocol: str = "SASL_SSL"
+    authorizer: Authorizer | None = None
+    super_user: bool = False
+
+    def authorized(self, operation: AclOperation, resource: ResourceType, name: str) -> bool:
+        if self.super_user:
+            return True
+        if self.authorizer is None:
+            return False
+        return bool(self.authorizer(operation, resource, name))
+
+    @property
+    def allow_token_requests(self) -> bool:
+        """``KafkaApis.allowTokenRequests``: no token sessions, no PLAINTEXT, no 1-way SSL."""
+        protocol = self.security_protocol.upper()
+        if self.token_authenticated or protocol == "PLAINTEXT":
+            return False
+        return not (protocol == "SSL" and self.principal == ANONYMOUS)
+
+
+class TokenManager:
+    """Kafka's ``DelegationTokenManager`` over a :class:`TokenStore`.
+
+    Args:
+        config: Secrets, lifetimes and the sweep interval.
+        store: Where tokens live.
+        cache: The token cache to answer lookups from; built over ``store``
+            when omitted (then closed by :meth:`close`).
+        clock_ms: Epoch milliseconds; used when a call gives no ``now_ms``.
+        token_id_factory: Makes token ids (:func:`new_token_id` by default).
+    """
+
+    def __init__(
+        self,
+        config: TokenConfig,
+        store: TokenStore,
+        *,
+        cache: TokenCache | None = None,
+        clock_ms: Callable[[], int] = wall_clock_ms,
+        token_id_factory: Callable[[], str] = new_token_id,
+    ) -> None:
+        self._config = config
+        self._store = store
+        self._owns_cache = cache is None
+        self._cache = cache if cache is not None else TokenCache(store, config.secrets)
+        self._clock_ms = clock_ms
+        self._new_id = token_id_factory
+
+    def __repr__(self) -> str:
+        return f"TokenManager(enabled={self.enabled}, tokens={len(self._cache)})"
+
+    @property
+    def config(self) -> TokenConfig:
+        return self._config
+
+    @property
+    def cache(self) -> TokenCache:
+        return self._cache
+
+    @property
+    def enabled(self) -> bool:
+        return self._config.enabled
+
+    def update_config(self, config: TokenConfig) -> None:
+        """Apply new settings, e.g. a rotated secret list, to this process.
+
+        Other processes keep their own configuration: rotate each of them.
+        """
+        self._config = config
+        self._cache.set_secrets(config.secrets)
+
+    def close(self) -> None:
+        if self._owns_cache:
+            self._cache.close()
+
+    def _now(self, now_ms: int | None) -> int:
+        return self._clock_ms() if now_ms is None else now_ms
+
+    # -- CreateDelegationToken (API 38) --------------------------------------------
+
+    def create_token(
+        self,
+        ctx: RequestContext,
+        renewers: Sequence[KafkaPrincipal] = (),
+        max_lifetime_ms: int = -1,
+        owner: KafkaPrincipal | None = None,
+        *,
+        now_ms: int | None = None,
+    ) -> CreateTokenResult:
+        """Create a token (``KafkaApis.handleCreateTokenRequest`` + ``createToken``).
+
+        Args:
+            ctx: The requester.
+            renewers: Who may renew and expire it besides the owner.
+            max_lifetime_ms: ``MaxLifetimeMs``; ``<= 0`` means the server maximum,
+                otherwise capped by it.
+            owner: KIP-373 owner; ``None`` (or an empty name, which Java sends)
+                means the requester.
+            now_ms: The current time; the injected clock otherwise.
+
+        Checks, in Kafka's order: 64 request not allowed; 65 owner differs from
+        the requester without CREATE_TOKENS on ``USER:<owner>``; 67 a renewer
+        whose type is not ``User``; 61 tokens disabled. The owner's own type is
+        not validated, as in Kafka.
+        """
+        requester = ctx.principal
+        if owner is None or not owner.name:
+            owner = requester
+        renewers = tuple(renewers)
+
+        def error(code: TokenErrorCode) -> CreateTokenResult:
+            return CreateTokenResult(code, owner, requester)
+
+        if not ctx.allow_token_requests:
+            return error(TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+        if owner != requester and not ctx.authorized(
+            AclOperation.CREATE_TOKENS, ResourceType.USER, str(owner)
+        ):
+            return error(TokenErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED)
+        if any(r.principal_type != USER_TYPE for r in renewers):
+            return error(TokenErrorCode.INVALID_PRINCIPAL_TYPE)
+        secrets = self._config.secrets
+        if secrets is None:
+            return error(TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
+        now = self._now(now_ms)
+        server_max = self._config.max_lifetime_ms
+        lifetime = server_max if max_lifetime_ms <= 0 else min(max_lifetime_ms, server_max)
+        max_ts = now + lifetime
+        expiry_ts = min(max_ts, now + self._config.expiry_time_ms)
+        token_id = self._new_id()
+        info = TokenInformation(token_id, owner, requester, renewers, now, expiry_ts, max_ts)
+        try:
+            self._store.put(info)
+        except TokenStoreError as exc:
+            _log.warning("could not store new token %s: %s", token_id, exc)
+            return error(TokenErrorCode.UNKNOWN_SERVER_ERROR)
+        return CreateTokenResult(
+            TokenErrorCode.NONE,
+            owner,
+            requester,
+            now,
+            expiry_ts,
+            max_ts,
+            token_id,
+            compute_hmac(token_id, secrets.current),
+            renewers,
+        )
+
+    # -- RenewDelegationToken (API 39) ---------------------------------------------
+
+    def renew_token(
+        self,
+        ctx: RequestContext,
+        hmac: bytes,
+        renew_period_ms: int = -1,
+        *,
+        now_ms: int | None = None,
+    ) -> RenewTokenResult:
+        """Renew a token found by its HMAC (``DelegationTokenManagerZk.renewToken``).
+
+        ZooKeeper-mode order: 64, 61, 62 no token has this HMAC (under any
+        listed secret), 63 requester is neither owner nor renewer (the token
+        requester may *not* renew), 66 expired; then the new expiry is
+        ``min(max, now + period)`` where the period is
+        ``delegation.token.expiry.time.ms`` if ``renew_period_ms < 0`` and the
+        requested value as is otherwise (it may exceed the default; 0 = now).
+
+        KRaft differs: 66 is checked before 63, and a period ``<= 0`` means the
+        default while ``> 0`` means ``min(default, requested)``.
+        """
+        if not ctx.allow_token_requests:
+            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+        if not self.enabled:
+            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
+        info = self._cache.find_by_hmac(hmac)
+        if info is None:
+            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND)
+        if not info.may_renew(ctx.principal):
+            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
+        now = self._now(now_ms)
+        if info.is_expired(now):
+            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_EXPIRED)
+        period = self._config.expiry_time_ms if renew_period_ms < 0 else renew_period_ms
+        expiry = min(info.max_timestamp_ms, now + period)
+        try:
+            self._store.put(info.with_expiry(expiry))
+        except TokenStoreError as exc:
+            _log.warning("could not renew token %s: %s", info.token_id, exc)
+            return RenewTokenResult(TokenErrorCode.UNKNOWN_SERVER_ERROR)
+        return RenewTokenResult(TokenErrorCode.NONE, expiry)
+
+    # -- ExpireDelegationToken (API 40) --------------------------------------------
+
+    def expire_token(
+        self,
+        ctx: RequestContext,
+        hmac: bytes,
+        expiry_period_ms: int = -1,
+        *,
+        now_ms: int | None = None,
+    ) -> ExpireTokenResult:
+        """Expire a token found by its HMAC (``DelegationTokenManagerZk.expireToken``).
+
+        Order: 64, 61, 62, 63 (owner or renewer only). Then a negative period
+        removes the token at once and answers NONE with expiry = now (the
+        Java AdminClient's default is -1); otherwise an already expired token
+        gives 66, else the expiry becomes ``min(max, now + period)``. KRaft has
+        the same order.
+        """
+        if not ctx.allow_token_requests:
+            return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+        if not self.enabled:
+            return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
+        info = self._cache.find_by_hmac(hmac)
+        if info is None:
+            return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND)
+        if not info.may_renew(ctx.principal):
+            return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
+        now = self._now(now_ms)
+        try:
+            if expiry_period_ms < 0:
+                self._store.remove(info.token_id)
+                return ExpireTokenResult(TokenErrorCode.NONE, now)
+            if info.is_expired(now):
+                return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_EXPIRED)
+            expiry = min(info.max_timestamp_ms, now + expiry_period_ms)
+            self._store.put(info.with_expiry(expiry))
+        except TokenStoreError as exc:
+            _log.warning("could not expire token %s: %s", info.token_id, exc)
+            return ExpireTokenResult(TokenErrorCode.UNKNOWN_SERVER_ERROR)
+        return ExpireTokenResult(TokenErrorCode.NONE, expiry)
+
+    # -- DescribeDelegationToken (API 41) ------------------------------------------
+
+    def describe_tokens(
+        self,
+        ctx: RequestContext,
+        owners: Sequence[KafkaPrincipal] | None = None,
+    ) -> DescribeTokensResult:
+        """The tokens the requester may see (``KafkaApis.handleDescribeTokensRequest``).
+
+        Order: 64, 61; ``owners`` empty (not ``None``) gives NONE with no
+        tokens; ``None`` considers every token. A token is returned when (no
+        owner filter, or some listed principal is its owner, requester or a
+        renewer) and (the requester is its owner, requester or a renewer, or
+        may DESCRIBE ``DELEGATION_TOKEN:<id>``, or may DESCRIBE_TOKENS
+        ``USER:<owner>``). HMACs are under the current (first) secret.
+        Expired tokens not yet swept are listed, as in Kafka. The order is
+        by issue time, then id (Kafka's is a hash map's).
+        """
+        if not ctx.allow_token_requests:
+            return DescribeTokensResult(TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+        if not self.enabled:
+            return DescribeTokensResult(TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
+        if owners is not None and len(owners) == 0:
+            return DescribeTokensResult(TokenErrorCode.NONE)
+        wanted = tuple(owners) if owners is not None else None
+        found: list[DelegationToken] = []
+        for info in sorted(self._cache.tokens(), key=lambda t: (t.issue_timestamp_ms, t.token_id)):
+            if wanted is not None and not any(info.owner_or_renewer(p) for p in wanted):
+                continue
+            if not (
+                info.owner_or_renewer(ctx.principal)
+                or ctx.authorized(AclOperation.DESCRIBE, ResourceType.DELEGATION_TOKEN, info.token_id)
+                or ctx.authorized(AclOperation.DESCRIBE_TOKENS, ResourceType.USER, str(info.owner))
+            ):
+                continue
+            token = self._cache.token(info.token_id)
+            if token is not None:
+                found.append(token)
+        return DescribeTokensResult(TokenErrorCode.NONE, tuple(found))
+
+    # -- expiry ----------------------------------------------------------------------
+
+    def sweep(self, now_ms: int | None = None) -> list[str]:
+        """Remove every token with ``max < now`` or ``expiry < now`` (``expireTokens``).
+
+        Returns the ids removed. A store failure for one token is logged and
+        the sweep goes on; the next sweep retries.
+        """
+        now = self._now(now_ms)
+        removed: list[str] = []
+        for info in self._cache.tokens():
+            if info.is_expired(now):
+                try:
+                    if self._store.remove(info.token_id):
+                        removed.append(info.token_id)
+                except TokenStoreError as exc:
+                    _log.warning("could not remove expired token %s: %s", info.token_id, exc)
+        if removed:
+            _log.info("removed %d expired delegation token(s)", len(removed))
+        return removed

@@ -1,0 +1,152 @@
+"""Kafka's error codes for token requests and the typed results the wire needs.
+
+Every result carries the Kafka error code and exactly the values the
+corresponding response puts on the wire, with Kafka's values on error
+(``-1`` timestamps, an empty token id and HMAC).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from sasl_scram import KafkaPrincipal
+
+from ._token import DelegationToken, TokenInformation, hmac_base64
+
+__all__ = [
+    "CreateTokenResult",
+    "DescribeTokensResult",
+    "ExpireTokenResult",
+    "RenewTokenResult",
+    "TokenErrorCode",
+]
+
+
+class TokenErrorCode(enum.IntEnum):
+    """The codes token RPCs return (``org.apache.kafka.common.protocol.Errors``).
+
+    Token responses have no error message field, only the code.
+    """
+
+    UNKNOWN_SERVER_ERROR = -1
+    NONE = 0
+    DELEGATION_TOKEN_AUTH_DISABLED = 61
+    DELEGATION_TOKEN_NOT_FOUND = 62
+    DELEGATION_TOKEN_OWNER_MISMATCH = 63
+    DELEGATION_TOKEN_REQUEST_NOT_ALLOWED = 64
+    DELEGATION_TOKEN_AUTHORIZATION_FAILED = 65
+    DELEGATION_TOKEN_EXPIRED = 66
+    INVALID_PRINCIPAL_TYPE = 67
+
+    @property
+    def message(self) -> str:
+        """Kafka's default message for the code (for logs and CLIs)."""
+        return _MESSAGES[self]
+
+
+_MESSAGES = {
+    TokenErrorCode.UNKNOWN_SERVER_ERROR: "The server experienced an unexpected error when "
+    "processing the request.",
+    TokenErrorCode.NONE: "",
+    TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED: "Delegation Token feature is not enabled.",
+    TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND: "Delegation Token is not found on server.",
+    TokenErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH: "Specified Principal is not valid "
+    "Owner/Renewer.",
+    TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: "Delegation Token requests are not "
+    "allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.",
+    TokenErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED: "Delegation Token authorization failed.",
+    TokenErrorCode.DELEGATION_TOKEN_EXPIRED: "Delegation Token is expired.",
+    TokenErrorCode.INVALID_PRINCIPAL_TYPE: "Supplied principalType is not supported.",
+}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CreateTokenResult:
+    """CreateDelegationToken's response values.
+
+    On error: ``owner`` and ``token_requester`` are still set (Kafka's error
+    response carries them), timestamps are ``-1``, ``token_id`` is ``""`` and
+    ``hmac`` is empty.
+
+    Attributes:
+        error: The Kafka error code.
+        owner: The token owner (``PrincipalType``/``PrincipalName``).
+        token_requester: The requester (``TokenRequesterPrincipalType``/``Name``, v3).
+        issue_timestamp_ms: ``IssueTimestampMs``.
+        expiry_timestamp_ms: ``ExpiryTimestampMs``.
+        max_timestamp_ms: ``MaxTimestampMs``.
+        token_id: ``TokenId``.
+        hmac: ``Hmac``, the raw 64 bytes (never in the ``repr``).
+        renewers: The renewers stored (not part of the response; for callers).
+    """
+
+    error: TokenErrorCode
+    owner: KafkaPrincipal
+    token_requester: KafkaPrincipal
+    issue_timestamp_ms: int = -1
+    expiry_timestamp_ms: int = -1
+    max_timestamp_ms: int = -1
+    token_id: str = ""
+    hmac: bytes = field(default=b"", repr=False)
+    renewers: tuple[KafkaPrincipal, ...] = ()
+
+    def __repr__(self) -> str:
+        return (
+            f"CreateTokenResult(error={self.error.name}, owner={self.owner}, "
+            f"token_requester={self.token_requester}, token_id={self.token_id!r}, "
+            f"issue_timestamp_ms={self.issue_timestamp_ms}, "
+            f"expiry_timestamp_ms={self.expiry_timestamp_ms}, "
+            f"max_timestamp_ms={self.max_timestamp_ms}, hmac=<redacted>)"
+        )
+
+    @property
+    def hmac_base64(self) -> str:
+        """The password for ``tokenauth=true`` logins."""
+        return hmac_base64(self.hmac)
+
+    @property
+    def token(self) -> DelegationToken | None:
+        """The created token, or ``None`` on error."""
+        if self.error != TokenErrorCode.NONE:
+            return None
+        return DelegationToken(
+            TokenInformation(
+                self.token_id,
+                self.owner,
+                self.token_requester,
+                self.renewers,
+                self.issue_timestamp_ms,
+                self.expiry_timestamp_ms,
+                self.max_timestamp_ms,
+            ),
+            self.hmac,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RenewTokenResult:
+    """RenewDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error)."""
+
+    error: TokenErrorCode
+    expiry_timestamp_ms: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class ExpireTokenResult:
+    """ExpireDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error)."""
+
+    error: TokenErrorCode
+    expiry_timestamp_ms: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class DescribeTokensResult:
+    """DescribeDelegationToken's response: the code and the visible tokens with their HMACs.
+
+    Each :class:`DelegationToken` gives ``info.owner``, ``info.token_requester``,
+    ``info.renewers``, the three timestamps, ``token_id`` and ``hmac``.
+    """
+
+    error: TokenErrorCode
+    tokens: tuple[DelegationToken, ...] = ()
