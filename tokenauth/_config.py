@@ -37,7 +37,7 @@ __all__ = [
     "parse_secret_list",
 ]
 
-SECRET_KEY = "delegation.token.secret.key"
+SECRET_KEY = "delegation.token.secret.key"  # noqa: S105 - a key name, not a secret
 # Deprecated alias, read only when SECRET_KEY is absent (KafkaConfig.delegationTokenSecretKey).
 MASTER_KEY = "delegation.token.master.key"
 MAX_LIFETIME_KEY = "delegation.token.max.lifetime.ms"
@@ -220,6 +220,7 @@ class TokenConfig:
         Raises:
             TokenConfigError: a value is invalid; the message names the key.
         """
+        raw: str | None
         if SECRET_KEY in props:
             key, raw = SECRET_KEY, props[SECRET_KEY]
         else:

@@ -62,7 +62,7 @@ class ResourceType(enum.Enum):
     """The resource types those operations apply to."""
 
     USER = "USER"
-    DELEGATION_TOKEN = "DELEGATION_TOKEN"
+    DELEGATION_TOKEN = "DELEGATION_TOKEN"  # noqa: S105 - a resource type name
 
 
 # (operation, resource type, resource name) -> allowed; the principal is the
@@ -349,7 +349,9 @@ class TokenManager:
                 continue
             if not (
                 info.owner_or_renewer(ctx.principal)
-                or ctx.authorized(AclOperation.DESCRIBE, ResourceType.DELEGATION_TOKEN, info.token_id)
+                or ctx.authorized(
+                    AclOperation.DESCRIBE, ResourceType.DELEGATION_TOKEN, info.token_id
+                )
                 or ctx.authorized(AclOperation.DESCRIBE_TOKENS, ResourceType.USER, str(info.owner))
             ):
                 continue

@@ -258,12 +258,12 @@ class SQLiteTokenStore:
                 "SELECT data FROM delegation_tokens WHERE token_id = ?", (token_id,)
             ).fetchone()
             info = None if row is None else self._decode(token_id, row[0])
+            old = self._tokens.get(token_id)
             if info is None:
-                existed = self._tokens.pop(token_id, None) is not None
+                self._tokens.pop(token_id, None)
             else:
-                existed = self._tokens.get(token_id) != info
                 self._tokens[token_id] = info
-            if existed or info is not None:
+            if old != info:
                 changed.append(token_id)
         self._listeners.notify(changed)
 

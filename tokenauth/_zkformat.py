@@ -37,7 +37,9 @@ __all__ = [
 ROOT_PATH = "/delegation_token"  # DelegationTokenAuthZNode
 TOKENS_PATH = "/delegation_token/tokens"  # DelegationTokensZNode
 CHANGES_PATH = "/delegation_token/token_changes"  # DelegationTokenChangeNotificationZNode
-CHANGE_PREFIX = "token_change_"  # DelegationTokenChangeNotificationSequenceZNode.SequenceNumberPrefix
+CHANGE_PREFIX = (
+    "token_change_"  # DelegationTokenChangeNotificationSequenceZNode.SequenceNumberPrefix
+)
 # DelegationTokenInfoZNode.CurrentVersion since Kafka 3.3 (KIP-373 added tokenRequester).
 CURRENT_VERSION = 3
 

@@ -1,0 +1,8 @@
+"""Our own Kafka client side: an authenticated connection and the KIP-554 RPCs."""
+
+from __future__ import annotations
+
+from ._connection import KafkaConnection, KafkaConnectionError, SaslCredentials
+from ._scram_admin import RemoteScramAdmin
+
+__all__ = ["KafkaConnection", "KafkaConnectionError", "RemoteScramAdmin", "SaslCredentials"]

@@ -1,0 +1,221 @@
+"""A blocking Kafka connection that authenticates with our SCRAM client.
+
+Used by our own tools (``kafka-scram configs --bootstrap-server``, the
+delegation-token client) to speak to any Kafka 3.x/4.x broker or to our
+endpoint: ApiVersions, SaslHandshake v1, SaslAuthenticate, then requests at
+the highest version both sides support.
+"""
+
+from __future__ import annotations
+
+import itertools
+import socket
+import ssl
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+from .._client import ScramClient
+from .._errors import ScramError
+from .._mechanism import ScramMechanism
+from ..kafka import (
+    API_SPECS,
+    ApiKey,
+    ErrorCode,
+    FrameBuffer,
+    KafkaCodecError,
+    decode_response,
+    encode_request,
+)
+
+__all__ = ["KafkaConnection", "KafkaConnectionError", "SaslCredentials"]
+
+_CLIENT_ID = "kafka-scram"
+_MAX_RESPONSE = 104857600
+
+
+class KafkaConnectionError(ScramError):
+    """The broker could not be reached, refused us, or answered nonsense.
+
+    Attributes:
+        error_code: The Kafka error code when the broker sent one.
+    """
+
+    def __init__(self, message: str, error_code: int | None = None) -> None:
+        super().__init__(message)
+        self.error_code = error_code
+
+
+@dataclass(frozen=True)
+class SaslCredentials:
+    """Who we log in as: a user, or a delegation token (``token_auth``)."""
+
+    mechanism: ScramMechanism
+    username: str
+    password: str = field(repr=False)
+    token_auth: bool = False
+
+
+def _split_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
+    out = []
+    for item in (b.strip() for b in bootstrap.split(",")):
+        if not item:
+            continue
+        host, sep, port = item.rpartition(":")
+        if not sep or not port.isdigit():
+            raise KafkaConnectionError(f"bootstrap server {item!r} is not host:port")
+        out.append((host.strip("[]"), int(port)))
+    if not out:
+        raise KafkaConnectionError("no bootstrap server given")
+    return out
+
+
+class KafkaConnection:
+    """One authenticated connection.
+
+    Args:
+        bootstrap: ``host:port[,host:port...]``; the first reachable one is used.
+        credentials: SCRAM login.
+        ssl_context: For SASL_SSL; ``None`` means SASL_PLAINTEXT.
+        timeout: Socket timeout in seconds.
+    """
+
+    def __init__(
+        self,
+        bootstrap: str,
+        credentials: SaslCredentials,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self._credentials = credentials
+        self._ids = itertools.count(1)
+        self._frames = FrameBuffer(_MAX_RESPONSE)
+        self._versions: dict[int, tuple[int, int]] = {}
+        self._sock = self._connect(bootstrap, ssl_context, timeout)
+        try:
+            self._negotiate()
+            self._authenticate()
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(
+        self, bootstrap: str, ssl_context: ssl.SSLContext | None, timeout: float
+    ) -> socket.socket:
+        errors = []
+        for host, port in _split_bootstrap(bootstrap):
+            try:
+                sock = socket.create_connection((host, port), timeout=timeout)
+            except OSError as exc:
+                errors.append(f"{host}:{port}: {exc.strerror or exc}")
+                continue
+            if ssl_context is not None:
+                sock = ssl_context.wrap_socket(sock, server_hostname=host)
+            return sock
+        raise KafkaConnectionError("cannot connect to " + "; ".join(errors))
+
+    def close(self) -> None:
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self) -> KafkaConnection:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- transport --------------------------------------------------------------
+    def _roundtrip(self, api_key: int, version: int, body: dict[str, Any]) -> dict[str, Any]:
+        correlation_id = next(self._ids)
+        try:
+            self._sock.sendall(encode_request(api_key, version, correlation_id, _CLIENT_ID, body))
+            payload = self._read_frame()
+            got, response = decode_response(api_key, version, payload)
+        except OSError as exc:
+            raise KafkaConnectionError(f"connection failed: {exc}") from None
+        except KafkaCodecError as exc:
+            raise KafkaConnectionError(f"malformed response: {exc}") from None
+        if got != correlation_id:
+            raise KafkaConnectionError(f"correlation id {got} does not match {correlation_id}")
+        return response
+
+    def _read_frame(self) -> bytes:
+        while True:
+            payload = self._frames.next_frame()
+            if payload is not None:
+                return payload
+            data = self._sock.recv(65536)
+            if not data:
+                raise KafkaConnectionError("the broker closed the connection")
+            self._frames.feed(data)
+
+    # -- session set-up -----------------------------------------------------------
+    def _negotiate(self) -> None:
+        spec = API_SPECS[ApiKey.API_VERSIONS]
+        version = spec.max_version
+        response = self._roundtrip(ApiKey.API_VERSIONS, version, _software())
+        if response["error_code"] == ErrorCode.UNSUPPORTED_VERSION:
+            theirs = {k["api_key"]: k["max_version"] for k in response["api_keys"]}
+            version = min(theirs.get(ApiKey.API_VERSIONS, 0), version)
+            response = self._roundtrip(ApiKey.API_VERSIONS, version, _software())
+        if response["error_code"] != ErrorCode.NONE:
+            raise KafkaConnectionError("ApiVersions failed", response["error_code"])
+        self._versions = {
+            k["api_key"]: (k["min_version"], k["max_version"]) for k in response["api_keys"]
+        }
+
+    def version_for(self, api_key: int) -> int:
+        """The highest version both we and the broker support."""
+        spec = API_SPECS[api_key]
+        theirs = self._versions.get(api_key)
+        if theirs is None:
+            raise KafkaConnectionError(f"the broker does not support API key {api_key}")
+        low, high = max(spec.min_version, theirs[0]), min(spec.max_version, theirs[1])
+        if low > high:
+            raise KafkaConnectionError(f"no common version for API key {api_key}")
+        return high
+
+    def _authenticate(self) -> None:
+        creds = self._credentials
+        handshake = self._roundtrip(
+            ApiKey.SASL_HANDSHAKE,
+            min(1, self.version_for(ApiKey.SASL_HANDSHAKE)),
+            {"mechanism": creds.mechanism.mechanism_name},
+        )
+        if handshake["error_code"] != ErrorCode.NONE:
+            raise KafkaConnectionError(
+                f"the broker does not enable {creds.mechanism.mechanism_name}; it offers "
+                f"{', '.join(handshake['mechanisms']) or 'nothing'}",
+                handshake["error_code"],
+            )
+        client = ScramClient(
+            creds.mechanism, creds.username, creds.password, token_auth=creds.token_auth
+        )
+        version = self.version_for(ApiKey.SASL_AUTHENTICATE)
+        token: bytes | None = client.step(b"")
+        self.session_lifetime_ms = 0
+        while token is not None:
+            response = self._roundtrip(ApiKey.SASL_AUTHENTICATE, version, {"auth_bytes": token})
+            if response["error_code"] != ErrorCode.NONE:
+                raise KafkaConnectionError(
+                    response["error_message"] or "SASL authentication failed",
+                    response["error_code"],
+                )
+            token = client.step(response["auth_bytes"])
+            self.session_lifetime_ms = response.get("session_lifetime_ms", 0)
+        if not client.complete:
+            raise KafkaConnectionError("SCRAM exchange did not complete")
+
+    # -- requests -------------------------------------------------------------------
+    def request(self, api_key: int, body: dict[str, Any], version: int | None = None) -> dict[str, Any]:
+        """Send one request at the best common version and return the response body."""
+        return self._roundtrip(api_key, self.version_for(api_key) if version is None else version, body)
+
+
+def _software() -> dict[str, Any]:
+    return {"client_software_name": "kafka-scram", "client_software_version": "0.1.0"}

@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from sasl_scram import KafkaPrincipal
+from tests.zookeeper_server import zookeeper_hosts, zookeeper_server  # noqa: F401 - fixtures
+from tokenauth import (
+    InMemoryTokenStore,
+    RequestContext,
+    SQLiteTokenStore,
+    TokenStore,
+    ZooKeeperTokenStore,
+)
+
+ALICE = KafkaPrincipal.user("alice")
+BOB = KafkaPrincipal.user("bob")
+CAROL = KafkaPrincipal.user("carol")
+
+T0 = 1_700_000_000_000  # epoch ms used as "now" throughout
+
+
+class FakeClock:
+    """Epoch milliseconds that only move when told to."""
+
+    def __init__(self, now_ms: int = T0) -> None:
+        self.now_ms = now_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+    def advance(self, ms: int) -> None:
+        self.now_ms += ms
+
+
+def ctx(principal: KafkaPrincipal = ALICE, **kwargs: object) -> RequestContext:
+    return RequestContext(principal, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+StoreFactory = Callable[[], TokenStore]
+
+
+@pytest.fixture(params=["memory", "sqlite", "zookeeper"])
+def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """Opens stores on one shared backend; every call is a new client of it.
+
+    For memory there is one store only (it is not shared), returned each time.
+    """
+    opened: list[TokenStore] = []
+    if request.param == "memory":
+        single = InMemoryTokenStore()
+
+        def factory() -> TokenStore:
+            return single
+
+    elif request.param == "sqlite":
+        path = tmp_path / "tokens.db"
+
+        def factory() -> TokenStore:
+            store = SQLiteTokenStore(path, poll_interval=0.01)
+            opened.append(store)
+            return store
+
+    else:
+        hosts = request.getfixturevalue("zookeeper_hosts")
+
+        def factory() -> TokenStore:
+            store = ZooKeeperTokenStore(hosts)
+            opened.append(store)
+            return store
+
+    factory.kind = request.param  # type: ignore[attr-defined]
+    yield factory
+    for store in opened:
+        store.close()
