@@ -1,0 +1,161 @@
+"""Delegation tokens on the endpoint: the RPCs 38-41 and ``tokenauth=true`` logins.
+
+Registered under the ``kafka_scram.endpoint`` entry point, so ``kafka-scram
+serve`` serves tokens without ``sasl_scram`` importing this package. The
+handlers translate wire dicts to :class:`TokenManager` calls and back; the
+rules and error codes are the manager's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sasl_scram import KafkaPrincipal
+from sasl_scram.endpoint import EndpointExtension
+from sasl_scram.endpoint import RequestContext as EndpointContext
+from sasl_scram.kafka import ApiKey
+
+from ._cache import TokenCache
+from ._config import TokenConfig
+from ._manager import RequestContext, TokenManager, wall_clock_ms
+from ._open import open_token_store
+from ._provider import TokenCredentialProvider
+from ._store import InMemoryTokenStore, TokenStore
+from ._sweeper import ExpirySweeper
+
+__all__ = ["build_extension", "endpoint_extension"]
+
+log = logging.getLogger("tokenauth.endpoint")
+
+Body = dict[str, Any]
+
+
+def _principal(item: Mapping[str, Any]) -> KafkaPrincipal:
+    return KafkaPrincipal(item["principal_type"], item["principal_name"])
+
+
+def _requester(ctx: EndpointContext) -> RequestContext:
+    return RequestContext(
+        principal=ctx.principal,
+        token_authenticated=ctx.token_authenticated,
+        security_protocol=ctx.security_protocol,
+        super_user=ctx.super_user,
+    )
+
+
+def build_extension(
+    manager: TokenManager,
+    *,
+    clock_ms: Callable[[], int] = wall_clock_ms,
+    sweeper: ExpirySweeper | None = None,
+    on_close: Callable[[], None] | None = None,
+) -> EndpointExtension:
+    """An endpoint extension serving ``manager``'s tokens."""
+    provider = TokenCredentialProvider(manager.cache, clock_ms=clock_ms)
+
+    async def create(ctx: EndpointContext, version: int, body: Body) -> Body:
+        owner = None
+        if body.get("owner_principal_name"):
+            owner = KafkaPrincipal(body.get("owner_principal_type") or "User", body["owner_principal_name"])
+        renewers = [_principal(r) for r in body["renewers"]]
+        r = await asyncio.to_thread(
+            manager.create_token, _requester(ctx), renewers, body["max_lifetime_ms"], owner
+        )
+        return {
+            "error_code": int(r.error),
+            "principal_type": r.owner.principal_type,
+            "principal_name": r.owner.name,
+            "token_requester_principal_type": r.token_requester.principal_type,
+            "token_requester_principal_name": r.token_requester.name,
+            "issue_timestamp_ms": r.issue_timestamp_ms,
+            "expiry_timestamp_ms": r.expiry_timestamp_ms,
+            "max_timestamp_ms": r.max_timestamp_ms,
+            "token_id": r.token_id,
+            "hmac": r.hmac,
+            "throttle_time_ms": 0,
+        }
+
+    async def renew(ctx: EndpointContext, version: int, body: Body) -> Body:
+        r = await asyncio.to_thread(
+            manager.renew_token, _requester(ctx), body["hmac"], body["renew_period_ms"]
+        )
+        return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
+
+    async def expire(ctx: EndpointContext, version: int, body: Body) -> Body:
+        r = await asyncio.to_thread(
+            manager.expire_token, _requester(ctx), body["hmac"], body["expiry_time_period_ms"]
+        )
+        return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
+
+    async def describe(ctx: EndpointContext, version: int, body: Body) -> Body:
+        owners = body.get("owners")
+        owner_list = None if owners is None else [_principal(o) for o in owners]
+        r = await asyncio.to_thread(manager.describe_tokens, _requester(ctx), owner_list)
+        return {
+            "error_code": int(r.error),
+            "tokens": [
+                {
+                    "principal_type": t.info.owner.principal_type,
+                    "principal_name": t.info.owner.name,
+                    "token_requester_principal_type": t.info.token_requester.principal_type,
+                    "token_requester_principal_name": t.info.token_requester.name,
+                    "issue_timestamp": t.info.issue_timestamp_ms,
+                    "expiry_timestamp": t.info.expiry_timestamp_ms,
+                    "max_timestamp": t.info.max_timestamp_ms,
+                    "token_id": t.info.token_id,
+                    "hmac": t.hmac,
+                    "renewers": [
+                        {"principal_type": p.principal_type, "principal_name": p.name}
+                        for p in t.info.renewers
+                    ],
+                }
+                for t in r.tokens
+            ],
+        }
+
+    def close() -> None:
+        if sweeper is not None:
+            sweeper.stop()
+        manager.close()
+        manager.cache.close()
+        if on_close is not None:
+            on_close()
+
+    return EndpointExtension(
+        name="delegation tokens (KIP-48)",
+        handlers={
+            ApiKey.CREATE_DELEGATION_TOKEN: create,
+            ApiKey.RENEW_DELEGATION_TOKEN: renew,
+            ApiKey.EXPIRE_DELEGATION_TOKEN: expire,
+            ApiKey.DESCRIBE_DELEGATION_TOKEN: describe,
+        },
+        token_grant=provider.grant_for,
+        close=close,
+    )
+
+
+def endpoint_extension(properties: Mapping[str, str]) -> EndpointExtension:
+    """The ``kafka_scram.endpoint`` entry point: tokens stored beside the credentials.
+
+    With no ``delegation.token.secret.key`` the RPCs still answer, with
+    DELEGATION_TOKEN_AUTH_DISABLED (61), as a Kafka broker does.
+    """
+    config = TokenConfig.from_properties(properties)
+    store: TokenStore
+    if not config.enabled:
+        store = InMemoryTokenStore()
+    elif properties.get("zookeeper.connect", "").strip():
+        store = open_token_store(f"zookeeper:{properties['zookeeper.connect'].strip()}")
+    else:
+        path = properties.get("scram.credential.store.path", "").strip()
+        store = open_token_store(f"sqlite:{path}") if path else InMemoryTokenStore()
+    cache = TokenCache(store, config.secrets)
+    manager = TokenManager(config, store, cache=cache)
+    sweeper = ExpirySweeper(manager) if config.enabled else None
+    if sweeper is not None:
+        sweeper.start()
+    log.info("Delegation tokens %s", "enabled" if config.enabled else "disabled (no secret key)")
+    return build_extension(manager, sweeper=sweeper, on_close=store.close)
