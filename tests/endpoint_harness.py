@@ -92,3 +92,21 @@ class RunningEndpoint:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def token_extension(
+    secrets: Sequence[str] = ("token-secret",), **config_ms: int
+) -> tuple[EndpointExtension, Any]:
+    """A delegation-token extension over an in-memory store: ``(extension, manager)``.
+
+    ``config_ms`` takes ``max_lifetime_ms``, ``expiry_time_ms`` and
+    ``expiry_check_interval_ms`` for short-lived tokens in tests.
+    """
+    from tokenauth import InMemoryTokenStore, TokenCache, TokenConfig, TokenManager
+    from tokenauth._endpoint import build_extension
+
+    config = TokenConfig.of(*secrets, **config_ms)
+    store = InMemoryTokenStore()
+    cache = TokenCache(store, config.secrets)
+    manager = TokenManager(config, store, cache=cache)
+    return build_extension(manager), manager

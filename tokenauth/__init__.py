@@ -16,6 +16,7 @@ See docs/tokens.md.
 from __future__ import annotations
 
 from ._cache import TokenCache, TokenCredentials
+from ._client import DelegationTokenClient, TokenRequestError
 from ._config import (
     DEFAULT_EXPIRY_CHECK_INTERVAL_MS,
     DEFAULT_EXPIRY_TIME_MS,
@@ -67,6 +68,8 @@ from ._zkformat import MalformedToken, decode_token, encode_token
 from ._zookeeper import ZooKeeperTokenStore
 
 __all__ = [
+    "DelegationTokenClient",
+    "TokenRequestError",
     "DEFAULT_EXPIRY_CHECK_INTERVAL_MS",
     "DEFAULT_EXPIRY_TIME_MS",
     "DEFAULT_MAX_LIFETIME_MS",

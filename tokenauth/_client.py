@@ -1,0 +1,159 @@
+"""``DelegationTokenClient``: KIP-48's client over the Kafka protocol.
+
+Speaks API keys 38-41 to any Kafka 3.x/4.x broker (or our endpoint) at the
+highest common version, logging in with our SCRAM client. Kafka 4.x removed v0
+of these RPCs; version negotiation picks v1+ there automatically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any
+
+from sasl_scram import KafkaPrincipal
+from sasl_scram.admin import KafkaConnection, SaslCredentials
+from sasl_scram.client_config import ClientConfig, ClientConfigError
+from sasl_scram.kafka import ApiKey
+
+from ._errors import TokenError
+from ._results import TokenErrorCode
+from ._token import DelegationToken, TokenInformation
+
+__all__ = ["DelegationTokenClient", "TokenRequestError"]
+
+
+class TokenRequestError(TokenError):
+    """The broker refused a token request.
+
+    Attributes:
+        error_code: Kafka's error code (61-67, ...).
+    """
+
+    def __init__(self, operation: str, error_code: int) -> None:
+        try:
+            text = TokenErrorCode(error_code).message
+        except ValueError:
+            text = f"error code {error_code}"
+        super().__init__(f"{operation} failed: {text} (error {error_code})")
+        self.error_code = error_code
+
+
+def _wire(p: KafkaPrincipal) -> dict[str, str]:
+    return {"principal_type": p.principal_type, "principal_name": p.name}
+
+
+class DelegationTokenClient:
+    """Create, renew, expire and describe delegation tokens.
+
+    Args:
+        connection: An authenticated connection (see :meth:`connect`).
+    """
+
+    def __init__(self, connection: KafkaConnection) -> None:
+        self._conn = connection
+
+    @classmethod
+    def connect(
+        cls, config: ClientConfig, bootstrap_servers: str | None = None, timeout: float = 30.0
+    ) -> DelegationTokenClient:
+        """Log in with the SCRAM credentials of a client configuration."""
+        bootstrap = bootstrap_servers or config.bootstrap_servers
+        if not bootstrap:
+            raise ClientConfigError("bootstrap.servers: required")
+        mechanism, username, password = config.require_credentials()
+        creds = SaslCredentials(mechanism, username, password, config.token_auth)
+        return cls(KafkaConnection(bootstrap, creds, ssl_context=config.ssl_context(), timeout=timeout))
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> DelegationTokenClient:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _call(self, api_key: ApiKey, body: dict[str, Any]) -> dict[str, Any]:
+        """One request; connection problems raise :class:`KafkaConnectionError`."""
+        return self._conn.request(api_key, body)
+
+    def create_token(
+        self,
+        renewers: Sequence[KafkaPrincipal] = (),
+        max_lifetime_ms: int = -1,
+        owner: KafkaPrincipal | None = None,
+    ) -> DelegationToken:
+        """CreateDelegationToken; ``max_lifetime_ms=-1`` means the server maximum."""
+        body = {
+            "owner_principal_type": owner.principal_type if owner else None,
+            "owner_principal_name": owner.name if owner else None,
+            "renewers": [_wire(r) for r in renewers],
+            "max_lifetime_ms": max_lifetime_ms,
+        }
+        if owner is not None and self._conn.version_for(ApiKey.CREATE_DELEGATION_TOKEN) < 3:
+            raise TokenRequestError("create (owner needs CreateDelegationToken v3)", 35)
+        r = self._call(ApiKey.CREATE_DELEGATION_TOKEN, body)
+        if r["error_code"] != 0:
+            raise TokenRequestError("create", r["error_code"])
+        owner_p = KafkaPrincipal(r["principal_type"], r["principal_name"])
+        requester = (
+            KafkaPrincipal(r["token_requester_principal_type"], r["token_requester_principal_name"])
+            if r.get("token_requester_principal_name")
+            else owner_p
+        )
+        info = TokenInformation(
+            r["token_id"],
+            owner_p,
+            requester,
+            tuple(renewers),
+            r["issue_timestamp_ms"],
+            r["expiry_timestamp_ms"],
+            r["max_timestamp_ms"],
+        )
+        return DelegationToken(info, r["hmac"])
+
+    def renew_token(self, hmac: bytes, renew_period_ms: int = -1) -> int:
+        """RenewDelegationToken; returns the new expiry timestamp (ms)."""
+        r = self._call(ApiKey.RENEW_DELEGATION_TOKEN, {"hmac": hmac, "renew_period_ms": renew_period_ms})
+        if r["error_code"] != 0:
+            raise TokenRequestError("renew", r["error_code"])
+        return int(r["expiry_timestamp_ms"])
+
+    def expire_token(self, hmac: bytes, expiry_period_ms: int = -1) -> int:
+        """ExpireDelegationToken; ``-1`` (the default, as in Kafka's admin client)
+        expires it now. Returns the new expiry timestamp (ms)."""
+        r = self._call(
+            ApiKey.EXPIRE_DELEGATION_TOKEN, {"hmac": hmac, "expiry_time_period_ms": expiry_period_ms}
+        )
+        if r["error_code"] != 0:
+            raise TokenRequestError("expire", r["error_code"])
+        return int(r["expiry_timestamp_ms"])
+
+    def describe_tokens(self, owners: Sequence[KafkaPrincipal] | None = None) -> list[DelegationToken]:
+        """DescribeDelegationToken; ``None`` lists every token the caller may see."""
+        body = {"owners": None if owners is None else [_wire(o) for o in owners]}
+        r = self._call(ApiKey.DESCRIBE_DELEGATION_TOKEN, body)
+        if r["error_code"] != 0:
+            raise TokenRequestError("describe", r["error_code"])
+        tokens = []
+        for t in r["tokens"]:
+            owner = KafkaPrincipal(t["principal_type"], t["principal_name"])
+            requester = (
+                KafkaPrincipal(t["token_requester_principal_type"], t["token_requester_principal_name"])
+                if t.get("token_requester_principal_name")
+                else owner
+            )
+            info = TokenInformation(
+                t["token_id"],
+                owner,
+                requester,
+                tuple(KafkaPrincipal(p["principal_type"], p["principal_name"]) for p in t["renewers"]),
+                t["issue_timestamp"],
+                t["expiry_timestamp"],
+                t["max_timestamp"],
+            )
+            tokens.append(DelegationToken(info, t["hmac"]))
+        return tokens
