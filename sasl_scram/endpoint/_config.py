@@ -36,6 +36,8 @@ _DEFAULTS: dict[str, str] = {
     "sasl.server.max.receive.size": "524288",
     "socket.request.max.bytes": "104857600",
     "connections.max.idle.ms": "600000",
+    # KIP-306: close a connection this long after a failed authentication.
+    "connection.failed.authentication.delay.ms": "100",
     AUTH_TIMEOUT_KEY: "30000",
 }
 
@@ -133,6 +135,7 @@ class EndpointConfig:
     max_request: int
     idle_timeout_ms: int
     auth_timeout_ms: int
+    failed_auth_delay_ms: int
     store_location: str
     decoy_secret: bytes | None
     ssl_keystore: dict[str, str]
@@ -229,6 +232,7 @@ class EndpointConfig:
             max_request=_int(props, "socket.request.max.bytes", 1),
             idle_timeout_ms=_int(props, "connections.max.idle.ms", 1),
             auth_timeout_ms=_int(props, AUTH_TIMEOUT_KEY, 1),
+            failed_auth_delay_ms=_int(props, "connection.failed.authentication.delay.ms", 0),
             store_location=location,
             decoy_secret=decoy.encode("utf-8") if decoy else None,
             ssl_keystore=ssl,

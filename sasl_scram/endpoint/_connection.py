@@ -65,7 +65,17 @@ class Send:
 
 @dataclass(frozen=True, slots=True)
 class Close:
+    """Close the connection.
+
+    Attributes:
+        reason: For the log.
+        after_failed_authentication: Kafka delays this close by
+            ``connection.failed.authentication.delay.ms`` (KIP-306) so the client
+            reads the error first and brute force is slowed down.
+    """
+
     reason: str
+    after_failed_authentication: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,11 +205,11 @@ class ServerConnection:
             out.extend(self._handle_frame(payload))
         return out
 
-    def _close(self, reason: str) -> Close:
+    def _close(self, reason: str, failed_authentication: bool = False) -> Close:
         self._state = _State.CLOSED
         self._waiting = None
         self._scram = None
-        return Close(reason)
+        return Close(reason, failed_authentication)
 
     def _handle_frame(self, payload: bytes) -> list[Output]:
         if self._state is _State.RAW_AUTHENTICATE:
@@ -334,7 +344,7 @@ class ServerConnection:
         out: list[Output] = []
         if self._auth_header is not None:
             out.append(Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0)))
-        out.append(self._close(f"SASL {mech} {phase} failed"))
+        out.append(self._close(f"SASL {mech} {phase} failed", failed_authentication=True))
         return out
 
     def _auth_succeeded(self, server_final: bytes) -> list[Output]:

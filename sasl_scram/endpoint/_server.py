@@ -269,6 +269,8 @@ class ScramEndpoint:
             elif isinstance(item, Close):
                 log.info("[%s] closing: %s", conn_id, item.reason)
                 await writer.drain()
+                if item.after_failed_authentication and self.config.failed_auth_delay_ms > 0:
+                    await asyncio.sleep(self.config.failed_auth_delay_ms / 1000)
                 return True
         await writer.drain()
         return False

@@ -1,0 +1,39 @@
+"""aiokafka with token-capable SCRAM, driven by a ``client.properties`` file.
+
+Usage: python examples/aiokafka_client.py [client.properties]
+(or set KAFKA_CLIENT_PROPERTIES). A user or a delegation token
+(tokenauth=true) in sasl.jaas.config. Prints the cluster's topics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from aiokafka import AIOKafkaConsumer
+
+from sasl_scram.integrations import aiokafka as scram_aiokafka
+
+
+async def list_topics(path: str) -> set[str]:
+    consumer = AIOKafkaConsumer(**scram_aiokafka.client_kwargs(path))
+    await consumer.start()
+    try:
+        return set(await consumer.topics())
+    finally:
+        await consumer.stop()
+
+
+def main(argv: list[str]) -> int:
+    path = (
+        argv[1] if len(argv) > 1 else os.environ.get("KAFKA_CLIENT_PROPERTIES", "client.properties")
+    )
+    with scram_aiokafka.installed():  # the patch is undone when the block ends
+        topics = asyncio.run(list_topics(path))
+    print(f"topics: {sorted(topics)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,43 @@
+"""kafka-python with token-capable SCRAM, driven by a ``client.properties`` file.
+
+Usage: python examples/kafka_python_client.py [client.properties]
+(or set KAFKA_CLIENT_PROPERTIES). The file holds bootstrap.servers,
+security.protocol, sasl.mechanism and sasl.jaas.config: a user, or a
+delegation token with tokenauth=true. Prints the cluster's brokers and topics.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from kafka import KafkaAdminClient, KafkaConsumer
+
+from sasl_scram.integrations import kafka_python
+
+
+def main(argv: list[str]) -> int:
+    path = (
+        argv[1] if len(argv) > 1 else os.environ.get("KAFKA_CLIENT_PROPERTIES", "client.properties")
+    )
+    kafka_python.install()  # explicit; undone below
+    try:
+        kwargs = kafka_python.client_kwargs(path)
+        admin = KafkaAdminClient(**kwargs)
+        try:
+            brokers = admin.describe_cluster()["brokers"]
+            print(f"brokers: {[(b['host'], b['port']) for b in brokers]}")
+        finally:
+            admin.close()
+        consumer = KafkaConsumer(**kwargs)
+        try:
+            print(f"topics: {sorted(consumer.topics())}")
+        finally:
+            consumer.close()
+    finally:
+        kafka_python.uninstall()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

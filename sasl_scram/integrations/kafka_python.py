@@ -1,0 +1,313 @@
+"""Token-capable SCRAM for kafka-python 3.x, through its SASL mechanism registry.
+
+kafka-python's own SCRAM sends no extensions (so no delegation tokens), does
+not escape ``,`` and ``=`` in user names, silently drops its configuration
+errors and fails with ``KeyError`` on an ``e=`` reply. :func:`install`
+registers :class:`ScramSaslMechanism` for ``SCRAM-SHA-256`` and
+``SCRAM-SHA-512`` with ``kafka.net.sasl.register_sasl_mechanism(...,
+overwrite=True)``: the mechanism name is also what SaslHandshake sends, so a
+replacement must take over both names for the whole process. :func:`uninstall`
+puts kafka-python's own classes back. Nothing happens on import.
+
+How credentials reach the mechanism: kafka-python hands a mechanism only a
+fixed whitelist of client settings, and its constructors refuse unknown ones.
+``sasl_oauth_token_provider`` is the one whitelisted setting that carries an
+arbitrary object and that non-OAUTHBEARER mechanisms ignore, so
+:func:`client_kwargs` puts a :class:`CredentialsProvider` there. kafka-python
+builds a new mechanism for every authentication, including each KIP-368
+re-authentication, and the mechanism asks the provider each time; a rotated
+token is therefore used from the next re-authentication on. Without a
+provider the mechanism falls back to ``sasl_plain_username`` and
+``sasl_plain_password`` (user logins only).
+
+Example::
+
+    from kafka import KafkaConsumer
+    from sasl_scram.integrations import kafka_python
+
+    kafka_python.install()
+    consumer = KafkaConsumer("events", **kafka_python.client_kwargs("client.properties"))
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sasl_scram._client import ScramClient
+from sasl_scram._errors import ScramError, ScramServerError, ScramUsageError
+from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
+from sasl_scram._mechanism import ScramMechanism
+
+from ._config import ConfigSource, bootstrap_list, resolve
+from ._credentials import (
+    CredentialsProvider,
+    CredentialsSource,
+    ScramCredentials,
+    fetch_credentials,
+)
+from ._errors import CredentialsError, IntegrationError
+
+__all__ = [
+    "ScramSaslMechanism",
+    "client_kwargs",
+    "install",
+    "installed",
+    "is_installed",
+    "uninstall",
+]
+
+log = logging.getLogger("sasl_scram.integrations.kafka_python")
+
+MECHANISM_NAMES = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+
+_lock = threading.Lock()
+# kafka-python's registrations before install(): name -> class (None if absent).
+_saved: dict[str, Any] | None = None
+_key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
+
+
+def _kafka_error(name: str, message: str) -> Exception:
+    import kafka.errors
+
+    error_type: type[Exception] = getattr(kafka.errors, name)
+    return error_type(message)
+
+
+class ScramSaslMechanism:
+    """A kafka-python SASL mechanism running :class:`sasl_scram.ScramClient`.
+
+    kafka-python constructs it with its connection settings for every
+    (re-)authentication, then alternates :meth:`auth_bytes` and
+    :meth:`receive`. It follows kafka-python's ``SaslMechanism`` interface
+    without inheriting from it, so this module can load without kafka-python.
+
+    Args:
+        **config: kafka-python's whitelisted connection settings plus ``host``.
+            Uses ``sasl_mechanism``, ``sasl_oauth_token_provider`` (a
+            :class:`CredentialsProvider`) or else ``sasl_plain_username`` and
+            ``sasl_plain_password``, and ``security_protocol``.
+
+    Raises:
+        kafka.errors.KafkaConfigurationError: Unknown mechanism, or no usable
+            credentials (the provider failure is chained).
+    """
+
+    def __init__(self, **config: Any) -> None:
+        name = config.get("sasl_mechanism") or ""
+        try:
+            mechanism = ScramMechanism.from_name(name)
+        except ScramUsageError as exc:
+            raise _kafka_error("KafkaConfigurationError", str(exc)) from None
+        try:
+            credentials = self._credentials(config)
+        except CredentialsError as exc:
+            raise _kafka_error("KafkaConfigurationError", str(exc)) from exc
+        if config.get("security_protocol") == "SASL_PLAINTEXT":
+            log.debug("SCRAM over SASL_PLAINTEXT: the exchange is visible but reveals no password")
+        self._mechanism = mechanism
+        self._username = credentials.username
+        self._token_auth = credentials.token_auth
+        self._client: ScramClient = credentials.scram_client(mechanism, key_cache=_key_cache)
+        self._pending: bytes | None = self._client.client_first()
+        self._got_server_first = False
+        self._done = False
+
+    @staticmethod
+    def _credentials(config: dict[str, Any]) -> ScramCredentials:
+        provider = config.get("sasl_oauth_token_provider")
+        if isinstance(provider, CredentialsProvider):
+            # Asked at every (re-)authentication: rotated tokens are picked up.
+            return fetch_credentials(provider)
+        username = config.get("sasl_plain_username")
+        password = config.get("sasl_plain_password")
+        if not username or not password:
+            raise CredentialsError(
+                "SCRAM needs sasl_plain_username and sasl_plain_password, or a "
+                "credentials provider in sasl_oauth_token_provider (see client_kwargs)"
+            )
+        return ScramCredentials(username, password)
+
+    def __repr__(self) -> str:
+        return (
+            f"ScramSaslMechanism({self._mechanism.mechanism_name}, user={self._username!r}, "
+            f"token_auth={self._token_auth})"
+        )
+
+    def auth_bytes(self) -> bytes:
+        """The next message for the server."""
+        if self._pending is None:
+            raise _kafka_error("IllegalStateError", "no SCRAM message to send in this state")
+        pending, self._pending = self._pending, None
+        return pending
+
+    def receive(self, auth_bytes: bytes) -> bool:
+        """Process the server's message; returns :meth:`is_done`.
+
+        Raises:
+            kafka.errors.SaslAuthenticationFailedError: The server sent ``e=``,
+                an invalid message, or a wrong signature.
+        """
+        client = self._client
+        if self._done:
+            raise _kafka_error("IllegalStateError", "SCRAM exchange is over")
+        try:
+            if not self._got_server_first:
+                self._got_server_first = True
+                self._pending = client.receive_server_first(auth_bytes)
+            else:
+                client.receive_server_final(auth_bytes)
+                self._done = True
+        except ScramServerError as exc:
+            # kafka-python's own client dies on KeyError here; the e= value is safe to show.
+            self._done = True
+            raise _kafka_error(
+                "SaslAuthenticationFailedError", f"server refused the login: e={exc.error}"
+            ) from None
+        except ScramError as exc:
+            self._done = True
+            raise _kafka_error("SaslAuthenticationFailedError", str(exc)) from None
+        return self._done
+
+    def is_done(self) -> bool:
+        return self._done
+
+    def is_authenticated(self) -> bool:
+        return self._client.complete
+
+    def auth_details(self) -> str:
+        """kafka-python logs this after a successful login."""
+        if not self.is_authenticated():
+            raise RuntimeError("Not authenticated yet!")
+        how = " with a delegation token" if self._token_auth else ""
+        return f"Authenticated as {self._username} via SASL / {self._mechanism.mechanism_name}{how}"
+
+
+def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> None:
+    """Register :class:`ScramSaslMechanism` for SCRAM-SHA-256 and SCRAM-SHA-512.
+
+    Process-wide: every kafka-python client created or re-authenticating
+    afterwards uses it. Calling it again only updates ``key_cache``.
+
+    Args:
+        key_cache: Where derived keys are kept so reconnects and
+            re-authentications skip PBKDF2; ``None`` disables caching.
+
+    Raises:
+        IntegrationError: kafka-python is not installed or has no 3.x registry.
+    """
+    global _saved, _key_cache
+    sasl = _registry()
+    with _lock:
+        _key_cache = key_cache
+        if _saved is not None:
+            return
+        _saved = {name: sasl.SASL_MECHANISMS.get(name) for name in MECHANISM_NAMES}
+        for name in MECHANISM_NAMES:
+            sasl.register_sasl_mechanism(name, ScramSaslMechanism, overwrite=True)
+    log.debug("installed token-capable SCRAM for kafka-python")
+
+
+def uninstall() -> None:
+    """Put kafka-python's own SCRAM mechanism back. A no-op when not installed.
+
+    A name that someone re-registered after :func:`install` is left alone.
+    """
+    global _saved
+    with _lock:
+        if _saved is None:
+            return
+        sasl = _registry()
+        for name, original in _saved.items():
+            if sasl.SASL_MECHANISMS.get(name) is not ScramSaslMechanism:
+                continue
+            if original is None:
+                del sasl.SASL_MECHANISMS[name]
+            else:
+                sasl.register_sasl_mechanism(name, original, overwrite=True)
+        _saved = None
+    log.debug("restored kafka-python's own SCRAM")
+
+
+def is_installed() -> bool:
+    """True while both SCRAM names resolve to :class:`ScramSaslMechanism`."""
+    try:
+        sasl = _registry()
+    except IntegrationError:
+        return False
+    return all(sasl.SASL_MECHANISMS.get(n) is ScramSaslMechanism for n in MECHANISM_NAMES)
+
+
+@contextmanager
+def installed(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Iterator[None]:
+    """:func:`install` for the duration of a ``with`` block, then :func:`uninstall`.
+
+    Clients still open after the block fall back to kafka-python's own SCRAM at
+    their next re-authentication.
+    """
+    install(key_cache=key_cache)
+    try:
+        yield
+    finally:
+        uninstall()
+
+
+def _registry() -> Any:
+    try:
+        import kafka.net.sasl as sasl
+    except ImportError as exc:
+        raise IntegrationError(
+            "kafka-python 3.x is required (kafka.net.sasl.register_sasl_mechanism)"
+        ) from exc
+    return sasl
+
+
+def client_kwargs(
+    config: ConfigSource,
+    *,
+    credentials: CredentialsSource | None = None,
+    bootstrap_servers: str | None = None,
+) -> dict[str, Any]:
+    """Keyword arguments for ``KafkaConsumer``, ``KafkaProducer`` and ``KafkaAdminClient``.
+
+    Args:
+        config: A ``client.properties`` path, its properties, or a ``ClientConfig``.
+        credentials: Credentials or a provider, asked at every (re-)authentication;
+            overrides ``sasl.jaas.config``, which may then be left out.
+        bootstrap_servers: Overrides ``bootstrap.servers``.
+
+    Returns:
+        ``bootstrap_servers``, ``security_protocol`` and, as the configuration
+        needs them, ``sasl_mechanism``, ``sasl_oauth_token_provider`` (the
+        credentials provider) and ``ssl_context``.
+
+    Raises:
+        ClientConfigError: A property is missing or invalid; the message names it.
+        IntegrationError: SASL is configured but :func:`install` was not called:
+            kafka-python's own SCRAM cannot use a credentials provider.
+    """
+    cfg, provider = resolve(config, credentials)
+    if bootstrap_servers is not None:
+        servers = [s.strip() for s in bootstrap_servers.split(",") if s.strip()]
+    else:
+        servers = bootstrap_list(cfg)
+    kwargs: dict[str, Any] = {
+        "bootstrap_servers": servers,
+        "security_protocol": cfg.security_protocol,
+    }
+    if provider is not None:
+        if not is_installed():
+            raise IntegrationError(
+                "call sasl_scram.integrations.kafka_python.install() first: kafka-python's "
+                "own SCRAM cannot read a credentials provider or send tokenauth"
+            )
+        assert cfg.mechanism is not None
+        kwargs["sasl_mechanism"] = cfg.mechanism.mechanism_name
+        kwargs["sasl_oauth_token_provider"] = provider
+    context = cfg.ssl_context()
+    if context is not None:
+        kwargs["ssl_context"] = context
+    return kwargs

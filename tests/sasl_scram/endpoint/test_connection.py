@@ -1,0 +1,337 @@
+"""The sans-IO connection state machine: Kafka's per-connection SASL rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sasl_scram import (
+    SCRAM_SHA_256,
+    SCRAM_SHA_512,
+    Grant,
+    ScramClient,
+    ScramCredential,
+    ScramMechanism,
+)
+from sasl_scram.endpoint import (
+    ApiCall,
+    Authenticated,
+    Close,
+    ConnectionSettings,
+    CredentialNeeded,
+    Send,
+    ServerConnection,
+)
+from sasl_scram.endpoint._connection import advertised_versions
+from sasl_scram.kafka import ApiKey, FrameBuffer, decode_response, encode_request, frame
+
+KEYS = [3, 17, 18, 36, 50, 51]
+CRED = {m: ScramCredential.from_password(m, "alice-secret") for m in (SCRAM_SHA_256, SCRAM_SHA_512)}
+GENERIC = "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000
+
+    def __call__(self) -> int:
+        return self.now
+
+
+class Peer:
+    """Drives a ServerConnection with encoded requests, answering its steps."""
+
+    def __init__(self, max_reauth_ms: int = 0, max_receive: int = 524288) -> None:
+        self.clock = Clock()
+        self.conn = ServerConnection(
+            ConnectionSettings(
+                mechanisms=(SCRAM_SHA_256, SCRAM_SHA_512),
+                api_versions=advertised_versions(KEYS),
+                max_receive_before_auth=max_receive,
+                max_reauth_ms=max_reauth_ms,
+            ),
+            self.clock,
+        )
+        self.corr = 0
+        self.outputs: list[Any] = []
+        self.grant_expiry: int | None = None
+        self.users = {"alice": CRED}
+
+    def feed(self, data: bytes) -> list[Any]:
+        out = self._resolve(self.conn.receive(data))
+        self.outputs.extend(out)
+        return out
+
+    def _resolve(self, outputs: list[Any]) -> list[Any]:
+        done: list[Any] = []
+        queue = list(outputs)
+        while queue:
+            item = queue.pop(0)
+            done.append(item)
+            if isinstance(item, CredentialNeeded):
+                req = item.request
+                creds = self.users.get(req.username)
+                grant = Grant.of(creds[req.mechanism], expiry_ms=self.grant_expiry) if creds else None
+                queue.extend(self.conn.provide_credential(grant))
+            elif isinstance(item, ApiCall):
+                queue.extend(self.conn.respond({"brokers": [], "topics": []}))
+        return done
+
+    def request(self, key: int, version: int, body: dict[str, Any]) -> tuple[list[Any], dict[str, Any] | None]:
+        self.corr += 1
+        out = self.feed(encode_request(key, version, self.corr, "test", body))
+        sends = [o for o in out if isinstance(o, Send)]
+        if not sends:
+            return out, None
+        buf = FrameBuffer(1 << 20)
+        buf.feed(sends[0].data)
+        payload = buf.next_frame()
+        assert payload is not None
+        corr, response = decode_response(key, version, payload)
+        assert corr == self.corr
+        return out, response
+
+    def login(
+        self, mech: ScramMechanism = SCRAM_SHA_256, password: str = "alice-secret",
+        user: str = "alice", auth_version: int = 2, versions: bool = True,
+    ) -> tuple[list[Any], dict[str, Any] | None]:
+        if versions:
+            self.request(18, 3, {"client_software_name": "t", "client_software_version": "1"})
+        _, hs = self.request(17, 1, {"mechanism": mech.mechanism_name})
+        assert hs is not None and hs["error_code"] == 0
+        client = ScramClient(mech, user, password, key_cache=None)
+        _, r1 = self.request(36, auth_version, {"auth_bytes": client.client_first()})
+        assert r1 is not None and r1["error_code"] == 0
+        out, r2 = self.request(36, auth_version, {"auth_bytes": client.receive_server_first(r1["auth_bytes"])})
+        if r2 is not None and r2["error_code"] == 0:
+            client.receive_server_final(r2["auth_bytes"])
+        return out, r2
+
+
+@pytest.mark.parametrize("mech", [SCRAM_SHA_256, SCRAM_SHA_512])
+def test_login_then_any_api(mech: ScramMechanism) -> None:
+    p = Peer()
+    out, r = p.login(mech)
+    assert r is not None and r["error_code"] == 0 and r["session_lifetime_ms"] == 0
+    assert any(isinstance(o, Authenticated) for o in out)
+    assert p.conn.authenticated and p.conn.session is not None
+    out, _ = p.request(3, 12, {"topics": None})
+    assert any(isinstance(o, ApiCall) for o in out)
+    _, versions = p.request(18, 4, {"client_software_name": "t", "client_software_version": "1"})
+    assert versions is not None and versions["error_code"] == 0
+
+
+def test_handshake_may_come_first_without_api_versions() -> None:
+    p = Peer()
+    _, r = p.login(versions=False)
+    assert r is not None and r["error_code"] == 0
+
+
+def test_api_versions_lists_every_key_with_minimum_zero() -> None:
+    _, r = Peer().request(18, 0, {})
+    assert r is not None
+    keys = {k["api_key"]: (k["min_version"], k["max_version"]) for k in r["api_keys"]}
+    assert keys[17] == (0, 1) and keys[36] == (0, 2) and keys[18] == (0, 4)
+    assert set(keys) == set(KEYS)
+
+
+def test_api_versions_too_new_gets_v0_error_35_and_state_is_kept() -> None:
+    p = Peer()
+    out = p.feed(encode_request(18, 4, 1, "c", {}).replace(b"\x00\x12\x00\x04", b"\x00\x12\x00\x09", 1))
+    assert isinstance(out[0], Send) and not p.conn.closed
+    corr, body = decode_response(18, 9, out[0].data[4:])
+    assert corr == 1 and body["error_code"] == 35
+    assert body["api_keys"] == [{"api_key": 18, "min_version": 0, "max_version": 4}]
+    _, r = p.login()
+    assert r is not None and r["error_code"] == 0
+
+
+def test_api_versions_bad_software_name_is_invalid_request() -> None:
+    _, r = Peer().request(18, 3, {"client_software_name": "-bad-", "client_software_version": "1"})
+    assert r is not None and r["error_code"] == 42
+
+
+def test_unsupported_mechanism_lists_enabled_and_closes() -> None:
+    p = Peer()
+    out, r = p.request(17, 1, {"mechanism": "PLAIN"})
+    assert r == {"error_code": 33, "mechanisms": ["SCRAM-SHA-256", "SCRAM-SHA-512"]}
+    assert isinstance(out[-1], Close) and p.conn.closed
+
+
+def test_other_api_before_handshake_closes_without_response() -> None:
+    p = Peer()
+    out, r = p.request(3, 1, {"topics": None})
+    assert r is None and isinstance(out[0], Close)
+
+
+def test_other_api_after_handshake_gets_illegal_sasl_state_then_close() -> None:
+    p = Peer()
+    p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
+    out, r = p.request(50, 0, {"users": None})
+    assert r is not None and r["error_code"] == 34 and isinstance(out[-1], Close)
+
+
+def test_api_versions_after_successful_api_versions_closes() -> None:
+    p = Peer()
+    p.request(18, 3, {"client_software_name": "t", "client_software_version": "1"})
+    out, r = p.request(18, 3, {"client_software_name": "t", "client_software_version": "1"})
+    assert r is None and isinstance(out[-1], Close)
+
+
+@pytest.mark.parametrize(("user", "password"), [("alice", "wrong"), ("nobody", "x")])
+@pytest.mark.parametrize("mech", [SCRAM_SHA_256, SCRAM_SHA_512])
+def test_failed_login_gets_58_generic_message_and_close(user: str, password: str, mech: ScramMechanism) -> None:
+    p = Peer()
+    out, r = p.login(mech, password=password, user=user)
+    assert r is not None
+    assert r["error_code"] == 58 and r["error_message"] == GENERIC.format(mech.mechanism_name)
+    assert r["auth_bytes"] == b"" and r["session_lifetime_ms"] == 0
+    assert isinstance(out[-1], Close) and p.conn.closed
+
+
+def test_authzid_mismatch_gets_kafkas_specific_message() -> None:
+    p = Peer()
+    p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
+    out, r = p.request(36, 2, {"auth_bytes": b"n,a=bob,n=alice,r=abc"})
+    assert r is not None and r["error_code"] == 58
+    assert r["error_message"] == (
+        "Authentication failed: Client requested an authorization id that is different from username"
+    )
+
+
+def test_sasl_authenticate_after_success_is_illegal() -> None:
+    p = Peer()
+    p.login()
+    out, r = p.request(36, 2, {"auth_bytes": b"x"})
+    assert r is not None and r["error_code"] == 34
+    assert r["error_message"] == "SaslAuthenticate request received after successful authentication"
+
+
+def test_handshake_on_authenticated_connection_without_expiry_is_illegal() -> None:
+    p = Peer()
+    p.login()
+    out, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
+    assert r is not None and r["error_code"] == 34 and p.conn.closed
+
+
+class TestReauthentication:
+    def test_lifetime_sent_only_to_v1_plus(self) -> None:
+        p = Peer(max_reauth_ms=60_000)
+        _, r = p.login(auth_version=1)
+        assert r is not None and r["session_lifetime_ms"] == 60_000
+        p = Peer(max_reauth_ms=60_000)
+        _, r = p.login(auth_version=0)
+        assert r is not None and "session_lifetime_ms" in r and r["session_lifetime_ms"] == 0
+
+    def test_token_lifetime_is_capped(self) -> None:
+        p = Peer(max_reauth_ms=60_000)
+        p.grant_expiry = p.clock.now + 10_000
+        _, r = p.login()
+        assert r is not None and r["session_lifetime_ms"] == 10_000
+
+    def test_reauthenticate_then_continue(self) -> None:
+        p = Peer(max_reauth_ms=60_000)
+        p.login()
+        p.clock.now += 55_000
+        _, r = p.login(versions=False)
+        assert r is not None and r["error_code"] == 0 and r["session_lifetime_ms"] == 60_000
+        assert any(isinstance(o, Authenticated) and o.reauthentication for o in p.outputs)
+        p.clock.now += 59_000
+        out, _ = p.request(3, 12, {"topics": None})
+        assert any(isinstance(o, ApiCall) for o in out)
+
+    def test_expired_session_is_closed_on_next_request(self) -> None:
+        p = Peer(max_reauth_ms=60_000)
+        p.login()
+        p.clock.now += 60_000
+        out, r = p.request(3, 12, {"topics": None})
+        assert r is None and isinstance(out[-1], Close)
+
+    def test_failed_reauthentication_says_re_authentication(self) -> None:
+        p = Peer(max_reauth_ms=60_000)
+        p.login()
+        _, r = p.login(password="changed", versions=False)
+        assert r is not None and r["error_code"] == 58
+        assert "during re-authentication due to invalid credentials" in r["error_message"]
+
+    def test_reauthentication_cannot_change_mechanism(self) -> None:
+        p = Peer(max_reauth_ms=60_000)
+        p.login(SCRAM_SHA_256)
+        out, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-512"})
+        assert r is not None and r["error_code"] == 33 and p.conn.closed
+
+    def test_reauthentication_cannot_change_principal(self) -> None:
+        p = Peer(max_reauth_ms=60_000)
+        p.users["bob"] = {m: ScramCredential.from_password(m, "bob-pw") for m in CRED}
+        p.login()
+        _, r = p.login(user="bob", password="bob-pw", versions=False)
+        assert r is not None and r["error_code"] == 58 and "Cannot change principals" in r["error_message"]
+
+
+def test_raw_tokens_after_handshake_v0() -> None:
+    p = Peer()
+    _, hs = p.request(17, 0, {"mechanism": "SCRAM-SHA-256"})
+    assert hs is not None and hs["error_code"] == 0
+    client = ScramClient(SCRAM_SHA_256, "alice", "alice-secret", key_cache=None)
+    out = p.feed(frame(client.client_first()))
+    server_first = [o for o in out if isinstance(o, Send)][0].data[4:]
+    out = p.feed(frame(client.receive_server_first(server_first)))
+    client.receive_server_final([o for o in out if isinstance(o, Send)][0].data[4:])
+    assert client.complete and p.conn.authenticated
+
+
+def test_raw_token_failure_closes_without_response() -> None:
+    p = Peer()
+    p.request(17, 0, {"mechanism": "SCRAM-SHA-256"})
+    out = p.feed(frame(b"garbage"))
+    assert [type(o) for o in out] == [Close]
+
+
+def test_frame_limit_before_authentication() -> None:
+    p = Peer(max_receive=100)
+    out = p.feed((101).to_bytes(4, "big"))
+    assert isinstance(out[0], Close) and "exceeds the limit" in out[0].reason
+
+
+def test_pipelined_requests_wait_for_the_answer_in_order() -> None:
+    p = Peer()
+    p.login()
+    data = encode_request(3, 12, 100, "c", {"topics": None}) + encode_request(18, 3, 101, "c", {
+        "client_software_name": "t", "client_software_version": "1"})
+    out = p.conn.receive(data)
+    assert len(out) == 1 and isinstance(out[0], ApiCall) and p.conn.waiting
+    more = p.conn.respond({"brokers": [], "topics": []})
+    sends = [o for o in more if isinstance(o, Send)]
+    assert len(sends) == 2
+    assert sends[0].data[4:8] == (100).to_bytes(4, "big") and sends[1].data[4:8] == (101).to_bytes(4, "big")
+
+
+def test_unknown_api_key_closes() -> None:
+    p = Peer()
+    p.login()
+    out = p.feed(frame(b"\x00\x63\x00\x00\x00\x00\x00\x07\xff\xff"))
+    assert isinstance(out[-1], Close)
+
+
+def test_closed_connection_ignores_input() -> None:
+    p = Peer()
+    p.request(3, 1, {"topics": None})
+    assert p.conn.closed and p.feed(b"\x00\x00\x00\x01\x00") == []
+
+
+def test_grant_for_token_marks_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    p = Peer()
+    p.request(17, 1, {"mechanism": "SCRAM-SHA-512"})
+    client = ScramClient(SCRAM_SHA_512, "tok", "hmac-b64", token_auth=True, key_cache=None)
+    p.corr += 1
+    out = p.conn.receive(encode_request(36, 2, p.corr, "c", {"auth_bytes": client.client_first()}))
+    need = out[0]
+    assert isinstance(need, CredentialNeeded) and need.request.token_auth
+    cred = ScramCredential.from_password(SCRAM_SHA_512, "hmac-b64")
+    out = p.conn.provide_credential(Grant.of(cred, authorization_id="owner", expiry_ms=p.clock.now + 5000))
+    _, r1 = decode_response(36, 2, out[0].data[4:])
+    p.corr += 1
+    out = p.conn.receive(encode_request(36, 2, p.corr, "c", {"auth_bytes": client.receive_server_first(r1["auth_bytes"])}))
+    auth = [o for o in out if isinstance(o, Authenticated)][0]
+    assert auth.session.token_authenticated and auth.session.authorization_id == "owner"

@@ -1,0 +1,82 @@
+"""Fixtures: a token-serving endpoint on loopback and client.properties for it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import jaas
+from sasl_scram.client_config import ClientConfig
+from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
+
+MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
+
+
+def client_properties(
+    ep: RunningEndpoint, jaas_line: str | None, mechanism: str = "SCRAM-SHA-256"
+) -> dict[str, str]:
+    props = {
+        "bootstrap.servers": ep.bootstrap,
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": mechanism,
+    }
+    if jaas_line is not None:
+        props["sasl.jaas.config"] = jaas_line
+    return props
+
+
+def user_line(user: tuple[str, str] = ALICE) -> str:
+    return jaas.scram_login_line(*user)
+
+
+def write_properties(path: Path, props: dict[str, str]) -> Path:
+    # Java properties: escape backslashes, ':' and '=' are fine after the first separator.
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()), encoding="utf-8")
+    return path
+
+
+@dataclass
+class TokenEndpoint:
+    """An endpoint that serves delegation tokens, with helpers to manage them as alice."""
+
+    ep: RunningEndpoint
+    manager: Any
+
+    @property
+    def bootstrap(self) -> str:
+        return self.ep.bootstrap
+
+    def token_client(self) -> Any:
+        from tokenauth import DelegationTokenClient
+
+        owner = ClientConfig.from_properties(client_properties(self.ep, user_line()))
+        return DelegationTokenClient.connect(owner)
+
+    def create_token(self, max_lifetime_ms: int = 600_000) -> Any:
+        with self.token_client() as client:
+            return client.create_token([], max_lifetime_ms)
+
+    def expire_token(self, token: Any) -> None:
+        with self.token_client() as client:
+            client.expire_token(token.hmac, -1)  # negative: removed at once
+
+
+def make_token_endpoint(properties: dict[str, str] | None = None) -> Iterator[TokenEndpoint]:
+    extension, manager = token_extension()
+    with RunningEndpoint(properties=properties, extensions=[extension]) as ep:
+        yield TokenEndpoint(ep, manager)
+
+
+@pytest.fixture(scope="module")
+def token_endpoint() -> Iterator[TokenEndpoint]:
+    yield from make_token_endpoint()
+
+
+@pytest.fixture
+def reauth_endpoint() -> Iterator[TokenEndpoint]:
+    """KIP-368: sessions last at most 2 s, so clients re-authenticate every ~1.8 s."""
+    yield from make_token_endpoint({"connections.max.reauth.ms": "2000"})

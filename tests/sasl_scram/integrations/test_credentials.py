@@ -1,0 +1,118 @@
+"""The shared credentials model, providers and configuration sources."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+import jaas
+from sasl_scram.client_config import ClientConfigError
+from sasl_scram.integrations import (
+    CredentialsError,
+    PropertiesFileCredentials,
+    ScramCredentials,
+    StaticCredentials,
+    as_provider,
+    config_from_jaas,
+    fetch_credentials,
+    fetch_credentials_async,
+    load_client_config,
+)
+from sasl_scram.integrations._config import resolve
+
+from .conftest import write_properties
+
+SECRET = "s3cr3t-value"
+
+
+def test_repr_hides_password_and_extension_values() -> None:
+    creds = ScramCredentials("alice", SECRET, extensions={"ext": "hidden-value"})
+    text = repr(creds) + repr(StaticCredentials(creds))
+    assert SECRET not in text and "hidden-value" not in text
+    assert "alice" in text and "ext" in text
+
+
+def test_from_jaas_user_and_token() -> None:
+    user = ScramCredentials.from_jaas(jaas.scram_login_line("a,b=c", SECRET))
+    assert (user.username, user.password, user.token_auth) == ("a,b=c", SECRET, False)
+    token = ScramCredentials.from_jaas(jaas.scram_token_login_line("tid", "aG1hYw=="))
+    assert token == ScramCredentials.for_token("tid", "aG1hYw==")
+    assert ScramCredentials.from_jaas(token.jaas_line()) == token
+
+
+def test_from_jaas_errors_name_the_key_not_the_secret() -> None:
+    with pytest.raises(CredentialsError, match=r"^sasl\.jaas\.config: ") as info:
+        ScramCredentials.from_jaas(f'org.example.Other required password="{SECRET}";')
+    assert SECRET not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"username": "", "password": "p"}, "username"),
+        ({"username": "u", "password": ""}, "password"),
+        ({"username": "u", "password": "p", "extensions": {"tokenauth": "true"}}, "token_auth"),
+    ],
+)
+def test_invalid_credentials(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(CredentialsError, match=match):
+        ScramCredentials(**kwargs)  # type: ignore[arg-type]
+
+
+def test_properties_file_provider_rereads(tmp_path: Path) -> None:
+    path = tmp_path / "client.properties"
+    write_properties(path, {"sasl.jaas.config": jaas.scram_login_line("alice", "one")})
+    provider = PropertiesFileCredentials(path)
+    assert fetch_credentials(provider).password == "one"
+    write_properties(path, {"sasl.jaas.config": jaas.scram_token_login_line("tid", "two")})
+    assert fetch_credentials(provider) == ScramCredentials.for_token("tid", "two")
+
+
+def test_provider_failures_are_wrapped_without_their_message() -> None:
+    def broken() -> ScramCredentials:
+        raise RuntimeError(SECRET)
+
+    with pytest.raises(CredentialsError) as info:
+        fetch_credentials(as_provider(broken))
+    assert SECRET not in str(info.value)
+    assert isinstance(info.value.__cause__, RuntimeError)
+    with pytest.raises(CredentialsError, match="returned str"):
+        fetch_credentials(as_provider(lambda: "alice"))  # type: ignore[arg-type, return-value]
+
+
+def test_async_provider_needs_an_async_client() -> None:
+    async def provide() -> ScramCredentials:
+        return ScramCredentials("alice", "pw")
+
+    with pytest.raises(CredentialsError, match="asynchronous"):
+        fetch_credentials(as_provider(provide))
+    assert asyncio.run(fetch_credentials_async(as_provider(provide))).username == "alice"
+
+
+def test_jaas_may_be_omitted_only_with_a_provider() -> None:
+    props = {
+        "bootstrap.servers": "b:9092",
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "SCRAM-SHA-512",
+    }
+    with pytest.raises(ClientConfigError, match=r"^sasl\.jaas\.config: required"):
+        load_client_config(props)
+    config = load_client_config(props, require_jaas=False)
+    assert config.username is None and config.password is None
+    cfg, provider = resolve(props, ScramCredentials("u", "p"))
+    assert cfg.mechanism is not None and cfg.mechanism.mechanism_name == "SCRAM-SHA-512"
+    assert provider is not None and fetch_credentials(provider).username == "u"
+    with pytest.raises(ClientConfigError, match="sasl.mechanism"):
+        resolve({**props, "sasl.mechanism": "PLAIN"}, ScramCredentials("u", "p"))
+
+
+def test_config_from_jaas() -> None:
+    cfg = config_from_jaas(
+        jaas.scram_token_login_line("tid", "aG1hYw=="),
+        bootstrap_servers="b1:9093,b2:9093",
+        security_protocol="SASL_PLAINTEXT",
+    )
+    assert cfg.token_auth and cfg.username == "tid"
+    assert cfg.mechanism is not None and cfg.mechanism.mechanism_name == "SCRAM-SHA-512"

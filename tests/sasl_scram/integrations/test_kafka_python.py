@@ -1,0 +1,262 @@
+"""kafka-python 3.x with our SCRAM mechanism, against the endpoint on loopback."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("kafka")
+
+import jaas
+from kafka import KafkaAdminClient, KafkaConsumer
+from kafka.errors import KafkaConfigurationError, SaslAuthenticationFailedError
+from sasl_scram import SCRAM_SHA_256, Grant, ScramCredential, ScramServer
+from sasl_scram.integrations import (
+    IntegrationError,
+    ScramCredentials,
+    StaticCredentials,
+    kafka_python,
+)
+from sasl_scram.store import ScramUpsertion
+from tests.endpoint_harness import ALICE
+
+from .conftest import MECHS, TokenEndpoint, client_properties, user_line
+
+ENDPOINT_LOGGER = "sasl_scram.endpoint"
+AUTH_LINE = re.compile(r"\[(?P<conn>[^\]]+)\] (?P<re>re-)?authenticated User:(?P<user>\S+) with")
+
+
+@pytest.fixture
+def installed() -> Iterator[None]:
+    import kafka.net.sasl as sasl
+
+    own = dict(sasl.SASL_MECHANISMS)
+    kafka_python.install()
+    yield
+    kafka_python.uninstall()
+    assert sasl.SASL_MECHANISMS == own
+
+
+def admin_topics(kwargs: dict[str, Any]) -> list[str]:
+    admin = KafkaAdminClient(**kwargs)
+    try:
+        return list(admin.list_topics())
+    finally:
+        admin.close()
+
+
+def consumer_topics(kwargs: dict[str, Any]) -> set[str]:
+    consumer = KafkaConsumer(**kwargs)
+    try:
+        return set(consumer.topics())
+    finally:
+        consumer.close()
+
+
+@pytest.mark.parametrize("mechanism", MECHS)
+def test_user_login_admin_and_consumer(
+    installed: None, token_endpoint: TokenEndpoint, mechanism: str
+) -> None:
+    props = client_properties(token_endpoint.ep, user_line(), mechanism)
+    kwargs = kafka_python.client_kwargs(props)
+    assert kwargs["sasl_mechanism"] == mechanism
+    assert admin_topics(kwargs) == []
+    assert consumer_topics(kwargs) == set()
+
+
+@pytest.mark.parametrize("mechanism", MECHS)
+def test_delegation_token_login_admin_and_consumer(
+    installed: None, token_endpoint: TokenEndpoint, mechanism: str, caplog: Any
+) -> None:
+    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    token = token_endpoint.create_token()
+    line = jaas.scram_token_login_line(token.token_id, token.hmac_base64)
+    kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, line, mechanism))
+    assert admin_topics(kwargs) == []
+    assert consumer_topics(kwargs) == set()
+    token_logins = [r for r in caplog.messages if "(delegation token)" in r]
+    assert token_logins and all("User:alice" in m for m in token_logins)
+
+
+def test_kafka_pythons_own_scram_cannot_send_tokens(token_endpoint: TokenEndpoint) -> None:
+    """The control: without install(), the same token login fails."""
+    assert not kafka_python.is_installed()
+    token = token_endpoint.create_token()
+    props = client_properties(token_endpoint.ep, None)
+    with pytest.raises((SaslAuthenticationFailedError, Exception)):  # noqa: B017 - kafka-python wraps it
+        KafkaAdminClient(
+            bootstrap_servers=props["bootstrap.servers"],
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="SCRAM-SHA-256",
+            sasl_plain_username=token.token_id,
+            sasl_plain_password=token.hmac_base64,
+            request_timeout_ms=3000,
+            api_version_auto_timeout_ms=3000,
+        )
+
+
+def test_username_escaping(installed: None, token_endpoint: TokenEndpoint) -> None:
+    """kafka-python's own client sends ``n=a,b=c`` unescaped; ours sends ``a=2Cb=3Dc``."""
+    user = ("odd,name=x", "odd-secret")
+    token_endpoint.ep.store.alter([], [ScramUpsertion.from_password(*user[:1], SCRAM_SHA_256, user[1])])
+    kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, user_line(user)))
+    assert admin_topics(kwargs) == []
+
+
+def test_wrong_password_fails_without_leaking(installed: None, token_endpoint: TokenEndpoint) -> None:
+    line = jaas.scram_login_line("alice", "wrong-secret-123")
+    kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, line))
+    with pytest.raises(Exception) as info:  # noqa: PT011 - kafka-python's type varies by path
+        KafkaAdminClient(**kwargs, request_timeout_ms=3000, api_version_auto_timeout_ms=3000)
+    assert "wrong-secret-123" not in str(info.value)
+
+
+class RotatingTokens:
+    """A credentials provider whose current token can be swapped; records what it handed out."""
+
+    def __init__(self, token: Any) -> None:
+        self._lock = threading.Lock()
+        self.current = token
+        self.handed_out: list[str] = []
+
+    def scram_credentials(self) -> ScramCredentials:
+        with self._lock:
+            token = self.current
+            self.handed_out.append(token.token_id)
+        return ScramCredentials.for_token(token.token_id, token.hmac_base64)
+
+
+def wait_for_reauth(admin: Any, caplog: Any, since: int, timeout: float = 8.0) -> list[re.Match[str]]:
+    """Keep the admin client busy until the endpoint logs a re-authentication."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        admin.list_topics()
+        matches = [m for m in map(AUTH_LINE.search, caplog.messages[since:]) if m and m["re"]]
+        if matches:
+            return matches
+        time.sleep(0.1)
+    raise AssertionError("no re-authentication within the deadline")
+
+
+def test_reauthentication_picks_up_a_rotated_token(
+    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
+) -> None:
+    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    old = reauth_endpoint.create_token()
+    provider = RotatingTokens(old)
+    props = client_properties(reauth_endpoint.ep, None)  # no JAAS line: the provider decides
+    admin = KafkaAdminClient(**kafka_python.client_kwargs(props, credentials=provider))
+    try:
+        admin.list_topics()
+        first_logins = {m["conn"] for m in map(AUTH_LINE.search, caplog.messages) if m}
+        assert first_logins and set(provider.handed_out) == {old.token_id}
+
+        new = reauth_endpoint.create_token()
+        provider.current = new
+        # The old token is gone before any re-authentication: only the new one can succeed.
+        reauth_endpoint.expire_token(old)
+        mark = len(caplog.messages)
+        reauths = wait_for_reauth(admin, caplog, mark)
+
+        # Same connection, re-authenticated as the token owner, with the new token.
+        assert {m["conn"] for m in reauths} <= first_logins
+        assert all(m["user"] == "alice" for m in reauths)
+        assert provider.handed_out[-1] == new.token_id
+        assert not [m for m in caplog.messages[mark:] if "failed" in m or "closing" in m]
+        assert admin.list_topics() == []
+    finally:
+        admin.close()
+
+
+def test_static_token_cannot_survive_its_expiry(
+    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
+) -> None:
+    """The control for the test above: without rotation the re-authentication fails."""
+    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    old = reauth_endpoint.create_token()
+    credentials = StaticCredentials(ScramCredentials.for_token(old.token_id, old.hmac_base64))
+    props = client_properties(reauth_endpoint.ep, None)
+    admin = KafkaAdminClient(
+        **kafka_python.client_kwargs(props, credentials=credentials), request_timeout_ms=3000
+    )
+    try:
+        admin.list_topics()
+        reauth_endpoint.expire_token(old)
+        mark = len(caplog.messages)
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline:
+            failed = [m for m in caplog.messages[mark:] if "re-authentication failed" in m]
+            if failed:
+                break
+            try:
+                admin.list_topics()
+            except Exception:  # noqa: S110 - reconnects with the dead token fail too
+                pass
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the expired token kept working")
+    finally:
+        admin.close()
+
+
+def test_uninstall_restores_kafka_pythons_mechanism(token_endpoint: TokenEndpoint) -> None:
+    import kafka.net.sasl as sasl
+    from kafka.net.sasl.scram import SaslMechanismScram
+
+    assert sasl.get_sasl_mechanism("SCRAM-SHA-256") is SaslMechanismScram
+    with kafka_python.installed():
+        assert kafka_python.is_installed()
+        assert sasl.get_sasl_mechanism("SCRAM-SHA-512") is kafka_python.ScramSaslMechanism
+        kafka_python.install()  # idempotent
+    assert not kafka_python.is_installed()
+    for name in kafka_python.MECHANISM_NAMES:
+        assert sasl.get_sasl_mechanism(name) is SaslMechanismScram
+    kafka_python.uninstall()  # a no-op now
+    # kafka-python's own mechanism still logs users in.
+    admin = KafkaAdminClient(
+        bootstrap_servers=token_endpoint.bootstrap,
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="SCRAM-SHA-512",
+        sasl_plain_username=ALICE[0],
+        sasl_plain_password=ALICE[1],
+    )
+    try:
+        assert admin.list_topics() == []
+    finally:
+        admin.close()
+
+
+def test_client_kwargs_needs_install(token_endpoint: TokenEndpoint) -> None:
+    with pytest.raises(IntegrationError, match=r"install\(\)"):
+        kafka_python.client_kwargs(client_properties(token_endpoint.ep, user_line()))
+
+
+def test_mechanism_reports_configuration_errors() -> None:
+    with pytest.raises(KafkaConfigurationError, match="sasl_plain_username"):
+        kafka_python.ScramSaslMechanism(sasl_mechanism="SCRAM-SHA-256", host="h")
+    with pytest.raises(KafkaConfigurationError, match="SCRAM-SHA-1"):
+        kafka_python.ScramSaslMechanism(sasl_mechanism="SCRAM-SHA-1", sasl_plain_username="u")
+
+
+def test_server_error_reply_is_reported() -> None:
+    """An RFC 5802 ``e=`` server-final (Kafka never sends one) fails cleanly, not with KeyError."""
+    credential = ScramCredential.from_password(SCRAM_SHA_256, "right-password")
+    server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(credential), rfc_mode=True)
+    mech = kafka_python.ScramSaslMechanism(
+        sasl_mechanism="SCRAM-SHA-256", sasl_plain_username="alice", sasl_plain_password="wrong"
+    )
+    assert not mech.receive(server.step(mech.auth_bytes()))
+    client_final = mech.auth_bytes()
+    with pytest.raises(Exception) as refused:  # noqa: PT011 - the server's own failure
+        server.step(client_final)
+    server_final = refused.value.server_final  # type: ignore[attr-defined]
+    assert server_final == b"e=invalid-proof"
+    with pytest.raises(SaslAuthenticationFailedError, match="e=invalid-proof"):
+        mech.receive(server_final)
+    assert mech.is_done() and not mech.is_authenticated()
