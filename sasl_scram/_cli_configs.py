@@ -125,7 +125,44 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
         raise CommandError(str(exc)) from None
 
 
+class _RemoteAdmin:
+    """RemoteScramAdmin plus the connection it must close."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from .admin import KafkaConnection, RemoteScramAdmin, SaslCredentials
+        from .client_config import ClientConfig
+
+        if not args.command_config:
+            raise _Usage("--command-config is required with --bootstrap-server")
+        config = ClientConfig.from_file(args.command_config)
+        mechanism, username, password = config.require_credentials()
+        self._conn = KafkaConnection(
+            args.bootstrap_server,
+            SaslCredentials(mechanism, username, password, config.token_auth),
+            ssl_context=config.ssl_context(),
+        )
+        self._admin = RemoteScramAdmin(self._conn)
+        self.describe = self._admin.describe
+        self.alter = self._admin.alter
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _open_bootstrap(args: argparse.Namespace) -> ScramAdmin:
+    return _RemoteAdmin(args)
+
+
 BACKENDS: list[Backend] = [
+    Backend(
+        "bootstrap_server",
+        ("--bootstrap-server",),
+        "HOST:PORT",
+        "talk to a broker (or kafka-scram serve) with the KIP-554 RPCs, logging in with "
+        "--command-config",
+        _open_bootstrap,
+        Dialect(zookeeper=False),
+    ),
     Backend(
         "zookeeper",
         ("--zookeeper",),
@@ -175,6 +212,13 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         parser.add_argument(
             *backend.flags, dest=backend.dest, metavar=backend.metavar, help=backend.help
         )
+    parser.add_argument(
+        "--command-config",
+        dest="command_config",
+        metavar="FILE",
+        help="client properties (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*) "
+        "for --bootstrap-server",
+    )
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--alter", action="store_true", help="alter the entity's configs")
     action.add_argument("--describe", action="store_true", help="list the entity's configs")

@@ -258,7 +258,8 @@ def existing_option(target: object, key: str) -> str | None:
                 f"cannot read the options of {type(target).__name__}: {type(exc).__name__}"
             ) from None
     raise OptionsNotInspectableError(
-        f"cannot read the options of a {type(target).__name__}; pass overwrite=True to skip the check"
+        f"cannot read the options of a {type(target).__name__}; "
+        "pass overwrite=True to skip the check"
     )
 
 

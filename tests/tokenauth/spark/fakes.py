@@ -1,0 +1,151 @@
+"""Fakes for the supervisor's unit tests: a clock, a broker, a query."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from types import TracebackType
+
+from sasl_scram import KafkaPrincipal
+from tokenauth import DelegationToken, TokenErrorCode, TokenInformation, TokenRequestError
+from tokenauth.spark import KafkaOptions
+
+T0 = 1_700_000_000_000
+ALICE = KafkaPrincipal.user("alice")
+
+
+class FakeClock:
+    def __init__(self, now_ms: int = T0) -> None:
+        self.now_ms = now_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+    def advance(self, ms: int) -> None:
+        self.now_ms += ms
+
+
+class FakeBroker:
+    """Kafka's token rules over a fake clock, with failure injection.
+
+    ``skew_ms`` makes the broker's clock differ from the supervisor's.
+    """
+
+    def __init__(
+        self, clock: FakeClock, expiry_ms: int = 60_000, max_lifetime_ms: int = 240_000, skew_ms: int = 0
+    ) -> None:
+        self.clock = clock
+        self.expiry_ms = expiry_ms
+        self.max_lifetime_ms = max_lifetime_ms
+        self.skew_ms = skew_ms
+        self.tokens: dict[bytes, TokenInformation] = {}
+        self.created: list[str] = []
+        self.expired: list[str] = []
+        self.renewed: list[str] = []
+        self.failures: list[BaseException] = []  # raised by the next calls, in order
+        self._ids = itertools.count()
+
+    def now(self) -> int:
+        return self.clock() + self.skew_ms
+
+    def connect(self) -> FakeClient:
+        return FakeClient(self)
+
+    def _maybe_fail(self) -> None:
+        if self.failures:
+            raise self.failures.pop(0)
+
+    def live_ids(self) -> set[str]:
+        now = self.now()
+        return {i.token_id for i in self.tokens.values() if not i.is_expired(now)}
+
+
+class FakeClient:
+    def __init__(self, broker: FakeBroker) -> None:
+        self.b = broker
+
+    def __enter__(self) -> FakeClient:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        return None
+
+    def create_token(
+        self, renewers: Sequence[KafkaPrincipal] = (), max_lifetime_ms: int = -1
+    ) -> DelegationToken:
+        b = self.b
+        b._maybe_fail()
+        now = b.now()
+        life = b.max_lifetime_ms if max_lifetime_ms <= 0 else min(max_lifetime_ms, b.max_lifetime_ms)
+        token_id = f"tok{next(b._ids)}"
+        info = TokenInformation(
+            token_id, ALICE, ALICE, tuple(renewers), now, min(now + b.expiry_ms, now + life), now + life
+        )
+        hmac = token_id.encode() * 4
+        b.tokens[hmac] = info
+        b.created.append(token_id)
+        return DelegationToken(info, hmac)
+
+    def _live(self, hmac: bytes, op: str) -> TokenInformation:
+        info = self.b.tokens.get(hmac)
+        if info is None:
+            raise TokenRequestError(op, TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND)
+        if info.is_expired(self.b.now()):
+            raise TokenRequestError(op, TokenErrorCode.DELEGATION_TOKEN_EXPIRED)
+        return info
+
+    def renew_token(self, hmac: bytes, renew_period_ms: int = -1) -> int:
+        b = self.b
+        b._maybe_fail()
+        info = self._live(hmac, "renew")
+        period = b.expiry_ms if renew_period_ms < 0 else renew_period_ms
+        expiry = min(b.now() + period, info.max_timestamp_ms)
+        b.tokens[hmac] = info.with_expiry(expiry)
+        b.renewed.append(info.token_id)
+        return expiry
+
+    def expire_token(self, hmac: bytes, expiry_period_ms: int = -1) -> int:
+        b = self.b
+        b._maybe_fail()
+        info = self._live(hmac, "expire")
+        del b.tokens[hmac]
+        b.expired.append(info.token_id)
+        return b.now()
+
+
+class FakeQuery:
+    def __init__(self, query_id: str, run: int, options: KafkaOptions) -> None:
+        self.id = query_id
+        self.runId = f"run-{run}"
+        self.options = dict(options)
+        self.token_id = options.token_id
+        self.isActive = True
+        self.failure: BaseException | None = None
+        self.stops = 0
+
+    def stop(self) -> None:
+        self.stops += 1
+        self.isActive = False
+
+    def exception(self) -> BaseException | None:
+        return self.failure
+
+
+class FakeSpark:
+    """A query factory: every start "resumes" the same checkpoint (same id)."""
+
+    def __init__(self) -> None:
+        self.queries: list[FakeQuery] = []
+        self.failures: list[BaseException] = []
+        self.query_id = "q-1"
+
+    def start(self, options: KafkaOptions) -> FakeQuery:
+        if self.failures:
+            raise self.failures.pop(0)
+        # A restart while the previous run is active would be a supervisor bug.
+        assert all(not q.isActive for q in self.queries)
+        q = FakeQuery(self.query_id, len(self.queries), options)
+        self.queries.append(q)
+        return q

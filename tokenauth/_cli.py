@@ -1,0 +1,180 @@
+"""``kafka-scram delegation-tokens``: kafka-delegation-tokens.sh's flags and output.
+
+Differences from Kafka's tool, on purpose (docs/tokens.md):
+
+* ``--describe`` without ``--owner-principal`` lists every token the caller
+  may see (Kafka 3.5+'s tool sends an empty owner list, which returns none);
+* HMACs are printed by ``--create`` (that is what was asked for) but hidden in
+  ``--describe`` and in the renew/expire banners unless ``--show-hmac`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import binascii
+import datetime
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from sasl_scram import KafkaPrincipal, ScramError
+from sasl_scram.client_config import ClientConfig
+
+from ._client import DelegationTokenClient
+from ._errors import TokenError
+from ._token import DelegationToken, hmac_base64
+
+__all__ = ["register"]
+
+PROG = "kafka-scram delegation-tokens"
+_ROW = "\n{:<15} {:<30} {:<15} {:<15} {:<25} {:<15} {:<15} {:<15}\n"
+_HIDDEN = "[hidden]"
+
+
+class _Usage(Exception):
+    pass
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "delegation-tokens",
+        help="create, renew, expire and describe delegation tokens (like kafka-delegation-tokens)",
+        description="KIP-48 delegation tokens over the Kafka protocol.",
+    )
+    parser.add_argument("--bootstrap-server", dest="bootstrap_server", required=True)
+    parser.add_argument("--command-config", dest="command_config", required=True)
+    for action in ("create", "renew", "expire", "describe"):
+        parser.add_argument(f"--{action}", action="store_true")
+    parser.add_argument("--owner-principal", dest="owner", action="append", default=[])
+    parser.add_argument("--renewer-principal", dest="renewers", action="append", default=[])
+    parser.add_argument("--max-life-time-period", dest="max_life", type=int)
+    parser.add_argument("--renew-time-period", dest="renew_period", type=int)
+    parser.add_argument("--expiry-time-period", dest="expiry_period", type=int)
+    parser.add_argument("--hmac")
+    parser.add_argument(
+        "--show-hmac", action="store_true", help="print HMACs in --describe and the banners"
+    )
+    parser.set_defaults(handler=_run, parser=parser)
+
+
+def _principals(values: Sequence[str], flag: str) -> list[KafkaPrincipal]:
+    try:
+        return [KafkaPrincipal.parse(v.strip()) for v in values]
+    except ValueError as exc:
+        raise _Usage(f"{flag}: {exc}") from None
+
+
+def _check(args: argparse.Namespace) -> str:
+    actions = [a for a in ("create", "renew", "expire", "describe") if getattr(args, a)]
+    if len(actions) != 1:
+        raise _Usage("Command must include exactly one action: --create, --renew, --expire or --describe")
+    action = actions[0]
+    forbidden = {
+        "create": ("hmac", "renew_period", "expiry_period"),
+        "renew": ("renewers", "max_life", "expiry_period", "owner"),
+        "expire": ("renew_period", "max_life", "renewers", "owner"),
+        "describe": ("renew_period", "max_life", "hmac", "expiry_period", "renewers"),
+    }[action]
+    flag = {
+        "hmac": "--hmac", "renew_period": "--renew-time-period", "expiry_period": "--expiry-time-period",
+        "renewers": "--renewer-principal", "max_life": "--max-life-time-period", "owner": "--owner-principal",
+    }
+    for name in forbidden:
+        if getattr(args, name):
+            raise _Usage(f"Option {flag[name]} can't be used with --{action}")
+    required = {
+        "create": ("max_life",),
+        "renew": ("hmac", "renew_period"),
+        "expire": ("hmac", "expiry_period"),
+        "describe": (),
+    }[action]
+    for name in required:
+        if getattr(args, name) is None:
+            raise _Usage(f"Missing required argument {flag[name]} for --{action}")
+    return action
+
+
+def _date(ms: int) -> str:
+    # SimpleDateFormat("yyyy-MM-dd'T'HH:mm") in the JVM default time zone.
+    return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%dT%H:%M")
+
+
+def _list(principals: Sequence[KafkaPrincipal]) -> str:
+    return "[" + ", ".join(str(p) for p in principals) + "]"
+
+
+def _table(tokens: Sequence[DelegationToken], show_hmac: bool) -> str:
+    rows = [_ROW.format("TOKENID", "HMAC", "OWNER", "REQUESTER", "RENEWERS", "ISSUEDATE", "EXPIRYDATE", "MAXDATE")]
+    for t in tokens:
+        i = t.info
+        rows.append(
+            _ROW.format(
+                i.token_id,
+                t.hmac_base64 if show_hmac else _HIDDEN,
+                str(i.owner),
+                str(i.token_requester),
+                _list(i.renewers),
+                _date(i.issue_timestamp_ms),
+                _date(i.expiry_timestamp_ms),
+                _date(i.max_timestamp_ms),
+            )
+        )
+    return "".join(rows)
+
+
+def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        action = _check(args)
+        owners = _principals(args.owner, "--owner-principal")
+        renewers = _principals(args.renewers, "--renewer-principal")
+        hmac = None
+        if args.hmac is not None:
+            try:
+                hmac = binascii.a2b_base64(args.hmac.encode("ascii"), strict_mode=True)
+            except (binascii.Error, UnicodeEncodeError):
+                raise _Usage("--hmac is not valid base64") from None
+    except _Usage as exc:
+        print(f"{PROG}: error: {exc}", file=stderr)
+        return 2
+    try:
+        config = ClientConfig.from_file(args.command_config)
+        with DelegationTokenClient.connect(config, args.bootstrap_server) as client:
+            if action == "create":
+                print(
+                    f"Calling create token operation with renewers :{_list(renewers)} , "
+                    f"max-life-time-period :{args.max_life}",
+                    file=stdout,
+                )
+                token = client.create_token(renewers, args.max_life, owners[0] if owners else None)
+                print(f"Created delegation token with tokenId : {token.token_id}", file=stdout)
+                stdout.write(_table([token], show_hmac=True))
+            elif action in ("renew", "expire"):
+                assert hmac is not None
+                shown = hmac_base64(hmac) if args.show_hmac else _HIDDEN
+                if action == "renew":
+                    print(
+                        f"Calling renew token operation with hmac :{shown} , "
+                        f"renew-time-period :{args.renew_period}",
+                        file=stdout,
+                    )
+                    expiry = client.renew_token(hmac, args.renew_period)
+                else:
+                    print(
+                        f"Calling expire token operation with hmac :{shown} , "
+                        f"expire-time-period :{args.expiry_period}",
+                        file=stdout,
+                    )
+                    expiry = client.expire_token(hmac, args.expiry_period)
+                # Kafka prints these with printf: no trailing newline.
+                stdout.write(f"Completed {action} operation. New expiry date : {_date(expiry)}")
+            else:
+                if owners:
+                    print(f"Calling describe token operation for owners: {_list(owners)}", file=stdout)
+                else:
+                    print("Calling describe token operation for current user.", file=stdout)
+                tokens = client.describe_tokens(owners or None)
+                stdout.write(f"Total number of tokens : {len(tokens)}")
+                stdout.write(_table(tokens, args.show_hmac))
+    except (ScramError, TokenError) as exc:
+        print(f"{PROG}: error: {exc}", file=stderr)
+        return 1
+    return 0
