@@ -31,8 +31,10 @@ system:
 jars: venv
 	$(PY) tools/fetch_kafka_jars.py
 
+# The main job: the Kafka-protocol endpoint on 127.0.0.1:9092 (Ctrl-C stops it).
 run: venv
 	$(PY) examples/quickstart.py
+	$(VENV)/bin/kafka-scram serve --config config/server.properties
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -41,7 +43,16 @@ lint: venv
 typecheck: venv
 	$(VENV)/bin/mypy
 
-pytest: venv system jars
+# PySpark 4.3.0 is a ~450 MB sdist: build its wheel once into $(CACHE)/wheels
+# (outside the repository, kept across clones), then install from there.
+# Fast and idempotent once installed.
+spark: venv
+	@$(PY) -c "import sys, pyspark; sys.exit(pyspark.__version__ != '4.3.0')" 2>/dev/null || { \
+	  ls $(CACHE)/wheels/pyspark-4.3.0-*.whl >/dev/null 2>&1 || \
+	    $(PY) -m pip wheel -q pyspark==4.3.0 -w $(CACHE)/wheels; \
+	  $(PY) -m pip install -q --find-links $(CACHE)/wheels 'pyspark==4.3.0'; }
+
+pytest: venv system jars spark
 	$(VENV)/bin/pytest -q
 
 test: lint typecheck pytest

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from ._errors import ScramConfigError, ScramError
 from ._properties import parse_properties
+from .endpoint._bootstrap import BootstrapFiles, ensure_bootstrap_user
 
 __all__ = ["register"]
 
@@ -61,13 +62,46 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         return 1
 
 
+BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
+BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
+
+
+def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
+    state = "created" if files.created else "already exists"
+    return (
+        f"\nBootstrap super user {files.user!r} {state}; its credentials are in "
+        f"{files.client_properties} (mode 0600).\n"
+        "Connect with kcat:\n"
+        f"  kcat -F {files.kcat_config} -L\n"
+        "Connect with confluent-kafka:\n"
+        "  from confluent_kafka.admin import AdminClient\n"
+        "  from sasl_scram.integrations.confluent import config_from_properties\n"
+        f"  admin = AdminClient(config_from_properties({str(files.client_properties)!r}))\n"
+        "  print(admin.list_topics(timeout=10).brokers)\n"
+        "Add a user:\n"
+        f"  kafka-scram configs --bootstrap-server {bootstrap} --command-config "
+        f"{files.client_properties} --alter --add-config 'SCRAM-SHA-512=[password=-]' "
+        "--entity-type users --entity-name alice\n"
+    )
+
+
 async def serve(props: dict[str, str], stdout: TextIO) -> int:
     from .endpoint import EndpointConfig, ScramEndpoint
     from .endpoint._extension import load_extensions
     from .store import open_store
 
     config = EndpointConfig.from_properties(props)
+    db: Path | None = None
+    if config.store_location.startswith("sqlite:"):
+        db = Path(config.store_location[len("sqlite:") :])
+        db.parent.mkdir(parents=True, exist_ok=True)
     store = open_store(config.store_location)
+    if db is not None:
+        # Stored and server keys let anyone impersonate the server: owner-only,
+        # as Kafka protects /config/users with CREATOR_ALL ACLs.
+        for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            if path.exists():
+                path.chmod(0o600)
     extensions = load_extensions(config.properties)
     endpoint = ScramEndpoint(config, store, extensions=extensions)
     closed = False
@@ -76,6 +110,18 @@ async def serve(props: dict[str, str], stdout: TextIO) -> int:
         for listener in config.listeners:
             host, port = endpoint.advertised_address(listener.name)
             print(f"kafka-scram endpoint ready: {listener.name} {host}:{port}", file=stdout, flush=True)
+        user = props.get(BOOTSTRAP_USER_KEY, "").strip()
+        if user:
+            host, port = endpoint.advertised_address(config.listeners[0].name)
+            files = await asyncio.to_thread(
+                ensure_bootstrap_user,
+                store,
+                user,
+                Path(props.get(BOOTSTRAP_FILE_KEY, "bootstrap-admin.properties")),
+                config.mechanisms,
+                f"{host}:{port}",
+            )
+            print(how_to_connect(files, f"{host}:{port}"), file=stdout, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -53,6 +53,8 @@ KNOWN_KEYS = frozenset(
         STORE_PATH_KEY,
         DECOY_SECRET_KEY,
         CLUSTER_ID_KEY,
+        "scram.bootstrap.user",
+        "scram.bootstrap.client.properties",
         "ssl.keystore.type",
         "ssl.keystore.location",
         "ssl.keystore.key",

@@ -15,7 +15,11 @@ pytest.importorskip("kafka")
 
 import jaas
 from kafka import KafkaAdminClient, KafkaConsumer
-from kafka.errors import KafkaConfigurationError, SaslAuthenticationFailedError
+from kafka.errors import (
+    KafkaConfigurationError,
+    KafkaTimeoutError,
+    SaslAuthenticationFailedError,
+)
 from sasl_scram import SCRAM_SHA_256, Grant, ScramCredential, ScramServer
 from sasl_scram.integrations import (
     IntegrationError,
@@ -29,6 +33,8 @@ from tests.endpoint_harness import ALICE
 from .conftest import MECHS, TokenEndpoint, client_properties, user_line
 
 ENDPOINT_LOGGER = "sasl_scram.endpoint"
+# kafka-python waits 30 s for a bootstrap by default; refused logins should fail fast.
+FAIL_FAST_MS = 1500
 AUTH_LINE = re.compile(r"\[(?P<conn>[^\]]+)\] (?P<re>re-)?authenticated User:(?P<user>\S+) with")
 
 
@@ -84,37 +90,69 @@ def test_delegation_token_login_admin_and_consumer(
     assert token_logins and all("User:alice" in m for m in token_logins)
 
 
-def test_kafka_pythons_own_scram_cannot_send_tokens(token_endpoint: TokenEndpoint) -> None:
-    """The control: without install(), the same token login fails."""
+def endpoint_auth_failures(caplog: Any, since: int = 0) -> list[str]:
+    return [
+        m
+        for m in caplog.messages[since:]
+        if re.search(r"closing: SASL \S+ authentication failed", m)
+    ]
+
+
+def own_scram_admin(bootstrap: str, username: str, password: str) -> KafkaAdminClient:
+    """kafka-python's own settings for SCRAM; fails fast when the login is refused."""
+    return KafkaAdminClient(
+        bootstrap_servers=bootstrap,
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="SCRAM-SHA-256",
+        sasl_plain_username=username,
+        sasl_plain_password=password,
+        bootstrap_timeout_ms=FAIL_FAST_MS,
+    )
+
+
+def test_kafka_pythons_own_scram_cannot_send_tokens(
+    token_endpoint: TokenEndpoint, caplog: Any
+) -> None:
+    """The control for the token tests: without install(), the same token is refused."""
+    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
     assert not kafka_python.is_installed()
     token = token_endpoint.create_token()
-    props = client_properties(token_endpoint.ep, None)
-    with pytest.raises((SaslAuthenticationFailedError, Exception)):  # noqa: B017 - kafka-python wraps it
-        KafkaAdminClient(
-            bootstrap_servers=props["bootstrap.servers"],
-            security_protocol="SASL_PLAINTEXT",
-            sasl_mechanism="SCRAM-SHA-256",
-            sasl_plain_username=token.token_id,
-            sasl_plain_password=token.hmac_base64,
-            request_timeout_ms=3000,
-            api_version_auto_timeout_ms=3000,
-        )
+    with pytest.raises(KafkaTimeoutError, match="Unable to bootstrap"):
+        own_scram_admin(token_endpoint.bootstrap, token.token_id, token.hmac_base64)
+    assert endpoint_auth_failures(caplog)
 
 
-def test_username_escaping(installed: None, token_endpoint: TokenEndpoint) -> None:
-    """kafka-python's own client sends ``n=a,b=c`` unescaped; ours sends ``a=2Cb=3Dc``."""
+def test_username_escaping(token_endpoint: TokenEndpoint, caplog: Any) -> None:
+    """kafka-python's own client sends ``n=odd,name=x`` unescaped; ours sends ``odd=2Cname=3Dx``."""
+    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
     user = ("odd,name=x", "odd-secret")
-    token_endpoint.ep.store.alter([], [ScramUpsertion.from_password(*user[:1], SCRAM_SHA_256, user[1])])
-    kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, user_line(user)))
-    assert admin_topics(kwargs) == []
+    store = token_endpoint.ep.store
+    store.alter([], [ScramUpsertion.from_password(user[0], SCRAM_SHA_256, user[1])])
+    with pytest.raises(KafkaTimeoutError):
+        own_scram_admin(token_endpoint.bootstrap, *user)
+    assert endpoint_auth_failures(caplog)
+    with kafka_python.installed():
+        admin = own_scram_admin(token_endpoint.bootstrap, *user)  # same settings, our mechanism
+        try:
+            assert admin.list_topics() == []
+        finally:
+            admin.close()
+        kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, user_line(user)))
+        assert admin_topics(kwargs) == []
 
 
-def test_wrong_password_fails_without_leaking(installed: None, token_endpoint: TokenEndpoint) -> None:
+def test_wrong_password_fails_without_leaking(
+    installed: None, token_endpoint: TokenEndpoint, caplog: Any
+) -> None:
+    caplog.set_level(logging.DEBUG)
     line = jaas.scram_login_line("alice", "wrong-secret-123")
     kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, line))
-    with pytest.raises(Exception) as info:  # noqa: PT011 - kafka-python's type varies by path
-        KafkaAdminClient(**kwargs, request_timeout_ms=3000, api_version_auto_timeout_ms=3000)
+    mark = len(caplog.messages)
+    with pytest.raises(KafkaTimeoutError) as info:
+        KafkaAdminClient(**kwargs, bootstrap_timeout_ms=FAIL_FAST_MS)
+    assert endpoint_auth_failures(caplog, mark)
     assert "wrong-secret-123" not in str(info.value)
+    assert not [m for m in caplog.messages if "wrong-secret-123" in m]
 
 
 class RotatingTokens:
@@ -132,7 +170,9 @@ class RotatingTokens:
         return ScramCredentials.for_token(token.token_id, token.hmac_base64)
 
 
-def wait_for_reauth(admin: Any, caplog: Any, since: int, timeout: float = 8.0) -> list[re.Match[str]]:
+def wait_for_reauth(
+    admin: Any, caplog: Any, since: int, timeout: float = 8.0
+) -> list[re.Match[str]]:
     """Keep the admin client busy until the endpoint logs a re-authentication."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -182,9 +222,7 @@ def test_static_token_cannot_survive_its_expiry(
     old = reauth_endpoint.create_token()
     credentials = StaticCredentials(ScramCredentials.for_token(old.token_id, old.hmac_base64))
     props = client_properties(reauth_endpoint.ep, None)
-    admin = KafkaAdminClient(
-        **kafka_python.client_kwargs(props, credentials=credentials), request_timeout_ms=3000
-    )
+    admin = KafkaAdminClient(**kafka_python.client_kwargs(props, credentials=credentials))
     try:
         admin.list_topics()
         reauth_endpoint.expire_token(old)

@@ -43,6 +43,7 @@ class FakeBroker:
         self.expired: list[str] = []
         self.renewed: list[str] = []
         self.failures: list[BaseException] = []  # raised by the next calls, in order
+        self.op_failures: dict[str, list[BaseException]] = {}  # per "create"/"renew"/"expire"
         self._ids = itertools.count()
 
     def now(self) -> int:
@@ -51,7 +52,10 @@ class FakeBroker:
     def connect(self) -> FakeClient:
         return FakeClient(self)
 
-    def _maybe_fail(self) -> None:
+    def _maybe_fail(self, op: str) -> None:
+        queued = self.op_failures.get(op)
+        if queued:
+            raise queued.pop(0)
         if self.failures:
             raise self.failures.pop(0)
 
@@ -76,7 +80,7 @@ class FakeClient:
         self, renewers: Sequence[KafkaPrincipal] = (), max_lifetime_ms: int = -1
     ) -> DelegationToken:
         b = self.b
-        b._maybe_fail()
+        b._maybe_fail("create")
         now = b.now()
         life = b.max_lifetime_ms if max_lifetime_ms <= 0 else min(max_lifetime_ms, b.max_lifetime_ms)
         token_id = f"tok{next(b._ids)}"
@@ -98,7 +102,7 @@ class FakeClient:
 
     def renew_token(self, hmac: bytes, renew_period_ms: int = -1) -> int:
         b = self.b
-        b._maybe_fail()
+        b._maybe_fail("renew")
         info = self._live(hmac, "renew")
         period = b.expiry_ms if renew_period_ms < 0 else renew_period_ms
         expiry = min(b.now() + period, info.max_timestamp_ms)
@@ -108,7 +112,7 @@ class FakeClient:
 
     def expire_token(self, hmac: bytes, expiry_period_ms: int = -1) -> int:
         b = self.b
-        b._maybe_fail()
+        b._maybe_fail("expire")
         info = self._live(hmac, "expire")
         del b.tokens[hmac]
         b.expired.append(info.token_id)

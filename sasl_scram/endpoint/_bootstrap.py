@@ -1,0 +1,78 @@
+"""The bootstrap super user of a fresh endpoint.
+
+On first start (the user has no credential yet) it is created with a random
+password, and ready-to-use client files are written with mode 0600: Kafka
+client properties and a kcat configuration. The password is never printed.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+import jaas
+
+from .._mechanism import ScramMechanism
+from ..store import KafkaError, ScramAdmin, ScramUpsertion
+
+__all__ = ["BootstrapFiles", "ensure_bootstrap_user"]
+
+
+@dataclass(frozen=True)
+class BootstrapFiles:
+    user: str
+    created: bool
+    client_properties: Path
+    kcat_config: Path
+
+
+def _write_private(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
+def ensure_bootstrap_user(
+    store: ScramAdmin,
+    user: str,
+    properties_path: Path,
+    mechanisms: tuple[ScramMechanism, ...],
+    bootstrap: str,
+) -> BootstrapFiles:
+    """Create ``user`` with a random password unless it already has a credential."""
+    kcat_path = properties_path.with_name(properties_path.stem + "-kcat.conf")
+    described = store.describe([user])
+    exists = bool(described.results) and described.results[0].error == KafkaError.NONE
+    if exists:
+        return BootstrapFiles(user, False, properties_path, kcat_path)
+    password = secrets.token_urlsafe(24)
+    results = store.alter(
+        [], [ScramUpsertion.from_password(user, mech, password, 8192) for mech in mechanisms]
+    )
+    failed = [r for r in results if r.error != KafkaError.NONE]
+    if failed:
+        raise RuntimeError(f"could not create bootstrap user {user!r}: {failed[0].message}")
+    mechanism = mechanisms[-1].mechanism_name
+    _write_private(
+        properties_path,
+        f"bootstrap.servers={bootstrap}\n"
+        "security.protocol=SASL_PLAINTEXT\n"
+        f"sasl.mechanism={mechanism}\n"
+        f"sasl.jaas.config={jaas.scram_login_line(user, password)}\n",
+    )
+    _write_private(
+        kcat_path,
+        f"bootstrap.servers={bootstrap}\n"
+        "security.protocol=SASL_PLAINTEXT\n"
+        f"sasl.mechanisms={mechanism}\n"
+        f"sasl.username={user}\n"
+        f"sasl.password={password}\n",
+    )
+    return BootstrapFiles(user, True, properties_path, kcat_path)
