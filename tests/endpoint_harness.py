@@ -95,7 +95,9 @@ class RunningEndpoint:
 
 
 def token_extension(
-    secrets: Sequence[str] = ("token-secret",), **config_ms: int
+    secrets: Sequence[str] = ("token-secret",),
+    clock_ms: Callable[[], int] | None = None,
+    **config_ms: int,
 ) -> tuple[EndpointExtension, Any]:
     """A delegation-token extension over an in-memory store: ``(extension, manager)``.
 
@@ -108,5 +110,8 @@ def token_extension(
     config = TokenConfig.of(*secrets, **config_ms)
     store = InMemoryTokenStore()
     cache = TokenCache(store, config.secrets)
-    manager = TokenManager(config, store, cache=cache)
-    return build_extension(manager), manager
+    if clock_ms is None:
+        manager = TokenManager(config, store, cache=cache)
+        return build_extension(manager), manager
+    manager = TokenManager(config, store, cache=cache, clock_ms=clock_ms)
+    return build_extension(manager, clock_ms=clock_ms), manager

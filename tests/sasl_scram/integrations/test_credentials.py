@@ -104,7 +104,7 @@ def test_jaas_may_be_omitted_only_with_a_provider() -> None:
     cfg, provider = resolve(props, ScramCredentials("u", "p"))
     assert cfg.mechanism is not None and cfg.mechanism.mechanism_name == "SCRAM-SHA-512"
     assert provider is not None and fetch_credentials(provider).username == "u"
-    with pytest.raises(ClientConfigError, match="sasl.mechanism"):
+    with pytest.raises(ClientConfigError, match=r"sasl\.mechanism"):
         resolve({**props, "sasl.mechanism": "PLAIN"}, ScramCredentials("u", "p"))
 
 
