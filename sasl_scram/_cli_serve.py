@@ -75,8 +75,8 @@ def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
         f"  kcat -F {files.kcat_config} -L\n"
         "Connect with confluent-kafka:\n"
         "  from confluent_kafka.admin import AdminClient\n"
-        "  from sasl_scram.integrations.confluent import config_from_properties\n"
-        f"  admin = AdminClient(config_from_properties({str(files.client_properties)!r}))\n"
+        "  from sasl_scram.integrations.confluent import client_config\n"
+        f"  admin = AdminClient(client_config({str(files.client_properties)!r}))\n"
         "  print(admin.list_topics(timeout=10).brokers)\n"
         "Add a user:\n"
         f"  kafka-scram configs --bootstrap-server {bootstrap} --command-config "
@@ -109,7 +109,11 @@ async def serve(props: dict[str, str], stdout: TextIO) -> int:
         await endpoint.start()
         for listener in config.listeners:
             host, port = endpoint.advertised_address(listener.name)
-            print(f"kafka-scram endpoint ready: {listener.name} {host}:{port}", file=stdout, flush=True)
+            print(
+                f"kafka-scram endpoint ready: {listener.name} {host}:{port}",
+                file=stdout,
+                flush=True,
+            )
         user = props.get(BOOTSTRAP_USER_KEY, "").strip()
         if user:
             host, port = endpoint.advertised_address(config.listeners[0].name)

@@ -68,8 +68,6 @@ from ._zkformat import MalformedToken, decode_token, encode_token
 from ._zookeeper import ZooKeeperTokenStore
 
 __all__ = [
-    "DelegationTokenClient",
-    "TokenRequestError",
     "DEFAULT_EXPIRY_CHECK_INTERVAL_MS",
     "DEFAULT_EXPIRY_TIME_MS",
     "DEFAULT_MAX_LIFETIME_MS",
@@ -82,6 +80,7 @@ __all__ = [
     "Authorizer",
     "CreateTokenResult",
     "DelegationToken",
+    "DelegationTokenClient",
     "DescribeTokensResult",
     "ExpireTokenResult",
     "ExpirySweeper",
@@ -101,6 +100,7 @@ __all__ = [
     "TokenInformation",
     "TokenListener",
     "TokenManager",
+    "TokenRequestError",
     "TokenSecrets",
     "TokenStore",
     "TokenStoreError",

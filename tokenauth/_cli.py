@@ -66,7 +66,9 @@ def _principals(values: Sequence[str], flag: str) -> list[KafkaPrincipal]:
 def _check(args: argparse.Namespace) -> str:
     actions = [a for a in ("create", "renew", "expire", "describe") if getattr(args, a)]
     if len(actions) != 1:
-        raise _Usage("Command must include exactly one action: --create, --renew, --expire or --describe")
+        raise _Usage(
+            "Command must include exactly one action: --create, --renew, --expire or --describe"
+        )
     action = actions[0]
     forbidden = {
         "create": ("hmac", "renew_period", "expiry_period"),
@@ -75,8 +77,12 @@ def _check(args: argparse.Namespace) -> str:
         "describe": ("renew_period", "max_life", "hmac", "expiry_period", "renewers"),
     }[action]
     flag = {
-        "hmac": "--hmac", "renew_period": "--renew-time-period", "expiry_period": "--expiry-time-period",
-        "renewers": "--renewer-principal", "max_life": "--max-life-time-period", "owner": "--owner-principal",
+        "hmac": "--hmac",
+        "renew_period": "--renew-time-period",
+        "expiry_period": "--expiry-time-period",
+        "renewers": "--renewer-principal",
+        "max_life": "--max-life-time-period",
+        "owner": "--owner-principal",
     }
     for name in forbidden:
         if getattr(args, name):
@@ -103,7 +109,18 @@ def _list(principals: Sequence[KafkaPrincipal]) -> str:
 
 
 def _table(tokens: Sequence[DelegationToken], show_hmac: bool) -> str:
-    rows = [_ROW.format("TOKENID", "HMAC", "OWNER", "REQUESTER", "RENEWERS", "ISSUEDATE", "EXPIRYDATE", "MAXDATE")]
+    rows = [
+        _ROW.format(
+            "TOKENID",
+            "HMAC",
+            "OWNER",
+            "REQUESTER",
+            "RENEWERS",
+            "ISSUEDATE",
+            "EXPIRYDATE",
+            "MAXDATE",
+        )
+    ]
     for t in tokens:
         i = t.info
         rows.append(
@@ -168,7 +185,9 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
                 stdout.write(f"Completed {action} operation. New expiry date : {_date(expiry)}")
             else:
                 if owners:
-                    print(f"Calling describe token operation for owners: {_list(owners)}", file=stdout)
+                    print(
+                        f"Calling describe token operation for owners: {_list(owners)}", file=stdout
+                    )
                 else:
                     print("Calling describe token operation for current user.", file=stdout)
                 tokens = client.describe_tokens(owners or None)

@@ -63,7 +63,9 @@ class DelegationTokenClient:
             raise ClientConfigError("bootstrap.servers: required")
         mechanism, username, password = config.require_credentials()
         creds = SaslCredentials(mechanism, username, password, config.token_auth)
-        return cls(KafkaConnection(bootstrap, creds, ssl_context=config.ssl_context(), timeout=timeout))
+        return cls(
+            KafkaConnection(bootstrap, creds, ssl_context=config.ssl_context(), timeout=timeout)
+        )
 
     def close(self) -> None:
         self._conn.close()
@@ -72,7 +74,10 @@ class DelegationTokenClient:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
@@ -117,7 +122,9 @@ class DelegationTokenClient:
 
     def renew_token(self, hmac: bytes, renew_period_ms: int = -1) -> int:
         """RenewDelegationToken; returns the new expiry timestamp (ms)."""
-        r = self._call(ApiKey.RENEW_DELEGATION_TOKEN, {"hmac": hmac, "renew_period_ms": renew_period_ms})
+        r = self._call(
+            ApiKey.RENEW_DELEGATION_TOKEN, {"hmac": hmac, "renew_period_ms": renew_period_ms}
+        )
         if r["error_code"] != 0:
             raise TokenRequestError("renew", r["error_code"])
         return int(r["expiry_timestamp_ms"])
@@ -126,13 +133,16 @@ class DelegationTokenClient:
         """ExpireDelegationToken; ``-1`` (the default, as in Kafka's admin client)
         expires it now. Returns the new expiry timestamp (ms)."""
         r = self._call(
-            ApiKey.EXPIRE_DELEGATION_TOKEN, {"hmac": hmac, "expiry_time_period_ms": expiry_period_ms}
+            ApiKey.EXPIRE_DELEGATION_TOKEN,
+            {"hmac": hmac, "expiry_time_period_ms": expiry_period_ms},
         )
         if r["error_code"] != 0:
             raise TokenRequestError("expire", r["error_code"])
         return int(r["expiry_timestamp_ms"])
 
-    def describe_tokens(self, owners: Sequence[KafkaPrincipal] | None = None) -> list[DelegationToken]:
+    def describe_tokens(
+        self, owners: Sequence[KafkaPrincipal] | None = None
+    ) -> list[DelegationToken]:
         """DescribeDelegationToken; ``None`` lists every token the caller may see."""
         body = {"owners": None if owners is None else [_wire(o) for o in owners]}
         r = self._call(ApiKey.DESCRIBE_DELEGATION_TOKEN, body)
@@ -142,7 +152,9 @@ class DelegationTokenClient:
         for t in r["tokens"]:
             owner = KafkaPrincipal(t["principal_type"], t["principal_name"])
             requester = (
-                KafkaPrincipal(t["token_requester_principal_type"], t["token_requester_principal_name"])
+                KafkaPrincipal(
+                    t["token_requester_principal_type"], t["token_requester_principal_name"]
+                )
                 if t.get("token_requester_principal_name")
                 else owner
             )
@@ -150,7 +162,9 @@ class DelegationTokenClient:
                 t["token_id"],
                 owner,
                 requester,
-                tuple(KafkaPrincipal(p["principal_type"], p["principal_name"]) for p in t["renewers"]),
+                tuple(
+                    KafkaPrincipal(p["principal_type"], p["principal_name"]) for p in t["renewers"]
+                ),
                 t["issue_timestamp"],
                 t["expiry_timestamp"],
                 t["max_timestamp"],

@@ -59,7 +59,9 @@ def build_extension(
     async def create(ctx: EndpointContext, version: int, body: Body) -> Body:
         owner = None
         if body.get("owner_principal_name"):
-            owner = KafkaPrincipal(body.get("owner_principal_type") or "User", body["owner_principal_name"])
+            owner = KafkaPrincipal(
+                body.get("owner_principal_type") or "User", body["owner_principal_name"]
+            )
         renewers = [_principal(r) for r in body["renewers"]]
         r = await asyncio.to_thread(
             manager.create_token, _requester(ctx), renewers, body["max_lifetime_ms"], owner

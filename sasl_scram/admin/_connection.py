@@ -8,6 +8,7 @@ the highest version both sides support.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import socket
 import ssl
@@ -116,16 +117,17 @@ class KafkaConnection:
         raise KafkaConnectionError("cannot connect to " + "; ".join(errors))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self._sock.close()
-        except OSError:
-            pass
 
     def __enter__(self) -> KafkaConnection:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()
 
@@ -212,9 +214,13 @@ class KafkaConnection:
             raise KafkaConnectionError("SCRAM exchange did not complete")
 
     # -- requests -------------------------------------------------------------------
-    def request(self, api_key: int, body: dict[str, Any], version: int | None = None) -> dict[str, Any]:
+    def request(
+        self, api_key: int, body: dict[str, Any], version: int | None = None
+    ) -> dict[str, Any]:
         """Send one request at the best common version and return the response body."""
-        return self._roundtrip(api_key, self.version_for(api_key) if version is None else version, body)
+        return self._roundtrip(
+            api_key, self.version_for(api_key) if version is None else version, body
+        )
 
 
 def _software() -> dict[str, Any]:

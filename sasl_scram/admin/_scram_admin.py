@@ -41,11 +41,17 @@ class RemoteScramAdmin:
             infos = []
             for info in item["credential_infos"]:
                 try:
-                    infos.append(CredentialInfo(ScramMechanism.from_type(info["mechanism"]), info["iterations"]))
+                    infos.append(
+                        CredentialInfo(
+                            ScramMechanism.from_type(info["mechanism"]), info["iterations"]
+                        )
+                    )
                 except ValueError:
                     continue  # a mechanism this client does not know
             results.append(
-                UserDescription(item["user"], tuple(infos), _error(item["error_code"]), item["error_message"])
+                UserDescription(
+                    item["user"], tuple(infos), _error(item["error_code"]), item["error_message"]
+                )
             )
         return DescribeResult(tuple(results), _error(r["error_code"]), r["error_message"])
 

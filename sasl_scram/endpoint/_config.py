@@ -24,7 +24,7 @@ SUPPORTED_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 # can never be confused with a Kafka setting.
 STORE_PATH_KEY = "scram.credential.store.path"
 AUTH_TIMEOUT_KEY = "scram.authentication.timeout.ms"
-DECOY_SECRET_KEY = "scram.decoy.secret"
+DECOY_SECRET_KEY = "scram.decoy.secret"  # noqa: S105 - the name of a key, not a secret
 CLUSTER_ID_KEY = "cluster.id"
 
 _DEFAULTS: dict[str, str] = {
@@ -68,7 +68,9 @@ KNOWN_KEYS = frozenset(
     }
 )
 
-_LISTENER_RE = re.compile(r"(?P<name>[A-Za-z0-9_]+)://(?P<host>\[[^\]]*\]|[^:\s]*):(?P<port>[0-9]+)")
+_LISTENER_RE = re.compile(
+    r"(?P<name>[A-Za-z0-9_]+)://(?P<host>\[[^\]]*\]|[^:\s]*):(?P<port>[0-9]+)"
+)
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,8 @@ class EndpointConfig:
             if entry.host in ("", "0.0.0.0", "::"):  # noqa: S104 - detecting wildcard binds
                 # Clients reconnect to the advertised address; a wildcard is unusable.
                 raise ScramConfigError(
-                    f"advertised.listeners: listener {name} binds {entry.host or 'all interfaces'}; "
+                    f"advertised.listeners: listener {name} binds "
+                    f"{entry.host or 'all interfaces'}; "
                     "set advertised.listeners to an address clients can reach"
                 )
         mechanisms: list[ScramMechanism] = []
@@ -199,9 +202,7 @@ class EndpointConfig:
         store = props.get(STORE_PATH_KEY, "").strip()
         zk = props.get("zookeeper.connect", "").strip()
         if store and zk:
-            raise ScramConfigError(
-                f"set either zookeeper.connect or {STORE_PATH_KEY}, not both"
-            )
+            raise ScramConfigError(f"set either zookeeper.connect or {STORE_PATH_KEY}, not both")
         if zk:
             location = f"zookeeper:{zk}"
         elif store:

@@ -217,10 +217,10 @@ class ServerConnection:
         try:
             header, spec, body = decode_request(payload)
         except UnsupportedRequest as exc:
-            header = getattr(exc, "header", None)
-            if header is not None and header.api_key == ApiKey.API_VERSIONS and self._versions_allowed():
+            bad: RequestHeader | None = exc.header
+            if bad is not None and bad.api_key == ApiKey.API_VERSIONS and self._versions_allowed():
                 # KIP-511: answer a too-new ApiVersions with v0 + error 35 and keep the state.
-                return [Send(api_versions_unsupported_response(header.correlation_id))]
+                return [Send(api_versions_unsupported_response(bad.correlation_id))]
             # Kafka closes the connection without a response (InvalidRequestException).
             return [self._close(str(exc))]
         except KafkaCodecError as exc:
@@ -239,7 +239,9 @@ class ServerConnection:
             return self._authenticate(header, body["auth_bytes"])
         if self._state is _State.AUTHENTICATE:
             # After a v1 handshake: the API's own error response, then close.
-            return self._illegal_state(header, spec, "Unexpected Kafka request during SASL authentication")
+            return self._illegal_state(
+                header, spec, "Unexpected Kafka request during SASL authentication"
+            )
         return [self._close(f"Unexpected Kafka request of type {key} during SASL authentication.")]
 
     def _versions_allowed(self) -> bool:
@@ -264,19 +266,25 @@ class ServerConnection:
         if error == ErrorCode.NONE and self._state is _State.HANDSHAKE_OR_VERSIONS:
             # Kafka: once ApiVersions succeeded, the next request must be SaslHandshake.
             self._state = _State.HANDSHAKE
-        return Send(encode_response(header.api_key, header.api_version, header.correlation_id, response))
+        return Send(
+            encode_response(header.api_key, header.api_version, header.correlation_id, response)
+        )
 
     # -- SaslHandshake ----------------------------------------------------------
     def _handshake(self, header: RequestHeader, body: dict[str, Any]) -> list[Output]:
         names = [m.mechanism_name for m in self._settings.mechanisms]
         requested = body["mechanism"]
-        mechanism = next((m for m in self._settings.mechanisms if m.mechanism_name == requested), None)
+        mechanism = next(
+            (m for m in self._settings.mechanisms if m.mechanism_name == requested), None
+        )
         if mechanism is not None and self._reauth and mechanism is not self._mechanism:
             # Re-authentication must keep the mechanism (SaslServerAuthenticator).
             mechanism = None
         if mechanism is None:
             response = {"error_code": ErrorCode.UNSUPPORTED_SASL_MECHANISM, "mechanisms": names}
-            data = encode_response(header.api_key, header.api_version, header.correlation_id, response)
+            data = encode_response(
+                header.api_key, header.api_version, header.correlation_id, response
+            )
             return [Send(data), self._close(f"unsupported SASL mechanism {requested!r}")]
         self._mechanism = mechanism
         self._scram = ScramServer(mechanism, decoy=self._settings.decoy)
@@ -284,7 +292,11 @@ class ServerConnection:
         self._auth_header = None
         self._auth_version = 0
         response = {"error_code": ErrorCode.NONE, "mechanisms": names}
-        return [Send(encode_response(header.api_key, header.api_version, header.correlation_id, response))]
+        return [
+            Send(
+                encode_response(header.api_key, header.api_version, header.correlation_id, response)
+            )
+        ]
 
     # -- SaslAuthenticate -------------------------------------------------------
     def _authenticate(self, header: RequestHeader, token: bytes) -> list[Output]:
@@ -331,7 +343,9 @@ class ServerConnection:
             "auth_bytes": token,
             "session_lifetime_ms": lifetime,
         }
-        return encode_response(ApiKey.SASL_AUTHENTICATE, header.api_version, header.correlation_id, body)
+        return encode_response(
+            ApiKey.SASL_AUTHENTICATE, header.api_version, header.correlation_id, body
+        )
 
     def _auth_failed(self, exc: AuthenticationFailed) -> list[Output]:
         mech = self._mechanism.mechanism_name if self._mechanism else "?"
@@ -339,11 +353,14 @@ class ServerConnection:
         # Kafka sends its generic text for every SaslException; only the authzid
         # mismatch (a SaslAuthenticationException) carries its own message.
         message = exc.kafka_error_message or (
-            f"Authentication failed during {phase} due to invalid credentials with SASL mechanism {mech}"
+            f"Authentication failed during {phase} due to invalid credentials "
+            f"with SASL mechanism {mech}"
         )
         out: list[Output] = []
         if self._auth_header is not None:
-            out.append(Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0)))
+            out.append(
+                Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0))
+            )
         out.append(self._close(f"SASL {mech} {phase} failed", failed_authentication=True))
         return out
 
@@ -351,9 +368,13 @@ class ServerConnection:
         assert self._scram is not None
         session = self._scram.session
         self._scram = None
-        if self._reauth and self._session is not None and (
-            session.authorization_id != self._session.authorization_id
-            or session.token_authenticated != self._session.token_authenticated
+        if (
+            self._reauth
+            and self._session is not None
+            and (
+                session.authorization_id != self._session.authorization_id
+                or session.token_authenticated != self._session.token_authenticated
+            )
         ):
             # KIP-368: the principal may not change during re-authentication.
             exc = AuthenticationFailed(
@@ -385,7 +406,9 @@ class ServerConnection:
         self, header: RequestHeader, spec: ApiSpec, body: dict[str, Any]
     ) -> list[Output]:
         key = header.api_key
-        expired = self._session_expiry_ms is not None and self._clock_ms() >= self._session_expiry_ms
+        expired = (
+            self._session_expiry_ms is not None and self._clock_ms() >= self._session_expiry_ms
+        )
         if key == ApiKey.SASL_HANDSHAKE:
             if self._session_expiry_ms is None:
                 return self._illegal_state(header, spec, "Re-authentication is not enabled")
@@ -414,7 +437,9 @@ class ServerConnection:
         if self._state is _State.CLOSED:
             return []
         h = call.header
-        out: list[Output] = [Send(encode_response(h.api_key, h.api_version, h.correlation_id, body))]
+        out: list[Output] = [
+            Send(encode_response(h.api_key, h.api_version, h.correlation_id, body))
+        ]
         out.extend(self._drain())
         return out
 

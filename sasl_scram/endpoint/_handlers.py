@@ -29,14 +29,23 @@ def metadata(config: EndpointConfig, ctx: RequestContext, version: int, body: Bo
         if name is None:
             # A lookup by topic id (v12+): Java answers UNKNOWN_TOPIC_ID with a null name.
             topics.append(
-                {"error_code": ErrorCode.UNKNOWN_TOPIC_ID, "name": None, "topic_id": topic["topic_id"]}
+                {
+                    "error_code": ErrorCode.UNKNOWN_TOPIC_ID,
+                    "name": None,
+                    "topic_id": topic["topic_id"],
+                }
             )
         else:
             topics.append({"error_code": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "name": name})
     return {
         "throttle_time_ms": 0,
         "brokers": [
-            {"node_id": config.node_id, "host": advertised.host, "port": advertised.port, "rack": None}
+            {
+                "node_id": config.node_id,
+                "host": advertised.host,
+                "port": advertised.port,
+                "rack": None,
+            }
         ],
         "cluster_id": config.cluster_id,
         "controller_id": config.node_id,
@@ -91,7 +100,11 @@ async def alter_scram(store: ScramAdmin, ctx: RequestContext, version: int, body
         return {
             "throttle_time_ms": 0,
             "results": [
-                {"user": u, "error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "error_message": None}
+                {
+                    "user": u,
+                    "error_code": ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+                    "error_message": None,
+                }
                 for u in users
             ],
         }
@@ -99,6 +112,7 @@ async def alter_scram(store: ScramAdmin, ctx: RequestContext, version: int, body
     return {
         "throttle_time_ms": 0,
         "results": [
-            {"user": r.user, "error_code": int(r.error), "error_message": r.message} for r in results
+            {"user": r.user, "error_code": int(r.error), "error_message": r.message}
+            for r in results
         ],
     }

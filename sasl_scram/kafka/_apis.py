@@ -190,9 +190,7 @@ _METADATA = ApiSpec(
                 )
             ),
         ),
-        Field(
-            "cluster_authorized_operations", INT32, since=8, until=10, default=_INT32_MIN
-        ),
+        Field("cluster_authorized_operations", INT32, since=8, until=10, default=_INT32_MIN),
         Field("error_code", INT16, since=13),
     ),
 )

@@ -98,9 +98,7 @@ def decode_request(payload: bytes) -> tuple[RequestHeader, ApiSpec, Body]:
     header, r = decode_request_header(payload)
     spec = API_SPECS.get(header.api_key)
     if spec is None or not spec.supports(header.api_version):
-        exc = UnsupportedRequest(header.api_key, header.api_version)
-        exc.header = header  # type: ignore[attr-defined]
-        raise exc
+        raise UnsupportedRequest(header.api_key, header.api_version, header)
     version = header.api_version
     flexible = spec.flexible(version)
     if flexible:

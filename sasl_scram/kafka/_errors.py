@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from .._errors import ScramError
 
@@ -20,10 +21,12 @@ class MalformedMessage(KafkaCodecError):
 class UnsupportedRequest(KafkaCodecError):
     """An API key or version this endpoint does not serve."""
 
-    def __init__(self, api_key: int, api_version: int) -> None:
+    def __init__(self, api_key: int, api_version: int, header: Any = None) -> None:
         super().__init__(f"unsupported API key {api_key} version {api_version}")
         self.api_key = api_key
         self.api_version = api_version
+        #: The request header (a ``RequestHeader``), so the caller can still answer.
+        self.header = header
 
 
 class ErrorCode(enum.IntEnum):

@@ -16,6 +16,7 @@ _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
 _U32 = struct.Struct(">I")
 
+_SMALL = [bytes([i]) for i in range(0x80)]
 # A 32-bit unsigned varint takes at most 5 bytes (7 bits per byte).
 _MAX_VARINT_BYTES = 5
 
@@ -40,21 +41,26 @@ class Reader:
         self.pos = start + n
         return self._data[start : self.pos]
 
-    def int8(self) -> int:
-        value: int = _I8.unpack_from(self._take(1))[0]
+    def _fixed(self, fmt: struct.Struct) -> int:
+        pos = self.pos
+        end = pos + fmt.size
+        if end > self._end:
+            raise MalformedMessage(f"truncated: need {fmt.size} bytes at offset {pos}")
+        self.pos = end
+        value: int = fmt.unpack_from(self._data, pos)[0]
         return value
+
+    def int8(self) -> int:
+        return self._fixed(_I8)
 
     def int16(self) -> int:
-        value: int = _I16.unpack_from(self._take(2))[0]
-        return value
+        return self._fixed(_I16)
 
     def int32(self) -> int:
-        value: int = _I32.unpack_from(self._take(4))[0]
-        return value
+        return self._fixed(_I32)
 
     def int64(self) -> int:
-        value: int = _I64.unpack_from(self._take(8))[0]
-        return value
+        return self._fixed(_I64)
 
     def boolean(self) -> bool:
         return self._take(1) != b"\x00"
@@ -63,6 +69,12 @@ class Reader:
         return self._take(16)
 
     def uvarint(self) -> int:
+        pos = self.pos
+        if pos < self._end:
+            byte = self._data[pos]
+            if not byte & 0x80:  # the common one-byte case
+                self.pos = pos + 1
+                return byte
         result = 0
         for i in range(_MAX_VARINT_BYTES):
             byte = self._take(1)[0]
@@ -143,6 +155,9 @@ class Writer:
         self._parts.append(value)
 
     def uvarint(self, value: int) -> None:
+        if 0 <= value < 0x80:
+            self._parts.append(_SMALL[value])
+            return
         if value < 0:
             raise ValueError("unsigned varint must be >= 0")
         out = bytearray()

@@ -11,7 +11,7 @@ serves requests and responses, client and server.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,52 +113,128 @@ class Field:
         return self.type.default
 
 
+_ReadStep = Callable[[Reader], Value]
+_WriteStep = Callable[[Writer, Value], None]
+
+
 @dataclass(frozen=True)
 class Struct:
-    """An ordered list of fields; tagged fields go to the struct's tag section."""
+    """An ordered list of fields; tagged fields go to the struct's tag section.
+
+    Reading and writing go through a plan compiled once per (version,
+    flexible): the field list is filtered and each field's codec chosen up
+    front, so the per-message cost is one call per field.
+    """
 
     fields: tuple[Field, ...]
 
     def __init__(self, *fields: Field) -> None:
         object.__setattr__(self, "fields", tuple(fields))
+        object.__setattr__(self, "_plans", {})
+
+    def _plan(
+        self, version: int, flexible: bool
+    ) -> tuple[
+        list[tuple[str, _ReadStep]],
+        dict[str, Value],
+        dict[int, Field],
+        list[tuple[str, Value, _WriteStep]],
+        list[tuple[Field, Value]],
+    ]:
+        key = (version, flexible)
+        plans: dict[tuple[int, bool], Any] = self._plans  # type: ignore[attr-defined]
+        plan = plans.get(key)
+        if plan is None:
+            reads: list[tuple[str, _ReadStep]] = []
+            writes: list[tuple[str, Value, _WriteStep]] = []
+            defaults: dict[str, Value] = {}
+            tagged: dict[int, Field] = {}
+            tagged_writes: list[tuple[Field, Value]] = []
+            for f in self.fields:
+                default = f.default_value()
+                if not f.present(version) or (f.tag is not None and not flexible):
+                    defaults[f.name] = default
+                elif f.tag is not None:
+                    tagged[f.tag] = f
+                    defaults[f.name] = default
+                    tagged_writes.append((f, default))
+                else:
+                    reads.append((f.name, _compile_read(f, version, flexible)))
+                    writes.append((f.name, default, _compile_write(f, version, flexible)))
+            plan = (reads, defaults, tagged, writes, tagged_writes)
+            plans[key] = plan
+        return plan
 
     # -- decoding ---------------------------------------------------------
     def read(self, r: Reader, version: int, flexible: bool) -> dict[str, Value]:
-        out: dict[str, Value] = {}
-        tagged: dict[int, Field] = {}
-        for f in self.fields:
-            if not f.present(version) or (f.tag is not None and not flexible):
-                out[f.name] = f.default_value()
-                continue
-            if f.tag is not None:
-                tagged[f.tag] = f
-                out[f.name] = f.default_value()
-                continue
-            out[f.name] = _read_value(r, f, version, flexible)
+        reads, defaults, tagged, _, _ = self._plan(version, flexible)
+        out = dict(defaults)
+        for name, step in reads:
+            out[name] = step(r)
         if flexible:
             _read_tags(r, tagged, out, version)
         return out
 
     # -- encoding ---------------------------------------------------------
     def write(self, w: Writer, value: Mapping[str, Value], version: int, flexible: bool) -> None:
-        tagged: list[tuple[int, bytes]] = []
-        for f in self.fields:
-            if not f.present(version):
-                continue
-            v = value.get(f.name, f.default_value()) if value is not None else f.default_value()
-            if f.tag is not None:
-                if flexible and v != f.default_value():
+        _, _, _, writes, tagged_writes = self._plan(version, flexible)
+        get = value.get if value is not None else {}.get
+        for name, default, step in writes:
+            step(w, get(name, default))
+        if flexible:
+            tagged: list[tuple[int, bytes]] = []
+            for f, default in tagged_writes:
+                v = get(f.name, default)
+                if v != default:
                     sub = Writer()
                     _write_value(sub, f, v, version, flexible)
+                    assert f.tag is not None
                     tagged.append((f.tag, sub.getvalue()))
-                continue
-            _write_value(w, f, v, version, flexible)
-        if flexible:
             w.uvarint(len(tagged))
             for tag, data in sorted(tagged):
                 w.uvarint(tag)
                 w.uvarint(len(data))
                 w.raw(data)
+
+
+def _compile_read(f: Field, version: int, flexible: bool) -> _ReadStep:
+    t = f.type
+    if isinstance(t, _Primitive) and t.name in _FIXED_READERS:
+        return _FIXED_READERS[t.name]
+    return lambda r: _read_value(r, f, version, flexible)
+
+
+def _compile_write(f: Field, version: int, flexible: bool) -> _WriteStep:
+    t = f.type
+    if isinstance(t, _Primitive) and t.name in _INT_RANGES:
+        low, high = _INT_RANGES[t.name]
+        method = getattr(Writer, t.name)
+
+        def write_int(w: Writer, v: Value) -> None:
+            if (type(v) is not int and not isinstance(v, int)) or not low <= v <= high:
+                raise ValueError(f"field {f.name!r}: {v!r} is not an {t.name}")
+            method(w, v)
+
+        return write_int
+    if isinstance(t, _Primitive) and t.name in ("string", "bytes") and not f.nullable(version):
+        encode = Writer.string if t.name == "string" else Writer.bytes_
+        default = f.default_value()
+
+        def write_text(w: Writer, v: Value) -> None:
+            encode(w, default if v is None else v, flexible)
+
+        return write_text
+    return lambda w, v: _write_value(w, f, v, version, flexible)
+
+
+_FIXED_READERS: dict[str, _ReadStep] = {
+    "int8": Reader.int8,
+    "int16": Reader.int16,
+    "int32": Reader.int32,
+    "int64": Reader.int64,
+    "bool": Reader.boolean,
+    "uuid": Reader.uuid,
+}
 
 
 def _read_tags(r: Reader, known: Mapping[int, Field], out: dict[str, Value], version: int) -> None:

@@ -46,16 +46,26 @@ def clock() -> Clock:
 
 @pytest.fixture
 def served(clock: Clock) -> Iterator[tuple[RunningEndpoint, object]]:
-    ext, manager = token_extension(("secret-one",), clock_ms=clock, max_lifetime_ms=3_600_000, expiry_time_ms=600_000)
-    with RunningEndpoint(extensions=[ext], clock_ms=clock, properties={"connections.max.reauth.ms": "60000"}) as ep:
+    ext, manager = token_extension(
+        ("secret-one",), clock_ms=clock, max_lifetime_ms=3_600_000, expiry_time_ms=600_000
+    )
+    with RunningEndpoint(
+        extensions=[ext], clock_ms=clock, properties={"connections.max.reauth.ms": "60000"}
+    ) as ep:
         yield ep, manager
 
 
 def jaas_line(user: str, password: str, token: bool) -> str:
-    return jaas.scram_token_login_line(user, password) if token else jaas.scram_login_line(user, password)
+    return (
+        jaas.scram_token_login_line(user, password)
+        if token
+        else jaas.scram_login_line(user, password)
+    )
 
 
-def props(ep: RunningEndpoint, user: str, password: str, token: bool = False, mech: str = "SCRAM-SHA-512") -> dict[str, str]:
+def props(
+    ep: RunningEndpoint, user: str, password: str, token: bool = False, mech: str = "SCRAM-SHA-512"
+) -> dict[str, str]:
     return {
         "bootstrap.servers": ep.bootstrap,
         "security.protocol": "SASL_PLAINTEXT",
@@ -64,7 +74,9 @@ def props(ep: RunningEndpoint, user: str, password: str, token: bool = False, me
     }
 
 
-def java_admin(java: JavaHarness, ep: RunningEndpoint, user: str, password: str, token: bool = False) -> str:
+def java_admin(
+    java: JavaHarness, ep: RunningEndpoint, user: str, password: str, token: bool = False
+) -> str:
     aid = f"t{next(_ids)}"
     text = "".join(f"{k}={v}\n" for k, v in props(ep, user, password, token).items())
     text += "request.timeout.ms=10000\ndefault.api.timeout.ms=15000\n"
@@ -75,9 +87,14 @@ def java_admin(java: JavaHarness, ep: RunningEndpoint, user: str, password: str,
 def parse_token(fields: list[str]) -> dict[str, object]:
     tid, hmac, owner, requester, renewers, issue, expiry, maximum = fields
     return {
-        "token_id": unb64(tid).decode(), "hmac": hmac, "owner": unb64(owner).decode(),
-        "requester": unb64(requester).decode(), "renewers": unb64(renewers).decode() if renewers != "-" else "",
-        "issue": int(issue), "expiry": int(expiry), "max": int(maximum),
+        "token_id": unb64(tid).decode(),
+        "hmac": hmac,
+        "owner": unb64(owner).decode(),
+        "requester": unb64(requester).decode(),
+        "renewers": unb64(renewers).decode() if renewers != "-" else "",
+        "issue": int(issue),
+        "expiry": int(expiry),
+        "max": int(maximum),
     }
 
 
@@ -103,7 +120,8 @@ def test_java_admin_token_lifecycle_and_token_login(
             assert status == "err"
             # DELEGATION_TOKEN_REQUEST_NOT_ALLOWED (64) from a token-authenticated session.
             assert unb64(message).decode() == (
-                "UnsupportedByAuthenticationException: Delegation Token requests are not allowed on "
+                "UnsupportedByAuthenticationException: "
+                "Delegation Token requests are not allowed on "
                 "PLAINTEXT/1-way SSL channels and on delegation token authenticated channels."
             )
         finally:
@@ -112,7 +130,10 @@ def test_java_admin_token_lifecycle_and_token_login(
         assert (status, count) == ("ok", "1")
         assert parse_token(unb64(described[0]).decode().split(" "))["token_id"] == token["token_id"]
         clock.now += 1000
-        assert java.call("renewToken", alice, str(token["hmac"]), "5000") == ["ok", str(clock.now + 5000)]
+        assert java.call("renewToken", alice, str(token["hmac"]), "5000") == [
+            "ok",
+            str(clock.now + 5000),
+        ]
         # Our client sees exactly what Java sees.
         with DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, *ALICE))) as ours:
             [mine] = ours.describe_tokens()
@@ -139,7 +160,9 @@ def test_java_admin_errors(served: tuple[RunningEndpoint, object], java: JavaHar
     try:
         # Creating for another owner needs CreateTokens on that user (super users only here).
         status, message = java.call("createToken", alice, "-1", "-", b64("User:carol"))
-        assert status == "err" and "DelegationTokenAuthorizationException" in unb64(message).decode()
+        assert (
+            status == "err" and "DelegationTokenAuthorizationException" in unb64(message).decode()
+        )
         status, message = java.call("renewToken", alice, b64("no such token"), "1000")
         assert status == "err" and "DelegationTokenNotFoundException" in unb64(message).decode()
         status, message = java.call("createToken", alice, "-1", b64("Group:ops"))
@@ -162,9 +185,11 @@ def test_expired_token_is_refused_before_the_sweep(
     ep, _ = served
     with DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, *ALICE))) as client:
         token = client.create_token(max_lifetime_ms=10_000)
-    token_config = ClientConfig.from_properties(props(ep, token.token_id, token.hmac_base64, token=True))
+    token_config = ClientConfig.from_properties(
+        props(ep, token.token_id, token.hmac_base64, token=True)
+    )
     with DelegationTokenClient.connect(token_config) as conn:
-        assert conn._conn.session_lifetime_ms == 10_000  # noqa: SLF001 - KIP-368 lifetime = token life
+        assert conn._conn.session_lifetime_ms == 10_000
     clock.now += 10_001
     with pytest.raises(KafkaConnectionError) as info:
         DelegationTokenClient.connect(token_config)
@@ -178,7 +203,9 @@ def test_secret_rotation_on_a_running_endpoint(served: tuple[RunningEndpoint, ob
         manager.update_config(TokenConfig.of("secret-two", "secret-one"))  # type: ignore[attr-defined]
         new = client.create_token()
     for token in (old, new):
-        cfg = ClientConfig.from_properties(props(ep, token.token_id, token.hmac_base64, token=True, mech="SCRAM-SHA-256"))
+        cfg = ClientConfig.from_properties(
+            props(ep, token.token_id, token.hmac_base64, token=True, mech="SCRAM-SHA-256")
+        )
         DelegationTokenClient.connect(cfg).close()
     manager.update_config(TokenConfig.of("secret-two"))  # type: ignore[attr-defined]
     cfg = ClientConfig.from_properties(props(ep, old.token_id, old.hmac_base64, token=True))
@@ -192,7 +219,9 @@ def test_our_client_error_codes(served: tuple[RunningEndpoint, object]) -> None:
     ep, _ = served
     with DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, *ALICE))) as alice:
         token = alice.create_token(renewers=[KafkaPrincipal.user("bob")])
-    with DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, "admin", "admin-secret"))) as admin:
+    with DelegationTokenClient.connect(
+        ClientConfig.from_properties(props(ep, "admin", "admin-secret"))
+    ) as admin:
         # admin is a super user but neither owner nor renewer: renew is refused (63).
         with pytest.raises(TokenRequestError) as info:
             admin.renew_token(token.hmac, 1000)
@@ -201,35 +230,59 @@ def test_our_client_error_codes(served: tuple[RunningEndpoint, object]) -> None:
 
 def test_disabled_tokens_answer_61() -> None:
     ext, _ = token_extension(())
-    with RunningEndpoint(extensions=[ext]) as ep:
-        with DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, *ALICE))) as client:
-            with pytest.raises(TokenRequestError) as info:
-                client.create_token()
-            assert info.value.error_code == 61
+    with (
+        RunningEndpoint(extensions=[ext]) as ep,
+        DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, *ALICE))) as client,
+    ):
+        with pytest.raises(TokenRequestError) as info:
+            client.create_token()
+        assert info.value.error_code == 61
 
 
 def test_cli_matches_client(served: tuple[RunningEndpoint, object], tmp_path: Path) -> None:
     ep, _ = served
     config = tmp_path / "client.properties"
     config.write_text("".join(f"{k}={v}\n" for k, v in props(ep, *ALICE).items()))
-    base = ["delegation-tokens", "--bootstrap-server", ep.bootstrap, "--command-config", str(config)]
+    base = [
+        "delegation-tokens",
+        "--bootstrap-server",
+        ep.bootstrap,
+        "--command-config",
+        str(config),
+    ]
 
     def run(*argv: str) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()
         code = main([*base, *argv], stdin=io.StringIO(), stdout=out, stderr=err)
         return code, out.getvalue(), err.getvalue()
 
-    code, out, _ = run("--create", "--max-life-time-period", "-1", "--renewer-principal", "User:bob")
+    code, out, _ = run(
+        "--create", "--max-life-time-period", "-1", "--renewer-principal", "User:bob"
+    )
     assert code == 0
     lines = out.split("\n")
-    assert lines[0] == "Calling create token operation with renewers :[User:bob] , max-life-time-period :-1"
+    assert (
+        lines[0]
+        == "Calling create token operation with renewers :[User:bob] , max-life-time-period :-1"
+    )
     token_id = lines[1].removeprefix("Created delegation token with tokenId : ")
-    assert lines[2] == "" and lines[3].split() == ["TOKENID", "HMAC", "OWNER", "REQUESTER", "RENEWERS", "ISSUEDATE", "EXPIRYDATE", "MAXDATE"]
+    assert lines[2] == "" and lines[3].split() == [
+        "TOKENID",
+        "HMAC",
+        "OWNER",
+        "REQUESTER",
+        "RENEWERS",
+        "ISSUEDATE",
+        "EXPIRYDATE",
+        "MAXDATE",
+    ]
     row = lines[5].split()
     assert row[0] == token_id and row[2:5] == ["User:alice", "User:alice", "[User:bob]"]
     hmac = row[1]
     code, out, _ = run("--describe")
-    assert code == 0 and out.startswith("Calling describe token operation for current user.\nTotal number of tokens : 1\n")
+    assert code == 0 and out.startswith(
+        "Calling describe token operation for current user.\nTotal number of tokens : 1\n"
+    )
     assert hmac not in out and "[hidden]" in out
     code, out, _ = run("--describe", "--show-hmac")
     assert hmac in out

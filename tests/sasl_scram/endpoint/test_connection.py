@@ -24,11 +24,13 @@ from sasl_scram.endpoint import (
     ServerConnection,
 )
 from sasl_scram.endpoint._connection import advertised_versions
-from sasl_scram.kafka import ApiKey, FrameBuffer, decode_response, encode_request, frame
+from sasl_scram.kafka import FrameBuffer, decode_response, encode_request, frame
 
 KEYS = [3, 17, 18, 36, 50, 51]
 CRED = {m: ScramCredential.from_password(m, "alice-secret") for m in (SCRAM_SHA_256, SCRAM_SHA_512)}
-GENERIC = "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"
+GENERIC = (
+    "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"
+)
 
 
 class Clock:
@@ -72,13 +74,17 @@ class Peer:
             if isinstance(item, CredentialNeeded):
                 req = item.request
                 creds = self.users.get(req.username)
-                grant = Grant.of(creds[req.mechanism], expiry_ms=self.grant_expiry) if creds else None
+                grant = (
+                    Grant.of(creds[req.mechanism], expiry_ms=self.grant_expiry) if creds else None
+                )
                 queue.extend(self.conn.provide_credential(grant))
             elif isinstance(item, ApiCall):
                 queue.extend(self.conn.respond({"brokers": [], "topics": []}))
         return done
 
-    def request(self, key: int, version: int, body: dict[str, Any]) -> tuple[list[Any], dict[str, Any] | None]:
+    def request(
+        self, key: int, version: int, body: dict[str, Any]
+    ) -> tuple[list[Any], dict[str, Any] | None]:
         self.corr += 1
         out = self.feed(encode_request(key, version, self.corr, "test", body))
         sends = [o for o in out if isinstance(o, Send)]
@@ -93,8 +99,12 @@ class Peer:
         return out, response
 
     def login(
-        self, mech: ScramMechanism = SCRAM_SHA_256, password: str = "alice-secret",
-        user: str = "alice", auth_version: int = 2, versions: bool = True,
+        self,
+        mech: ScramMechanism = SCRAM_SHA_256,
+        password: str = "alice-secret",  # noqa: S107
+        user: str = "alice",
+        auth_version: int = 2,
+        versions: bool = True,
     ) -> tuple[list[Any], dict[str, Any] | None]:
         if versions:
             self.request(18, 3, {"client_software_name": "t", "client_software_version": "1"})
@@ -103,7 +113,9 @@ class Peer:
         client = ScramClient(mech, user, password, key_cache=None)
         _, r1 = self.request(36, auth_version, {"auth_bytes": client.client_first()})
         assert r1 is not None and r1["error_code"] == 0
-        out, r2 = self.request(36, auth_version, {"auth_bytes": client.receive_server_first(r1["auth_bytes"])})
+        out, r2 = self.request(
+            36, auth_version, {"auth_bytes": client.receive_server_first(r1["auth_bytes"])}
+        )
         if r2 is not None and r2["error_code"] == 0:
             client.receive_server_final(r2["auth_bytes"])
         return out, r2
@@ -138,7 +150,9 @@ def test_api_versions_lists_every_key_with_minimum_zero() -> None:
 
 def test_api_versions_too_new_gets_v0_error_35_and_state_is_kept() -> None:
     p = Peer()
-    out = p.feed(encode_request(18, 4, 1, "c", {}).replace(b"\x00\x12\x00\x04", b"\x00\x12\x00\x09", 1))
+    out = p.feed(
+        encode_request(18, 4, 1, "c", {}).replace(b"\x00\x12\x00\x04", b"\x00\x12\x00\x09", 1)
+    )
     assert isinstance(out[0], Send) and not p.conn.closed
     corr, body = decode_response(18, 9, out[0].data[4:])
     assert corr == 1 and body["error_code"] == 35
@@ -181,7 +195,9 @@ def test_api_versions_after_successful_api_versions_closes() -> None:
 
 @pytest.mark.parametrize(("user", "password"), [("alice", "wrong"), ("nobody", "x")])
 @pytest.mark.parametrize("mech", [SCRAM_SHA_256, SCRAM_SHA_512])
-def test_failed_login_gets_58_generic_message_and_close(user: str, password: str, mech: ScramMechanism) -> None:
+def test_failed_login_gets_58_generic_message_and_close(
+    user: str, password: str, mech: ScramMechanism
+) -> None:
     p = Peer()
     out, r = p.login(mech, password=password, user=user)
     assert r is not None
@@ -193,17 +209,18 @@ def test_failed_login_gets_58_generic_message_and_close(user: str, password: str
 def test_authzid_mismatch_gets_kafkas_specific_message() -> None:
     p = Peer()
     p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
-    out, r = p.request(36, 2, {"auth_bytes": b"n,a=bob,n=alice,r=abc"})
+    _, r = p.request(36, 2, {"auth_bytes": b"n,a=bob,n=alice,r=abc"})
     assert r is not None and r["error_code"] == 58
     assert r["error_message"] == (
-        "Authentication failed: Client requested an authorization id that is different from username"
+        "Authentication failed: Client requested an authorization id that is different "
+        "from username"
     )
 
 
 def test_sasl_authenticate_after_success_is_illegal() -> None:
     p = Peer()
     p.login()
-    out, r = p.request(36, 2, {"auth_bytes": b"x"})
+    _, r = p.request(36, 2, {"auth_bytes": b"x"})
     assert r is not None and r["error_code"] == 34
     assert r["error_message"] == "SaslAuthenticate request received after successful authentication"
 
@@ -211,7 +228,7 @@ def test_sasl_authenticate_after_success_is_illegal() -> None:
 def test_handshake_on_authenticated_connection_without_expiry_is_illegal() -> None:
     p = Peer()
     p.login()
-    out, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
+    _, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
     assert r is not None and r["error_code"] == 34 and p.conn.closed
 
 
@@ -258,7 +275,7 @@ class TestReauthentication:
     def test_reauthentication_cannot_change_mechanism(self) -> None:
         p = Peer(max_reauth_ms=60_000)
         p.login(SCRAM_SHA_256)
-        out, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-512"})
+        _, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-512"})
         assert r is not None and r["error_code"] == 33 and p.conn.closed
 
     def test_reauthentication_cannot_change_principal(self) -> None:
@@ -266,7 +283,11 @@ class TestReauthentication:
         p.users["bob"] = {m: ScramCredential.from_password(m, "bob-pw") for m in CRED}
         p.login()
         _, r = p.login(user="bob", password="bob-pw", versions=False)
-        assert r is not None and r["error_code"] == 58 and "Cannot change principals" in r["error_message"]
+        assert (
+            r is not None
+            and r["error_code"] == 58
+            and "Cannot change principals" in r["error_message"]
+        )
 
 
 def test_raw_tokens_after_handshake_v0() -> None:
@@ -275,9 +296,9 @@ def test_raw_tokens_after_handshake_v0() -> None:
     assert hs is not None and hs["error_code"] == 0
     client = ScramClient(SCRAM_SHA_256, "alice", "alice-secret", key_cache=None)
     out = p.feed(frame(client.client_first()))
-    server_first = [o for o in out if isinstance(o, Send)][0].data[4:]
+    server_first = next(o for o in out if isinstance(o, Send)).data[4:]
     out = p.feed(frame(client.receive_server_first(server_first)))
-    client.receive_server_final([o for o in out if isinstance(o, Send)][0].data[4:])
+    client.receive_server_final(next(o for o in out if isinstance(o, Send)).data[4:])
     assert client.complete and p.conn.authenticated
 
 
@@ -297,14 +318,17 @@ def test_frame_limit_before_authentication() -> None:
 def test_pipelined_requests_wait_for_the_answer_in_order() -> None:
     p = Peer()
     p.login()
-    data = encode_request(3, 12, 100, "c", {"topics": None}) + encode_request(18, 3, 101, "c", {
-        "client_software_name": "t", "client_software_version": "1"})
+    data = encode_request(3, 12, 100, "c", {"topics": None}) + encode_request(
+        18, 3, 101, "c", {"client_software_name": "t", "client_software_version": "1"}
+    )
     out = p.conn.receive(data)
     assert len(out) == 1 and isinstance(out[0], ApiCall) and p.conn.waiting
     more = p.conn.respond({"brokers": [], "topics": []})
     sends = [o for o in more if isinstance(o, Send)]
     assert len(sends) == 2
-    assert sends[0].data[4:8] == (100).to_bytes(4, "big") and sends[1].data[4:8] == (101).to_bytes(4, "big")
+    assert sends[0].data[4:8] == (100).to_bytes(4, "big") and sends[1].data[4:8] == (101).to_bytes(
+        4, "big"
+    )
 
 
 def test_unknown_api_key_closes() -> None:
@@ -329,9 +353,15 @@ def test_grant_for_token_marks_session(monkeypatch: pytest.MonkeyPatch) -> None:
     need = out[0]
     assert isinstance(need, CredentialNeeded) and need.request.token_auth
     cred = ScramCredential.from_password(SCRAM_SHA_512, "hmac-b64")
-    out = p.conn.provide_credential(Grant.of(cred, authorization_id="owner", expiry_ms=p.clock.now + 5000))
+    out = p.conn.provide_credential(
+        Grant.of(cred, authorization_id="owner", expiry_ms=p.clock.now + 5000)
+    )
     _, r1 = decode_response(36, 2, out[0].data[4:])
     p.corr += 1
-    out = p.conn.receive(encode_request(36, 2, p.corr, "c", {"auth_bytes": client.receive_server_first(r1["auth_bytes"])}))
-    auth = [o for o in out if isinstance(o, Authenticated)][0]
+    out = p.conn.receive(
+        encode_request(
+            36, 2, p.corr, "c", {"auth_bytes": client.receive_server_first(r1["auth_bytes"])}
+        )
+    )
+    auth = next(o for o in out if isinstance(o, Authenticated))
     assert auth.session.token_authenticated and auth.session.authorization_id == "owner"

@@ -23,7 +23,9 @@ from tests.endpoint_harness import ADMIN, ALICE, RunningEndpoint
 from tests.javaharness import JavaHarness, b64, unb64
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
-GENERIC = "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"
+GENERIC = (
+    "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"
+)
 BAD_LOGINS = [("alice", "wrong-password"), ("nobody", "whatever")]
 _ids = itertools.count()
 
@@ -60,7 +62,9 @@ def delete_user(ep: RunningEndpoint, user: str) -> None:
 # -- confluent-kafka (librdkafka 2.16) -------------------------------------------------
 
 
-def ck_admin(ep: RunningEndpoint, mech: str, user: str, password: str, errors: list[str] | None = None) -> Any:
+def ck_admin(
+    ep: RunningEndpoint, mech: str, user: str, password: str, errors: list[str] | None = None
+) -> Any:
     from confluent_kafka.admin import AdminClient
 
     conf: dict[str, Any] = {
@@ -80,22 +84,33 @@ def ck_admin(ep: RunningEndpoint, mech: str, user: str, password: str, errors: l
 def test_confluent_kafka(endpoint: RunningEndpoint, mech: str) -> None:
     from confluent_kafka.admin import (
         ScramCredentialInfo,
-        ScramMechanism as CkMech,
         UserScramCredentialDeletion,
         UserScramCredentialUpsertion,
+    )
+    from confluent_kafka.admin import (
+        ScramMechanism as CkMech,
     )
 
     admin = ck_admin(endpoint, mech, *ADMIN)
     md = admin.list_topics(timeout=15)
     assert list(md.brokers) == [1] and md.controller_id == 1 and md.topics == {}
     described = admin.describe_user_scram_credentials(["alice"])["alice"].result(timeout=15)
-    assert sorted((i.mechanism.value, i.iterations) for i in described.scram_credential_infos) == [(1, 4096), (2, 4096)]
+    assert sorted((i.mechanism.value, i.iterations) for i in described.scram_credential_infos) == [
+        (1, 4096),
+        (2, 4096),
+    ]
     futures = admin.alter_user_scram_credentials(
-        [UserScramCredentialUpsertion("carol", ScramCredentialInfo(CkMech.SCRAM_SHA_256, 8192), b"carol-pw", b"s" * 24)]
+        [
+            UserScramCredentialUpsertion(
+                "carol", ScramCredentialInfo(CkMech.SCRAM_SHA_256, 8192), b"carol-pw", b"s" * 24
+            )
+        ]
     )
     assert futures["carol"].result(timeout=15) is None
     assert ck_admin(endpoint, "SCRAM-SHA-256", "carol", "carol-pw").list_topics(timeout=15).brokers
-    futures = admin.alter_user_scram_credentials([UserScramCredentialDeletion("carol", CkMech.SCRAM_SHA_256)])
+    futures = admin.alter_user_scram_credentials(
+        [UserScramCredentialDeletion("carol", CkMech.SCRAM_SHA_256)]
+    )
     assert futures["carol"].result(timeout=15) is None
     errors = ck_login_errors(endpoint, "SCRAM-SHA-256", "carol", "carol-pw")
     assert any(GENERIC.format("SCRAM-SHA-256") in e for e in errors), errors
@@ -115,7 +130,9 @@ def ck_login_errors(ep: RunningEndpoint, mech: str, user: str, password: str) ->
 
 @pytest.mark.parametrize("mech", MECHS)
 @pytest.mark.parametrize(("user", "password"), BAD_LOGINS)
-def test_confluent_kafka_bad_login(endpoint: RunningEndpoint, mech: str, user: str, password: str) -> None:
+def test_confluent_kafka_bad_login(
+    endpoint: RunningEndpoint, mech: str, user: str, password: str
+) -> None:
     errors = ck_login_errors(endpoint, mech, user, password)
     assert any(GENERIC.format(mech) in e and "_AUTHENTICATION" in e for e in errors), errors
 
@@ -216,10 +233,26 @@ def kcat(
     ep: RunningEndpoint, mech: str, user: str, password: str, wait_s: int = 5
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["kcat", "-L", "-b", ep.bootstrap, "-m", str(wait_s),
-         "-X", "security.protocol=SASL_PLAINTEXT", "-X", f"sasl.mechanisms={mech}",
-         "-X", f"sasl.username={user}", "-X", f"sasl.password={password}"],
-        capture_output=True, text=True, timeout=30, check=False,
+        [
+            "kcat",
+            "-L",
+            "-b",
+            ep.bootstrap,
+            "-m",
+            str(wait_s),
+            "-X",
+            "security.protocol=SASL_PLAINTEXT",
+            "-X",
+            f"sasl.mechanisms={mech}",
+            "-X",
+            f"sasl.username={user}",
+            "-X",
+            f"sasl.password={password}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
     )
 
 
@@ -263,7 +296,12 @@ def test_java_clients(endpoint: RunningEndpoint, java_clients: JavaHarness, mech
     aid = f"a{next(_ids)}"
     assert java_clients.call("admin", aid, java_props(endpoint, mech, *ADMIN)) == ["ok"]
     try:
-        assert java_clients.call("describeCluster", aid) == ["ok", "1", "1", b64("kafka-scram-cluster-00")]
+        assert java_clients.call("describeCluster", aid) == [
+            "ok",
+            "1",
+            "1",
+            b64("kafka-scram-cluster-00"),
+        ]
         status, *users = java_clients.call("describeScram", aid)
         assert status == "ok"
         assert [unb64(u).decode() for u in users] == [
@@ -271,18 +309,35 @@ def test_java_clients(endpoint: RunningEndpoint, java_clients: JavaHarness, mech
             "alice=SCRAM_SHA_256:4096,SCRAM_SHA_512:4096",
         ]
         status, *results = java_clients.call(
-            "alterScram", aid, "up", b64("erin"), mech, "8192", b64("erin-pw"),
-            "del", b64("alice"), "SCRAM-SHA-512", "del", b64("ghost"), "SCRAM-SHA-256",
+            "alterScram",
+            aid,
+            "up",
+            b64("erin"),
+            mech,
+            "8192",
+            b64("erin-pw"),
+            "del",
+            b64("alice"),
+            "SCRAM-SHA-512",
+            "del",
+            b64("ghost"),
+            "SCRAM-SHA-256",
         )
         assert status == "ok"
         assert [unb64(r).decode() for r in results] == [
             "alice=NONE",
             "erin=NONE",
-            "ghost=ResourceNotFoundException: Attempt to delete a user credential that does not exist",
+            "ghost=ResourceNotFoundException: "
+            "Attempt to delete a user credential that does not exist",
         ]
-        assert java_clients.call("consumerTopics", java_props(endpoint, mech, "erin", "erin-pw")) == ["ok", "0"]
+        assert java_clients.call(
+            "consumerTopics", java_props(endpoint, mech, "erin", "erin-pw")
+        ) == ["ok", "0"]
         status, *users = java_clients.call("describeScram", aid, b64("alice,erin"))
-        assert [unb64(u).decode() for u in users] == ["alice=SCRAM_SHA_256:4096", f"erin={mech.replace('-', '_')}:8192"]
+        assert [unb64(u).decode() for u in users] == [
+            "alice=SCRAM_SHA_256:4096",
+            f"erin={mech.replace('-', '_')}:8192",
+        ]
     finally:
         java_clients.call("close", aid)
 
@@ -307,13 +362,21 @@ def test_java_bad_login(
 
 
 @pytest.mark.java
-def test_java_non_super_user_is_refused_admin_rpcs(endpoint: RunningEndpoint, java_clients: JavaHarness) -> None:
+def test_java_non_super_user_is_refused_admin_rpcs(
+    endpoint: RunningEndpoint, java_clients: JavaHarness
+) -> None:
     aid = f"a{next(_ids)}"
     java_clients.call("admin", aid, java_props(endpoint, "SCRAM-SHA-256", *ALICE))
     try:
         status, message = java_clients.call("describeScram", aid)
-        assert status == "err" and unb64(message).decode().startswith("ClusterAuthorizationException")
-        status, *results = java_clients.call("alterScram", aid, "del", b64("admin"), "SCRAM-SHA-256")
-        assert [unb64(r).decode().split(":")[0] for r in results] == ["admin=ClusterAuthorizationException"]
+        assert status == "err" and unb64(message).decode().startswith(
+            "ClusterAuthorizationException"
+        )
+        status, *results = java_clients.call(
+            "alterScram", aid, "del", b64("admin"), "SCRAM-SHA-256"
+        )
+        assert [unb64(r).decode().split(":")[0] for r in results] == [
+            "admin=ClusterAuthorizationException"
+        ]
     finally:
         java_clients.call("close", aid)

@@ -20,7 +20,9 @@ async def authenticate(host: str, port: int, cache: SaltedPasswordCache) -> bool
     try:
         frames = FrameBuffer(1 << 20)
 
-        async def roundtrip(key: int, version: int, corr: int, body: dict[str, object]) -> dict[str, object]:
+        async def roundtrip(
+            key: int, version: int, corr: int, body: dict[str, object]
+        ) -> dict[str, object]:
             writer.write(encode_request(key, version, corr, "load", body))
             await writer.drain()
             while (payload := frames.next_frame()) is None:
@@ -35,7 +37,9 @@ async def authenticate(host: str, port: int, cache: SaltedPasswordCache) -> bool
         await roundtrip(17, 1, 1, {"mechanism": "SCRAM-SHA-256"})
         client = ScramClient(SCRAM_SHA_256, *ALICE, key_cache=cache)
         r1 = await roundtrip(36, 2, 2, {"auth_bytes": client.client_first()})
-        r2 = await roundtrip(36, 2, 3, {"auth_bytes": client.receive_server_first(r1["auth_bytes"])})  # type: ignore[arg-type]
+        r2 = await roundtrip(
+            36, 2, 3, {"auth_bytes": client.receive_server_first(r1["auth_bytes"])}
+        )  # type: ignore[arg-type]
         client.receive_server_final(r2["auth_bytes"])  # type: ignore[arg-type]
         return client.complete
     finally:
@@ -82,7 +86,9 @@ def _garbage(rng: random.Random) -> bytes:
         return b"\xff\xff\xff\xfe"
     if choice == 4:  # unsupported API version of SaslAuthenticate
         return encode_request(36, 2, 1, "f", {"auth_bytes": b"x"})[:-3] + b"\x00"
-    data = encode_request(18, 3, 1, "fuzz", {"client_software_name": "a", "client_software_version": "1"})
+    data = encode_request(
+        18, 3, 1, "fuzz", {"client_software_name": "a", "client_software_version": "1"}
+    )
     pos = rng.randrange(4, len(data))
     return data[:pos] + bytes([rng.randrange(256)]) + data[pos + 1 :]
 
@@ -114,9 +120,12 @@ def test_fuzzed_frames_do_not_disturb_other_connections() -> None:
 
 
 def test_slow_client_times_out_before_authenticating() -> None:
-    with RunningEndpoint(properties={"scram.authentication.timeout.ms": "300"}) as ep:
-        with socket.create_connection((ep.host, ep.port), timeout=5) as s:
-            s.sendall(b"\x00\x00")  # half a size prefix, then silence
-            start = time.monotonic()
-            assert s.recv(1) == b""  # the server closes the connection
-            assert time.monotonic() - start < 3
+    props = {"scram.authentication.timeout.ms": "300"}
+    with (
+        RunningEndpoint(properties=props) as ep,
+        socket.create_connection((ep.host, ep.port), timeout=5) as s,
+    ):
+        s.sendall(b"\x00\x00")  # half a size prefix, then silence
+        start = time.monotonic()
+        assert s.recv(1) == b""  # the server closes the connection
+        assert time.monotonic() - start < 3

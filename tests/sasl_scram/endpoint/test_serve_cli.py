@@ -33,7 +33,9 @@ def write_config(tmp_path: Path, port: int, extra: str = "") -> Path:
 def start(config: Path) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
         [EXE, "serve", "--config", str(config)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -52,12 +54,37 @@ def test_serve_bootstraps_admin_and_stops_on_sigterm(tmp_path: Path) -> None:
         kcat_conf = tmp_path / "data" / "admin-kcat.conf"
         assert oct(props.stat().st_mode & 0o777) == "0o600"
         assert oct((tmp_path / "data" / "creds.db").stat().st_mode & 0o777) == "0o600"
-        password = [line for line in kcat_conf.read_text().splitlines() if line.startswith("sasl.password=")][0]
-        proc_kcat = subprocess.run(["kcat", "-F", str(kcat_conf), "-L", "-m", "5"], capture_output=True, text=True, timeout=30, check=False)
+        password = next(
+            line for line in kcat_conf.read_text().splitlines() if line.startswith("sasl.password=")
+        )
+        proc_kcat = subprocess.run(
+            ["kcat", "-F", str(kcat_conf), "-L", "-m", "5"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
         assert f"broker 1 at 127.0.0.1:{port} (controller)" in proc_kcat.stdout, proc_kcat.stderr
         out = io.StringIO()
-        code = main(["configs", "--bootstrap-server", f"127.0.0.1:{port}", "--command-config", str(props), "--describe", "--entity-type", "users"], stdout=out, stderr=io.StringIO(), stdin=io.StringIO())
-        assert code == 0 and "user-principal 'admin' are SCRAM-SHA-256=iterations=8192" in out.getvalue()
+        code = main(
+            [
+                "configs",
+                "--bootstrap-server",
+                f"127.0.0.1:{port}",
+                "--command-config",
+                str(props),
+                "--describe",
+                "--entity-type",
+                "users",
+            ],
+            stdout=out,
+            stderr=io.StringIO(),
+            stdin=io.StringIO(),
+        )
+        assert (
+            code == 0
+            and "user-principal 'admin' are SCRAM-SHA-256=iterations=8192" in out.getvalue()
+        )
     finally:
         proc.send_signal(signal.SIGTERM)
         stdout, stderr = proc.communicate(timeout=15)
@@ -77,13 +104,25 @@ def test_serve_bootstraps_admin_and_stops_on_sigterm(tmp_path: Path) -> None:
 
 def test_invalid_config_fails_at_start_naming_the_key(tmp_path: Path) -> None:
     config = write_config(tmp_path, free_port(), "connections.max.reauth.ms=soon\n")
-    proc = subprocess.run([EXE, "serve", "--config", str(config)], capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(
+        [EXE, "serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert proc.returncode == 1
     assert "connections.max.reauth.ms: expected an integer, got 'soon'" in proc.stderr
 
 
 def test_missing_config_file(tmp_path: Path) -> None:
-    proc = subprocess.run([EXE, "serve", "--config", str(tmp_path / "nope")], capture_output=True, text=True, timeout=30, check=False)
+    proc = subprocess.run(
+        [EXE, "serve", "--config", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert proc.returncode == 1 and "cannot read" in proc.stderr
 
 
@@ -93,15 +132,30 @@ BASE = {"scram.credential.store.path": "x.db"}
 @pytest.mark.parametrize(
     ("props", "message"),
     [
-        ({"listeners": "PLAINTEXT://127.0.0.1:9092"}, "only SASL_PLAINTEXT, SASL_SSL are supported"),
+        (
+            {"listeners": "PLAINTEXT://127.0.0.1:9092"},
+            "only SASL_PLAINTEXT, SASL_SSL are supported",
+        ),
         ({"listeners": "SASL_PLAINTEXT//x:1"}, "is not of the form NAME://host:port"),
         ({"listeners": "SASL_PLAINTEXT://x:99999"}, "port 99999 is out of range"),
         ({"sasl.enabled.mechanisms": "PLAIN"}, "sasl.enabled.mechanisms: 'PLAIN' is not supported"),
-        ({"super.users": "alice"}, "super.users: expected a string in format principalType:principalName"),
-        ({"zookeeper.connect": "h:2181"}, "either zookeeper.connect or scram.credential.store.path"),
+        (
+            {"super.users": "alice"},
+            "super.users: expected a string in format principalType:principalName",
+        ),
+        (
+            {"zookeeper.connect": "h:2181"},
+            "either zookeeper.connect or scram.credential.store.path",
+        ),
         ({"listeners": "SASL_PLAINTEXT://0.0.0.0:9092"}, "set advertised.listeners"),
         ({"listeners": "SASL_SSL://127.0.0.1:9093"}, "needs ssl.keystore.location"),
-        ({"advertised.listeners": "OTHER://h:1", "listener.security.protocol.map": "OTHER:SASL_PLAINTEXT"}, "OTHER is not one of the listeners"),
+        (
+            {
+                "advertised.listeners": "OTHER://h:1",
+                "listener.security.protocol.map": "OTHER:SASL_PLAINTEXT",
+            },
+            "OTHER is not one of the listeners",
+        ),
     ],
 )
 def test_config_errors(props: dict[str, str], message: str) -> None:
@@ -115,7 +169,9 @@ def test_no_store_configured() -> None:
 
 
 def test_unknown_key_warns(caplog: pytest.LogCaptureFixture) -> None:
-    config = EndpointConfig.from_properties({**BASE, "log.dirs": "/tmp", "super.users": "User:a;User:b"})
+    config = EndpointConfig.from_properties(
+        {**BASE, "log.dirs": "/tmp", "super.users": "User:a;User:b"}
+    )
     assert "Unknown configuration key 'log.dirs' is ignored" in caplog.text
     assert {str(p) for p in config.super_users} == {"User:a", "User:b"}
     assert config.failed_auth_delay_ms == 100 and config.sasl_max_receive == 524288

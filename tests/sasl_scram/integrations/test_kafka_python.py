@@ -172,13 +172,31 @@ class RotatingTokens:
         return ScramCredentials.for_token(token.token_id, token.hmac_base64)
 
 
+class Client:
+    """A KafkaAdminClient or a KafkaConsumer, and a call that goes over the wire."""
+
+    def __init__(self, kind: str, kwargs: dict[str, Any]) -> None:
+        self.kind = kind
+        self.client: Any = (
+            KafkaAdminClient(**kwargs) if kind == "admin" else KafkaConsumer(**kwargs)
+        )
+
+    def topics(self) -> list[str]:
+        if self.kind == "admin":
+            return list(self.client.list_topics())
+        return sorted(self.client.topics())  # KafkaConsumer.topics() fetches metadata
+
+    def close(self) -> None:
+        self.client.close()
+
+
 def wait_for_reauth(
-    admin: Any, caplog: Any, since: int, timeout: float = 8.0
+    client: Client, caplog: Any, since: int, timeout: float = 8.0
 ) -> list[re.Match[str]]:
-    """Keep the admin client busy until the endpoint logs a re-authentication."""
+    """Keep the client busy until the endpoint logs a re-authentication."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        admin.list_topics()
+        client.topics()
         matches = [m for m in map(AUTH_LINE.search, caplog.messages[since:]) if m and m["re"]]
         if matches:
             return matches
@@ -186,16 +204,17 @@ def wait_for_reauth(
     raise AssertionError("no re-authentication within the deadline")
 
 
+@pytest.mark.parametrize("kind", ["admin", "consumer"])
 def test_reauthentication_picks_up_a_rotated_token(
-    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
+    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any, kind: str
 ) -> None:
     caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
     old = reauth_endpoint.create_token()
     provider = RotatingTokens(old)
     props = client_properties(reauth_endpoint.ep, None)  # no JAAS line: the provider decides
-    admin = KafkaAdminClient(**kafka_python.client_kwargs(props, credentials=provider))
+    client = Client(kind, kafka_python.client_kwargs(props, credentials=provider))
     try:
-        admin.list_topics()
+        client.topics()
         first_logins = {m["conn"] for m in map(AUTH_LINE.search, caplog.messages) if m}
         assert first_logins and set(provider.handed_out) == {old.token_id}
 
@@ -204,16 +223,16 @@ def test_reauthentication_picks_up_a_rotated_token(
         # The old token is gone before any re-authentication: only the new one can succeed.
         reauth_endpoint.expire_token(old)
         mark = len(caplog.messages)
-        reauths = wait_for_reauth(admin, caplog, mark)
+        reauths = wait_for_reauth(client, caplog, mark)
 
         # Same connection, re-authenticated as the token owner, with the new token.
         assert {m["conn"] for m in reauths} <= first_logins
         assert all(m["user"] == "alice" for m in reauths)
         assert provider.handed_out[-1] == new.token_id
         assert not [m for m in caplog.messages[mark:] if "failed" in m or "closing" in m]
-        assert admin.list_topics() == []
+        assert client.topics() == []
     finally:
-        admin.close()
+        client.close()
 
 
 def test_static_token_cannot_survive_its_expiry(

@@ -32,7 +32,11 @@ class FakeBroker:
     """
 
     def __init__(
-        self, clock: FakeClock, expiry_ms: int = 60_000, max_lifetime_ms: int = 240_000, skew_ms: int = 0
+        self,
+        clock: FakeClock,
+        expiry_ms: int = 60_000,
+        max_lifetime_ms: int = 240_000,
+        skew_ms: int = 0,
     ) -> None:
         self.clock = clock
         self.expiry_ms = expiry_ms
@@ -72,7 +76,10 @@ class FakeClient:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         return None
 
@@ -82,10 +89,18 @@ class FakeClient:
         b = self.b
         b._maybe_fail("create")
         now = b.now()
-        life = b.max_lifetime_ms if max_lifetime_ms <= 0 else min(max_lifetime_ms, b.max_lifetime_ms)
+        life = (
+            b.max_lifetime_ms if max_lifetime_ms <= 0 else min(max_lifetime_ms, b.max_lifetime_ms)
+        )
         token_id = f"tok{next(b._ids)}"
         info = TokenInformation(
-            token_id, ALICE, ALICE, tuple(renewers), now, min(now + b.expiry_ms, now + life), now + life
+            token_id,
+            ALICE,
+            ALICE,
+            tuple(renewers),
+            now,
+            min(now + b.expiry_ms, now + life),
+            now + life,
         )
         hmac = token_id.encode() * 4
         b.tokens[hmac] = info
@@ -124,6 +139,7 @@ class FakeQuery:
         self.id = query_id
         self.runId = f"run-{run}"
         self.options = dict(options)
+        self.kafka_options = options
         self.token_id = options.token_id
         self.isActive = True
         self.failure: BaseException | None = None

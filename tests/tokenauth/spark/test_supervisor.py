@@ -225,7 +225,7 @@ def test_expiry_failures_are_retried_then_given_up() -> None:
 
 
 def test_query_ending_by_itself_fails_the_supervisor_and_expires_tokens() -> None:
-    sup, broker, spark, clock = make()
+    sup, broker, spark, _ = make()
     sup.start(background=False)
     q = spark.queries[0]
     q.isActive = False
@@ -338,7 +338,7 @@ def test_logs_and_reprs_never_show_the_hmac(caplog: pytest.LogCaptureFixture) ->
         hmac_base64(f"tok{i}".encode() * 4) for i in range(len(broker.created))
     }
     text = caplog.text + repr(sup) + "".join(repr(t) for t in sup.history)
-    text += "".join(repr(q.options) for q in spark.queries if False)
+    text += "".join(repr(q.kafka_options) for q in spark.queries)
     assert "spark token supervisor: running -> renewing" in caplog.text
     assert "created token tok1" in caplog.text
     for secret in secrets:
@@ -359,7 +359,7 @@ def test_login_configs() -> None:
     assert cfg.username == "alice" and "alice-secret" not in repr(cfg)
     token_login = jaas_login(
         "b:1",
-        'org.apache.kafka.common.security.scram.ScramLoginModule required tokenauth=true '
+        "org.apache.kafka.common.security.scram.ScramLoginModule required tokenauth=true "
         'username="id" password="hmac";',
     )
     with pytest.raises(ClientConfigError, match="token login cannot create tokens"):

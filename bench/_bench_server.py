@@ -1,0 +1,66 @@
+"""The endpoint process for ``bench_endpoint.py``: in-memory stores, optional tokens.
+
+Prints ``<port> <token_id> <hmac_b64> ...`` (a sample of tokens) on one line,
+then serves until stdin closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import threading
+
+from sasl_scram import KafkaPrincipal
+from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
+from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
+from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512
+from tokenauth import InMemoryTokenStore, RequestContext, TokenCache, TokenConfig, TokenManager
+from tokenauth._endpoint import build_extension
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tokens", type=int, default=0)
+    parser.add_argument("--sample", type=int, default=200)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    store = InMemoryCredentialStore()
+    store.alter([], [ScramUpsertion.from_password("bench", m, "bench-secret") for m in (SCRAM_SHA_256, SCRAM_SHA_512)])
+    config = TokenConfig.of("bench-token-secret")
+    tstore = InMemoryTokenStore()
+    cache = TokenCache(tstore, config.secrets)
+    manager = TokenManager(config, tstore, cache=cache)
+    ctx = RequestContext(KafkaPrincipal.user("bench"), security_protocol="SASL_PLAINTEXT")
+    sample = []
+    for i in range(args.tokens):
+        result = manager.create_token(ctx)
+        if i < args.sample:
+            sample.append(f"{result.token_id} {result.hmac_base64}")
+    cfg = EndpointConfig.from_properties(
+        {"listeners": "SASL_PLAINTEXT://127.0.0.1:0", "scram.credential.store.path": "unused.db"}
+    )
+    endpoint = ScramEndpoint(cfg, store, extensions=[build_extension(manager)])
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(endpoint.start())
+    port = endpoint.bound_address()[1]
+    print(port, *sample, flush=True)
+
+    stopped = asyncio.Event()
+
+    def wait_stdin() -> None:
+        sys.stdin.read()
+        loop.call_soon_threadsafe(stopped.set)
+
+    async def run_until_stopped() -> None:
+        await stopped.wait()
+        await endpoint.close(grace_seconds=1)
+
+    threading.Thread(target=wait_stdin, daemon=True).start()
+    loop.run_until_complete(run_until_stopped())
+    loop.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""``make bench``, part 2: the endpoint and delegation tokens.
+
+* Full SCRAM authentications per second for one server process, driven by our
+  own client (with its salted-password cache) from another process, at 1, 10
+  and 100 concurrent connections. Target: at least 5,000 per second.
+* Token authentications per second with 100,000 live tokens cached.
+  Target: the same as user authentication.
+* A sweep of 100,000 expired tokens. Target: at most 200 ms.
+* Memory per cached token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+from sasl_scram import SCRAM_SHA_256, KafkaPrincipal, SaltedPasswordCache, ScramClient
+from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
+
+DURATION_S = 3.0
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def authenticate(port: int, user: str, password: str, token: bool, cache: SaltedPasswordCache) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    frames = FrameBuffer(1 << 20)
+    try:
+
+        async def roundtrip(key: int, version: int, corr: int, body: dict[str, object]) -> dict[str, object]:
+            writer.write(encode_request(key, version, corr, "bench", body))
+            while (payload := frames.next_frame()) is None:
+                data = await reader.read(65536)
+                if not data:
+                    raise ConnectionError("closed by server")
+                frames.feed(data)
+            return decode_response(key, version, payload)[1]
+
+        await roundtrip(17, 1, 1, {"mechanism": "SCRAM-SHA-256"})
+        client = ScramClient(SCRAM_SHA_256, user, password, token_auth=token, key_cache=cache)
+        r1 = await roundtrip(36, 2, 2, {"auth_bytes": client.client_first()})
+        r2 = await roundtrip(36, 2, 3, {"auth_bytes": client.receive_server_first(r1["auth_bytes"])})  # type: ignore[arg-type]
+        client.receive_server_final(r2["auth_bytes"])  # type: ignore[arg-type]
+    finally:
+        writer.close()
+        await writer.wait_closed()
+
+
+async def rate(port: int, logins: list[tuple[str, str]], token: bool, concurrency: int) -> float:
+    cache = SaltedPasswordCache(maxsize=len(logins) + 10)
+    # Warm the client cache (and the server's lazily derived token credentials).
+    for user, password in logins:
+        await authenticate(port, user, password, token, cache)
+    done = 0
+    deadline = time.perf_counter() + DURATION_S
+
+    async def worker(i: int) -> None:
+        nonlocal done
+        n = i
+        while time.perf_counter() < deadline:
+            user, password = logins[n % len(logins)]
+            await authenticate(port, user, password, token, cache)
+            done += 1
+            n += concurrency
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker(i) for i in range(concurrency)))
+    return done / (time.perf_counter() - start)
+
+
+def start_server(tokens: int) -> tuple[subprocess.Popen[str], int, list[tuple[str, str]]]:
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "_bench_server.py"), "--tokens", str(tokens)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    fields = proc.stdout.readline().split()
+    port = int(fields[0])
+    sample = list(zip(fields[1::2], fields[2::2], strict=True))
+    return proc, port, sample
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(10)
+
+
+def token_sweep_and_memory(n: int) -> tuple[float, float]:
+    from tokenauth import InMemoryTokenStore, RequestContext, TokenCache, TokenConfig, TokenManager
+
+    clock = [1_000_000]
+    config = TokenConfig.of("bench-secret", max_lifetime_ms=1000, expiry_time_ms=1000)
+    store = InMemoryTokenStore()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    cache = TokenCache(store, config.secrets)
+    manager = TokenManager(config, store, cache=cache, clock_ms=lambda: clock[0])
+    ctx = RequestContext(KafkaPrincipal.user("bench"), security_protocol="SASL_PLAINTEXT")
+    for _ in range(n):
+        manager.create_token(ctx)
+    per_token = (tracemalloc.get_traced_memory()[0] - before) / n
+    tracemalloc.stop()
+    clock[0] += 10_000
+    start = time.perf_counter()
+    removed = manager.sweep()
+    elapsed = time.perf_counter() - start
+    assert len(removed) == n
+    return elapsed, per_token
+
+
+def main() -> None:
+    print("\nkafka-scram endpoint benchmark (server in its own process; client in this one)")
+    proc, port, _ = start_server(0)
+    try:
+        user_rates = {}
+        for c in (1, 10, 100):
+            user_rates[c] = asyncio.run(rate(port, [("bench", "bench-secret")], False, c))
+            print(f"user authentications/s   concurrency {c:3d}: {user_rates[c]:8.0f}   (target >= 5000)")
+    finally:
+        stop(proc)
+    proc, port, sample = start_server(100_000)
+    try:
+        token_rate = asyncio.run(rate(port, sample, True, 10))
+    finally:
+        stop(proc)
+    print(
+        f"token authentications/s  concurrency  10: {token_rate:8.0f}   with 100,000 live tokens "
+        f"cached, {len(sample)} in rotation; ratio to users {token_rate / user_rates[10]:.2f} (target ~1.0)"
+    )
+    elapsed, per_token = token_sweep_and_memory(100_000)
+    print(f"sweep of 100,000 expired tokens: {elapsed * 1000:8.1f} ms   (target <= 200 ms)")
+    print(f"memory per cached token (info + HMAC, credentials derived on first login): {per_token:6.0f} bytes")
+
+
+if __name__ == "__main__":
+    main()

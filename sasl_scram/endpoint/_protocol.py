@@ -1,0 +1,181 @@
+"""One accepted connection as an ``asyncio.Protocol``: the thin adapter between
+the socket and :class:`ServerConnection`.
+
+A protocol (not streams) keeps the per-request cost to a callback: no task and
+no timer per read. Only API handlers run as tasks. While a request is being
+answered, reading pauses, so a client can make the server hold at most one
+frame plus one read (bounded by the frame limits).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from .._principal import KafkaPrincipal
+from ._config import Listener
+from ._connection import (
+    ApiCall,
+    Authenticated,
+    Close,
+    CredentialNeeded,
+    Output,
+    Send,
+    ServerConnection,
+)
+from ._extension import RequestContext
+
+if TYPE_CHECKING:
+    from ._server import ScramEndpoint
+
+__all__ = ["ConnectionProtocol"]
+
+log = logging.getLogger("sasl_scram.endpoint")
+
+
+class ConnectionProtocol(asyncio.Protocol):
+    def __init__(self, endpoint: ScramEndpoint, listener: Listener, conn_id: str) -> None:
+        self._endpoint = endpoint
+        self._listener = listener
+        self.conn_id = conn_id
+        self._conn = ServerConnection(endpoint.settings, endpoint.clock_ms, listener.protocol)
+        self._transport: asyncio.Transport | None = None
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
+        self._last_activity = time.monotonic()
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+        self.closed = asyncio.Event()
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None
+
+    # -- asyncio callbacks ----------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._endpoint.connections[self] = None
+        log.debug("[%s] connection from %s", self.conn_id, transport.get_extra_info("peername"))
+        self._timer = self._loop.call_later(
+            self._endpoint.config.auth_timeout_ms / 1000, self._auth_timeout
+        )
+
+    def data_received(self, data: bytes) -> None:
+        self._last_activity = time.monotonic()
+        self._run(self._conn.receive(data))
+
+    def eof_received(self) -> bool | None:
+        self.close("peer closed")
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
+        self._endpoint.connections.pop(self, None)
+        self.closed.set()
+        log.debug("[%s] closed", self.conn_id)
+
+    # -- timers ------------------------------------------------------------------------
+    def _auth_timeout(self) -> None:
+        if not self._conn.authenticated:
+            log.info("[%s] authentication timed out", self.conn_id)
+            self.close("authentication timeout")
+
+    def _idle_check(self) -> None:
+        idle = self._endpoint.config.idle_timeout_ms / 1000
+        remaining = self._last_activity + idle - time.monotonic()
+        if remaining <= 0 and not self.busy:
+            log.info("[%s] closing idle connection", self.conn_id)
+            self.close("idle")
+            return
+        self._timer = self._loop.call_later(max(remaining, 0.1), self._idle_check)
+
+    # -- the state machine's outputs -------------------------------------------------
+    def close(self, reason: str) -> None:
+        if self._transport is not None and not self._closing:
+            self._closing = True
+            self._transport.close()
+
+    def _run(self, outputs: list[Output]) -> None:
+        transport = self._transport
+        assert transport is not None
+        queue: deque[Output] = deque(outputs)
+        while queue:
+            item = queue.popleft()
+            if isinstance(item, Send):
+                transport.write(item.data)
+            elif isinstance(item, CredentialNeeded):
+                grant = self._endpoint.grant(item.request, self.conn_id)
+                queue.extend(self._conn.provide_credential(grant))
+            elif isinstance(item, ApiCall):
+                # Reading pauses until the handler answers: responses keep order.
+                transport.pause_reading()
+                self._task = self._loop.create_task(self._call(item))
+                return
+            elif isinstance(item, Authenticated):
+                self._authenticated(item)
+            elif isinstance(item, Close):
+                log.info("[%s] closing: %s", self.conn_id, item.reason)
+                delay = self._endpoint.config.failed_auth_delay_ms / 1000
+                if item.after_failed_authentication and delay > 0:
+                    # KIP-306: let the client read the error, slow brute force down.
+                    transport.pause_reading()
+                    self._loop.call_later(delay, self.close, item.reason)
+                else:
+                    self.close(item.reason)
+                return
+
+    def _authenticated(self, item: Authenticated) -> None:
+        s = item.session
+        log.info(
+            "[%s] %sauthenticated User:%s with %s%s",
+            self.conn_id,
+            "re-" if item.reauthentication else "",
+            s.authorization_id,
+            s.mechanism.mechanism_name,
+            " (delegation token)" if s.token_authenticated else "",
+        )
+        if not item.reauthentication:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = self._loop.call_later(
+                self._endpoint.config.idle_timeout_ms / 1000, self._idle_check
+            )
+
+    async def _call(self, call: ApiCall) -> None:
+        try:
+            handler = self._endpoint.handler(call.header.api_key)
+            if handler is None:
+                outputs = self._conn.fail_call(f"API key {call.header.api_key} is not served here")
+            else:
+                principal = KafkaPrincipal.user(call.session.authorization_id)
+                ctx = RequestContext(
+                    principal=principal,
+                    session=call.session,
+                    security_protocol=self._listener.protocol,
+                    listener_name=self._listener.name,
+                    # Kafka's authorizer compares type and name; a token session acts as its owner.
+                    super_user=principal in self._endpoint.config.super_users,
+                    client_id=call.header.client_id,
+                    connection_id=self.conn_id,
+                )
+                try:
+                    body: dict[str, Any] = await handler(ctx, call.header.api_version, call.body)
+                except Exception:
+                    log.exception("[%s] handler for API key %s failed", self.conn_id, call.header.api_key)
+                    outputs = self._conn.fail_call("handler failed")
+                else:
+                    outputs = self._conn.respond(body)
+        finally:
+            self._task = None
+        if self._transport is None or self._transport.is_closing():
+            return
+        self._last_activity = time.monotonic()
+        self._transport.resume_reading()
+        self._run(outputs)
