@@ -112,7 +112,13 @@ class KafkaConnection:
                 errors.append(f"{host}:{port}: {exc.strerror or exc}")
                 continue
             if ssl_context is not None:
-                sock = ssl_context.wrap_socket(sock, server_hostname=host)
+                try:
+                    sock = ssl_context.wrap_socket(sock, server_hostname=host)
+                except (ssl.SSLError, OSError) as exc:
+                    sock.close()
+                    raise KafkaConnectionError(
+                        f"TLS handshake with {host}:{port} failed: {exc}"
+                    ) from None
             return sock
         raise KafkaConnectionError("cannot connect to " + "; ".join(errors))
 
