@@ -117,10 +117,13 @@ def test_supervisor_rotates_tokens_under_a_checkpointed_query(
         assert supervisor.rotations >= 2, supervisor.history
         # Let the current run commit a few batches of its own (it may still be
         # replaced meanwhile: the supervisor keeps rotating).
-        while sum(1 for e in progress_events if e[0] == str(runs[-1]["query"].runId)) < 2:
+        while True:
+            current = runs[-1].get("query")  # absent while a restart is under way
+            if current and sum(1 for e in progress_events if e[0] == str(current.runId)) >= 2:
+                break
             assert time.monotonic() < deadline + 30
             time.sleep(0.1)
-        explained = runs[-1]["query"]._jsq.explainInternal(True)
+        explained = current._jsq.explainInternal(True)
     finally:
         supervisor.stop()
         spark.streams.removeListener(listener)
