@@ -38,6 +38,9 @@ __all__ = [
     "wall_clock_ms",
 ]
 
+# Tokens deleted per store call in a sweep (one SQLite transaction each).
+_SWEEP_BATCH = 5000
+
 _log = logging.getLogger("tokenauth.manager")
 
 USER_TYPE = "User"
@@ -369,14 +372,28 @@ class TokenManager:
         the sweep goes on; the next sweep retries.
         """
         now = self._now(now_ms)
+        expired = [
+            info.token_id
+            for info in self._cache.tokens()
+            if info.max_timestamp_ms < now or info.expiry_timestamp_ms < now
+        ]
         removed: list[str] = []
-        for info in self._cache.tokens():
-            if info.is_expired(now):
+        remove_many = getattr(self._store, "remove_many", None)
+        if remove_many is not None:
+            # Backends that can, delete in batches: one transaction, one lock.
+            for start in range(0, len(expired), _SWEEP_BATCH):
+                batch = expired[start : start + _SWEEP_BATCH]
                 try:
-                    if self._store.remove(info.token_id):
-                        removed.append(info.token_id)
+                    removed.extend(remove_many(batch))
                 except TokenStoreError as exc:
-                    _log.warning("could not remove expired token %s: %s", info.token_id, exc)
+                    _log.warning("could not remove %d expired tokens: %s", len(batch), exc)
+            expired = []
+        for token_id in expired:
+            try:
+                if self._store.remove(token_id):
+                    removed.append(token_id)
+            except TokenStoreError as exc:
+                _log.warning("could not remove expired token %s: %s", token_id, exc)
         if removed:
             _log.info("removed %d expired delegation token(s)", len(removed))
         return removed

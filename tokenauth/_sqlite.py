@@ -21,7 +21,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ._errors import TokenStoreError, TokenStoreUnavailable
@@ -160,6 +160,32 @@ class SQLiteTokenStore:
         except sqlite3.Error as exc:
             raise TokenStoreError(f"SQLite error; the token was not removed: {exc}") from exc
         return existed
+
+    def remove_many(self, token_ids: Iterable[str]) -> list[str]:
+        """Delete several tokens in one durable transaction (the expiry sweep)."""
+        self._check_open()
+        ids = list(token_ids)
+        removed: list[str] = []
+        try:
+            with self._lock:
+                self._begin()
+                try:
+                    for token_id in ids:
+                        cursor = self._db.execute(
+                            "DELETE FROM delegation_tokens WHERE token_id = ?", (token_id,)
+                        )
+                        if cursor.rowcount > 0:
+                            self._log_change(token_id)
+                            removed.append(token_id)
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+                if removed:
+                    self._apply(removed)
+        except sqlite3.Error as exc:
+            raise TokenStoreError(f"SQLite error; no token was removed: {exc}") from exc
+        return removed
 
     def add_listener(self, listener: TokenListener) -> Callable[[], None]:
         return self._listeners.add(listener)

@@ -129,6 +129,14 @@ class InMemoryTokenStore:
             self._listeners.notify((token_id,))
         return existed
 
+    def remove_many(self, token_ids: Iterable[str]) -> list[str]:
+        """Delete several tokens at once (the expiry sweep); returns those that existed."""
+        self._check_open()
+        with self._lock:
+            removed = [t for t in token_ids if self._tokens.pop(t, None) is not None]
+        self._listeners.notify(removed)
+        return removed
+
     def add_listener(self, listener: TokenListener) -> Callable[[], None]:
         return self._listeners.add(listener)
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from collections.abc import Callable
 
 import pytest
@@ -13,6 +14,7 @@ from tokenauth import (
     InMemoryTokenStore,
     RequestContext,
     ResourceType,
+    TokenCache,
     TokenConfig,
     TokenErrorCode,
     TokenManager,
@@ -384,3 +386,29 @@ def test_token_ids_from_injected_factory(clock: FakeClock) -> None:
     )
     assert create_ok(mgr).token_id == "tokA"
     assert create_ok(mgr).token_id == "tokB"
+
+
+def test_sweep_batches_removals_durably_in_sqlite(tmp_path: Path) -> None:
+    from tokenauth import SQLiteTokenStore
+
+    now = [1_000_000]
+    config = TokenConfig.of("s", max_lifetime_ms=1000, expiry_time_ms=1000)
+    path = tmp_path / "tokens.db"
+    store = SQLiteTokenStore(path)
+    cache = TokenCache(store, config.secrets)
+    manager = TokenManager(config, store, cache=cache, clock_ms=lambda: now[0])
+    ctx = RequestContext(KafkaPrincipal.user("b"), security_protocol="SASL_PLAINTEXT")
+    ids = [manager.create_token(ctx).token_id for _ in range(12)]
+    now[0] += 500
+    keep = manager.create_token(ctx).token_id
+    now[0] += 600  # the first 12 are past expiry, the last is not
+    assert sorted(manager.sweep()) == sorted(ids)
+    assert [t.token_id for t in cache.tokens()] == [keep]
+    manager.close()
+    cache.close()
+    store.close()
+    reopened = SQLiteTokenStore(path)
+    try:
+        assert [t.token_id for t in reopened.tokens()] == [keep]
+    finally:
+        reopened.close()
