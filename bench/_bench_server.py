@@ -24,6 +24,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tokens", type=int, default=0)
     parser.add_argument("--sample", type=int, default=200)
+    parser.add_argument("--uvloop", action="store_true")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     store = InMemoryCredentialStore()
@@ -42,7 +43,8 @@ def main() -> None:
         {"listeners": "SASL_PLAINTEXT://127.0.0.1:0", "scram.credential.store.path": "unused.db"}
     )
     endpoint = ScramEndpoint(cfg, store, extensions=[build_extension(manager)])
-    loop = asyncio.new_event_loop()
+    import uvloop
+    loop = uvloop.new_event_loop() if "--uvloop" in sys.argv else asyncio.new_event_loop()
     loop.run_until_complete(endpoint.start())
     port = endpoint.bound_address()[1]
     print(port, *sample, flush=True)

@@ -44,9 +44,6 @@ __all__ = [
     "TokenClient",
     "TokenSupervisor",
     "Transition",
-    "client_properties_login",
-    "jaas_login",
-    "secret_login",
 ]
 
 _log = logging.getLogger("tokenauth.spark")
@@ -224,8 +221,8 @@ class TokenSupervisor:
 
     Args:
         login: The user's SCRAM login for the token RPCs (see
-            :func:`client_properties_login`, :func:`jaas_login`,
-            :func:`secret_login`), or a callable opening a :class:`TokenClient`.
+            ``tokenauth.spark.client_properties_login``, ``jaas_login``,
+            ``secret_login``), or a callable opening a :class:`TokenClient`.
         start_query: Builds and starts the query with the given options and
             returns it. It must set the same ``checkpointLocation`` every time
             so that restarts resume; apply the options with
@@ -691,52 +688,3 @@ class TokenSupervisor:
             state.value,
             f" ({detail})" if detail else "",
         )
-
-
-# --- the user's SCRAM login for the token RPCs -------------------------------
-
-
-def client_properties_login(path: str) -> ClientConfig:
-    """The login in a Kafka ``client.properties`` file (``bootstrap.servers``,
-    ``security.protocol``, ``sasl.mechanism``, ``sasl.jaas.config``)."""
-    return ClientConfig.from_file(path)
-
-
-def jaas_login(
-    bootstrap_servers: str,
-    jaas_config: str,
-    mechanism: str = "SCRAM-SHA-512",
-    security_protocol: str = "SASL_SSL",
-    properties: Mapping[str, str] | None = None,
-) -> ClientConfig:
-    """The login in a ``sasl.jaas.config`` value (a ScramLoginModule line).
-
-    ``properties`` adds client properties such as ``ssl.truststore.location``.
-    """
-    return ClientConfig.from_properties(
-        {
-            **(properties or {}),
-            "bootstrap.servers": bootstrap_servers,
-            "security.protocol": security_protocol,
-            "sasl.mechanism": mechanism,
-            "sasl.jaas.config": jaas_config,
-        }
-    )
-
-
-def secret_login(
-    bootstrap_servers: str,
-    username: str,
-    password: str,
-    mechanism: str = "SCRAM-SHA-512",
-    security_protocol: str = "SASL_SSL",
-    properties: Mapping[str, str] | None = None,
-) -> ClientConfig:
-    """The login for a user name and a password the caller holds."""
-    return jaas_login(
-        bootstrap_servers,
-        jaas.scram_login_line(username, password),
-        mechanism,
-        security_protocol,
-        properties,
-    )

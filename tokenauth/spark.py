@@ -20,6 +20,7 @@ message. See docs/spark.md.
 
 from __future__ import annotations
 
+from ._spark_login import client_properties_login, jaas_login, secret_login
 from ._spark_options import (
     JAAS_OPTION,
     KAFKA_PREFIX,
@@ -41,9 +42,6 @@ from ._spark_supervisor import (
     TokenClient,
     TokenSupervisor,
     Transition,
-    client_properties_login,
-    jaas_login,
-    secret_login,
 )
 
 __all__ = [

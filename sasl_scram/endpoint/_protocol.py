@@ -56,10 +56,10 @@ class ConnectionProtocol(asyncio.Protocol):
 
     # -- asyncio callbacks ----------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        self._transport = transport  # type: ignore[assignment]
         self._endpoint.connections[self] = None
-        log.debug("[%s] connection from %s", self.conn_id, transport.get_extra_info("peername"))
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("[%s] connection from %s", self.conn_id, transport.get_extra_info("peername"))
         self._timer = self._loop.call_later(
             self._endpoint.config.auth_timeout_ms / 1000, self._auth_timeout
         )
@@ -121,7 +121,13 @@ class ConnectionProtocol(asyncio.Protocol):
             elif isinstance(item, Authenticated):
                 self._authenticated(item)
             elif isinstance(item, Close):
-                log.info("[%s] closing: %s", self.conn_id, item.reason)
+                # Like Kafka: failed logins at INFO, ordinary closes at DEBUG.
+                log.log(
+                    logging.INFO if item.after_failed_authentication else logging.DEBUG,
+                    "[%s] closing: %s",
+                    self.conn_id,
+                    item.reason,
+                )
                 delay = self._endpoint.config.failed_auth_delay_ms / 1000
                 if item.after_failed_authentication and delay > 0:
                     # KIP-306: let the client read the error, slow brute force down.
@@ -133,7 +139,9 @@ class ConnectionProtocol(asyncio.Protocol):
 
     def _authenticated(self, item: Authenticated) -> None:
         s = item.session
-        log.info(
+        # Kafka logs successful logins at DEBUG; one line per connection at INFO
+        # would cost more than the SCRAM exchange itself.
+        log.debug(
             "[%s] %sauthenticated User:%s with %s%s",
             self.conn_id,
             "re-" if item.reauthentication else "",

@@ -65,7 +65,7 @@ def test_user_login(installed: None, token_endpoint: TokenEndpoint, mechanism: s
 def test_delegation_token_login(
     installed: None, token_endpoint: TokenEndpoint, mechanism: str, caplog: Any
 ) -> None:
-    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
     token = token_endpoint.create_token()
     line = jaas.scram_token_login_line(token.token_id, token.hmac_base64)
     kwargs = scram_aiokafka.client_kwargs(client_properties(token_endpoint.ep, line, mechanism))

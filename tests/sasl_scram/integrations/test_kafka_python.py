@@ -82,7 +82,7 @@ def test_user_login_admin_and_consumer(
 def test_delegation_token_login_admin_and_consumer(
     installed: None, token_endpoint: TokenEndpoint, mechanism: str, caplog: Any
 ) -> None:
-    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
     token = token_endpoint.create_token()
     line = jaas.scram_token_login_line(token.token_id, token.hmac_base64)
     kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, line, mechanism))
@@ -116,7 +116,7 @@ def test_kafka_pythons_own_scram_cannot_send_tokens(
     token_endpoint: TokenEndpoint, caplog: Any
 ) -> None:
     """The control for the token tests: without install(), the same token is refused."""
-    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
     assert not kafka_python.is_installed()
     token = token_endpoint.create_token()
     with pytest.raises(KafkaTimeoutError, match="Unable to bootstrap"):
@@ -126,7 +126,7 @@ def test_kafka_pythons_own_scram_cannot_send_tokens(
 
 def test_username_escaping(token_endpoint: TokenEndpoint, caplog: Any) -> None:
     """kafka-python's own client sends ``n=odd,name=x`` unescaped; ours sends ``odd=2Cname=3Dx``."""
-    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
     user = ("odd,name=x", "odd-secret")
     store = token_endpoint.ep.store
     store.alter([], [ScramUpsertion.from_password(user[0], SCRAM_SHA_256, user[1])])
@@ -208,7 +208,7 @@ def wait_for_reauth(
 def test_reauthentication_picks_up_a_rotated_token(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any, kind: str
 ) -> None:
-    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
     old = reauth_endpoint.create_token()
     provider = RotatingTokens(old)
     props = client_properties(reauth_endpoint.ep, None)  # no JAAS line: the provider decides
@@ -239,7 +239,7 @@ def test_static_token_cannot_survive_its_expiry(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
 ) -> None:
     """The control for the test above: without rotation the re-authentication fails."""
-    caplog.set_level(logging.INFO, logger=ENDPOINT_LOGGER)
+    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
     old = reauth_endpoint.create_token()
     credentials = StaticCredentials(ScramCredentials.for_token(old.token_id, old.hmac_base64))
     props = client_properties(reauth_endpoint.ep, None)
