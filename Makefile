@@ -60,6 +60,7 @@ test: lint typecheck pytest
 bench: venv
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/bench_scram.py
+	$(PY) bench/bench_endpoint.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -24,7 +24,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tokens", type=int, default=0)
     parser.add_argument("--sample", type=int, default=200)
-    parser.add_argument("--uvloop", action="store_true")
+    parser.add_argument("--asyncio", action="store_true", help="asyncio's own loop, not uvloop")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     store = InMemoryCredentialStore()
@@ -44,7 +44,8 @@ def main() -> None:
     )
     endpoint = ScramEndpoint(cfg, store, extensions=[build_extension(manager)])
     import uvloop
-    loop = uvloop.new_event_loop() if "--uvloop" in sys.argv else asyncio.new_event_loop()
+
+    loop = asyncio.new_event_loop() if args.asyncio else uvloop.new_event_loop()
     loop.run_until_complete(endpoint.start())
     port = endpoint.bound_address()[1]
     print(port, *sample, flush=True)

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import signal
 from pathlib import Path
+from collections.abc import Coroutine
 from typing import Any, TextIO
 
 from ._errors import ScramConfigError, ScramError
@@ -56,13 +57,30 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     )
     try:
         props = load_properties(args.config, args.override)
-        return asyncio.run(serve(props, stdout))
+        return _run_loop(serve(props, stdout), props.get(EVENT_LOOP_KEY, "auto"))
     except ScramError as exc:
         print(f"kafka-scram serve: error: {exc}", file=stderr)
         return 1
 
 
+EVENT_LOOP_KEY = "scram.event.loop"
 BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
+
+
+def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
+    """Run on uvloop when available (``auto``) or asked for, else asyncio's loop."""
+    choice = choice.strip().lower()
+    if choice not in ("auto", "uvloop", "asyncio"):
+        raise ScramConfigError(f"{EVENT_LOOP_KEY}: expected auto, uvloop or asyncio, got {choice!r}")
+    if choice != "asyncio":
+        try:
+            import uvloop
+        except ImportError:
+            if choice == "uvloop":
+                raise ScramConfigError(f"{EVENT_LOOP_KEY}: uvloop is not installed") from None
+        else:
+            return uvloop.run(main)
+    return asyncio.run(main)
 BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
 
 

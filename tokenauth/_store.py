@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
+from sasl_scram.store._listeners import ListenerSet as _ListenerSet
+
 from ._errors import TokenStoreError
 from ._token import TokenInformation
 
@@ -64,37 +66,12 @@ class TokenStore(Protocol):
     def close(self) -> None: ...
 
 
-class ListenerSet:
+class ListenerSet(_ListenerSet):
     """Thread-safe ``listener(token_id)`` callbacks; a failing listener never
-    stops the others or the store."""
+    stops the others or the store (logged on ``tokenauth.store``)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._listeners: tuple[TokenListener, ...] = ()
-
-    def add(self, listener: TokenListener) -> Callable[[], None]:
-        with self._lock:
-            self._listeners = (*self._listeners, listener)
-
-        def remove() -> None:
-            with self._lock:
-                remaining = list(self._listeners)
-                if listener in remaining:
-                    remaining.remove(listener)
-                self._listeners = tuple(remaining)
-
-        return remove
-
-    def notify(self, token_ids: Iterable[str]) -> None:
-        listeners = self._listeners
-        if not listeners:
-            return
-        for token_id in token_ids:
-            for listener in listeners:
-                try:
-                    listener(token_id)
-                except Exception:
-                    _log.exception("token change listener failed")
+        super().__init__(logger=_log, failure_message="token change listener failed")
 
 
 class InMemoryTokenStore:

@@ -54,6 +54,7 @@ KNOWN_KEYS = frozenset(
         DECOY_SECRET_KEY,
         CLUSTER_ID_KEY,
         "scram.bootstrap.user",
+        "scram.event.loop",
         "scram.bootstrap.client.properties",
         "ssl.keystore.type",
         "ssl.keystore.location",

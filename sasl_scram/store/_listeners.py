@@ -1,4 +1,4 @@
-"""Change listeners shared by the backends."""
+"""Change listeners shared by the backends (credential stores and token stores)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,28 @@ _log = logging.getLogger("sasl_scram.store")
 
 
 class ListenerSet:
-    """Thread-safe set of ``listener(user)`` callbacks; one failing listener never
-    stops the others or the store."""
+    """Thread-safe set of ``listener(key)`` callbacks; one failing listener never
+    stops the others or the store.
 
-    def __init__(self) -> None:
+    The key is whatever the store's changes are about: a user name for the
+    credential stores, a token id for ``tokenauth``'s token stores.
+
+    Args:
+        logger: Where a failing listener is logged.
+        failure_message: The message logged (with the traceback) when a
+            listener raises.
+    """
+
+    def __init__(
+        self,
+        *,
+        logger: logging.Logger = _log,
+        failure_message: str = "credential change listener failed",
+    ) -> None:
         self._lock = threading.Lock()
         self._listeners: tuple[Callable[[str], None], ...] = ()
+        self._log = logger
+        self._failure_message = failure_message
 
     def add(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Register ``listener``; returns a function that removes it (idempotent)."""
@@ -33,14 +49,14 @@ class ListenerSet:
 
         return remove
 
-    def notify(self, users: Iterable[str]) -> None:
-        """Call every listener for every user, logging (never raising) failures."""
+    def notify(self, keys: Iterable[str]) -> None:
+        """Call every listener for every key, logging (never raising) failures."""
         listeners = self._listeners
         if not listeners:
             return
-        for user in users:
+        for key in keys:
             for listener in listeners:
                 try:
-                    listener(user)
+                    listener(key)
                 except Exception:
-                    _log.exception("credential change listener failed")
+                    self._log.exception(self._failure_message)

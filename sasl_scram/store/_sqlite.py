@@ -36,14 +36,18 @@ from ._api import (
 )
 from ._cache import CredentialCache
 from ._listeners import ListenerSet
+from ._sqlite_changes import (
+    DEFAULT_CHANGE_RETENTION,
+    DEFAULT_POLL_INTERVAL,
+    ChangeLog,
+    open_database,
+    start_poller,
+    transaction,
+)
 
 __all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteCredentialStore"]
 
 _log = logging.getLogger("sasl_scram.store.sqlite")
-
-DEFAULT_POLL_INTERVAL = 0.2
-# Kafka purges ZooKeeper change notifications after 15 minutes; same here.
-DEFAULT_CHANGE_RETENTION = 15 * 60.0
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS scram_credentials (
@@ -84,8 +88,6 @@ class SQLiteCredentialStore:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._path = str(path)
-        self._clock = clock
-        self._retention = change_retention
         self._lock = threading.RLock()
         self._listeners = ListenerSet()
         self._cache = CredentialCache(
@@ -94,32 +96,29 @@ class SQLiteCredentialStore:
         self._closed = False
         self._stop = threading.Event()
         try:
-            self._db = sqlite3.connect(
-                self._path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # FULL: a commit that returned is on disk even after a power loss.
-            self._db.execute("PRAGMA synchronous=FULL")
-            with self._transaction():
-                for statement in _SCHEMA:
-                    self._db.execute(statement)
+            self._db = open_database(self._path, busy_timeout=busy_timeout, schema=_SCHEMA)
             with self._lock:
-                self._data_version = self._pragma_data_version()
-                self._last_seq = self._max_seq()
+                self._changes = ChangeLog(
+                    self._db,
+                    table="scram_changes",
+                    key_column="user",
+                    retention=change_retention,
+                    clock=clock,
+                )
                 self._cache.replace_all(self._load_all())
         except sqlite3.Error as exc:
             raise CredentialStoreUnavailable(
                 f"cannot open the SQLite credential store: {exc}"
             ) from exc
-        self._poller: threading.Thread | None = None
-        if poll_interval > 0:
-            self._poller = threading.Thread(
-                target=self._poll_loop,
-                args=(poll_interval,),
-                name="scram-sqlite-store",
-                daemon=True,
-            )
-            self._poller.start()
+        self._poller = start_poller(
+            self.refresh,
+            poll_interval,
+            stop=self._stop,
+            closed_error=CredentialStoreError,
+            name="scram-sqlite-store",
+            logger=_log,
+            failure_message="polling the SQLite credential store failed",
+        )
 
     def __repr__(self) -> str:
         return f"SQLiteCredentialStore(path={self._path!r}, users={len(self._cache)})"
@@ -201,24 +200,11 @@ class SQLiteCredentialStore:
         """Pick up other processes' changes now (the poller does this periodically)."""
         self._check_open()
         with self._lock:
-            version = self._pragma_data_version()
-            if version == self._data_version:
-                return
-            self._data_version = version
-            rows = self._db.execute(
-                "SELECT seq, user FROM scram_changes WHERE seq > ? ORDER BY seq",
-                (self._last_seq,),
-            ).fetchall()
-            newest = self._max_seq()
-            if newest > self._last_seq and (not rows or rows[0][0] != self._last_seq + 1):
-                # The rows we missed were purged: reload everything.
-                changed = self._cache.replace_all(self._load_all())
-                self._last_seq = newest
-                self._listeners.notify(changed)
-                return
-            if rows:
-                self._last_seq = rows[-1][0]
-                self._apply_users(list(dict.fromkeys(user for _, user in rows)))
+            self._changes.poll(
+                apply=self._apply_users,
+                reload=lambda: self._cache.replace_all(self._load_all()),
+                notify=self._listeners.notify,
+            )
 
     def close(self) -> None:
         """Stop polling and close the database."""
@@ -237,7 +223,7 @@ class SQLiteCredentialStore:
     def _alter_user(self, alteration: _kip554.UserAlteration) -> AlterResult:
         user = alteration.user
         try:
-            with self._lock, self._transaction():
+            with self._lock, transaction(self._db):
                 present = {
                     name
                     for (name,) in self._db.execute(
@@ -258,13 +244,7 @@ class SQLiteCredentialStore:
                         "INSERT OR REPLACE INTO scram_credentials VALUES (?, ?, ?)",
                         (user, mech.mechanism_name, cred.to_kafka_string()),
                     )
-                now = self._clock()
-                self._db.execute(
-                    "INSERT INTO scram_changes (user, changed_at) VALUES (?, ?)", (user, now)
-                )
-                self._db.execute(
-                    "DELETE FROM scram_changes WHERE changed_at < ?", (now - self._retention,)
-                )
+                self._changes.append(user)
         except sqlite3.Error as exc:
             return AlterResult(
                 user,
@@ -272,33 +252,6 @@ class SQLiteCredentialStore:
                 f"Credential store error; the alteration was not applied: {exc}",
             )
         return AlterResult(user)
-
-    class _Txn:
-        def __init__(self, db: sqlite3.Connection) -> None:
-            self._db = db
-
-        def __enter__(self) -> None:
-            # IMMEDIATE takes the write lock now, so the read-check-write of a
-            # user cannot interleave with another process's.
-            self._db.execute("BEGIN IMMEDIATE")
-
-        def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-            if exc_type is None:
-                self._db.execute("COMMIT")
-            else:
-                self._db.execute("ROLLBACK")
-
-    def _transaction(self) -> SQLiteCredentialStore._Txn:
-        return SQLiteCredentialStore._Txn(self._db)
-
-    def _pragma_data_version(self) -> int:
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
-
-    def _max_seq(self) -> int:
-        row = self._db.execute(
-            "SELECT seq FROM sqlite_sequence WHERE name = 'scram_changes'"
-        ).fetchone()
-        return int(row[0]) if row else 0
 
     def _rows_to_users(self, rows: _Rows) -> dict[str, dict[ScramMechanism, ScramCredential]]:
         users: dict[str, dict[ScramMechanism, ScramCredential]] = {}
@@ -326,15 +279,6 @@ class SQLiteCredentialStore:
             if self._cache.put(user, self._rows_to_users(rows).get(user, {})):
                 changed.append(user)
         self._listeners.notify(changed)
-
-    def _poll_loop(self, interval: float) -> None:
-        while not self._stop.wait(interval):
-            try:
-                self.refresh()
-            except CredentialStoreError:
-                return
-            except sqlite3.Error as exc:
-                _log.warning("polling the SQLite credential store failed: %s", exc)
 
     def _check_open(self) -> None:
         if self._closed:

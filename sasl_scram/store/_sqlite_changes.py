@@ -1,0 +1,187 @@
+"""SQLite plumbing shared by the SQLite stores: WAL file, transactions, change log, poller.
+
+Both the credential store and ``tokenauth``'s token store keep their rows in
+a SQLite file shared between processes, the way Kafka brokers share
+ZooKeeper:
+
+* WAL mode; every write is one ``BEGIN IMMEDIATE`` transaction committed with
+  ``synchronous=FULL`` before it returns.
+* Each write appends the changed key (a user, a token id) to a change-log
+  table; every process polls ``PRAGMA data_version`` and re-reads the keys
+  named in new log rows, like a broker following ZooKeeper change
+  notifications.
+* Log rows older than the retention (Kafka's 15 minutes for ZooKeeper
+  notifications) are purged by the writer; a process that fell behind the
+  purge reloads everything.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+
+__all__ = [
+    "DEFAULT_CHANGE_RETENTION",
+    "DEFAULT_POLL_INTERVAL",
+    "ChangeLog",
+    "open_database",
+    "start_poller",
+    "transaction",
+]
+
+DEFAULT_POLL_INTERVAL = 0.2
+# Kafka purges ZooKeeper change notifications after 15 minutes; same here.
+DEFAULT_CHANGE_RETENTION = 15 * 60.0
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction: committed if the block succeeds, else rolled back.
+
+    IMMEDIATE takes the write lock now, so a read-check-write inside the
+    block cannot interleave with another process's.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def open_database(path: str, *, busy_timeout: float, schema: Sequence[str]) -> sqlite3.Connection:
+    """Open (or create) the file in WAL mode and create the tables if missing.
+
+    The connection is in autocommit mode (transactions are explicit, see
+    :func:`transaction`) and may be used from several threads under the
+    caller's lock.
+
+    Raises:
+        sqlite3.Error: The file cannot be opened or the schema created.
+    """
+    db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    # FULL: a commit that returned is on disk even after a power loss.
+    db.execute("PRAGMA synchronous=FULL")
+    with transaction(db):
+        for statement in schema:
+            db.execute(statement)
+    return db
+
+
+class ChangeLog:
+    """One process's view of a change-log table ``(seq AUTOINCREMENT, <key>, changed_at)``.
+
+    Not locked: the caller holds its store lock around every method.
+
+    Args:
+        db: The store's connection.
+        table: The change-log table (a trusted constant, never user input).
+        key_column: Its column naming what changed.
+        retention: Seconds a row is kept before a writer purges it.
+        clock: Wall-clock seconds, written as ``changed_at``.
+    """
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        *,
+        table: str,
+        key_column: str,
+        retention: float,
+        clock: Callable[[], float],
+    ) -> None:
+        self._db = db
+        self._retention = retention
+        self._clock = clock
+        # Identifiers are the stores' constants, so building the SQL is safe.
+        self._insert = f"INSERT INTO {table} ({key_column}, changed_at) VALUES (?, ?)"  # noqa: S608
+        self._purge = f"DELETE FROM {table} WHERE changed_at < ?"  # noqa: S608
+        self._select = f"SELECT seq, {key_column} FROM {table} WHERE seq > ? ORDER BY seq"  # noqa: S608
+        self._newest = f"SELECT seq FROM sqlite_sequence WHERE name = '{table}'"  # noqa: S608
+        self._data_version = self._pragma_data_version()
+        self._last_seq = self._max_seq()
+
+    def append(self, key: str) -> None:
+        """Log a change of ``key`` and purge expired rows (inside the write transaction)."""
+        now = self._clock()
+        self._db.execute(self._insert, (key, now))
+        self._db.execute(self._purge, (now - self._retention,))
+
+    def poll(
+        self,
+        *,
+        apply: Callable[[list[str]], None],
+        reload: Callable[[], Iterable[str]],
+        notify: Callable[[Iterable[str]], None],
+    ) -> None:
+        """Follow the changes other connections committed since the last call.
+
+        Args:
+            apply: Re-reads the keys named by new rows (each once, in log
+                order) and tells the listeners.
+            reload: Reloads everything when rows we never saw were purged;
+                returns the keys that changed, which go to ``notify``.
+            notify: Tells the listeners.
+        """
+        version = self._pragma_data_version()
+        if version == self._data_version:
+            return
+        self._data_version = version
+        rows = self._db.execute(self._select, (self._last_seq,)).fetchall()
+        newest = self._max_seq()
+        if newest > self._last_seq and (not rows or rows[0][0] != self._last_seq + 1):
+            # The rows we missed were purged: reload everything.
+            changed = reload()
+            self._last_seq = newest
+            notify(changed)
+            return
+        if rows:
+            self._last_seq = rows[-1][0]
+            apply(list(dict.fromkeys(key for _, key in rows)))
+
+    def _pragma_data_version(self) -> int:
+        # Changes whenever another connection commits to the file.
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _max_seq(self) -> int:
+        row = self._db.execute(self._newest).fetchone()
+        return int(row[0]) if row else 0
+
+
+def start_poller(
+    refresh: Callable[[], None],
+    interval: float,
+    *,
+    stop: threading.Event,
+    closed_error: type[Exception],
+    name: str,
+    logger: logging.Logger,
+    failure_message: str,
+) -> threading.Thread | None:
+    """Call ``refresh`` every ``interval`` seconds on a daemon thread until ``stop`` is set.
+
+    Returns ``None`` (no thread) when ``interval`` is not positive. The
+    thread ends when ``refresh`` raises ``closed_error`` (the store was
+    closed); a ``sqlite3.Error`` is logged as ``failure_message: <error>``
+    and polling goes on.
+    """
+    if interval <= 0:
+        return None
+
+    def loop() -> None:
+        while not stop.wait(interval):
+            try:
+                refresh()
+            except closed_error:
+                return
+            except sqlite3.Error as exc:
+                logger.warning("%s: %s", failure_message, exc)
+
+    thread = threading.Thread(target=loop, name=name, daemon=True)
+    thread.start()
+    return thread
