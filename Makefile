@@ -57,10 +57,11 @@ pytest: venv system jars spark
 
 test: lint typecheck pytest
 
-bench: venv
+bench: venv system
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/bench_scram.py
 	$(PY) bench/bench_endpoint.py
+	$(PY) bench/bench_stores.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -24,7 +24,17 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from sasl_scram.store._sqlite_changes import (
+    DEFAULT_CHANGE_RETENTION,
+    DEFAULT_POLL_INTERVAL,
+    ChangeLog,
+    Poller,
+    open_database,
+    transaction,
+)
+
 from ._errors import TokenStoreError, TokenStoreUnavailable
+from ._mirror import TokenMirror
 from ._store import ListenerSet, TokenListener
 from ._token import TokenInformation
 from ._zkformat import MalformedToken, decode_token, encode_token
@@ -32,10 +42,6 @@ from ._zkformat import MalformedToken, decode_token, encode_token
 __all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteTokenStore"]
 
 _log = logging.getLogger("tokenauth.store.sqlite")
-
-DEFAULT_POLL_INTERVAL = 0.2
-# Kafka purges ZooKeeper change notifications after 15 minutes; same here.
-DEFAULT_CHANGE_RETENTION = 15 * 60.0
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS delegation_tokens (
@@ -72,38 +78,31 @@ class SQLiteTokenStore:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._path = str(path)
-        self._clock = clock
-        self._retention = change_retention
         self._lock = threading.RLock()
         self._listeners = ListenerSet()
-        self._tokens: dict[str, TokenInformation] = {}
+        self._tokens = TokenMirror()
         self._closed = False
-        self._stop = threading.Event()
         try:
-            self._db = sqlite3.connect(
-                self._path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # FULL: a commit that returned survives a power loss.
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db = open_database(self._path, busy_timeout=busy_timeout, schema=_SCHEMA)
             with self._lock:
-                self._begin()
-                try:
-                    for statement in _SCHEMA:
-                        self._db.execute(statement)
-                finally:
-                    self._db.execute("COMMIT")
-                self._data_version = self._pragma_data_version()
-                self._last_seq = self._max_seq()
-                self._tokens = self._load_all()
+                self._changes = ChangeLog(
+                    self._db,
+                    table="delegation_token_changes",
+                    key_column="token_id",
+                    retention=change_retention,
+                    clock=clock,
+                )
+                self._tokens.replace_all(self._load_all())
         except sqlite3.Error as exc:
             raise TokenStoreUnavailable(f"cannot open the SQLite token store: {exc}") from exc
-        self._poller: threading.Thread | None = None
-        if poll_interval > 0:
-            self._poller = threading.Thread(
-                target=self._poll_loop, args=(poll_interval,), name="tokenauth-sqlite", daemon=True
-            )
-            self._poller.start()
+        self._poller = Poller(
+            self.refresh,
+            poll_interval,
+            closed_error=TokenStoreError,
+            name="tokenauth-sqlite",
+            logger=_log,
+            failure_message="polling the SQLite token store failed",
+        )
 
     def __repr__(self) -> str:
         return f"SQLiteTokenStore(path={self._path!r}, tokens={len(self._tokens)})"
@@ -114,7 +113,7 @@ class SQLiteTokenStore:
         return self._tokens.get(token_id)
 
     def tokens(self) -> list[TokenInformation]:
-        return list(self._tokens.values())
+        return self._tokens.tokens()
 
     # -- writes ----------------------------------------------------------------------
 
@@ -124,17 +123,12 @@ class SQLiteTokenStore:
         data = encode_token(info)
         try:
             with self._lock:
-                self._begin()
-                try:
+                with transaction(self._db):
                     self._db.execute(
                         "INSERT OR REPLACE INTO delegation_tokens VALUES (?, ?)",
                         (info.token_id, data),
                     )
-                    self._log_change(info.token_id)
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
+                    self._changes.append(info.token_id)
                 self._apply([info.token_id])
         except sqlite3.Error as exc:
             raise TokenStoreError(f"SQLite error; the token was not stored: {exc}") from exc
@@ -143,18 +137,13 @@ class SQLiteTokenStore:
         self._check_open()
         try:
             with self._lock:
-                self._begin()
-                try:
+                with transaction(self._db):
                     cursor = self._db.execute(
                         "DELETE FROM delegation_tokens WHERE token_id = ?", (token_id,)
                     )
                     existed = cursor.rowcount > 0
                     if existed:
-                        self._log_change(token_id)
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
+                        self._changes.append(token_id)
                 if existed:
                     self._apply([token_id])
         except sqlite3.Error as exc:
@@ -168,19 +157,14 @@ class SQLiteTokenStore:
         removed: list[str] = []
         try:
             with self._lock:
-                self._begin()
-                try:
+                with transaction(self._db):
                     for token_id in ids:
                         cursor = self._db.execute(
                             "DELETE FROM delegation_tokens WHERE token_id = ?", (token_id,)
                         )
                         if cursor.rowcount > 0:
-                            self._log_change(token_id)
+                            self._changes.append(token_id)
                             removed.append(token_id)
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
                 if removed:
                     self._apply(removed)
         except sqlite3.Error as exc:
@@ -194,66 +178,21 @@ class SQLiteTokenStore:
         """Pick up other processes' changes now (the poller does this periodically)."""
         self._check_open()
         with self._lock:
-            version = self._pragma_data_version()
-            if version == self._data_version:
-                return
-            self._data_version = version
-            rows = self._db.execute(
-                "SELECT seq, token_id FROM delegation_token_changes WHERE seq > ? ORDER BY seq",
-                (self._last_seq,),
-            ).fetchall()
-            newest = self._max_seq()
-            if newest > self._last_seq and (not rows or rows[0][0] != self._last_seq + 1):
-                # The rows we missed were purged: reload everything.
-                fresh = self._load_all()
-                changed = [
-                    token_id
-                    for token_id in set(fresh) | set(self._tokens)
-                    if fresh.get(token_id) != self._tokens.get(token_id)
-                ]
-                self._tokens = fresh
-                self._last_seq = newest
-                self._listeners.notify(changed)
-                return
-            if rows:
-                self._last_seq = rows[-1][0]
-                self._apply(list(dict.fromkeys(token_id for _, token_id in rows)))
+            self._changes.poll(
+                apply=self._apply,
+                reload=lambda: self._tokens.replace_all(self._load_all()),
+                notify=self._listeners.notify,
+            )
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self._stop.set()
-        if self._poller is not None:
-            self._poller.join(timeout=5)
+        self._poller.stop()
         with self._lock:
             self._db.close()
 
     # -- internals -------------------------------------------------------------------
-
-    def _begin(self) -> None:
-        # IMMEDIATE takes the write lock at once: no read-then-write race with
-        # another process.
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def _log_change(self, token_id: str) -> None:
-        now = self._clock()
-        self._db.execute(
-            "INSERT INTO delegation_token_changes (token_id, changed_at) VALUES (?, ?)",
-            (token_id, now),
-        )
-        self._db.execute(
-            "DELETE FROM delegation_token_changes WHERE changed_at < ?", (now - self._retention,)
-        )
-
-    def _pragma_data_version(self) -> int:
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
-
-    def _max_seq(self) -> int:
-        row = self._db.execute(
-            "SELECT seq FROM sqlite_sequence WHERE name = 'delegation_token_changes'"
-        ).fetchone()
-        return int(row[0]) if row else 0
 
     def _decode(self, token_id: str, data: bytes | str) -> TokenInformation | None:
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
@@ -284,23 +223,9 @@ class SQLiteTokenStore:
                 "SELECT data FROM delegation_tokens WHERE token_id = ?", (token_id,)
             ).fetchone()
             info = None if row is None else self._decode(token_id, row[0])
-            old = self._tokens.get(token_id)
-            if info is None:
-                self._tokens.pop(token_id, None)
-            else:
-                self._tokens[token_id] = info
-            if old != info:
+            if self._tokens.apply(token_id, info):
                 changed.append(token_id)
         self._listeners.notify(changed)
-
-    def _poll_loop(self, interval: float) -> None:
-        while not self._stop.wait(interval):
-            try:
-                self.refresh()
-            except TokenStoreError:
-                return
-            except sqlite3.Error as exc:
-                _log.warning("polling the SQLite token store failed: %s", exc)
 
     def _check_open(self) -> None:
         if self._closed:

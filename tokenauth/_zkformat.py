@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from sasl_scram import KafkaPrincipal, ScramUsageError
 from sasl_scram.store import SanitizerError, desanitize, sanitize
+from sasl_scram.store._zkformat import parse_sequence
 
 from ._token import TokenInformation
 
@@ -160,9 +161,4 @@ def decode_notification(data: bytes | None) -> str | None:
 
 def change_sequence(name: str) -> int | None:
     """The sequence number of a ``token_change_NNNNNNNNNN`` child, else ``None``."""
-    if not name.startswith(CHANGE_PREFIX):
-        return None
-    suffix = name[len(CHANGE_PREFIX) :]
-    if not suffix.isascii() or not suffix.isdigit():
-        return None
-    return int(suffix)
+    return parse_sequence(name, CHANGE_PREFIX)

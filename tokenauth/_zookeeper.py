@@ -13,20 +13,25 @@ After a reconnect or session expiry everything is reloaded and the watch
 re-armed. Past ``max_staleness`` seconds without ZooKeeper, reads raise
 :class:`TokenStoreUnavailable` (fail closed) until a resync succeeds.
 
-kazoo is imported only when a store is created.
+The session and notification machinery are the credential store's
+(``sasl_scram.store._zk_session`` and ``._zk_watcher``); kazoo is imported
+only when a store is created.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from sasl_scram.store._cache import DEFAULT_MAX_STALENESS
+from sasl_scram.store._zk_session import DEFAULT_REQUEST_TIMEOUT, ZkSession, load_kazoo
+from sasl_scram.store._zk_watcher import DEFAULT_NOTIFICATION_EXPIRY, ZkChangeWatcher
+
 from ._errors import TokenStoreError, TokenStoreUnavailable
+from ._mirror import TokenMirror
 from ._store import ListenerSet, TokenListener
 from ._token import TokenInformation
 from ._zkformat import (
@@ -49,29 +54,14 @@ __all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "ZooKeeperTokenStore"]
 
 _log = logging.getLogger("tokenauth.store.zookeeper")
 
-# ZkNodeChangeNotificationListener.changeExpirationMs: 15 minutes.
-DEFAULT_NOTIFICATION_EXPIRY = 15 * 60.0
-# Our bound on one ZooKeeper request; kazoo would wait forever.
-DEFAULT_REQUEST_TIMEOUT = 10.0
-# Ours, not Kafka's: a broker serves its cache for as long as ZooKeeper is away.
-DEFAULT_MAX_STALENESS = 60.0
+# Defaults shared with the credential store: notifications expire after
+# Kafka's 15 minutes (DEFAULT_NOTIFICATION_EXPIRY), one request waits at most
+# DEFAULT_REQUEST_TIMEOUT, and the mirror fails closed after
+# DEFAULT_MAX_STALENESS (ours, not Kafka's: a broker serves its cache for as
+# long as ZooKeeper is away).
+
 _MAX_WRITE_ATTEMPTS = 20
 _READ_BATCH = 1000
-
-_RESYNC = "resync"
-_CHANGES = "changes"
-_STOP = "stop"
-
-
-def _kazoo() -> Any:
-    try:
-        import kazoo.client
-        import kazoo.exceptions
-        import kazoo.handlers.threading
-        import kazoo.protocol.states
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise TokenStoreError("the ZooKeeper token store needs kazoo") from exc
-    return kazoo
 
 
 class ZooKeeperTokenStore:
@@ -100,39 +90,40 @@ class ZooKeeperTokenStore:
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        kz = _kazoo()
-        self._kz = kz
-        self._ex = kz.exceptions
-        self._states = kz.protocol.states
-        self._timeout_error: type[Exception] = kz.handlers.threading.KazooTimeoutError
-        self._clock = clock
+        kz = load_kazoo(TokenStoreError, "the ZooKeeper token store needs kazoo")
         self._monotonic = monotonic
         self._max_staleness = max_staleness
-        self._request_timeout = request_timeout
-        self._expiry_ms = int(notification_expiry * 1000)
         self._listeners = ListenerSet()
         self._lock = threading.RLock()
-        self._tokens: dict[str, TokenInformation] = {}
-        self._last_executed = -1
-        self._ctimes: dict[str, int] = {}
-        self._queue: queue.Queue[str] = queue.Queue()
+        self._tokens = TokenMirror()
         self._closed = False
-        self._need_resync = False
         self._disconnected_at: float | None = None
-        if isinstance(zookeeper, str):
-            self._client: KazooClient = kz.client.KazooClient(
-                hosts=zookeeper, timeout=session_timeout
-            )
-            self._owns_client = True
-        else:
-            self._client = zookeeper
-            self._owns_client = False
+        self._zk = ZkSession(
+            zookeeper,
+            paths=(TOKENS_PATH, CHANGES_PATH),  # createDelegationTokenPaths
+            request_timeout=request_timeout,
+            session_timeout=session_timeout,
+            unavailable=TokenStoreUnavailable,
+            kazoo=kz,
+            logger=_log,
+        )
+        self._client: KazooClient = self._zk.client
+        self._watcher = ZkChangeWatcher(
+            self._zk,
+            changes_path=CHANGES_PATH,
+            change_sequence=change_sequence,
+            notification_expiry=notification_expiry,
+            clock=clock,
+            reload=self._reload,
+            on_fresh=self._on_fresh,
+            on_notification=self._on_notification,
+            on_disconnect=self._on_disconnect,
+            logger=_log,
+            what="token changes",
+            thread_name="tokenauth-zookeeper",
+        )
         try:
-            if self._client.state != self._states.KazooState.CONNECTED:
-                self._client.start(timeout=request_timeout)
-            self._ensure_paths()
-            self._client.add_listener(self._on_state)
-            self._resync()
+            self._watcher.start()
         except Exception as exc:
             self._teardown()
             if isinstance(exc, TokenStoreError):
@@ -140,8 +131,7 @@ class ZooKeeperTokenStore:
             raise TokenStoreUnavailable(
                 f"cannot load tokens from ZooKeeper: {type(exc).__name__}: {exc}"
             ) from exc
-        self._worker = threading.Thread(target=self._run, name="tokenauth-zookeeper", daemon=True)
-        self._worker.start()
+        self._watcher.run_in_background()
 
     def __repr__(self) -> str:
         return f"ZooKeeperTokenStore(tokens={len(self._tokens)}, state={self._client.state})"
@@ -175,7 +165,7 @@ class ZooKeeperTokenStore:
     def tokens(self) -> list[TokenInformation]:
         if self._disconnected_at is not None or self._closed:
             self.check_usable()
-        return list(self._tokens.values())
+        return self._tokens.tokens()
 
     # -- writes ----------------------------------------------------------------------
 
@@ -187,8 +177,8 @@ class ZooKeeperTokenStore:
         for _ in range(_MAX_WRITE_ATTEMPTS):
             self._require_connected()
             try:
-                stat = self._call(self._client.exists_async(path))
-            except self._ex.NoNodeError:
+                stat = self._zk.call(self._client.exists_async(path))
+            except self._zk.ex.NoNodeError:
                 stat = None
             txn = self._client.transaction()
             if stat is None:
@@ -198,7 +188,7 @@ class ZooKeeperTokenStore:
             txn.create(
                 f"{CHANGES_PATH}/{CHANGE_PREFIX}", encode_notification(info.token_id), sequence=True
             )
-            if self._commit(txn, retry_on=(self._ex.NodeExistsError, self._ex.NoNodeError)):
+            if self._commit(txn, retry_on=(self._zk.ex.NodeExistsError, self._zk.ex.NoNodeError)):
                 self._after_own_write(info.token_id)
                 return
         raise TokenStoreError("too many concurrent writes of this token; it was not stored")
@@ -210,8 +200,8 @@ class ZooKeeperTokenStore:
         for _ in range(_MAX_WRITE_ATTEMPTS):
             self._require_connected()
             try:
-                stat = self._call(self._client.exists_async(path))
-            except self._ex.NoNodeError:
+                stat = self._zk.call(self._client.exists_async(path))
+            except self._zk.ex.NoNodeError:
                 stat = None
             if stat is None:
                 self._after_own_write(token_id)
@@ -221,7 +211,7 @@ class ZooKeeperTokenStore:
             txn.create(
                 f"{CHANGES_PATH}/{CHANGE_PREFIX}", encode_notification(token_id), sequence=True
             )
-            if self._commit(txn, retry_on=(self._ex.NoNodeError,)):
+            if self._commit(txn, retry_on=(self._zk.ex.NoNodeError,)):
                 self._after_own_write(token_id)
                 return True
         raise TokenStoreError("too many concurrent writes of this token; it was not removed")
@@ -231,24 +221,13 @@ class ZooKeeperTokenStore:
 
     def sync(self, timeout: float | None = None) -> bool:
         """Wait until the notifications present now have been processed."""
-        try:
-            children = self._children(CHANGES_PATH)
-        except TokenStoreUnavailable:
-            return False
-        target = max((s for s in map(change_sequence, children) if s is not None), default=-1)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self._last_executed < target or self._need_resync:
-            if deadline is not None and time.monotonic() > deadline:
-                return False
-            time.sleep(0.002)
-        return True
+        return self._watcher.sync(timeout)
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self._queue.put(_STOP)
-        self._worker.join(timeout=self._request_timeout + 5)
+        self._watcher.stop()
         self._teardown()
 
     # -- mirror maintenance ----------------------------------------------------------
@@ -261,13 +240,7 @@ class ZooKeeperTokenStore:
         with self._lock:  # read and apply together: an old read never wins
             found = self._read_tokens(token_ids)
             for token_id in token_ids:
-                info = found.get(token_id)
-                old = self._tokens.get(token_id)
-                if info is None:
-                    self._tokens.pop(token_id, None)
-                else:
-                    self._tokens[token_id] = info
-                if old != info:
+                if self._tokens.apply(token_id, found.get(token_id)):
                     changed.append(token_id)
         self._listeners.notify(changed)
 
@@ -278,118 +251,42 @@ class ZooKeeperTokenStore:
         except TokenStoreUnavailable as exc:
             _log.warning("could not refresh the mirror after a write: %s", exc)
 
+    # -- following the notifications (see sasl_scram.store._zk_watcher) -----------
+
     def _on_state(self, state: str) -> None:
+        # kazoo's connection-state listener (registered by the watcher).
+        self._watcher.on_state(state)
+
+    def _on_disconnect(self) -> None:
         # kazoo's thread: never block here.
-        kz_state = self._states.KazooState
-        if state in (kz_state.SUSPENDED, kz_state.LOST):
-            if self._disconnected_at is None:
-                self._disconnected_at = self._monotonic()
-            self._need_resync = True
-        elif state == kz_state.CONNECTED:
-            self._queue.put(_RESYNC)
+        if self._disconnected_at is None:
+            self._disconnected_at = self._monotonic()
 
-    def _on_changes(self, event: Any) -> None:
-        # A NONE event means the connection dropped; CONNECTED triggers a resync.
-        if event is not None and event.type == self._states.EventType.NONE:
-            return
-        self._queue.put(_CHANGES)
-
-    def _run(self) -> None:
-        while True:
-            try:
-                item = self._queue.get(timeout=1.0 if self._need_resync else None)
-            except queue.Empty:
-                item = _RESYNC if self._connected() else ""
-            if not item:
-                continue
-            items = {item}
-            while True:
-                try:
-                    items.add(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            if _STOP in items or self._closed:
-                return
-            try:
-                if _RESYNC in items or self._need_resync:
-                    if self._connected():
-                        self._resync()
-                else:
-                    self._process_changes()
-            except TokenStoreUnavailable as exc:
-                self._need_resync = True
-                _log.warning("ZooKeeper unavailable, will resync: %s", exc)
-            except Exception:
-                self._need_resync = True
-                _log.exception("unexpected error following token changes; will resync")
-
-    def _resync(self) -> None:
-        """Re-arm the watch and reload every token (start, reconnect, session expiry)."""
-        self._need_resync = False
-        children = self._children(CHANGES_PATH, watch=True)
-        latest = max((s for s in map(change_sequence, children) if s is not None), default=-1)
+    def _reload(self) -> list[str]:
+        """The resync's full reload (every token); returns the ids that changed."""
         with self._lock:
-            names = self._children(TOKENS_PATH)
+            names = self._zk.children(TOKENS_PATH)
             fresh = {k: v for k, v in self._read_tokens(names).items() if v is not None}
-            changed = [
-                t for t in set(fresh) | set(self._tokens) if fresh.get(t) != self._tokens.get(t)
-            ]
-            self._tokens = fresh
-        self._last_executed = max(self._last_executed, latest)
+            return self._tokens.replace_all(fresh)
+
+    def _on_fresh(self, changed: list[str]) -> None:
         self._disconnected_at = None
         self._listeners.notify(changed)
-        self._process_changes(children)
 
-    def _process_changes(self, children: Sequence[str] | None = None) -> None:
-        """One ``processNotifications`` pass, then the purge."""
-        if children is None:
-            children = self._children(CHANGES_PATH, watch=True)
-        names = sorted(children)
-        for name in names:
-            seq = change_sequence(name)
-            if seq is None or seq <= self._last_executed:
-                continue
-            try:
-                data, stat = self._call(self._client.get_async(f"{CHANGES_PATH}/{name}"))
-            except self._ex.NoNodeError:
-                self._last_executed = seq
-                continue
-            self._ctimes[name] = stat.ctime
-            token_id = decode_notification(data)
-            if token_id is None:
-                _log.warning("skipping notification %s: no token id", name)
-            else:
-                self._refresh([token_id])
-            self._last_executed = seq
-        self._purge(names)
-
-    def _purge(self, names: Sequence[str]) -> None:
-        """Delete notifications whose ctime is older than the expiry, like every broker."""
-        now_ms = int(self._clock() * 1000)
-        for name in names:
-            if change_sequence(name) is None:
-                continue
-            path = f"{CHANGES_PATH}/{name}"
-            ctime = self._ctimes.get(name)
-            if ctime is None:
-                try:
-                    stat = self._call(self._client.exists_async(path))
-                except self._ex.NoNodeError:
-                    stat = None
-                if stat is None:
-                    continue
-                ctime = self._ctimes[name] = stat.ctime
-            if now_ms - ctime > self._expiry_ms:
-                with contextlib.suppress(self._ex.NoNodeError):  # another reader was first
-                    self._call(self._client.delete_async(path))
-                self._ctimes.pop(name, None)
+    def _on_notification(self, name: str, data: bytes) -> None:
+        """One ``token_change_`` notification: re-read the token it names."""
+        token_id = decode_notification(data)
+        if token_id is None:
+            _log.warning("skipping notification %s: no token id", name)
+        else:
+            self._refresh([token_id])
 
     # -- ZooKeeper helpers -----------------------------------------------------------
 
     def _commit(self, txn: Any, retry_on: tuple[type[Exception], ...]) -> bool:
         """Commit a multi-op; ``True`` if applied, ``False`` to retry after a race."""
         try:
-            results = self._call(txn.commit_async())
+            results = self._zk.call(txn.commit_async())
         except TokenStoreUnavailable as exc:
             raise TokenStoreUnavailable(
                 f"connection lost during the write; it may or may not have been applied: {exc}"
@@ -397,51 +294,16 @@ class ZooKeeperTokenStore:
         failures = [r for r in results if isinstance(r, Exception)]
         if not failures:
             return True
-        real = [f for f in failures if not isinstance(f, self._ex.RolledBackError)]
+        real = [f for f in failures if not isinstance(f, self._zk.ex.RolledBackError)]
         if any(isinstance(f, retry_on) for f in real):
             # A concurrent writer won, or a parent vanished: recreate and retry.
-            self._ensure_paths()
+            self._zk.ensure_paths()
             return False
         raise TokenStoreError(f"ZooKeeper refused the write: {type(real[0]).__name__}")
 
-    def _connected(self) -> bool:
-        return bool(self._client.state == self._states.KazooState.CONNECTED)
-
     def _require_connected(self) -> None:
-        if not self._connected():
+        if not self._zk.connected():
             raise TokenStoreUnavailable("ZooKeeper is unreachable; nothing was written")
-
-    def _call(self, async_result: Any) -> Any:
-        """Wait for one request; connection trouble becomes TokenStoreUnavailable."""
-        try:
-            return async_result.get(timeout=self._request_timeout)
-        except self._timeout_error:
-            raise TokenStoreUnavailable(
-                f"no answer from ZooKeeper within {self._request_timeout:g} s"
-            ) from None
-        except (
-            self._ex.ConnectionLoss,
-            self._ex.SessionExpiredError,
-            self._ex.ConnectionDropped,
-            self._ex.ZookeeperStoppedError,
-            self._ex.OperationTimeoutError,
-        ) as exc:
-            raise TokenStoreUnavailable(
-                f"ZooKeeper connection failed: {type(exc).__name__}"
-            ) from None
-
-    def _children(self, path: str, watch: bool = False) -> list[str]:
-        try:
-            if watch:
-                return list(
-                    self._call(self._client.get_children_async(path, watch=self._on_changes))
-                )
-            return list(self._call(self._client.get_children_async(path)))
-        except self._ex.NoNodeError:
-            if watch:
-                self._ensure_paths()
-                return self._children(path, watch=True)
-            return []
 
     def _read_tokens(self, token_ids: Sequence[str]) -> dict[str, TokenInformation | None]:
         """Pipelined reads; ``None`` for an absent, empty or malformed znode (logged)."""
@@ -457,51 +319,19 @@ class ZooKeeperTokenStore:
                 pending.append((token_id, path, self._client.get_async(path)))
             for token_id, path, result in pending:
                 try:
-                    data, _stat = self._call(result)
-                except self._ex.NoNodeError:
+                    data, _stat = self._zk.call(result)
+                except self._zk.ex.NoNodeError:
                     out[token_id] = None
                     continue
                 out[token_id] = _decode(path, token_id, data)
         return out
-
-    def _ensure_paths(self) -> None:
-        """Create the chroot if needed, then both token paths (``createDelegationTokenPaths``)."""
-        try:
-            try:
-                self._call(self._client.ensure_path_async(TOKENS_PATH))
-            except self._ex.NoNodeError:
-                self._create_chroot()
-                self._call(self._client.ensure_path_async(TOKENS_PATH))
-            self._call(self._client.ensure_path_async(CHANGES_PATH))
-        except self._ex.NodeExistsError:
-            pass
-
-    def _create_chroot(self) -> None:
-        chroot = self._client.chroot
-        if not chroot:
-            return
-        hosts = ",".join(f"{h}:{p}" for h, p in self._client.hosts)
-        helper = self._kz.client.KazooClient(hosts=hosts)
-        try:
-            helper.start(timeout=self._request_timeout)
-            helper.ensure_path(chroot)
-        finally:
-            helper.stop()
-            helper.close()
 
     def _check_open(self) -> None:
         if self._closed:
             raise TokenStoreError("the token store is closed")
 
     def _teardown(self) -> None:
-        with contextlib.suppress(Exception):  # best effort during shutdown
-            self._client.remove_listener(self._on_state)
-        if self._owns_client:
-            try:
-                self._client.stop()
-                self._client.close()
-            except Exception:
-                _log.debug("error stopping the ZooKeeper client", exc_info=True)
+        self._zk.close()
 
 
 def _decode(path: str, token_id: str, data: bytes | None) -> TokenInformation | None:

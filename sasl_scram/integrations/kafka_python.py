@@ -42,7 +42,8 @@ from sasl_scram._errors import ScramError, ScramServerError, ScramUsageError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 
-from ._config import ConfigSource, bootstrap_list, resolve
+from . import _common
+from ._config import ConfigSource
 from ._credentials import (
     CredentialsProvider,
     CredentialsSource,
@@ -289,25 +290,13 @@ def client_kwargs(
         IntegrationError: SASL is configured but :func:`install` was not called:
             kafka-python's own SCRAM cannot use a credentials provider.
     """
-    cfg, provider = resolve(config, credentials)
-    if bootstrap_servers is not None:
-        servers = [s.strip() for s in bootstrap_servers.split(",") if s.strip()]
-    else:
-        servers = bootstrap_list(cfg)
-    kwargs: dict[str, Any] = {
-        "bootstrap_servers": servers,
-        "security_protocol": cfg.security_protocol,
-    }
-    if provider is not None:
-        if not is_installed():
-            raise IntegrationError(
-                "call sasl_scram.integrations.kafka_python.install() first: kafka-python's "
-                "own SCRAM cannot read a credentials provider or send tokenauth"
-            )
-        assert cfg.mechanism is not None
-        kwargs["sasl_mechanism"] = cfg.mechanism.mechanism_name
-        kwargs["sasl_oauth_token_provider"] = provider
-    context = cfg.ssl_context()
-    if context is not None:
-        kwargs["ssl_context"] = context
-    return kwargs
+    return _common.client_kwargs(
+        config,
+        credentials=credentials,
+        bootstrap_servers=bootstrap_servers,
+        is_installed=is_installed,
+        not_installed=(
+            "call sasl_scram.integrations.kafka_python.install() first: kafka-python's "
+            "own SCRAM cannot read a credentials provider or send tokenauth"
+        ),
+    )

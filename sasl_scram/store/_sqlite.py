@@ -40,8 +40,8 @@ from ._sqlite_changes import (
     DEFAULT_CHANGE_RETENTION,
     DEFAULT_POLL_INTERVAL,
     ChangeLog,
+    Poller,
     open_database,
-    start_poller,
     transaction,
 )
 
@@ -94,7 +94,6 @@ class SQLiteCredentialStore:
             lazy=False, max_users=1, max_staleness=float("inf"), monotonic=time.monotonic
         )
         self._closed = False
-        self._stop = threading.Event()
         try:
             self._db = open_database(self._path, busy_timeout=busy_timeout, schema=_SCHEMA)
             with self._lock:
@@ -110,10 +109,9 @@ class SQLiteCredentialStore:
             raise CredentialStoreUnavailable(
                 f"cannot open the SQLite credential store: {exc}"
             ) from exc
-        self._poller = start_poller(
+        self._poller = Poller(
             self.refresh,
             poll_interval,
-            stop=self._stop,
             closed_error=CredentialStoreError,
             name="scram-sqlite-store",
             logger=_log,
@@ -211,9 +209,7 @@ class SQLiteCredentialStore:
         if self._closed:
             return
         self._closed = True
-        self._stop.set()
-        if self._poller is not None:
-            self._poller.join(timeout=5)
+        self._poller.stop()
         self._cache.close()
         with self._lock:
             self._db.close()

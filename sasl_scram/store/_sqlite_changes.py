@@ -27,8 +27,8 @@ __all__ = [
     "DEFAULT_CHANGE_RETENTION",
     "DEFAULT_POLL_INTERVAL",
     "ChangeLog",
+    "Poller",
     "open_database",
-    "start_poller",
     "transaction",
 ]
 
@@ -153,35 +153,47 @@ class ChangeLog:
         return int(row[0]) if row else 0
 
 
-def start_poller(
-    refresh: Callable[[], None],
-    interval: float,
-    *,
-    stop: threading.Event,
-    closed_error: type[Exception],
-    name: str,
-    logger: logging.Logger,
-    failure_message: str,
-) -> threading.Thread | None:
-    """Call ``refresh`` every ``interval`` seconds on a daemon thread until ``stop`` is set.
+class Poller:
+    """Calls ``refresh`` every ``interval`` seconds on a daemon thread until :meth:`stop`.
 
-    Returns ``None`` (no thread) when ``interval`` is not positive. The
-    thread ends when ``refresh`` raises ``closed_error`` (the store was
-    closed); a ``sqlite3.Error`` is logged as ``failure_message: <error>``
-    and polling goes on.
+    No thread is started when ``interval`` is not positive (the owner then
+    calls ``refresh`` itself). The thread ends when ``refresh`` raises
+    ``closed_error`` (the store was closed); a ``sqlite3.Error`` is logged as
+    ``failure_message: <error>`` and polling goes on.
     """
-    if interval <= 0:
-        return None
 
-    def loop() -> None:
-        while not stop.wait(interval):
+    def __init__(
+        self,
+        refresh: Callable[[], None],
+        interval: float,
+        *,
+        closed_error: type[Exception],
+        name: str,
+        logger: logging.Logger,
+        failure_message: str,
+    ) -> None:
+        self._refresh = refresh
+        self._interval = interval
+        self._closed_error = closed_error
+        self._log = logger
+        self._failure_message = failure_message
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if interval > 0:
+            self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop polling; waits up to 5 s for a refresh in progress."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
             try:
-                refresh()
-            except closed_error:
+                self._refresh()
+            except self._closed_error:
                 return
             except sqlite3.Error as exc:
-                logger.warning("%s: %s", failure_message, exc)
-
-    thread = threading.Thread(target=loop, name=name, daemon=True)
-    thread.start()
-    return thread
+                self._log.warning("%s: %s", self._failure_message, exc)

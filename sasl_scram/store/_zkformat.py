@@ -29,6 +29,7 @@ __all__ = [
     "encode_config",
     "encode_notification",
     "notification_user",
+    "parse_sequence",
     "scram_keys",
     "user_path",
 ]
@@ -161,9 +162,18 @@ def notification_user(data: bytes | None) -> str | None:
 
 def change_sequence(name: str) -> int | None:
     """The sequence number of a ``config_change_NNNNNNNNNN`` child, else ``None``."""
-    if not name.startswith(CHANGE_PREFIX):
+    return parse_sequence(name, CHANGE_PREFIX)
+
+
+def parse_sequence(name: str, prefix: str) -> int | None:
+    """The sequence number of a sequential ``<prefix>NNNNNNNNNN`` znode, else ``None``.
+
+    ZooKeeper appends a zero-padded 10-digit counter to a sequential node's
+    name; Kafka's notification listeners parse it the same way.
+    """
+    if not name.startswith(prefix):
         return None
-    suffix = name[len(CHANGE_PREFIX) :]
+    suffix = name[len(prefix) :]
     if not suffix.isascii() or not suffix.isdigit():
         return None
     return int(suffix)

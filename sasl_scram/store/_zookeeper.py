@@ -7,18 +7,19 @@ follow the notifications the way ``ZkNodeChangeNotificationListener`` does:
 children sorted lexicographically, every sequence above the last one
 processed, then a purge of notifications older than 15 minutes.
 
-kazoo is imported here only, so ``import sasl_scram`` never needs it.
+The connection discipline lives in :mod:`._zk_session` and the
+notification following in :mod:`._zk_watcher` (shared with ``tokenauth``);
+kazoo is imported only when a store is created, so ``import sasl_scram``
+never needs it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from .._credential import ScramCredential
 from .._mechanism import ScramMechanism
@@ -35,6 +36,8 @@ from ._api import (
 from ._cache import DEFAULT_LAZY_MAX_USERS, DEFAULT_MAX_STALENESS, CredentialCache
 from ._listeners import ListenerSet
 from ._sanitizer import SanitizerError, desanitize, sanitize
+from ._zk_session import DEFAULT_REQUEST_TIMEOUT, ZkSession, load_kazoo
+from ._zk_watcher import DEFAULT_NOTIFICATION_EXPIRY, ZkChangeWatcher
 from ._zkformat import (
     CHANGE_PREFIX,
     CHANGES_PATH,
@@ -57,31 +60,10 @@ __all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "ZooKeeperCredentialStore"]
 
 _log = logging.getLogger("sasl_scram.store.zookeeper")
 
-# ZkNodeChangeNotificationListener.changeExpirationMs: 15 minutes.
-DEFAULT_NOTIFICATION_EXPIRY = 15 * 60.0
-# Our bound on one ZooKeeper request; kazoo itself would wait forever.
-DEFAULT_REQUEST_TIMEOUT = 10.0
 # Optimistic-concurrency retries for one user's alteration.
 _MAX_WRITE_ATTEMPTS = 20
 # Outstanding reads during a full load (pipelined, bounded).
 _READ_BATCH = 1000
-
-_RESYNC = "resync"
-_CHANGES = "changes"
-_STOP = "stop"
-
-
-def _kazoo() -> Any:
-    try:
-        import kazoo.client
-        import kazoo.exceptions
-        import kazoo.handlers.threading
-        import kazoo.protocol.states
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise CredentialStoreError(
-            "the ZooKeeper store needs kazoo: pip install 'kazoo>=2.10'"
-        ) from exc
-    return kazoo
 
 
 class ZooKeeperCredentialStore:
@@ -124,15 +106,10 @@ class ZooKeeperCredentialStore:
     ) -> None:
         if mode not in ("eager", "lazy"):
             raise ValueError(f"mode must be 'eager' or 'lazy', got {mode!r}")
-        kz = _kazoo()
-        self._kz = kz
-        self._ex = kz.exceptions
-        self._states = kz.protocol.states
-        self._timeout_error: type[Exception] = kz.handlers.threading.KazooTimeoutError
+        kz = load_kazoo(
+            CredentialStoreError, "the ZooKeeper store needs kazoo: pip install 'kazoo>=2.10'"
+        )
         self._mode = mode
-        self._clock = clock
-        self._request_timeout = request_timeout
-        self._expiry_ms = int(notification_expiry * 1000)
         self._cache = CredentialCache(
             lazy=mode == "lazy",
             max_users=lazy_max_users,
@@ -141,25 +118,33 @@ class ZooKeeperCredentialStore:
         )
         self._listeners = ListenerSet()
         self._refresh_lock = threading.RLock()
-        self._last_executed = -1
-        self._ctimes: dict[str, int] = {}
-        self._queue: queue.Queue[str] = queue.Queue()
         self._closed = False
-        self._need_resync = False
-        if isinstance(zookeeper, str):
-            self._client: KazooClient = kz.client.KazooClient(
-                hosts=zookeeper, timeout=session_timeout
-            )
-            self._owns_client = True
-        else:
-            self._client = zookeeper
-            self._owns_client = False
+        self._zk = ZkSession(
+            zookeeper,
+            paths=(USERS_PATH, CHANGES_PATH),
+            request_timeout=request_timeout,
+            session_timeout=session_timeout,
+            unavailable=CredentialStoreUnavailable,
+            kazoo=kz,
+            logger=_log,
+        )
+        self._client: KazooClient = self._zk.client
+        self._watcher = ZkChangeWatcher(
+            self._zk,
+            changes_path=CHANGES_PATH,
+            change_sequence=change_sequence,
+            notification_expiry=notification_expiry,
+            clock=clock,
+            reload=self._reload,
+            on_fresh=self._on_fresh,
+            on_notification=self._on_notification,
+            on_disconnect=self._cache.mark_disconnected,
+            logger=_log,
+            what="ZooKeeper changes",
+            thread_name="scram-zookeeper-store",
+        )
         try:
-            if self._client.state != self._states.KazooState.CONNECTED:
-                self._client.start(timeout=request_timeout)
-            self._ensure_paths()
-            self._client.add_listener(self._on_state)
-            self._resync()
+            self._watcher.start()
         except Exception as exc:
             self._teardown()
             if isinstance(exc, CredentialStoreError):
@@ -167,8 +152,7 @@ class ZooKeeperCredentialStore:
             raise CredentialStoreUnavailable(
                 f"cannot load credentials from ZooKeeper: {type(exc).__name__}: {exc}"
             ) from exc
-        self._worker = threading.Thread(target=self._run, name="scram-zookeeper-store", daemon=True)
-        self._worker.start()
+        self._watcher.run_in_background()
 
     def __repr__(self) -> str:
         return (
@@ -211,7 +195,7 @@ class ZooKeeperCredentialStore:
                 configs = self._read_configs([u for u in users if u])
                 all_names: Iterable[str] = ()
             else:
-                names = self._children(USERS_PATH)
+                names = self._zk.children(USERS_PATH)
                 decoded = {}
                 for name in names:
                     user = _desanitize_or_none(name)
@@ -265,25 +249,14 @@ class ZooKeeperCredentialStore:
 
         Returns whether that happened within ``timeout``.
         """
-        try:
-            children = self._children(CHANGES_PATH)
-        except CredentialStoreUnavailable:
-            return False
-        target = max((s for s in map(change_sequence, children) if s is not None), default=-1)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self._last_executed < target or self._need_resync:
-            if deadline is not None and time.monotonic() > deadline:
-                return False
-            time.sleep(0.002)
-        return True
+        return self._watcher.sync(timeout)
 
     def close(self) -> None:
         """Stop the background thread and, if we created it, the ZooKeeper client."""
         if self._closed:
             return
         self._closed = True
-        self._queue.put(_STOP)
-        self._worker.join(timeout=self._request_timeout + 5)
+        self._watcher.stop()
         self._teardown()
 
     # -- cache filling -------------------------------------------------------------
@@ -330,71 +303,32 @@ class ZooKeeperCredentialStore:
         except CredentialStoreUnavailable as exc:
             _log.warning("could not refresh the cache after a write: %s", exc)
 
-    # -- background processing -------------------------------------------------
+    # -- following the notifications (see _zk_watcher) ------------------------
 
-    def _on_state(self, state: str) -> None:
-        # Called on kazoo's thread: never block here.
-        kz_state = self._states.KazooState
-        if state in (kz_state.SUSPENDED, kz_state.LOST):
-            self._cache.mark_disconnected()
-            self._need_resync = True
-        elif state == kz_state.CONNECTED:
-            self._queue.put(_RESYNC)
-
-    def _on_changes(self, event: Any) -> None:
-        # kazoo fires every watch once with a NONE event when the connection
-        # drops; the CONNECTED listener handles that case with a full resync.
-        if event is not None and event.type == self._states.EventType.NONE:
-            return
-        self._queue.put(_CHANGES)
-
-    def _run(self) -> None:
-        while True:
-            try:
-                item = self._queue.get(timeout=1.0 if self._need_resync else None)
-            except queue.Empty:
-                item = _RESYNC if self._connected() else ""
-            if not item:
-                continue
-            items = {item}
-            while True:  # coalesce whatever else is waiting
-                try:
-                    items.add(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            if _STOP in items or self._closed:
-                return
-            try:
-                if _RESYNC in items or self._need_resync:
-                    if self._connected():
-                        self._resync()
-                else:
-                    self._process_changes()
-            except CredentialStoreUnavailable as exc:
-                self._need_resync = True
-                _log.warning("ZooKeeper unavailable, will resync: %s", exc)
-            except Exception:
-                self._need_resync = True
-                _log.exception("unexpected error following ZooKeeper changes; will resync")
-
-    def _resync(self) -> None:
-        """Re-arm the watch and reload everything (after start, reconnect, expiry)."""
-        self._need_resync = False
-        children = self._children(CHANGES_PATH, watch=True)
-        latest = max((s for s in map(change_sequence, children) if s is not None), default=-1)
+    def _reload(self) -> list[str]:
+        """The resync's full reload; returns the users whose credentials changed."""
         if self._cache.lazy:
-            changed = self._cache.clear()
-        else:
-            with self._refresh_lock:
-                changed = self._cache.replace_all(self._load_all())
-        self._last_executed = max(self._last_executed, latest)
+            return self._cache.clear()
+        with self._refresh_lock:
+            return self._cache.replace_all(self._load_all())
+
+    def _on_fresh(self, changed: list[str]) -> None:
         self._cache.mark_fresh()
         self._listeners.notify(changed)
-        # Notifications that arrived during the load are handled next.
-        self._process_changes(children)
+
+    def _on_notification(self, name: str, data: bytes) -> None:
+        """One ``config_change_`` notification: re-read the user it names."""
+        try:
+            sanitized = notification_user(data)
+        except MalformedZnode as exc:
+            _log.warning("skipping notification %s: %s", name, exc)
+            sanitized = None
+        user = None if sanitized is None else _desanitize_or_none(sanitized)
+        if user is not None and sanitized != DEFAULT_ENTITY:
+            self._refresh([user])
 
     def _load_all(self) -> dict[str, dict[ScramMechanism, ScramCredential]]:
-        names = self._children(USERS_PATH)
+        names = self._zk.children(USERS_PATH)
         users: dict[str, str] = {}
         for name in names:
             if name == DEFAULT_ENTITY:
@@ -409,54 +343,6 @@ class ZooKeeperCredentialStore:
             if config is not None
         }
 
-    def _process_changes(self, children: Sequence[str] | None = None) -> None:
-        """One ``ZkNodeChangeNotificationListener.processNotifications`` pass."""
-        if children is None:
-            children = self._children(CHANGES_PATH, watch=True)
-        names = sorted(children)
-        for name in names:
-            seq = change_sequence(name)
-            if seq is None or seq <= self._last_executed:
-                continue
-            try:
-                data, stat = self._call(self._client.get_async(f"{CHANGES_PATH}/{name}"))
-            except self._ex.NoNodeError:
-                self._last_executed = seq
-                continue
-            self._ctimes[name] = stat.ctime
-            try:
-                sanitized = notification_user(data)
-            except MalformedZnode as exc:
-                _log.warning("skipping notification %s: %s", name, exc)
-                sanitized = None
-            user = None if sanitized is None else _desanitize_or_none(sanitized)
-            if user is not None and sanitized != DEFAULT_ENTITY:
-                self._refresh([user])
-            self._last_executed = seq
-        self._purge(names)
-
-    def _purge(self, names: Sequence[str]) -> None:
-        """Delete notifications whose ctime is older than the expiry, like every broker."""
-        now_ms = int(self._clock() * 1000)
-        for name in names:
-            if change_sequence(name) is None:
-                continue
-            path = f"{CHANGES_PATH}/{name}"
-            ctime = self._ctimes.get(name)
-            if ctime is None:
-                try:
-                    stat = self._call(self._client.exists_async(path))
-                except self._ex.NoNodeError:
-                    stat = None
-                if stat is None:
-                    continue
-                ctime = self._ctimes[name] = stat.ctime
-            if now_ms - ctime > self._expiry_ms:
-                # Another reader may have purged it first.
-                with contextlib.suppress(self._ex.NoNodeError):
-                    self._call(self._client.delete_async(path))
-                self._ctimes.pop(name, None)
-
     # -- writes --------------------------------------------------------------------
 
     def _alter_user(self, alteration: _kip554.UserAlteration) -> AlterResult:
@@ -466,12 +352,12 @@ class ZooKeeperCredentialStore:
         except SanitizerError as exc:
             return AlterResult(user, KafkaError.UNACCEPTABLE_CREDENTIAL, str(exc))
         for _ in range(_MAX_WRITE_ATTEMPTS):
-            if not self._connected():
+            if not self._zk.connected():
                 return _not_applied(user, "ZooKeeper is unreachable")
             try:
                 try:
-                    data, stat = self._call(self._client.get_async(path))
-                except self._ex.NoNodeError:
+                    data, stat = self._zk.call(self._client.get_async(path))
+                except self._zk.ex.NoNodeError:
                     data, stat = None, None
             except CredentialStoreUnavailable as exc:
                 return _not_applied(user, str(exc))
@@ -503,24 +389,23 @@ class ZooKeeperCredentialStore:
                 txn.set_data(path, encode_config(new_config), version=stat.version)
             txn.create(f"{CHANGES_PATH}/{CHANGE_PREFIX}", encode_notification(user), sequence=True)
             try:
-                results = self._call(txn.commit_async(), writing=True)
+                results = self._zk.call(txn.commit_async())
             except CredentialStoreUnavailable as exc:
                 return _unknown_outcome(user, str(exc))
             failures = [r for r in results if isinstance(r, Exception)]
             if not failures:
                 return AlterResult(user)
-            real = [f for f in failures if not isinstance(f, self._ex.RolledBackError)]
-            if any(isinstance(f, self._ex.NoNodeError) for f in real):
+            real = [f for f in failures if not isinstance(f, self._zk.ex.RolledBackError)]
+            if any(isinstance(f, self._zk.ex.NoNodeError) for f in real):
                 # A parent path vanished (or the user node did): recreate and retry.
                 try:
-                    self._ensure_paths()
+                    self._zk.ensure_paths()
                 except CredentialStoreUnavailable as exc:
                     return _not_applied(user, str(exc))
                 continue
+            ex = self._zk.ex
             if any(
-                isinstance(
-                    f, (self._ex.BadVersionError, self._ex.NodeExistsError, self._ex.NotEmptyError)
-                )
+                isinstance(f, (ex.BadVersionError, ex.NodeExistsError, ex.NotEmptyError))
                 for f in real
             ):
                 continue  # a concurrent writer won: re-read and re-apply
@@ -530,47 +415,9 @@ class ZooKeeperCredentialStore:
 
     # -- ZooKeeper helpers ---------------------------------------------------------
 
-    def _connected(self) -> bool:
-        return bool(self._client.state == self._states.KazooState.CONNECTED)
-
     def _require_connected(self) -> None:
-        if not self._connected():
+        if not self._zk.connected():
             raise CredentialStoreUnavailable("ZooKeeper is unreachable")
-
-    def _call(self, async_result: Any, *, writing: bool = False) -> Any:
-        """Wait for one request, turning connection trouble into CredentialStoreUnavailable.
-
-        ZooKeeper answers (NoNode, BadVersion, ...) are raised unchanged.
-        """
-        try:
-            return async_result.get(timeout=self._request_timeout)
-        except self._timeout_error:
-            raise CredentialStoreUnavailable(
-                f"no answer from ZooKeeper within {self._request_timeout:g} s"
-            ) from None
-        except (
-            self._ex.ConnectionLoss,
-            self._ex.SessionExpiredError,
-            self._ex.ConnectionDropped,
-            self._ex.ZookeeperStoppedError,
-            self._ex.OperationTimeoutError,
-        ) as exc:
-            raise CredentialStoreUnavailable(
-                f"ZooKeeper connection failed: {type(exc).__name__}"
-            ) from None
-
-    def _children(self, path: str, watch: bool = False) -> list[str]:
-        try:
-            if watch:
-                return list(
-                    self._call(self._client.get_children_async(path, watch=self._on_changes))
-                )
-            return list(self._call(self._client.get_children_async(path)))
-        except self._ex.NoNodeError:
-            if watch:
-                self._ensure_paths()
-                return self._children(path, watch=True)
-            return []
 
     def _read_configs(self, users: Sequence[str]) -> dict[str, dict[str, object] | None]:
         """Pipelined reads of user znodes; ``None`` for a malformed znode, ``{}`` if absent."""
@@ -587,8 +434,8 @@ class ZooKeeperCredentialStore:
                 pending.append((user, path, self._client.get_async(path)))
             for user, path, result in pending:
                 try:
-                    data, _stat = self._call(result)
-                except self._ex.NoNodeError:
+                    data, _stat = self._zk.call(result)
+                except self._zk.ex.NoNodeError:
                     out[user] = {}
                     continue
                 try:
@@ -598,46 +445,13 @@ class ZooKeeperCredentialStore:
                     out[user] = None
         return out
 
-    def _ensure_paths(self) -> None:
-        """Create the chroot (like ``KafkaZkClient.createChrootIfNecessary``) and
-        ``/config/users`` and ``/config/changes``."""
-        try:
-            try:
-                self._call(self._client.ensure_path_async(USERS_PATH))
-            except self._ex.NoNodeError:
-                self._create_chroot()
-                self._call(self._client.ensure_path_async(USERS_PATH))
-            self._call(self._client.ensure_path_async(CHANGES_PATH))
-        except self._ex.NodeExistsError:
-            pass
-
-    def _create_chroot(self) -> None:
-        chroot = self._client.chroot
-        if not chroot:
-            return
-        hosts = ",".join(f"{h}:{p}" for h, p in self._client.hosts)
-        helper = self._kz.client.KazooClient(hosts=hosts)
-        try:
-            helper.start(timeout=self._request_timeout)
-            helper.ensure_path(chroot)
-        finally:
-            helper.stop()
-            helper.close()
-
     def _check_open(self) -> None:
         if self._closed:
             raise CredentialStoreError("the credential store is closed")
 
     def _teardown(self) -> None:
         self._cache.close()
-        with contextlib.suppress(Exception):  # best effort during shutdown
-            self._client.remove_listener(self._on_state)
-        if self._owns_client:
-            try:
-                self._client.stop()
-                self._client.close()
-            except Exception:
-                _log.debug("error stopping the ZooKeeper client", exc_info=True)
+        self._zk.close()
 
 
 def _desanitize_or_none(name: str) -> str | None:

@@ -188,3 +188,19 @@ def test_server_fast_client_final_split_agrees_with_parser(data: bytes) -> None:
         assert fast is None
     else:
         assert fast == (full.nonce, full.proof, full.without_proof)
+
+
+@settings(max_examples=1000)
+@given(st.text(alphabet="AQYRab09+/=-_ \n", max_size=14))
+def test_java_b64_fast_path_agrees_with_the_careful_rules(text: str) -> None:
+    from sasl_scram._b64 import _careful_decode
+
+    try:
+        expected: bytes | None = _careful_decode(text.encode())
+    except Base64Error:
+        expected = None
+    try:
+        got: bytes | None = java_b64decode(text)
+    except Base64Error:
+        got = None
+    assert got == expected

@@ -1,0 +1,62 @@
+"""What the patching integrations (kafka-python, aiokafka) build the same way.
+
+Both clients take the same keyword names for the connection: a list of
+``bootstrap_servers``, ``security_protocol``, ``sasl_mechanism``,
+``ssl_context``, and ``sasl_oauth_token_provider``, the one setting that
+carries an arbitrary object to the SASL code and that non-OAUTHBEARER
+mechanisms ignore. That is where the credentials provider travels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._config import ConfigSource, bootstrap_list, resolve
+from ._credentials import CredentialsSource
+from ._errors import IntegrationError
+
+__all__ = ["client_kwargs"]
+
+
+def client_kwargs(
+    config: ConfigSource,
+    *,
+    credentials: CredentialsSource | None,
+    bootstrap_servers: str | None,
+    is_installed: Callable[[], bool],
+    not_installed: str,
+) -> dict[str, Any]:
+    """The keyword arguments of a kafka-python or aiokafka client.
+
+    Args:
+        config: A ``client.properties`` path, its properties, or a ``ClientConfig``.
+        credentials: Credentials or a provider; overrides ``sasl.jaas.config``.
+        bootstrap_servers: Overrides ``bootstrap.servers``.
+        is_installed: Whether the integration's SCRAM is installed in the client.
+        not_installed: The error message when SASL is configured but it is not.
+
+    Raises:
+        ClientConfigError: A property is missing or invalid; the message names it.
+        IntegrationError: SASL is configured but the integration is not installed:
+            the client's own SCRAM cannot use a credentials provider.
+    """
+    cfg, provider = resolve(config, credentials)
+    if bootstrap_servers is not None:
+        servers = [s.strip() for s in bootstrap_servers.split(",") if s.strip()]
+    else:
+        servers = bootstrap_list(cfg)
+    kwargs: dict[str, Any] = {
+        "bootstrap_servers": servers,
+        "security_protocol": cfg.security_protocol,
+    }
+    if provider is not None:
+        if not is_installed():
+            raise IntegrationError(not_installed)
+        assert cfg.mechanism is not None
+        kwargs["sasl_mechanism"] = cfg.mechanism.mechanism_name
+        kwargs["sasl_oauth_token_provider"] = provider
+    context = cfg.ssl_context()
+    if context is not None:
+        kwargs["ssl_context"] = context
+    return kwargs
