@@ -12,10 +12,9 @@ import logging
 import sys
 import threading
 
-from sasl_scram import KafkaPrincipal
+from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, KafkaPrincipal
 from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
 from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512
 from tokenauth import InMemoryTokenStore, RequestContext, TokenCache, TokenConfig, TokenManager
 from tokenauth._endpoint import build_extension
 
@@ -28,7 +27,13 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     store = InMemoryCredentialStore()
-    store.alter([], [ScramUpsertion.from_password("bench", m, "bench-secret") for m in (SCRAM_SHA_256, SCRAM_SHA_512)])
+    store.alter(
+        [],
+        [
+            ScramUpsertion.from_password("bench", m, "bench-secret")
+            for m in (SCRAM_SHA_256, SCRAM_SHA_512)
+        ],
+    )
     config = TokenConfig.of("bench-token-secret")
     tstore = InMemoryTokenStore()
     cache = TokenCache(tstore, config.secrets)

@@ -77,7 +77,9 @@ class _LoginProtocol(asyncio.Protocol):
                 self.done.set_exception(exc or ConnectionError("closed before the login completed"))
 
 
-async def authenticate(port: int, user: str, password: str, token: bool, cache: SaltedPasswordCache) -> None:
+async def authenticate(
+    port: int, user: str, password: str, token: bool, cache: SaltedPasswordCache
+) -> None:
     loop = asyncio.get_running_loop()
     _, protocol = await loop.create_connection(
         lambda: _LoginProtocol(user, password, token, cache), "127.0.0.1", port
@@ -113,7 +115,10 @@ def start_server(
     flags = ["--asyncio"] if loop == "asyncio" else []
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "bench" / "_bench_server.py"), "--tokens", str(tokens), *flags],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
     )
     assert proc.stdout is not None
     fields = proc.stdout.readline().split()

@@ -10,11 +10,11 @@
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
-import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,7 +85,9 @@ def main() -> None:
     print("\nkafka-scram credential-store benchmark")
     memory = InMemoryCredentialStore()
     memory.alter([], [ScramUpsertion.from_password("alice", SCRAM_SHA_256, "pw")])
-    print(f"cache-hit lookup p50  memory    : {lookup_p50_ns(memory, 'alice'):7.0f} ns   (target <= 1000 ns)")
+    print(
+        f"cache-hit lookup p50  memory    : {lookup_p50_ns(memory, 'alice'):7.0f} ns   (target <= 1000 ns)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         sqlite = SQLiteCredentialStore(Path(tmp) / "creds.db")
         sqlite.alter([], [ScramUpsertion.from_password("alice", SCRAM_SHA_256, "pw")])
@@ -99,7 +101,9 @@ def main() -> None:
             print(f"cache-hit lookup p50  zookeeper : {lookup_p50_ns(b, 'alice'):7.0f} ns")
             delays = []
             for i in range(1000):
-                upsertion = ScramUpsertion.from_password("bob", SCRAM_SHA_256, "pw", salt=f"s{i}".encode() * 4)
+                upsertion = ScramUpsertion.from_password(
+                    "bob", SCRAM_SHA_256, "pw", salt=f"s{i}".encode() * 4
+                )
                 start = time.perf_counter()
                 a.alter([], [upsertion])
                 deadline = start + 5

@@ -6,8 +6,8 @@ import argparse
 import asyncio
 import logging
 import signal
-from pathlib import Path
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any, TextIO
 
 from ._errors import ScramConfigError, ScramError
@@ -71,7 +71,9 @@ def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
     """Run on uvloop when available (``auto``) or asked for, else asyncio's loop."""
     choice = choice.strip().lower()
     if choice not in ("auto", "uvloop", "asyncio"):
-        raise ScramConfigError(f"{EVENT_LOOP_KEY}: expected auto, uvloop or asyncio, got {choice!r}")
+        raise ScramConfigError(
+            f"{EVENT_LOOP_KEY}: expected auto, uvloop or asyncio, got {choice!r}"
+        )
     if choice != "asyncio":
         try:
             import uvloop
@@ -81,6 +83,8 @@ def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
         else:
             return uvloop.run(main)
     return asyncio.run(main)
+
+
 BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
 
 

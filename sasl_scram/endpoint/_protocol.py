@@ -176,7 +176,9 @@ class ConnectionProtocol(asyncio.Protocol):
                 try:
                     body: dict[str, Any] = await handler(ctx, call.header.api_version, call.body)
                 except Exception:
-                    log.exception("[%s] handler for API key %s failed", self.conn_id, call.header.api_key)
+                    log.exception(
+                        "[%s] handler for API key %s failed", self.conn_id, call.header.api_key
+                    )
                     outputs = self._conn.fail_call("handler failed")
                 else:
                     outputs = self._conn.respond(body)

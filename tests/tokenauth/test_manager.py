@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
