@@ -15,6 +15,7 @@ from sasl_scram.store import (
     CredentialStoreUnavailable,
     KafkaError,
     ZooKeeperCredentialStore,
+    sanitize,
 )
 from tests.zookeeper_server import ZooKeeperServer, expire_session
 
@@ -360,3 +361,36 @@ def test_start_fails_loudly_without_zookeeper() -> None:
 
     with pytest.raises(CredentialStoreUnavailable):
         ZooKeeperCredentialStore(f"127.0.0.1:{free_port()}", request_timeout=1)
+
+
+@pytest.mark.parametrize("multiread", [True, False])
+def test_large_eager_load_uses_multiread_or_falls_back(
+    zookeeper_hosts: str, zk: KazooClient, monkeypatch: pytest.MonkeyPatch, multiread: bool
+) -> None:
+    """Above a few dozen users the eager load reads in multiRead batches
+    (ZooKeeper 3.6+); a server or client that cannot falls back to getData."""
+    from sasl_scram.store import _zk_multiread, _zookeeper
+
+    names = [f"user {i}, #{i}" for i in range(1200)]  # needs sanitizing; > 2 batches
+    data = json.dumps({"version": 1, "config": {"SCRAM-SHA-512": CRED512.to_kafka_string()}})
+    ops = [zk.create_async(f"/config/users/{sanitize(n)}", data.encode()) for n in names]
+    for op in ops:
+        op.get(timeout=30)
+    zk.create(f"/config/users/{sanitize('broken')}", b"not json")
+    calls: list[int] = []
+    real = _zk_multiread.read_many
+
+    def counting(client: object, paths: list[str]) -> object:
+        calls.append(len(paths))
+        if not multiread:
+            raise _zk_multiread.MultiReadUnsupported("simulated old server")
+        return real(client, paths)
+
+    monkeypatch.setattr(_zookeeper, "read_many", counting)
+    store = ZooKeeperCredentialStore(zookeeper_hosts)
+    try:
+        assert all(store.lookup(n, SCRAM_SHA_512) == CRED512 for n in names)
+        assert store.lookup("broken", SCRAM_SHA_512) is None
+        assert calls and (sum(calls) == len(names) + 1 if multiread else len(calls) == 1)
+    finally:
+        store.close()
