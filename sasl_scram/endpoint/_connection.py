@@ -34,8 +34,11 @@ from ..kafka import (
     UnsupportedRequest,
     api_versions_unsupported_response,
     decode_request,
+    encode_body,
     encode_response,
+    encode_sasl_authenticate_response,
     frame,
+    frame_response,
 )
 
 __all__ = [
@@ -123,6 +126,10 @@ class ConnectionSettings:
     max_receive: int = DEFAULT_MAX_REQUEST
     max_reauth_ms: int = 0
     decoy: DecoyCredentials = field(default_factory=DecoyCredentials)
+    #: Encoded bodies that never change (ApiVersions, SaslHandshake), per version.
+    cached_bodies: dict[tuple[int, int, int], bytes] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 class _State(enum.Enum):
@@ -255,19 +262,25 @@ class ServerConnection:
             and _SOFTWARE_RE.fullmatch(body["client_software_version"] or "")
         ):
             error = ErrorCode.INVALID_REQUEST
-        response = {
-            "error_code": error,
-            "api_keys": [
-                {"api_key": k, "min_version": lo, "max_version": hi}
-                for k, lo, hi in self._settings.api_versions
-            ],
-            "throttle_time_ms": 0,
-        }
         if error == ErrorCode.NONE and self._state is _State.HANDSHAKE_OR_VERSIONS:
             # Kafka: once ApiVersions succeeded, the next request must be SaslHandshake.
             self._state = _State.HANDSHAKE
+        # The body depends only on the version and the error: encode it once.
+        key = (ApiKey.API_VERSIONS, header.api_version, error)
+        encoded = self._settings.cached_bodies.get(key)
+        if encoded is None:
+            response = {
+                "error_code": error,
+                "api_keys": [
+                    {"api_key": k, "min_version": lo, "max_version": hi}
+                    for k, lo, hi in self._settings.api_versions
+                ],
+                "throttle_time_ms": 0,
+            }
+            encoded = encode_body(ApiKey.API_VERSIONS, header.api_version, response)
+            self._settings.cached_bodies[key] = encoded
         return Send(
-            encode_response(header.api_key, header.api_version, header.correlation_id, response)
+            frame_response(header.api_key, header.api_version, header.correlation_id, encoded)
         )
 
     # -- SaslHandshake ----------------------------------------------------------
@@ -291,11 +304,14 @@ class ServerConnection:
         self._state = _State.RAW_AUTHENTICATE if header.api_version == 0 else _State.AUTHENTICATE
         self._auth_header = None
         self._auth_version = 0
-        response = {"error_code": ErrorCode.NONE, "mechanisms": names}
+        key = (ApiKey.SASL_HANDSHAKE, header.api_version, ErrorCode.NONE)
+        encoded = self._settings.cached_bodies.get(key)
+        if encoded is None:
+            response = {"error_code": ErrorCode.NONE, "mechanisms": names}
+            encoded = encode_body(ApiKey.SASL_HANDSHAKE, header.api_version, response)
+            self._settings.cached_bodies[key] = encoded
         return [
-            Send(
-                encode_response(header.api_key, header.api_version, header.correlation_id, response)
-            )
+            Send(frame_response(header.api_key, header.api_version, header.correlation_id, encoded))
         ]
 
     # -- SaslAuthenticate -------------------------------------------------------
@@ -337,14 +353,8 @@ class ServerConnection:
         header = self._auth_header
         if header is None:  # SaslHandshake v0: raw token framing
             return frame(token)
-        body = {
-            "error_code": error,
-            "error_message": message,
-            "auth_bytes": token,
-            "session_lifetime_ms": lifetime,
-        }
-        return encode_response(
-            ApiKey.SASL_AUTHENTICATE, header.api_version, header.correlation_id, body
+        return encode_sasl_authenticate_response(
+            header.api_version, header.correlation_id, error, message, token, lifetime
         )
 
     def _auth_failed(self, exc: AuthenticationFailed) -> list[Output]:

@@ -14,9 +14,12 @@ from ._codec import (
     decode_request,
     decode_request_header,
     decode_response,
+    encode_body,
     encode_request,
     encode_response,
+    encode_sasl_authenticate_response,
     frame,
+    frame_response,
 )
 from ._errors import ErrorCode, KafkaCodecError, MalformedMessage, UnsupportedRequest
 
@@ -34,7 +37,10 @@ __all__ = [
     "decode_request",
     "decode_request_header",
     "decode_response",
+    "encode_body",
     "encode_request",
     "encode_response",
+    "encode_sasl_authenticate_response",
     "frame",
+    "frame_response",
 ]

@@ -271,3 +271,38 @@ def test_arbitrary_response_bytes_raise_codec_errors_only(
 ) -> None:
     with contextlib.suppress(KafkaCodecError):
         decode_response(kv[0], kv[1], payload)
+
+
+@pytest.mark.parametrize("version", [0, 1, 2])
+@settings(max_examples=60)
+@given(
+    error=st.integers(-(2**15), 2**15 - 1),
+    message=st.one_of(st.none(), st.text(max_size=40)),
+    token=st.binary(max_size=300),
+    lifetime=st.integers(-(2**63), 2**63 - 1),
+    corr=st.integers(-(2**31), 2**31 - 1),
+)
+def test_sasl_authenticate_fast_encoder_matches_the_schema(
+    version: int, error: int, message: str | None, token: bytes, lifetime: int, corr: int
+) -> None:
+    from sasl_scram.kafka import encode_sasl_authenticate_response
+
+    body = {
+        "error_code": error,
+        "error_message": message,
+        "auth_bytes": token,
+        "session_lifetime_ms": lifetime,
+    }
+    assert encode_sasl_authenticate_response(
+        version, corr, error, message, token, lifetime
+    ) == encode_response(36, version, corr, body)
+
+
+def test_frame_response_matches_encode_response() -> None:
+    from sasl_scram.kafka import encode_body, frame_response
+
+    for key, version in ALL_VERSIONS:
+        body: dict[str, Any] = {}
+        assert frame_response(key, version, 7, encode_body(key, version, body)) == encode_response(
+            key, version, 7, body
+        )
