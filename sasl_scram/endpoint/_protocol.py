@@ -111,6 +111,11 @@ class ConnectionProtocol(asyncio.Protocol):
             if isinstance(item, Send):
                 transport.write(item.data)
             elif isinstance(item, CredentialNeeded):
+                if self._endpoint.lookup_may_block(item.request):
+                    # A lazy cache miss reads ZooKeeper: never on the event loop.
+                    transport.pause_reading()
+                    self._task = self._loop.create_task(self._grant_in_thread(item))
+                    return
                 grant = self._endpoint.grant(item.request, self.conn_id)
                 queue.extend(self._conn.provide_credential(grant))
             elif isinstance(item, ApiCall):
@@ -155,6 +160,19 @@ class ConnectionProtocol(asyncio.Protocol):
             self._timer = self._loop.call_later(
                 self._endpoint.config.idle_timeout_ms / 1000, self._idle_check
             )
+
+    async def _grant_in_thread(self, item: CredentialNeeded) -> None:
+        try:
+            grant = await self._loop.run_in_executor(
+                None, self._endpoint.grant, item.request, self.conn_id
+            )
+            outputs = self._conn.provide_credential(grant)
+        finally:
+            self._task = None
+        if self._transport is None or self._transport.is_closing():
+            return
+        self._transport.resume_reading()
+        self._run(outputs)
 
     async def _call(self, call: ApiCall) -> None:
         try:

@@ -178,6 +178,10 @@ class ScramEndpoint:
     def handler(self, api_key: int) -> Handler | None:
         return self._handlers.get(api_key)
 
+    def lookup_may_block(self, request: CredentialRequest) -> bool:
+        """Whether answering ``request`` may wait on the network (a lazy ZooKeeper cache)."""
+        return not request.token_auth and bool(getattr(self.store, "lookup_may_block", False))
+
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None:
         """The credential for a login, from memory; ``None`` fails the login (decoy)."""
         try:

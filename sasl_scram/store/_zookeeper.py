@@ -177,6 +177,11 @@ class ZooKeeperCredentialStore:
         """The kazoo client (for tests and diagnostics)."""
         return self._client
 
+    @property
+    def lookup_may_block(self) -> bool:
+        """Lazy mode reads ZooKeeper on a miss: callers on an event loop use a thread."""
+        return self._mode == "lazy"
+
     def lookup(self, user: str, mechanism: ScramMechanism) -> ScramCredential | None:
         """The cached credential; lazy mode reads ZooKeeper on a miss.
 

@@ -129,3 +129,34 @@ def test_slow_client_times_out_before_authenticating() -> None:
         start = time.monotonic()
         assert s.recv(1) == b""  # the server closes the connection
         assert time.monotonic() - start < 3
+
+
+def test_lookups_that_may_block_run_off_the_event_loop() -> None:
+    """A lazy ZooKeeper cache miss must not stall every connection on the loop."""
+    import threading
+
+    from sasl_scram.store import InMemoryCredentialStore
+
+    loop_threads: set[int] = set()
+
+    class SlowLazyStore(InMemoryCredentialStore):
+        lookup_may_block = True
+
+        def lookup(self, user, mechanism):  # type: ignore[no-untyped-def]
+            loop_threads.add(threading.get_ident())
+            time.sleep(0.2)  # a ZooKeeper read
+            return super().lookup(user, mechanism)
+
+    store = SlowLazyStore()
+    from tests.endpoint_harness import seed_users
+
+    seed_users(store)
+    with RunningEndpoint(store=store) as ep:
+
+        async def loop_thread() -> int:
+            return threading.get_ident()
+
+        event_loop_thread = ep.call(loop_thread())
+        with KafkaConnection(ep.bootstrap, SaslCredentials(SCRAM_SHA_256, *ALICE)) as slow:
+            assert slow.request(3, {"topics": None})["brokers"]
+        assert loop_threads and event_loop_thread not in loop_threads
