@@ -96,7 +96,7 @@ class TokenCache:
         with self._lock:
             # Listen first, then load: a change racing the load is re-read
             # from the store under the lock, so the newest state wins.
-            self._remove_listener = store.add_listener(self._on_change)
+            self._remove_listener = store.add_listener(_BatchListener(self))
             for info in store.tokens():
                 self._install(info)
 
@@ -172,6 +172,21 @@ class TokenCache:
         """Stop following the store."""
         self._remove_listener()
 
+    def _on_changes(self, token_ids: list[str]) -> None:
+        """Re-read a batch of tokens under one lock (the sweep's notifications)."""
+        get = self._store.get
+        with self._lock:
+            for token_id in token_ids:
+                try:
+                    info = get(token_id)
+                except TokenStoreUnavailable as exc:
+                    _log.warning("cannot refresh token %s: %s", token_id, exc)
+                    continue
+                if info is None:
+                    self._drop(token_id)
+                else:
+                    self._install(info)
+
     def _on_change(self, token_id: str) -> None:
         with self._lock:
             try:
@@ -219,3 +234,18 @@ class TokenCache:
             )
             for digest in hmacs
         )
+
+
+class _BatchListener:
+    """The cache's store listener: one token, or a batch in one locked pass."""
+
+    __slots__ = ("_cache",)
+
+    def __init__(self, cache: TokenCache) -> None:
+        self._cache = cache
+
+    def __call__(self, token_id: str) -> None:
+        self._cache._on_change(token_id)
+
+    def many(self, token_ids: list[str]) -> None:
+        self._cache._on_changes(token_ids)

@@ -50,12 +50,24 @@ class ListenerSet:
         return remove
 
     def notify(self, keys: Iterable[str]) -> None:
-        """Call every listener for every key, logging (never raising) failures."""
+        """Call every listener for every key, logging (never raising) failures.
+
+        A listener that also has a ``many(keys)`` method gets one call for the
+        whole batch instead (an expiry sweep removes thousands of tokens).
+        """
         listeners = self._listeners
         if not listeners:
             return
-        for key in keys:
-            for listener in listeners:
+        keys = list(keys)
+        for listener in listeners:
+            many = getattr(listener, "many", None)
+            if many is not None and len(keys) > 1:
+                try:
+                    many(keys)
+                except Exception:
+                    self._log.exception(self._failure_message)
+                continue
+            for key in keys:
                 try:
                     listener(key)
                 except Exception:
