@@ -175,6 +175,8 @@ class TokenCache:
     def _on_changes(self, token_ids: list[str]) -> None:
         """Re-read a batch of tokens under one lock (the sweep's notifications)."""
         get = self._store.get
+        entries = self._entries
+        by_hmac = self._by_hmac
         with self._lock:
             for token_id in token_ids:
                 try:
@@ -182,10 +184,15 @@ class TokenCache:
                 except TokenStoreUnavailable as exc:
                     _log.warning("cannot refresh token %s: %s", token_id, exc)
                     continue
-                if info is None:
-                    self._drop(token_id)
-                else:
+                if info is not None:
                     self._install(info)
+                    continue
+                # _drop, inlined: a sweep removes many thousands at once.
+                entry = entries.pop(token_id, None)
+                if entry is not None:
+                    for digest in entry.hmacs:
+                        if by_hmac.get(digest) == token_id:
+                            del by_hmac[digest]
 
     def _on_change(self, token_id: str) -> None:
         with self._lock:
