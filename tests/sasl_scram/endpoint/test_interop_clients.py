@@ -51,6 +51,14 @@ def capture() -> Iterator[Capture]:
         lg.removeHandler(handler)
 
 
+def bad_login(ep: RunningEndpoint, user: str) -> str:
+    """The user name a bad-login case uses; for "deleted", alice is deleted first."""
+    if user != "deleted":
+        return user
+    delete_user(ep, "alice")
+    return "alice"
+
+
 def delete_user(ep: RunningEndpoint, user: str) -> None:
     """Through the admin API over the wire (our client), both mechanisms."""
     creds = SaslCredentials(ScramMechanism.from_name("SCRAM-SHA-512"), *ADMIN)
@@ -181,9 +189,7 @@ def test_kafka_python_bad_login(
     from kafka import KafkaAdminClient
     from kafka.errors import KafkaError
 
-    if user == "deleted":
-        delete_user(endpoint, "alice")
-        user = "alice"
+    user = bad_login(endpoint, user)
     with pytest.raises(KafkaError):
         KafkaAdminClient(**kp_kwargs(endpoint, mech, user, password))
     assert any(GENERIC.format(mech) in m for m in capture.messages)
@@ -218,9 +224,7 @@ def test_aiokafka_bad_login(
 ) -> None:
     from aiokafka.errors import KafkaError
 
-    if user == "deleted":
-        delete_user(endpoint, "alice")
-        user = "alice"
+    user = bad_login(endpoint, user)
     with pytest.raises(KafkaError):
         asyncio.run(aio_bootstrap(endpoint, mech, user, password))
     assert any(GENERIC.format(mech) in m for m in capture.messages), capture.messages[-5:]
@@ -267,9 +271,7 @@ def test_kcat_metadata(endpoint: RunningEndpoint, mech: str) -> None:
 @pytest.mark.parametrize("mech", MECHS)
 @pytest.mark.parametrize(("user", "password"), [*BAD_LOGINS, ("deleted", "alice-secret")])
 def test_kcat_bad_login(endpoint: RunningEndpoint, mech: str, user: str, password: str) -> None:
-    if user == "deleted":
-        delete_user(endpoint, "alice")
-        user = "alice"
+    user = bad_login(endpoint, user)
     proc = kcat(endpoint, mech, user, password, wait_s=2)
     assert proc.returncode != 0
     assert f"SASL authentication error: {GENERIC.format(mech)}" in proc.stderr
@@ -348,9 +350,7 @@ def test_java_clients(endpoint: RunningEndpoint, java_clients: JavaHarness, mech
 def test_java_bad_login(
     endpoint: RunningEndpoint, java_clients: JavaHarness, mech: str, user: str, password: str
 ) -> None:
-    if user == "deleted":
-        delete_user(endpoint, "alice")
-        user = "alice"
+    user = bad_login(endpoint, user)
     aid = f"a{next(_ids)}"
     java_clients.call("admin", aid, java_props(endpoint, mech, user, password))
     try:

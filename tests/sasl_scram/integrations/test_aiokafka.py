@@ -8,11 +8,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-pytest.importorskip("aiokafka")
-
 import aiokafka.conn
+import pytest
 from aiokafka import AIOKafkaConsumer
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import KafkaConnectionError

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import datetime
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("confluent_kafka")
-
 from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
@@ -20,6 +16,7 @@ from sasl_scram.integrations import (
     config_from_jaas,
     confluent,
 )
+from tests.tls import self_signed
 
 from .conftest import MECHS, TokenEndpoint, client_properties, user_line
 
@@ -60,40 +57,8 @@ def test_token_auth_is_refused_with_the_reason() -> None:
         confluent.client_config(cfg, credentials=ScramCredentials("u", "p", extensions={"a": "b"}))
 
 
-def self_signed_pem(directory: Path, key_password: str) -> tuple[Path, Path]:
-    """A CA file and a Kafka-style PEM keystore (encrypted key + certificate)."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "client")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now)
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
-    cert_pem = cert.public_bytes(serialization.Encoding.PEM)
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.BestAvailableEncryption(key_password.encode()),
-    )
-    ca, keystore = directory / "ca.pem", directory / "client.pem"
-    ca.write_bytes(cert_pem)
-    keystore.write_bytes(key_pem + cert_pem)
-    return ca, keystore
-
-
 def test_ssl_keys_are_translated(tmp_path: Path) -> None:
-    ca, keystore = self_signed_pem(tmp_path, "key-pass")
+    ca, keystore = self_signed(tmp_path, "client", key_password="key-pass")
     props = {
         "bootstrap.servers": "b:9093",
         "security.protocol": "SASL_SSL",

@@ -11,9 +11,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-pytest.importorskip("kafka")
-
 from kafka import KafkaAdminClient, KafkaConsumer
 from kafka.errors import (
     KafkaConfigurationError,

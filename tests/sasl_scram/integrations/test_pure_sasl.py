@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import pytest
-
-pytest.importorskip("puresasl")
-
 import puresasl.mechanisms
+import pytest
 from puresasl import SASLError, SASLProtocolException
 from puresasl.client import SASLClient
 
