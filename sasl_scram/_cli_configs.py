@@ -390,7 +390,8 @@ def _alter_error(result: AlterResult, dialect: Dialect, deleted: list[str]) -> s
         # processCommandWithZk checks deletions against the znode first.
         return f"Invalid config(s): {','.join(deleted)}"
     name = _EXCEPTION_NAMES.get(result.error, "ApiException")
-    return f"Error while executing config command: {name}: {result.message or result.error.name}"
+    text = result.message or result.error.default_message
+    return f"Error while executing config command: {name}: {text}"
 
 
 def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextIO) -> int:
@@ -398,7 +399,8 @@ def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextI
     if answer.error != KafkaError.NONE:
         name = _EXCEPTION_NAMES.get(answer.error, "ApiException")
         raise CommandError(
-            f"Error while executing config command: {name}: {answer.message or answer.error.name}"
+            "Error while executing config command: "
+            f"{name}: {answer.message or answer.error.default_message}"
         )
     for description in answer.results:
         if description.error == KafkaError.RESOURCE_NOT_FOUND:
@@ -407,7 +409,8 @@ def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextI
             name = _EXCEPTION_NAMES.get(description.error, "ApiException")
             print(
                 f"Error retrieving SCRAM credential configs for user-principal "
-                f"'{description.user}': {name}: {description.message}",
+                f"'{description.user}': {name}: "
+                f"{description.message or description.error.default_message}",
                 file=stdout,
             )
             continue

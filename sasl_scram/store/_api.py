@@ -54,6 +54,31 @@ class KafkaError(enum.IntEnum):
     DUPLICATE_RESOURCE = 92
     UNACCEPTABLE_CREDENTIAL = 93
 
+    @property
+    def default_message(self) -> str:
+        """Kafka's text for the code when a response carries no message (``Errors.java``)."""
+        return _DEFAULT_MESSAGES.get(self, self.name)
+
+
+_DEFAULT_MESSAGES = {
+    KafkaError.NONE: "",
+    KafkaError.UNKNOWN_SERVER_ERROR: (
+        "The server experienced an unexpected error when processing the request."
+    ),
+    KafkaError.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+    KafkaError.UNSUPPORTED_SASL_MECHANISM: (
+        "The broker does not support the requested SASL mechanism."
+    ),
+    KafkaError.NOT_CONTROLLER: "This is not the correct controller for this cluster.",
+    KafkaError.RESOURCE_NOT_FOUND: (
+        "A request illegally referred to a resource that does not exist."
+    ),
+    KafkaError.DUPLICATE_RESOURCE: "A request illegally referred to the same resource twice.",
+    KafkaError.UNACCEPTABLE_CREDENTIAL: (
+        "Requested credential would not meet criteria for acceptability."
+    ),
+}
+
 
 @dataclass(frozen=True, slots=True)
 class ScramDeletion:

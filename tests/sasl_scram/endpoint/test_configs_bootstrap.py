@@ -99,5 +99,5 @@ def test_non_super_user_is_refused(endpoint: RunningEndpoint, tmp_path: Path) ->
     assert (code, out) == (1, "")
     assert err == (
         "Error while executing config command: "
-        "ClusterAuthorizationException: CLUSTER_AUTHORIZATION_FAILED\n"
+        "ClusterAuthorizationException: Cluster authorization failed.\n"
     )
