@@ -108,6 +108,14 @@ def decode_request(payload: bytes) -> tuple[RequestHeader, ApiSpec, Body]:
     flexible = spec.flexible(version)
     if flexible:
         _skip_tags(r)
+    if header.api_key == ApiKey.SASL_AUTHENTICATE:
+        # Every login sends two of these: read the one field directly.
+        token = r.bytes_(flexible)
+        if token is None:
+            raise MalformedMessage("null auth_bytes in SaslAuthenticate")
+        if flexible:
+            _skip_tags(r)
+        return header, spec, {"auth_bytes": token}
     body = spec.request.read(r, version, flexible)
     # Trailing bytes are tolerated, as Kafka's readers do for forward compatibility.
     return header, spec, body
@@ -222,6 +230,18 @@ def decode_response(api_key: int, version: int, payload: bytes) -> tuple[int, Bo
     correlation_id = r.int32()
     if spec.response_header_version(version) == 1:
         _skip_tags(r)
+    if api_key == ApiKey.SASL_AUTHENTICATE:
+        # Every login reads two of these: decode the four fields directly.
+        flexible = spec.flexible(version)
+        body: Body = {"error_code": r.int16(), "error_message": r.string(flexible)}
+        token = r.bytes_(flexible)
+        if token is None:
+            raise MalformedMessage("null auth_bytes in SaslAuthenticate response")
+        body["auth_bytes"] = token
+        body["session_lifetime_ms"] = r.int64() if version >= 1 else 0
+        if flexible:
+            _skip_tags(r)
+        return correlation_id, body
     if api_key == ApiKey.API_VERSIONS:
         # KIP-511: an error answer (35) carries a v0 body whatever we asked for.
         start = r.pos
@@ -229,5 +249,5 @@ def decode_response(api_key: int, version: int, payload: bytes) -> tuple[int, Bo
         r.pos = start
         if error == ErrorCode.UNSUPPORTED_VERSION:
             version = 0
-    body = spec.response.read(r, version, spec.flexible(version))
-    return correlation_id, body
+    decoded = spec.response.read(r, version, spec.flexible(version))
+    return correlation_id, decoded
