@@ -129,18 +129,13 @@ class _RemoteAdmin:
     """RemoteScramAdmin plus the connection it must close."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from .admin import KafkaConnection, RemoteScramAdmin, SaslCredentials
+        from .admin import KafkaConnection, RemoteScramAdmin
         from .client_config import ClientConfig
 
         if not args.command_config:
             raise _Usage("--command-config is required with --bootstrap-server")
         config = ClientConfig.from_file(args.command_config)
-        mechanism, username, password = config.require_credentials()
-        self._conn = KafkaConnection(
-            args.bootstrap_server,
-            SaslCredentials(mechanism, username, password, config.token_auth),
-            ssl_context=config.ssl_context(),
-        )
+        self._conn = KafkaConnection.from_config(config, args.bootstrap_server)
         self._admin = RemoteScramAdmin(self._conn)
         self.describe = self._admin.describe
         self.alter = self._admin.alter

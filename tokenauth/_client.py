@@ -12,8 +12,8 @@ from types import TracebackType
 from typing import Any
 
 from sasl_scram import KafkaPrincipal
-from sasl_scram.admin import KafkaConnection, SaslCredentials
-from sasl_scram.client_config import ClientConfig, ClientConfigError
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.client_config import ClientConfig
 from sasl_scram.kafka import ApiKey
 
 from ._errors import TokenError
@@ -58,14 +58,7 @@ class DelegationTokenClient:
         cls, config: ClientConfig, bootstrap_servers: str | None = None, timeout: float = 30.0
     ) -> DelegationTokenClient:
         """Log in with the SCRAM credentials of a client configuration."""
-        bootstrap = bootstrap_servers or config.bootstrap_servers
-        if not bootstrap:
-            raise ClientConfigError("bootstrap.servers: required")
-        mechanism, username, password = config.require_credentials()
-        creds = SaslCredentials(mechanism, username, password, config.token_auth)
-        return cls(
-            KafkaConnection(bootstrap, creds, ssl_context=config.ssl_context(), timeout=timeout)
-        )
+        return cls(KafkaConnection.from_config(config, bootstrap_servers, timeout))
 
     def close(self) -> None:
         self._conn.close()

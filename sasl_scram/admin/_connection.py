@@ -19,6 +19,7 @@ from typing import Any
 from .._client import ScramClient
 from .._errors import ScramError
 from .._mechanism import ScramMechanism
+from ..client_config import ClientConfig, ClientConfigError
 from ..kafka import (
     API_SPECS,
     ApiKey,
@@ -121,6 +122,29 @@ class KafkaConnection:
                     ) from None
             return sock
         raise KafkaConnectionError("cannot connect to " + "; ".join(errors))
+
+    @classmethod
+    def from_config(
+        cls, config: ClientConfig, bootstrap_servers: str | None = None, timeout: float = 30.0
+    ) -> KafkaConnection:
+        """Log in with a client configuration (``client.properties`` keys).
+
+        Args:
+            config: Supplies the SCRAM login, ``security.protocol`` and ``ssl.*``.
+            bootstrap_servers: Overrides ``bootstrap.servers`` (a tool's
+                ``--bootstrap-server``).
+            timeout: Socket timeout in seconds.
+        """
+        bootstrap = bootstrap_servers or config.bootstrap_servers
+        if not bootstrap:
+            raise ClientConfigError("bootstrap.servers: required")
+        mechanism, username, password = config.require_credentials()
+        return cls(
+            bootstrap,
+            SaslCredentials(mechanism, username, password, config.token_auth),
+            ssl_context=config.ssl_context(),
+            timeout=timeout,
+        )
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
