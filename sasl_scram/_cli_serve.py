@@ -44,7 +44,8 @@ def load_properties(path: str, overrides: list[str]) -> dict[str, str]:
     for item in overrides:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise ScramConfigError(f"--override {item!r} is not KEY=VALUE")
+            # The argument is not echoed: it may be a secret typed without its key.
+            raise ScramConfigError("--override expects KEY=VALUE")
         props[key.strip()] = value
     return props
 

@@ -142,8 +142,9 @@ class EndpointConfig:
     auth_timeout_ms: int
     failed_auth_delay_ms: int
     store_location: str
-    decoy_secret: bytes | None
-    ssl_keystore: dict[str, str]
+    # Secrets (the decoy key, ssl.key.password, an inline PEM key): never in a repr.
+    decoy_secret: bytes | None = field(repr=False)
+    ssl_keystore: dict[str, str] = field(repr=False)
     properties: dict[str, str] = field(repr=False)
 
     @classmethod

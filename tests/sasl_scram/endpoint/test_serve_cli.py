@@ -175,3 +175,20 @@ def test_unknown_key_warns(caplog: pytest.LogCaptureFixture) -> None:
     assert "Unknown configuration key 'log.dirs' is ignored" in caplog.text
     assert {str(p) for p in config.super_users} == {"User:a", "User:b"}
     assert config.failed_auth_delay_ms == 100 and config.sasl_max_receive == 524288
+
+
+def test_config_repr_hides_secrets() -> None:
+    config = EndpointConfig.from_properties(
+        {
+            **BASE,
+            "scram.decoy.secret": "decoy-s3cret",
+            "listeners": "SASL_SSL://localhost:9093",
+            "ssl.keystore.location": "/etc/kafka/server.pem",
+            "ssl.key.password": "key-s3cret",
+            "delegation.token.secret.key": "token-s3cret",
+        }
+    )
+    text = repr(config)
+    assert "SASL_SSL" in text
+    for secret in ("decoy-s3cret", "key-s3cret", "token-s3cret"):
+        assert secret not in text
