@@ -29,17 +29,28 @@ def java_b64encode(data: bytes) -> str:
     return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
+def decode_padded(text: str | bytes) -> bytes | None:
+    """Decode whole, correctly padded base64 units, or return ``None``.
+
+    Accepts exactly what Kafka's ``BASE64`` message pattern
+    ``(?:[a-zA-Z0-9/+]{4})*(?:[a-zA-Z0-9/+]{3}=|[a-zA-Z0-9/+]{2}==)?`` accepts
+    (checked exhaustively on short strings), and decodes as Java does.
+    """
+    if len(text) % 4 or text[-3:] in ("===", b"==="):
+        return None
+    try:
+        return binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):  # ValueError: non-ASCII str
+        return None
+
+
 def java_b64decode(text: str | bytes) -> bytes:
     """Decode like ``Base64.getDecoder().decode``; raises :class:`Base64Error`."""
     raw = text.encode("ascii", "replace") if isinstance(text, str) else bytes(text)
-    # Fast path for canonical, padded input (what Kafka writes): strict mode
-    # then agrees with Java exactly; anything else takes the careful path.
-    if not len(raw) % 4 and not raw.endswith(b"==="):
-        try:
-            return binascii.a2b_base64(raw, strict_mode=True)
-        except binascii.Error:
-            pass
-    return _careful_decode(raw)
+    # Fast path for canonical, padded input (what Kafka writes); anything else
+    # (no padding, stray bits) takes the careful path.
+    decoded = decode_padded(raw)
+    return decoded if decoded is not None else _careful_decode(raw)
 
 
 def _careful_decode(raw: bytes) -> bytes:

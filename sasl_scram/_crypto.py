@@ -68,7 +68,7 @@ fast_hmac = _load_fast_hmac()
 
 
 def hmac_digest(mechanism: ScramMechanism, key: bytes, msg: bytes) -> bytes:
-    return hmac.digest(key, msg, mechanism.hash_name)
+    return fast_hmac(key, msg, mechanism.hash_name)
 
 
 def hash_digest(mechanism: ScramMechanism, data: bytes) -> bytes:
@@ -76,11 +76,11 @@ def hash_digest(mechanism: ScramMechanism, data: bytes) -> bytes:
 
 
 def client_key(mechanism: ScramMechanism, salted: bytes) -> bytes:
-    return hmac.digest(salted, b"Client Key", mechanism.hash_name)
+    return fast_hmac(salted, b"Client Key", mechanism.hash_name)
 
 
 def server_key(mechanism: ScramMechanism, salted: bytes) -> bytes:
-    return hmac.digest(salted, b"Server Key", mechanism.hash_name)
+    return fast_hmac(salted, b"Server Key", mechanism.hash_name)
 
 
 def xor(a: bytes, b: bytes) -> bytes:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ._b64 import java_b64encode
+from ._b64 import decode_padded, java_b64encode
 from ._errors import ScramProtocolError, ScramUsageError
 
 __all__ = [
@@ -47,7 +47,7 @@ _CLIENT_FINAL = re.compile(
     rf"(?P<without_proof>c=(?P<channel>{_BASE64}),r=(?P<nonce>{_PRINTABLE})"
     rf"(?P<extensions>{_EXTENSIONS})),p=(?P<proof>{_BASE64})"
 )
-# _CLIENT_FINAL with the base64 fields left to _is_base64 (they cannot hold ',').
+# _CLIENT_FINAL with the base64 fields left to decode_padded (they cannot hold ',').
 _CLIENT_FINAL_LOOSE = re.compile(
     rf"(?P<without_proof>c=(?P<channel>[^,]*),r=(?P<nonce>{_PRINTABLE})"
     rf"(?P<extensions>{_EXTENSIONS})),p=(?P<proof>[^,]*)"
@@ -129,21 +129,6 @@ def split_client_first(data: bytes) -> tuple[str, str, str, Extensions, str]:
     return m["authzid"] or "", m["saslname"], m["nonce"], extensions, m["bare"]
 
 
-def _is_base64(text: str) -> bool:
-    """Same verdict as the BASE64 pattern, about three times faster on long values.
-
-    Checked exhaustively against the pattern for short strings over an alphabet
-    of base64, padding, separators and non-ASCII characters.
-    """
-    if len(text) % 4 or text.endswith("==="):
-        return False
-    try:
-        binascii.a2b_base64(text, strict_mode=True)
-    except binascii.Error:
-        return False
-    return True
-
-
 def split_client_final(data: bytes) -> tuple[str, bytes, str]:
     """The fields a server needs from client-final: nonce, proof, message without proof.
 
@@ -152,9 +137,10 @@ def split_client_final(data: bytes) -> tuple[str, bytes, str]:
     loose pattern plus the base64 checks accept exactly what ``_CLIENT_FINAL`` does.
     """
     m = _CLIENT_FINAL_LOOSE.fullmatch(_decode(data, "client final message"))
-    if m is None or not _is_base64(m["channel"]) or not _is_base64(m["proof"]):
+    proof = None if m is None else decode_padded(m["proof"])
+    if m is None or proof is None or decode_padded(m["channel"]) is None:
         raise ScramProtocolError("Invalid SCRAM client final message format")
-    return m["nonce"], binascii.a2b_base64(m["proof"]), m["without_proof"]
+    return m["nonce"], proof, m["without_proof"]
 
 
 def extension_dict(extensions: Extensions) -> dict[str, str]:

@@ -204,3 +204,19 @@ def test_java_b64_fast_path_agrees_with_the_careful_rules(text: str) -> None:
     except Base64Error:
         got = None
     assert got == expected
+
+
+@settings(max_examples=2000)
+@given(st.text(alphabet="AQb9+/=,é -_", max_size=13))
+def test_decode_padded_accepts_exactly_kafkas_base64_pattern(text: str) -> None:
+    import base64
+    import re
+
+    from sasl_scram._b64 import decode_padded
+    from sasl_scram._messages import _BASE64
+
+    matches = re.fullmatch(_BASE64, text) is not None
+    decoded = decode_padded(text)
+    assert (decoded is not None) == matches
+    if matches:
+        assert decoded == base64.b64decode(text)
