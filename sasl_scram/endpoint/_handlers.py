@@ -21,8 +21,9 @@ __all__ = ["alter_scram", "describe_scram", "metadata"]
 Body = dict[str, Any]
 
 
-def metadata(config: EndpointConfig, ctx: RequestContext, version: int, body: Body) -> Body:
-    advertised = config.advertised[ctx.listener_name]
+def metadata(config: EndpointConfig, advertised: tuple[str, int], version: int, body: Body) -> Body:
+    """This node at ``advertised`` (the listener the client used), as controller."""
+    host, port = advertised
     topics: list[Body] = []
     for topic in body.get("topics") or []:
         name = topic.get("name")
@@ -42,8 +43,8 @@ def metadata(config: EndpointConfig, ctx: RequestContext, version: int, body: Bo
         "brokers": [
             {
                 "node_id": config.node_id,
-                "host": advertised.host,
-                "port": advertised.port,
+                "host": host,
+                "port": port,
                 "rack": None,
             }
         ],

@@ -201,11 +201,8 @@ class ScramEndpoint:
     async def _metadata(
         self, ctx: RequestContext, version: int, body: dict[str, Any]
     ) -> dict[str, Any]:
-        response = _handlers.metadata(self.config, ctx, version, body)
-        host, port = self.advertised_address(ctx.listener_name)
-        response["brokers"][0]["host"] = host
-        response["brokers"][0]["port"] = port
-        return response
+        advertised = self.advertised_address(ctx.listener_name)
+        return _handlers.metadata(self.config, advertised, version, body)
 
     async def _describe_scram(
         self, ctx: RequestContext, version: int, body: dict[str, Any]
