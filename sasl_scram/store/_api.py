@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from .._credential import ScramCredential
+from .. import _crypto
+from .._credential import ScramCredential, kafka_salt
 from .._errors import ScramError
 from .._mechanism import ScramMechanism
 
@@ -115,9 +116,6 @@ class ScramUpsertion:
         salt: bytes | None = None,
     ) -> ScramUpsertion:
         """Compute the salted password locally, as Kafka's admin client does."""
-        from .. import _crypto
-        from .._credential import kafka_salt
-
         salt = kafka_salt() if salt is None else salt
         salted = _crypto.salted_password(mechanism, password.encode("utf-8"), salt, iterations)
         return cls(user, mechanism.type_byte, iterations, salt, salted)
