@@ -162,7 +162,13 @@ def test_supervisor_rotates_tokens_under_a_checkpointed_query(
         assert committed == list(range(len(committed)))
         values = sorted(row.value for row in spark.read.json(out).collect())
         assert values == list(range(len(values)))
-        assert len(values) == ROWS * len(committed)
+        # The file sink logs a batch before the checkpoint commits it, so a
+        # stop between the two leaves one batch in the sink that the commit
+        # log lacks (a restart would re-run it and the sink would skip it).
+        sink_log = (tmp_path / "out" / "_spark_metadata").iterdir()
+        sink_batches = 1 + max(int(p.name.split(".")[0]) for p in sink_log if p.name[0].isdigit())
+        assert sink_batches in (len(committed), len(committed) + 1)
+        assert len(values) == ROWS * sink_batches
 
         # The replaced tokens and, after stop, the last one are expired.
         with DelegationTokenClient.connect(login) as client:
