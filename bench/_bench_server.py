@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import socket
 import sys
 import threading
 
@@ -24,8 +25,13 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=0)
     parser.add_argument("--sample", type=int, default=200)
     parser.add_argument("--asyncio", action="store_true", help="asyncio's own loop, not uvloop")
+    parser.add_argument("--echo", action="store_true", help="a do-nothing echo server instead")
+    parser.add_argument("--max-reauth-ms", type=int, default=3_600_000)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
+    if args.echo:
+        serve_echo()
+        return
     store = InMemoryCredentialStore()
     store.alter(
         [],
@@ -45,7 +51,12 @@ def main() -> None:
         if i < args.sample:
             sample.append(f"{result.token_id} {result.hmac_base64}")
     cfg = EndpointConfig.from_properties(
-        {"listeners": "SASL_PLAINTEXT://127.0.0.1:0", "scram.credential.store.path": "unused.db"}
+        {
+            "listeners": "SASL_PLAINTEXT://127.0.0.1:0",
+            "scram.credential.store.path": "unused.db",
+            # KIP-368: lets the benchmark re-authenticate on open connections.
+            "connections.max.reauth.ms": str(args.max_reauth_ms),
+        }
     )
     endpoint = ScramEndpoint(cfg, store, extensions=[build_extension(manager)])
     import uvloop
@@ -67,6 +78,29 @@ def main() -> None:
 
     threading.Thread(target=wait_stdin, daemon=True).start()
     loop.run_until_complete(run_until_stopped())
+    loop.close()
+
+
+class _Echo(asyncio.Protocol):
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport: asyncio.Transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self._transport.write(data)
+
+
+def serve_echo() -> None:
+    """The benchmark's ceiling: the same loop and sockets, no work at all."""
+    import uvloop
+
+    loop = uvloop.new_event_loop()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = loop.run_until_complete(loop.create_server(_Echo, sock=sock))
+    print(sock.getsockname()[1], flush=True)
+    done = loop.run_in_executor(None, sys.stdin.read)
+    loop.run_until_complete(done)
+    server.close()
     loop.close()
 
 

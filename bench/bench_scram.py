@@ -138,7 +138,9 @@ def client_connects(mech: ScramMechanism) -> tuple[float, float, float, float]:
         kc.process_server_final_message(srv.step(kc.final_message()))
 
     cached_reconnect()
-    first, pbkdf2 = compare([first_connect, one_pbkdf2], [60, 60])
+    # One call each in alternation, best of 300: a PBKDF2 call is long enough
+    # to time alone, and pairing calls keeps this VM's drift out of the ratio.
+    first, pbkdf2 = compare([first_connect, one_pbkdf2], [1, 1], repeats=300)
     cached, kp = compare([cached_reconnect, kafka_python], [2000, 60])
     return first, pbkdf2, cached, kp
 
@@ -151,7 +153,10 @@ def main() -> None:
     print(
         f"kafka-scram SCRAM benchmark - Python {platform.python_version()} on {platform.machine()}"
     )
-    print("(best of 9 alternating timed loops; speed-ups > 1 mean ours is faster)\n")
+    print(
+        "(best of alternating timed loops, or of 300 alternating single calls for PBKDF2;"
+        " speed-ups > 1 mean ours is faster)\n"
+    )
     verdicts = []
     for mech in (SCRAM_SHA_256, SCRAM_SHA_512):
         ours, scramp_server = server_exchange(mech)

@@ -1,14 +1,14 @@
 """SCRAM's primitives (RFC 5802 section 2.2) and Kafka's random strings.
 
 Every secret comparison in the package goes through :func:`constant_time_equal`
-and every random value through :mod:`secrets`.
+and every random value comes from the OS CSPRNG (:func:`os.urandom`, as :mod:`secrets`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
+import os
 from collections.abc import Callable
 
 from cryptography.hazmat.primitives import hashes
@@ -35,6 +35,8 @@ _CRYPTOGRAPHY_HASHES: dict[str, type[hashes.HashAlgorithm]] = {
 
 # Kafka's ScramFormatter.secureRandomString(): new BigInteger(130, random).toString(36).
 _NONCE_BITS = 130
+_NONCE_BYTES = (_NONCE_BITS + 7) // 8
+_NONCE_SHIFT = _NONCE_BYTES * 8 - _NONCE_BITS
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _PAIRS = [a + b for a in _DIGITS for b in _DIGITS]
 
@@ -111,4 +113,5 @@ def base36(value: int) -> str:
 
 def kafka_random_string() -> str:
     """A uniform 130-bit value in base 36, as Kafka makes nonces and salts."""
-    return base36(secrets.randbits(_NONCE_BITS))
+    # secrets.randbits(130), without its pure-Python SystemRandom dispatch.
+    return base36(int.from_bytes(os.urandom(_NONCE_BYTES), "big") >> _NONCE_SHIFT)

@@ -130,6 +130,11 @@ class ConnectionSettings:
     cached_bodies: dict[tuple[int, int, int], bytes] = field(
         default_factory=dict, compare=False, repr=False
     )
+    #: The enabled mechanisms by SASL name, for SaslHandshake.
+    by_name: dict[str, ScramMechanism] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_name", {m.mechanism_name: m for m in self.mechanisms})
 
 
 class _State(enum.Enum):
@@ -285,16 +290,16 @@ class ServerConnection:
 
     # -- SaslHandshake ----------------------------------------------------------
     def _handshake(self, header: RequestHeader, body: dict[str, Any]) -> list[Output]:
-        names = [m.mechanism_name for m in self._settings.mechanisms]
         requested = body["mechanism"]
-        mechanism = next(
-            (m for m in self._settings.mechanisms if m.mechanism_name == requested), None
-        )
+        mechanism = self._settings.by_name.get(requested)
         if mechanism is not None and self._reauth and mechanism is not self._mechanism:
             # Re-authentication must keep the mechanism (SaslServerAuthenticator).
             mechanism = None
         if mechanism is None:
-            response = {"error_code": ErrorCode.UNSUPPORTED_SASL_MECHANISM, "mechanisms": names}
+            response = {
+                "error_code": ErrorCode.UNSUPPORTED_SASL_MECHANISM,
+                "mechanisms": list(self._settings.by_name),
+            }
             data = encode_response(
                 header.api_key, header.api_version, header.correlation_id, response
             )
@@ -307,7 +312,7 @@ class ServerConnection:
         key = (ApiKey.SASL_HANDSHAKE, header.api_version, ErrorCode.NONE)
         encoded = self._settings.cached_bodies.get(key)
         if encoded is None:
-            response = {"error_code": ErrorCode.NONE, "mechanisms": names}
+            response = {"error_code": ErrorCode.NONE, "mechanisms": list(self._settings.by_name)}
             encoded = encode_body(ApiKey.SASL_HANDSHAKE, header.api_version, response)
             self._settings.cached_bodies[key] = encoded
         return [

@@ -48,7 +48,17 @@ class ConnectionProtocol(asyncio.Protocol):
         self._last_activity = time.monotonic()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
-        self.closed = asyncio.Event()
+        self._lost = False
+        # Created only when someone waits (shutdown): most connections never need one.
+        self._closed_event: asyncio.Event | None = None
+
+    async def wait_closed(self) -> None:
+        """Return once the connection is gone."""
+        if self._lost:
+            return
+        if self._closed_event is None:
+            self._closed_event = asyncio.Event()
+        await self._closed_event.wait()
 
     @property
     def busy(self) -> bool:
@@ -78,7 +88,9 @@ class ConnectionProtocol(asyncio.Protocol):
         if self._task is not None:
             self._task.cancel()
         self._endpoint.connections.pop(self, None)
-        self.closed.set()
+        self._lost = True
+        if self._closed_event is not None:
+            self._closed_event.set()
         log.debug("[%s] closed", self.conn_id)
 
     # -- timers ------------------------------------------------------------------------

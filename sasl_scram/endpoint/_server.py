@@ -132,7 +132,7 @@ class ScramEndpoint:
         for proto in list(self.connections):
             if not proto.busy:
                 proto.close("shutdown")
-        waiters = [p.closed.wait() for p in self.connections]
+        waiters = [p.wait_closed() for p in self.connections]
         if waiters:
             _, pending = await asyncio.wait(
                 [asyncio.ensure_future(w) for w in waiters], timeout=grace_seconds

@@ -33,6 +33,8 @@ __all__ = [
 _SIZE = struct.Struct(">i")
 _I16 = struct.Struct(">h")
 _I64 = struct.Struct(">q")
+_ONE_BYTE = [bytes([i]) for i in range(0x80)]
+_HEADER = struct.Struct(">hhih")  # api key, version, correlation id, client id length
 Body = dict[str, Any]
 
 
@@ -85,6 +87,28 @@ class RequestHeader:
 
 def decode_request_header(payload: bytes) -> tuple[RequestHeader, Reader]:
     """Read the header fields common to v1 and v2; the caller handles tags."""
+    if len(payload) >= _HEADER.size:
+        # One unpack for the fixed part: three of these arrive with every login.
+        api_key, api_version, correlation_id, n = _HEADER.unpack_from(payload)
+        end = _HEADER.size + n
+        if n >= -1 and end <= len(payload):
+            if n == -1:
+                return RequestHeader(api_key, api_version, correlation_id, None), Reader(
+                    payload, _HEADER.size
+                )
+            try:
+                client_id = payload[_HEADER.size : end].decode("utf-8")
+            except UnicodeDecodeError:
+                raise MalformedMessage("string is not valid UTF-8") from None
+            return RequestHeader(api_key, api_version, correlation_id, client_id), Reader(
+                payload, end
+            )
+    # Short or bad client id: the general reader names the exact problem.
+    return _read_request_header(payload)
+
+
+def _read_request_header(payload: bytes) -> tuple[RequestHeader, Reader]:
+    """The general header reader; the reference for the fast path above."""
     r = Reader(payload)
     api_key = r.int16()
     api_version = r.int16()
@@ -116,6 +140,12 @@ def decode_request(payload: bytes) -> tuple[RequestHeader, ApiSpec, Body]:
         if flexible:
             _skip_tags(r)
         return header, spec, {"auth_bytes": token}
+    if header.api_key == ApiKey.SASL_HANDSHAKE:
+        # The first request of every login: one non-nullable string.
+        mechanism = r.string(False)
+        if mechanism is None:
+            raise MalformedMessage("null string for non-nullable field 'mechanism'")
+        return header, spec, {"mechanism": mechanism}
     body = spec.request.read(r, version, flexible)
     # Trailing bytes are tolerated, as Kafka's readers do for forward compatibility.
     return header, spec, body
@@ -174,6 +204,8 @@ def encode_sasl_authenticate_response(
 
 
 def _uvarint(value: int) -> bytes:
+    if value < 0x80:
+        return _ONE_BYTE[value]
     w = Writer()
     w.uvarint(value)
     return w.getvalue()

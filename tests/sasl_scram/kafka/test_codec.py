@@ -306,3 +306,58 @@ def test_frame_response_matches_encode_response() -> None:
         assert frame_response(key, version, 7, encode_body(key, version, body)) == encode_response(
             key, version, 7, body
         )
+
+
+def _outcome(read: Any, payload: bytes) -> tuple[Any, ...]:
+    try:
+        header, reader = read(payload)
+    except MalformedMessage as exc:
+        return ("error", str(exc))
+    return ("ok", header, reader.pos)
+
+
+_HEADERS = st.builds(
+    lambda key, version, corr, n, tail: (
+        key.to_bytes(2, "big", signed=True)
+        + version.to_bytes(2, "big", signed=True)
+        + corr.to_bytes(4, "big", signed=True)
+        + n.to_bytes(2, "big", signed=True)
+        + tail
+    ),
+    st.integers(-(2**15), 2**15 - 1),
+    st.integers(-(2**15), 2**15 - 1),
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-3, 24),
+    st.binary(max_size=24) | st.text(max_size=12).map(str.encode),
+)
+
+
+@given(_HEADERS | st.binary(max_size=16))
+def test_fast_request_header_reads_exactly_like_the_general_reader(payload: bytes) -> None:
+    from sasl_scram.kafka._codec import _read_request_header, decode_request_header
+
+    assert _outcome(decode_request_header, payload) == _outcome(_read_request_header, payload)
+
+
+@given(st.sampled_from([0, 1]), st.integers(-3, 12), st.binary(max_size=16))
+def test_fast_sasl_handshake_body_matches_the_schema_reader(
+    version: int, n: int, tail: bytes
+) -> None:
+    header = encode_request(ApiKey.SASL_HANDSHAKE, version, 7, "c", {"mechanism": ""})[4:-2]
+    payload = header + n.to_bytes(2, "big", signed=True) + tail
+    spec = API_SPECS[ApiKey.SASL_HANDSHAKE]
+
+    def general() -> Any:
+        reader = Reader(payload, len(header))
+        return spec.request.read(reader, version, False)
+
+    expected: Any
+    try:
+        expected = general()
+    except MalformedMessage as exc:
+        expected = ("error", str(exc))
+    try:
+        got: Any = decode_request(payload)[2]
+    except MalformedMessage as exc:
+        got = ("error", str(exc))
+    assert got == expected
