@@ -15,6 +15,7 @@ and diagnostics go to stderr.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,10 +104,20 @@ class Backend:
 
 
 def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
-    from .store import ZooKeeperCredentialStore
+    import jaas
 
+    from .store import ZooKeeperCredentialStore, ZooKeeperSecurity
+
+    # Like kafka-configs: the ZooKeeper login is the JAAS file KAFKA_OPTS names,
+    # and having one means secure ACLs (JaasUtils.isZkSaslEnabled).
+    try:
+        security = ZooKeeperSecurity.from_kafka_opts(os.environ.get("KAFKA_OPTS"))
+    except (ValueError, OSError, jaas.JaasError) as exc:
+        raise CommandError(f"ZooKeeper login from KAFKA_OPTS: {exc}") from None
     # Lazy mode: the command alters and describes, it never needs every user.
-    return ZooKeeperCredentialStore(args.zookeeper, mode="lazy", request_timeout=ZOOKEEPER_TIMEOUT)
+    return ZooKeeperCredentialStore(
+        args.zookeeper, mode="lazy", request_timeout=ZOOKEEPER_TIMEOUT, security=security
+    )
 
 
 def _open_store(args: argparse.Namespace) -> ScramAdmin:

@@ -118,7 +118,7 @@ async def serve(props: dict[str, str], stdout: TextIO) -> int:
     if config.store_location.startswith("sqlite:"):
         db = Path(config.store_location[len("sqlite:") :])
         db.parent.mkdir(parents=True, exist_ok=True)
-    store = open_store(config.store_location)
+    store = open_store(config.store_location, **config.store_options())
     if db is not None:
         # Stored and server keys let anyone impersonate the server: owner-only,
         # as Kafka protects /config/users with CREATOR_ALL ACLs.

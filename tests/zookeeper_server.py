@@ -22,7 +22,14 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["ZOOKEEPER_JAR", "ZooKeeperServer", "free_port", "zookeeper_available"]
+__all__ = [
+    "SECURE_ZOOKEEPER_USERS",
+    "ZOOKEEPER_JAR",
+    "ZooKeeperServer",
+    "free_port",
+    "secure_zookeeper_server",
+    "zookeeper_available",
+]
 
 JAVA_DIR = Path("/usr/share/java")
 ZOOKEEPER_JAR = JAVA_DIR / "zookeeper.jar"
@@ -70,7 +77,13 @@ class ZooKeeperServer:
         tick_time_ms: ZooKeeper's tickTime; sessions may last 2..20 ticks.
     """
 
-    def __init__(self, base_dir: Path, port: int | None = None, tick_time_ms: int = 200) -> None:
+    def __init__(
+        self,
+        base_dir: Path,
+        port: int | None = None,
+        tick_time_ms: int = 200,
+        sasl_users: dict[str, str] | None = None,
+    ) -> None:
         self.base_dir = Path(base_dir)
         self.port = port if port is not None else free_port()
         self.tick_time_ms = tick_time_ms
@@ -91,6 +104,18 @@ class ZooKeeperServer:
             "minSessionTimeout=400\n"
             "maxSessionTimeout=30000\n"
         )
+        self._jvm_flags: list[str] = []
+        if sasl_users:
+            # SASL DIGEST-MD5 logins, as a secured Kafka ZooKeeper ensemble has them.
+            jaas_path = self.base_dir / "zookeeper-server.jaas"
+            users = "".join(f'\n    user_{u}="{p}"' for u, p in sasl_users.items())
+            module = "org.apache.zookeeper.server.auth.DigestLoginModule"
+            jaas_path.write_text(f"Server {{\n  {module} required{users};\n}};\n")
+            with self.config_path.open("a") as cfg:
+                cfg.write(
+                    "authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\n"
+                )
+            self._jvm_flags.append(f"-Djava.security.auth.login.config={jaas_path}")
 
     @property
     def hosts(self) -> str:
@@ -121,6 +146,7 @@ class ZooKeeperServer:
                 "-Xmx256m",
                 "-XX:TieredStopAtLevel=1",
                 "-Dzookeeper.admin.enableServer=false",
+                *self._jvm_flags,
                 "-cp",
                 self._classpath(),
                 "org.apache.zookeeper.server.ZooKeeperServerMain",
@@ -261,3 +287,22 @@ def expire_session(client: object, hosts: str, timeout: float = 15.0) -> None:
     if not lost.wait(timeout):
         raise AssertionError("the session did not expire")
     client.remove_listener(listener)  # type: ignore[attr-defined]
+
+
+#: The SASL users of ``secure_zookeeper_server``: the brokers' login and a stranger.
+SECURE_ZOOKEEPER_USERS = {"kafka": "kafka-zk-secret", "stranger": "stranger-secret"}
+
+
+@pytest.fixture(scope="session")
+def secure_zookeeper_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[ZooKeeperServer]:
+    """A ZooKeeper with SASL DIGEST-MD5 logins, as secured Kafka ensembles run it."""
+    if not zookeeper_available():
+        pytest.fail(f"{ZOOKEEPER_JAR} not found: install Debian's zookeeper (make system)")
+    server = ZooKeeperServer(
+        tmp_path_factory.mktemp("secure-zookeeper"), sasl_users=SECURE_ZOOKEEPER_USERS
+    )
+    server.start()
+    yield server
+    server.stop()

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sasl_scram import KafkaPrincipal
-from sasl_scram.endpoint import EndpointExtension
+from sasl_scram.endpoint import EndpointExtension, zookeeper_store_options
 from sasl_scram.endpoint import RequestContext as EndpointContext
 from sasl_scram.kafka import ApiKey
 
@@ -150,7 +150,10 @@ def endpoint_extension(properties: Mapping[str, str]) -> EndpointExtension:
     if not config.enabled:
         store = InMemoryTokenStore()
     elif properties.get("zookeeper.connect", "").strip():
-        store = open_token_store(f"zookeeper:{properties['zookeeper.connect'].strip()}")
+        store = open_token_store(
+            f"zookeeper:{properties['zookeeper.connect'].strip()}",
+            **zookeeper_store_options(properties),
+        )
     else:
         path = properties.get("scram.credential.store.path", "").strip()
         store = open_token_store(f"sqlite:{path}") if path else InMemoryTokenStore()

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sasl_scram.store._cache import DEFAULT_MAX_STALENESS
+from sasl_scram.store._zk_security import ZooKeeperSecurity
 from sasl_scram.store._zk_session import DEFAULT_REQUEST_TIMEOUT, ZkSession, load_kazoo
 from sasl_scram.store._zk_watcher import DEFAULT_NOTIFICATION_EXPIRY, ZkChangeWatcher
 
@@ -75,6 +76,8 @@ class ZooKeeperTokenStore:
             connection is lost; then reads fail closed.
         request_timeout: Upper bound on one ZooKeeper request.
         session_timeout: Session timeout for a client we create.
+        security: The SASL login for a client we create, and Kafka's secure
+            ACLs (``zookeeper.set.acl``) on the znodes we create.
         clock: Wall-clock seconds, compared with notification ``ctime``.
         monotonic: Monotonic seconds, for staleness.
     """
@@ -87,6 +90,7 @@ class ZooKeeperTokenStore:
         max_staleness: float = DEFAULT_MAX_STALENESS,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         session_timeout: float = 10.0,
+        security: ZooKeeperSecurity | None = None,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -106,6 +110,7 @@ class ZooKeeperTokenStore:
             unavailable=TokenStoreUnavailable,
             kazoo=kz,
             logger=_log,
+            security=security,
         )
         self._client: KazooClient = self._zk.client
         self._watcher = ZkChangeWatcher(
@@ -182,11 +187,12 @@ class ZooKeeperTokenStore:
                 stat = None
             txn = self._client.transaction()
             if stat is None:
-                txn.create(path, data)
+                txn.create(path, data, acl=self._zk.acl(path))
             else:
                 txn.set_data(path, data)
+            change = f"{CHANGES_PATH}/{CHANGE_PREFIX}"
             txn.create(
-                f"{CHANGES_PATH}/{CHANGE_PREFIX}", encode_notification(info.token_id), sequence=True
+                change, encode_notification(info.token_id), acl=self._zk.acl(change), sequence=True
             )
             if self._commit(txn, retry_on=(self._zk.ex.NodeExistsError, self._zk.ex.NoNodeError)):
                 self._after_own_write(info.token_id)
@@ -208,8 +214,9 @@ class ZooKeeperTokenStore:
                 return False
             txn = self._client.transaction()
             txn.delete(path)
+            change = f"{CHANGES_PATH}/{CHANGE_PREFIX}"
             txn.create(
-                f"{CHANGES_PATH}/{CHANGE_PREFIX}", encode_notification(token_id), sequence=True
+                change, encode_notification(token_id), acl=self._zk.acl(change), sequence=True
             )
             if self._commit(txn, retry_on=(self._zk.ex.NoNodeError,)):
                 self._after_own_write(token_id)

@@ -5,7 +5,7 @@ asyncio server is a thin adapter (:class:`ScramEndpoint`)."""
 
 from __future__ import annotations
 
-from ._config import EndpointConfig, Listener
+from ._config import EndpointConfig, Listener, zookeeper_store_options
 from ._connection import (
     ApiCall,
     Authenticated,
@@ -33,4 +33,5 @@ __all__ = [
     "ScramEndpoint",
     "Send",
     "ServerConnection",
+    "zookeeper_store_options",
 ]

@@ -10,10 +10,14 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+import jaas
 
 from .._errors import ScramConfigError
 from .._mechanism import ScramMechanism
 from .._principal import KafkaPrincipal
+from ..store._zk_security import CONTEXT_KEY, JAAS_FILE_KEY, SET_ACL_KEY, ZooKeeperSecurity
 
 __all__ = ["EndpointConfig", "Listener", "parse_listeners"]
 
@@ -50,6 +54,9 @@ KNOWN_KEYS = frozenset(
         "zookeeper.connect",
         "zookeeper.session.timeout.ms",
         "zookeeper.connection.timeout.ms",
+        SET_ACL_KEY,
+        CONTEXT_KEY,
+        JAAS_FILE_KEY,
         STORE_PATH_KEY,
         DECOY_SECRET_KEY,
         CLUSTER_ID_KEY,
@@ -146,6 +153,13 @@ class EndpointConfig:
     decoy_secret: bytes | None = field(repr=False)
     ssl_keystore: dict[str, str] = field(repr=False)
     properties: dict[str, str] = field(repr=False)
+    #: Options for a ZooKeeper store (login, ACLs, timeouts); the login's repr
+    #: hides its password.
+    zookeeper_options: dict[str, Any] = field(default_factory=dict)
+
+    def store_options(self) -> dict[str, Any]:
+        """Keyword options for the credential store this configuration names."""
+        return dict(self.zookeeper_options)
 
     @classmethod
     def from_properties(cls, given: Mapping[str, str]) -> EndpointConfig:
@@ -205,8 +219,10 @@ class EndpointConfig:
         zk = props.get("zookeeper.connect", "").strip()
         if store and zk:
             raise ScramConfigError(f"set either zookeeper.connect or {STORE_PATH_KEY}, not both")
+        zk_options: dict[str, Any] = {}
         if zk:
             location = f"zookeeper:{zk}"
+            zk_options = zookeeper_store_options(props)
         elif store:
             location = f"sqlite:{store}"
         else:
@@ -242,4 +258,46 @@ class EndpointConfig:
             decoy_secret=decoy.encode("utf-8") if decoy else None,
             ssl_keystore=ssl,
             properties=dict(props),
+            zookeeper_options=zk_options,
         )
+
+
+def zookeeper_store_options(props: Mapping[str, str]) -> dict[str, Any]:
+    """Keyword options for a ZooKeeper credential or token store, from server properties.
+
+    ``zookeeper.session.timeout.ms`` (Kafka's default 18 s), the connection
+    timeout (defaults to the session timeout, as in Kafka) bounding each
+    request, and the SASL login and ACLs of :meth:`ZooKeeperSecurity.from_properties`.
+
+    Raises:
+        ScramConfigError: a bad timeout, or an unusable ZooKeeper login.
+    """
+    session_ms = (
+        _int(props, "zookeeper.session.timeout.ms", 1)
+        if props.get("zookeeper.session.timeout.ms", "").strip()
+        else 18_000
+    )
+    connection_ms = (
+        _int(props, "zookeeper.connection.timeout.ms", 1)
+        if props.get("zookeeper.connection.timeout.ms", "").strip()
+        else session_ms
+    )
+    try:
+        security = ZooKeeperSecurity.from_properties(props)
+    except (ValueError, OSError, jaas.JaasError) as exc:
+        raise ScramConfigError(f"ZooKeeper login: {exc}") from None
+    return {
+        "security": security,
+        "session_timeout": session_ms / 1000,
+        "request_timeout": connection_ms / 1000,
+    }
+
+
+def _zk_timeout(props: Mapping[str, str], key: str) -> int:
+    """Kafka's ``zookeeper.session.timeout.ms`` (18 s); the connection timeout
+    defaults to the session timeout, as in Kafka."""
+    if props.get(key, "").strip():
+        return _int(props, key, 1)
+    if key != "zookeeper.session.timeout.ms":
+        return _zk_timeout(props, "zookeeper.session.timeout.ms")
+    return 18_000

@@ -28,6 +28,7 @@ from ._memory import InMemoryCredentialStore
 from ._open import open_store
 from ._sanitizer import SanitizerError, desanitize, sanitize
 from ._sqlite import SQLiteCredentialStore
+from ._zk_security import ZooKeeperSecurity
 from ._zookeeper import ZooKeeperCredentialStore
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "ScramUpsertion",
     "UserDescription",
     "ZooKeeperCredentialStore",
+    "ZooKeeperSecurity",
     "desanitize",
     "open_store",
     "sanitize",

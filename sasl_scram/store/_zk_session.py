@@ -24,6 +24,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._zk_security import ZooKeeperSecurity
+
 if TYPE_CHECKING:
     from kazoo.client import KazooClient
 
@@ -44,6 +46,7 @@ def load_kazoo(error: type[Exception], message: str) -> Any:
         import kazoo.exceptions
         import kazoo.handlers.threading
         import kazoo.protocol.states
+        import kazoo.security
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise error(message) from exc
     return kazoo
@@ -63,6 +66,8 @@ class ZkSession:
             exception).
         kazoo: The loaded kazoo package (see :func:`load_kazoo`).
         logger: Where shutdown trouble is logged.
+        security: The SASL login for a client we create, and whether the
+            znodes we create get Kafka's secure ACLs.
     """
 
     def __init__(
@@ -75,8 +80,11 @@ class ZkSession:
         unavailable: type[Exception],
         kazoo: Any,
         logger: logging.Logger,
+        security: ZooKeeperSecurity | None = None,
     ) -> None:
         self.kz = kazoo
+        self.security = security
+        self._client_options: dict[str, Any] = security.kazoo_options() if security else {}
         self.ex = kazoo.exceptions
         self.states = kazoo.protocol.states
         self.unavailable = unavailable
@@ -87,7 +95,7 @@ class ZkSession:
         self._state_listener: Callable[[str], None] | None = None
         if isinstance(zookeeper, str):
             self.client: KazooClient = kazoo.client.KazooClient(
-                hosts=zookeeper, timeout=session_timeout
+                hosts=zookeeper, timeout=session_timeout, **self._client_options
             )
             self.owns_client = True
         else:
@@ -97,7 +105,10 @@ class ZkSession:
     def start(self, state_listener: Callable[[str], None]) -> None:
         """Connect if needed, create the paths, then register ``state_listener``."""
         if self.client.state != self.states.KazooState.CONNECTED:
-            self.client.start(timeout=self.request_timeout)
+            try:
+                self.client.start(timeout=self.request_timeout)
+            except self.ex.AuthFailedError:
+                raise self._auth_failed() from None
         self.ensure_paths()
         self._state_listener = state_listener
         self.client.add_listener(state_listener)
@@ -138,6 +149,19 @@ class ZkSession:
             self.ex.OperationTimeoutError,
         ) as exc:
             raise self.unavailable(f"ZooKeeper connection failed: {type(exc).__name__}") from None
+        except self.ex.AuthFailedError:
+            raise self._auth_failed() from None
+        except self.ex.NoAuthError:
+            # Kafka's secure ACLs: only the brokers' ZooKeeper principal may read.
+            who = f"{self.security.username!r}" if self.security else "an anonymous client"
+            raise self.unavailable(
+                f"ZooKeeper denied access to {who} (NoAuth): log in as the brokers' "
+                "ZooKeeper principal (the 'Client' section of their JAAS file)"
+            ) from None
+
+    def _auth_failed(self) -> Exception:
+        who = f" of {self.security.username!r}" if self.security else ""
+        return self.unavailable(f"ZooKeeper rejected the SASL login{who}")
 
     def children(self, path: str, watch: Callable[[Any], None] | None = None) -> list[str]:
         """The children of ``path``; with ``watch``, also (re-)arm a child watch.
@@ -155,29 +179,38 @@ class ZkSession:
                 return self.children(path, watch=watch)
             return []
 
+    def acl(self, path: str) -> list[Any] | None:
+        """The ACL for a znode we create at ``path``; ``None`` means ZooKeeper's open ACL."""
+        return self.security.acl(path, self.kz.security) if self.security else None
+
     def ensure_paths(self) -> None:
         """Create the chroot (like ``KafkaZkClient.createChrootIfNecessary``) and the paths."""
         root, *others = self._paths
         try:
-            try:
-                self.call(self.client.ensure_path_async(root))
-            except self.ex.NoNodeError:
-                self._create_chroot()
-                self.call(self.client.ensure_path_async(root))
-            for path in others:
-                self.call(self.client.ensure_path_async(path))
-        except self.ex.NodeExistsError:
-            pass
+            self._ensure(self.client, root)
+        except self.ex.NoNodeError:
+            self._create_chroot()
+            self._ensure(self.client, root)
+        for path in others:
+            self._ensure(self.client, path)
+
+    def _ensure(self, client: KazooClient, path: str) -> None:
+        """Create ``path`` level by level, each with its own ACL (``createRecursive``)."""
+        parts = path.strip("/").split("/")
+        for depth in range(1, len(parts) + 1):
+            node = "/" + "/".join(parts[:depth])
+            with contextlib.suppress(self.ex.NodeExistsError):
+                self.call(client.create_async(node, b"", acl=self.acl(node)))
 
     def _create_chroot(self) -> None:
         chroot = self.client.chroot
         if not chroot:
             return
         hosts = ",".join(f"{h}:{p}" for h, p in self.client.hosts)
-        helper = self.kz.client.KazooClient(hosts=hosts)
+        helper = self.kz.client.KazooClient(hosts=hosts, **self._client_options)
         try:
             helper.start(timeout=self.request_timeout)
-            helper.ensure_path(chroot)
+            self._ensure(helper, chroot)
         finally:
             helper.stop()
             helper.close()

@@ -37,6 +37,7 @@ from ._cache import DEFAULT_LAZY_MAX_USERS, DEFAULT_MAX_STALENESS, CredentialCac
 from ._listeners import ListenerSet
 from ._sanitizer import SanitizerError, desanitize, sanitize
 from ._zk_multiread import MultiReadUnsupported, read_many
+from ._zk_security import ZooKeeperSecurity
 from ._zk_session import DEFAULT_REQUEST_TIMEOUT, ZkSession, load_kazoo
 from ._zk_watcher import DEFAULT_NOTIFICATION_EXPIRY, ZkChangeWatcher
 from ._zkformat import (
@@ -92,6 +93,8 @@ class ZooKeeperCredentialStore:
             notifications are purged; Kafka's 15 minutes by default.
         request_timeout: Upper bound on any single ZooKeeper request.
         session_timeout: The ZooKeeper session timeout for a client we create.
+        security: The SASL login for a client we create, and Kafka's secure
+            ACLs (``zookeeper.set.acl``) on the znodes we create.
         clock: Wall-clock seconds, compared with znode ``ctime`` for purges.
         monotonic: Monotonic seconds, for staleness.
     """
@@ -106,6 +109,7 @@ class ZooKeeperCredentialStore:
         notification_expiry: float = DEFAULT_NOTIFICATION_EXPIRY,
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         session_timeout: float = 10.0,
+        security: ZooKeeperSecurity | None = None,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -133,6 +137,7 @@ class ZooKeeperCredentialStore:
             unavailable=CredentialStoreUnavailable,
             kazoo=kz,
             logger=_log,
+            security=security,
         )
         self._client: KazooClient = self._zk.client
         self._watcher = ZkChangeWatcher(
@@ -392,13 +397,14 @@ class ZooKeeperCredentialStore:
                 new_config[mech.mechanism_name] = cred.to_kafka_string()
             txn = self._client.transaction()
             if stat is None:
-                txn.create(path, encode_config(new_config))
+                txn.create(path, encode_config(new_config), acl=self._zk.acl(path))
             elif not new_config and stat.numChildren == 0:
                 # AdminZkClient.tryCleanQuotaNodes: an empty leaf is deleted.
                 txn.delete(path, version=stat.version)
             else:
                 txn.set_data(path, encode_config(new_config), version=stat.version)
-            txn.create(f"{CHANGES_PATH}/{CHANGE_PREFIX}", encode_notification(user), sequence=True)
+            change = f"{CHANGES_PATH}/{CHANGE_PREFIX}"
+            txn.create(change, encode_notification(user), acl=self._zk.acl(change), sequence=True)
             try:
                 results = self._zk.call(txn.commit_async())
             except CredentialStoreUnavailable as exc:

@@ -6,7 +6,11 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import KafkaPrincipal
-from tests.zookeeper_server import zookeeper_hosts, zookeeper_server  # noqa: F401 - fixtures
+from tests.zookeeper_server import (  # noqa: F401 - fixtures
+    secure_zookeeper_server,
+    zookeeper_hosts,
+    zookeeper_server,
+)
 from tokenauth import (
     InMemoryTokenStore,
     RequestContext,

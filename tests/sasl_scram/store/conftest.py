@@ -13,6 +13,7 @@ from sasl_scram.store import (
 )
 from tests.zookeeper_server import (  # noqa: F401 - fixtures
     dedicated_zookeeper,
+    secure_zookeeper_server,
     zookeeper_hosts,
     zookeeper_server,
 )
