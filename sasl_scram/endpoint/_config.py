@@ -291,13 +291,3 @@ def zookeeper_store_options(props: Mapping[str, str]) -> dict[str, Any]:
         "session_timeout": session_ms / 1000,
         "request_timeout": connection_ms / 1000,
     }
-
-
-def _zk_timeout(props: Mapping[str, str], key: str) -> int:
-    """Kafka's ``zookeeper.session.timeout.ms`` (18 s); the connection timeout
-    defaults to the session timeout, as in Kafka."""
-    if props.get(key, "").strip():
-        return _int(props, key, 1)
-    if key != "zookeeper.session.timeout.ms":
-        return _zk_timeout(props, "zookeeper.session.timeout.ms")
-    return 18_000

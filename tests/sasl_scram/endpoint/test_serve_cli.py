@@ -43,6 +43,27 @@ def start(config: Path) -> subprocess.Popen[str]:
     return proc
 
 
+def describe_users(port: int, client_properties: Path) -> tuple[int, str]:
+    """``kafka-scram configs --bootstrap-server ... --describe --entity-type users``."""
+    out = io.StringIO()
+    code = main(
+        [
+            "configs",
+            "--bootstrap-server",
+            f"127.0.0.1:{port}",
+            "--command-config",
+            str(client_properties),
+            "--describe",
+            "--entity-type",
+            "users",
+        ],
+        stdout=out,
+        stderr=io.StringIO(),
+        stdin=io.StringIO(),
+    )
+    return code, out.getvalue()
+
+
 def test_serve_bootstraps_admin_and_stops_on_sigterm(tmp_path: Path) -> None:
     port = free_port()
     proc = start(write_config(tmp_path, port))
@@ -65,26 +86,8 @@ def test_serve_bootstraps_admin_and_stops_on_sigterm(tmp_path: Path) -> None:
             check=False,
         )
         assert f"broker 1 at 127.0.0.1:{port} (controller)" in proc_kcat.stdout, proc_kcat.stderr
-        out = io.StringIO()
-        code = main(
-            [
-                "configs",
-                "--bootstrap-server",
-                f"127.0.0.1:{port}",
-                "--command-config",
-                str(props),
-                "--describe",
-                "--entity-type",
-                "users",
-            ],
-            stdout=out,
-            stderr=io.StringIO(),
-            stdin=io.StringIO(),
-        )
-        assert (
-            code == 0
-            and "user-principal 'admin' are SCRAM-SHA-256=iterations=8192" in out.getvalue()
-        )
+        code, described = describe_users(port, props)
+        assert code == 0 and "user-principal 'admin' are SCRAM-SHA-256=iterations=8192" in described
     finally:
         proc.send_signal(signal.SIGTERM)
         stdout, stderr = proc.communicate(timeout=15)

@@ -304,11 +304,9 @@ def test_cli_zookeeper_path_logs_in_from_kafka_opts(
 def test_serve_on_a_secured_zookeeper(
     secure_hosts: str, broker_zk: KazooClient, tmp_path: Path
 ) -> None:
-    import io
     import signal
 
-    from sasl_scram.cli import main
-    from tests.sasl_scram.endpoint.test_serve_cli import start
+    from tests.sasl_scram.endpoint.test_serve_cli import describe_users, start
     from tests.zookeeper_server import free_port
 
     port = free_port()
@@ -331,23 +329,8 @@ def test_serve_on_a_secured_zookeeper(
         # The bootstrap user and the token paths were written with Kafka's secure ACLs.
         assert acls(broker_zk, "/config/users/admin") == CREATOR_ONLY
         assert acls(broker_zk, "/delegation_token/tokens") == CREATOR_ONLY
-        out = io.StringIO()
-        code = main(
-            [
-                "configs",
-                "--bootstrap-server",
-                f"127.0.0.1:{port}",
-                "--command-config",
-                f"{tmp_path}/admin.properties",
-                "--describe",
-                "--entity-type",
-                "users",
-            ],
-            stdout=out,
-            stderr=io.StringIO(),
-            stdin=io.StringIO(),
-        )
-        assert code == 0 and "user-principal 'admin'" in out.getvalue()
+        code, described = describe_users(port, tmp_path / "admin.properties")
+        assert code == 0 and "user-principal 'admin'" in described
     finally:
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=15)
