@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import jaas
 from jaas import is_secret_key
@@ -215,6 +215,24 @@ def _jvm_extra_options(jbuilder: object) -> object:
     raise OptionsNotInspectableError("no extraOptions field on the JVM builder")
 
 
+def _connect_options(target: object) -> Any | None:
+    """The options a Spark Connect builder keeps in Python, or ``None`` (classic).
+
+    Readers keep a dict (``_options``); writers write into their protobuf's
+    ``options`` map. Unlike the JVM's ``CaseInsensitiveMap``, both keep keys
+    that differ only in case side by side.
+    """
+    py_options = getattr(target, "_options", None)
+    if isinstance(py_options, dict):
+        return py_options
+    for proto_attr in ("_write", "_write_proto"):
+        proto = getattr(target, proto_attr, None)
+        proto_options = getattr(proto, "options", None)
+        if proto_options is not None and hasattr(proto_options, "keys"):
+            return proto_options
+    return None
+
+
 def existing_option(target: object, key: str) -> str | None:
     """Return the value already set for ``key`` on a PySpark reader or writer.
 
@@ -233,16 +251,9 @@ def existing_option(target: object, key: str) -> str | None:
                 return str(options[k])
         return None
 
-    # Spark Connect: DataFrameReader / DataStreamReader keep a Python dict;
-    # DataFrameWriter / DataStreamWriter write into their protobuf's map.
-    py_options = getattr(target, "_options", None)
-    if isinstance(py_options, dict):
-        return lookup(py_options)
-    for proto_attr in ("_write", "_write_proto"):
-        proto = getattr(target, proto_attr, None)
-        proto_options = getattr(proto, "options", None)
-        if proto_options is not None and hasattr(proto_options, "keys"):
-            return lookup(proto_options)
+    connect_options = _connect_options(target)
+    if connect_options is not None:
+        return lookup(connect_options)
     # Classic: the py4j handle of the JVM builder.
     for attr in ("_jreader", "_jwrite", "_jwriter"):
         jbuilder = getattr(target, attr, None)
@@ -298,6 +309,15 @@ def apply_kafka_options(target: T, options: Mapping[str, str], *, overwrite: boo
                 f"{type(target).__name__} already has a different {JAAS_OPTION}; "
                 "pass overwrite=True to replace it"
             )
+    # Spark Connect sends every key it holds and the server folds them into a
+    # CaseInsensitiveMap in no set order: drop other spellings of each key, so
+    # ours replaces the user's, as .option() does in classic Spark.
+    connect_options = _connect_options(target)
+    if connect_options is not None:
+        wanted = {key.lower(): key for key in options}
+        for held in list(connect_options.keys()):
+            if wanted.get(str(held).lower(), held) != held:
+                del connect_options[held]
     result: OptionTarget = target
     for key, value in options.items():
         result = result.option(key, value)

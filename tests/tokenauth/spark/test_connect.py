@@ -1,0 +1,63 @@
+"""Our option helpers on real Spark Connect builders, from a local Connect server.
+
+The fake builders in test_options.py copy the shapes seen here; this test
+keeps them honest against pyspark's own Connect classes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def probe() -> dict[str, object]:
+    pytest.importorskip("pyspark")
+    for module in ("grpc", "pandas", "pyarrow"):
+        # Spark Connect's client needs these (pyspark[connect]); `make test` installs them.
+        __import__(module)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tests.tokenauth.spark._connect_probe"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize("name", ["stream_reader", "stream_writer", "reader", "writer"])
+def test_options_on_real_connect_builders(probe: dict[str, object], name: str) -> None:
+    entry = probe[name]
+    assert isinstance(entry, dict)
+    assert entry["kind"].startswith("pyspark.sql.connect.")
+    other = 'x.LoginModule required username="bob" password="bob-pw";'
+    # The user's login is found whatever its letter case...
+    assert entry["existing"] == other
+    # ...and not replaced without overwrite=True; the error shows neither secret.
+    assert entry["conflict"] is not None
+    assert "bob-pw" not in entry["conflict"] and probe["hmac"] not in entry["conflict"]
+    assert entry["after_overwrite"] == probe["login"]
+    applied = entry["applied"]
+    assert applied["kafka.sasl.jaas.config"] == probe["login"]
+    assert applied["kafka.bootstrap.servers"] == "b1:9093"
+    assert applied["kafka.security.protocol"] == "SASL_PLAINTEXT"
+    assert applied["kafka.sasl.mechanism"] == "SCRAM-SHA-512"
+    assert entry["absent"] is None
+
+
+def test_a_query_built_by_the_helpers_runs_on_connect(probe: dict[str, object]) -> None:
+    assert probe["session"] == "pyspark.sql.connect.session"
+    rows = probe["rows"]
+    assert isinstance(rows, int) and rows > 0
+    # The token's HMAC never reaches the query's progress reports.
+    assert probe["hmac"] not in str(probe["progress"])
