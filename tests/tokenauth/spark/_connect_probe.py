@@ -81,8 +81,88 @@ def main() -> None:
     seen["rows"] = rows
     seen["progress"] = str(query.recentProgress)
     query.stop()
+    seen["rotation"] = rotation(spark)
     spark.stop()
     print(json.dumps(seen))
+
+
+def rotation(spark: Any) -> dict[str, Any]:
+    """The token supervisor replacing tokens under a checkpointed Connect query,
+    with real token RPCs against our endpoint (short lifetimes, as in
+    test_rotation.py)."""
+    import tempfile
+    from pathlib import Path
+
+    from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
+    from tokenauth import DelegationTokenClient
+    from tokenauth.spark import (
+        SupervisorPolicy,
+        TokenSupervisor,
+        apply_kafka_options,
+        secret_login,
+    )
+
+    rows_per_batch = 5
+    ext, _ = token_extension(("connect-secret",), expiry_time_ms=3_000, max_lifetime_ms=6_000)
+    endpoint = RunningEndpoint(extensions=[ext])
+    login = secret_login(endpoint.bootstrap, *ALICE, security_protocol="SASL_PLAINTEXT")
+    work = Path(tempfile.mkdtemp())
+    out, checkpoint = str(work / "out"), str(work / "checkpoint")
+    runs: list[dict[str, Any]] = []
+
+    def start_query(options: Any) -> Any:
+        source = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", rows_per_batch)
+        reader = apply_kafka_options(source, options)
+        writer = apply_kafka_options(
+            reader.load()
+            .writeStream.format("json")
+            .option("path", out)
+            .option("checkpointLocation", checkpoint)
+            .trigger(processingTime="200 milliseconds"),
+            options,
+        )
+        query = writer.start()
+        runs.append({"token_id": options.token_id, "id": str(query.id), "run": str(query.runId)})
+        return query
+
+    supervisor = TokenSupervisor(
+        login,
+        start_query,
+        policy=SupervisorPolicy(
+            renew_ratio=0.75,
+            rotate_ratio=0.75,
+            initial_backoff_ms=200,
+            max_backoff_ms=1_000,
+            check_interval_ms=200,
+        ),
+    )
+    try:
+        supervisor.start()
+        deadline = time.monotonic() + 90
+        while supervisor.rotations < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)  # let the last run commit a batch or two
+    finally:
+        supervisor.stop()
+    try:
+        with DelegationTokenClient.connect(login) as client:
+            live = {t.token_id for t in client.describe_tokens()}
+    finally:
+        endpoint.close()
+    values = sorted(row.value for row in spark.read.json(out).collect())
+    committed = sorted(
+        int(p.name) for p in (work / "checkpoint" / "commits").iterdir() if p.name.isdigit()
+    )
+    return {
+        "state": supervisor.state.name,
+        "rotations": supervisor.rotations,
+        "renewals": supervisor.renewals,
+        "runs": runs,
+        "values": values,
+        "rows_per_batch": rows_per_batch,
+        "committed": committed,
+        "live_tokens": sorted(live),
+    }
 
 
 if __name__ == "__main__":

@@ -61,3 +61,26 @@ def test_a_query_built_by_the_helpers_runs_on_connect(probe: dict[str, object]) 
     assert isinstance(rows, int) and rows > 0
     # The token's HMAC never reaches the query's progress reports.
     assert probe["hmac"] not in str(probe["progress"])
+
+
+def test_supervisor_rotates_tokens_under_a_connect_query(probe: dict[str, object]) -> None:
+    result = probe["rotation"]
+    assert isinstance(result, dict)
+    assert result["state"] == "STOPPED"
+    assert result["rotations"] >= 2 and result["renewals"] >= 1
+    runs = result["runs"]
+    # Each run had its own token and resumed the same checkpointed query.
+    assert len(runs) >= 3
+    assert len({r["token_id"] for r in runs}) == len(runs)
+    assert len({r["id"] for r in runs}) == 1
+    assert len({r["run"] for r in runs}) == len(runs)
+    # Exactly-once across restarts: rows 0..N-1, none lost or repeated; the
+    # sink may hold one batch more than the commit log (stopped in between).
+    values = result["values"]
+    assert values == list(range(len(values))) and values
+    batches = len(values) // result["rows_per_batch"]
+    assert len(values) == batches * result["rows_per_batch"]
+    assert result["committed"] == list(range(len(result["committed"])))
+    assert batches in (len(result["committed"]), len(result["committed"]) + 1)
+    # Replaced tokens and, after stop, the last one are expired.
+    assert not set(result["live_tokens"]) & {r["token_id"] for r in runs}
