@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TextIO
 
 from ._errors import ScramError
@@ -106,12 +107,27 @@ class Backend:
 def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
     import jaas
 
-    from .store import ZooKeeperCredentialStore, ZooKeeperSecurity
+    from ._properties import parse_properties
+    from .store import ZooKeeperCredentialStore, ZooKeeperSecurity, ZooKeeperTls
 
-    # Like kafka-configs: the ZooKeeper login is the JAAS file KAFKA_OPTS names,
-    # and having one means secure ACLs (JaasUtils.isZkSaslEnabled).
+    # Like kafka-configs: TLS from --zk-tls-config-file, the SASL login from the
+    # JAAS file KAFKA_OPTS names; either means secure ACLs (JaasUtils.isZkSaslEnabled).
+    tls = None
+    tls_file = getattr(args, "zk_tls_config_file", None)
+    if tls_file:
+        try:
+            props = parse_properties(Path(tls_file).read_text(encoding="utf-8"), tls_file)
+            tls = ZooKeeperTls.from_properties(props)
+        except (ValueError, OSError) as exc:
+            raise CommandError(f"--zk-tls-config-file: {exc}") from None
+        if tls is None:
+            # kafka-configs would quietly connect in plaintext here.
+            raise CommandError(
+                f"--zk-tls-config-file: {tls_file} does not set "
+                "zookeeper.ssl.client.enable=true, so TLS would not be used"
+            )
     try:
-        security = ZooKeeperSecurity.from_kafka_opts(os.environ.get("KAFKA_OPTS"))
+        security = ZooKeeperSecurity.from_kafka_opts(os.environ.get("KAFKA_OPTS"), tls=tls)
     except (ValueError, OSError, jaas.JaasError) as exc:
         raise CommandError(f"ZooKeeper login from KAFKA_OPTS: {exc}") from None
     # Lazy mode: the command alters and describes, it never needs every user.
@@ -218,6 +234,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         parser.add_argument(
             *backend.flags, dest=backend.dest, metavar=backend.metavar, help=backend.help
         )
+    parser.add_argument(
+        "--zk-tls-config-file",
+        dest="zk_tls_config_file",
+        metavar="FILE",
+        help="zookeeper.ssl.* properties for TLS to ZooKeeper (PEM stores), for --zookeeper",
+    )
     parser.add_argument(
         "--command-config",
         dest="command_config",

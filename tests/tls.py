@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import ipaddress
 from pathlib import Path
 
 from cryptography import x509
@@ -14,7 +15,10 @@ __all__ = ["self_signed"]
 
 
 def self_signed(
-    directory: Path, name: str = "localhost", key_password: str | None = None
+    directory: Path,
+    name: str = "localhost",
+    key_password: str | None = None,
+    ip: str | None = None,
 ) -> tuple[Path, Path]:
     """``(ca.pem, keystore.pem)``: a self-signed CA certificate for ``name`` and a
     Kafka-style PEM keystore holding the certificate and its (optionally
@@ -30,7 +34,12 @@ def self_signed(
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName(name)] + ([x509.IPAddress(ipaddress.ip_address(ip))] if ip else [])
+            ),
+            critical=False,
+        )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )

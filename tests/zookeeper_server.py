@@ -28,6 +28,7 @@ __all__ = [
     "ZooKeeperServer",
     "free_port",
     "secure_zookeeper_server",
+    "tls_zookeeper_server",
     "zookeeper_available",
 ]
 
@@ -83,6 +84,7 @@ class ZooKeeperServer:
         port: int | None = None,
         tick_time_ms: int = 200,
         sasl_users: dict[str, str] | None = None,
+        tls: tuple[Path, Path] | None = None,
     ) -> None:
         self.base_dir = Path(base_dir)
         self.port = port if port is not None else free_port()
@@ -105,6 +107,21 @@ class ZooKeeperServer:
             "maxSessionTimeout=30000\n"
         )
         self._jvm_flags: list[str] = []
+        self.tls_port: int | None = None
+        if tls is not None:
+            # A TLS port beside the plain one; clients must show a certificate the
+            # CA signed, and x509 gives ACLs their identity (the certificate's DN).
+            ca, keystore = tls
+            self.tls_port = free_port()
+            with self.config_path.open("a") as cfg:
+                cfg.write(
+                    f"secureClientPort={self.tls_port}\n"
+                    "secureClientPortAddress=127.0.0.1\n"
+                    "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n"
+                    f"ssl.keyStore.location={keystore}\nssl.keyStore.type=PEM\n"
+                    f"ssl.trustStore.location={ca}\nssl.trustStore.type=PEM\n"
+                    "authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider\n"
+                )
         if sasl_users:
             # SASL DIGEST-MD5 logins, as a secured Kafka ZooKeeper ensemble has them.
             jaas_path = self.base_dir / "zookeeper-server.jaas"
@@ -305,4 +322,26 @@ def secure_zookeeper_server(
     )
     server.start()
     yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def tls_zookeeper_server(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[ZooKeeperServer, Path, Path]]:
+    """A ZooKeeper with a TLS port that wants client certificates (x509 identities).
+
+    Yields the server, the CA (PEM) and a keystore (PEM key + certificate,
+    CN=localhost, also valid for 127.0.0.1) that the CA trusts, for the server
+    and for clients alike.
+    """
+    from tests.tls import self_signed
+
+    if not zookeeper_available():
+        pytest.fail(f"{ZOOKEEPER_JAR} not found: install Debian's zookeeper (make system)")
+    base = tmp_path_factory.mktemp("tls-zookeeper")
+    ca, keystore = self_signed(base, "localhost", ip="127.0.0.1")
+    server = ZooKeeperServer(base / "zk", tls=(ca, keystore))
+    server.start()
+    yield server, ca, keystore
     server.stop()

@@ -18,6 +18,7 @@ from .._errors import ScramConfigError
 from .._mechanism import ScramMechanism
 from .._principal import KafkaPrincipal
 from ..store._zk_security import CONTEXT_KEY, JAAS_FILE_KEY, SET_ACL_KEY, ZooKeeperSecurity
+from ..store._zk_tls import TLS_KEYS
 
 __all__ = ["EndpointConfig", "Listener", "parse_listeners"]
 
@@ -57,6 +58,7 @@ KNOWN_KEYS = frozenset(
         SET_ACL_KEY,
         CONTEXT_KEY,
         JAAS_FILE_KEY,
+        *TLS_KEYS,
         STORE_PATH_KEY,
         DECOY_SECRET_KEY,
         CLUSTER_ID_KEY,

@@ -29,6 +29,7 @@ from ._open import open_store
 from ._sanitizer import SanitizerError, desanitize, sanitize
 from ._sqlite import SQLiteCredentialStore
 from ._zk_security import ZooKeeperSecurity
+from ._zk_tls import ZooKeeperTls
 from ._zookeeper import ZooKeeperCredentialStore
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "UserDescription",
     "ZooKeeperCredentialStore",
     "ZooKeeperSecurity",
+    "ZooKeeperTls",
     "desanitize",
     "open_store",
     "sanitize",

@@ -16,7 +16,9 @@ Without it, znodes get ZooKeeper's open ACL, as Kafka does with
 
 Only the DIGEST-MD5 mechanism (``DigestLoginModule``) is supported. kazoo
 speaks SASL through ``pure-sasl``. A Kerberos ``Client`` section is refused
-with an error rather than ignored.
+with an error rather than ignored. TLS (:class:`ZooKeeperTls`, Kafka's
+``zookeeper.ssl.*`` keys) can be used with or instead of SASL; a client
+certificate then gives the x509 identity the ACLs name.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import jaas
+
+from ._zk_tls import ZooKeeperTls
 
 __all__ = [
     "CONTEXT_KEY",
@@ -52,23 +56,30 @@ JAAS_FILE_KEY = "scram.zookeeper.jaas.file"
 
 @dataclass(frozen=True)
 class ZooKeeperSecurity:
-    """A SASL login for ZooKeeper, and whether created znodes get Kafka's secure ACLs.
+    """How to authenticate to ZooKeeper, and whether created znodes get Kafka's secure ACLs.
 
     Args:
-        username: The DIGEST-MD5 user (the brokers' ZooKeeper principal).
+        username: The SASL DIGEST-MD5 user (the brokers' ZooKeeper principal),
+            or ``None`` for no SASL login.
         password: Its password; never shown by ``repr``.
         secure_acls: Kafka's ``zookeeper.set.acl``.
+        tls: TLS to ZooKeeper (a client certificate also authenticates).
     """
 
-    username: str
-    password: str = field(repr=False)
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
     secure_acls: bool = True
+    tls: ZooKeeperTls | None = None
 
     def __post_init__(self) -> None:
-        if not self.username:
+        if self.username is None and self.tls is None:
+            raise ValueError("a ZooKeeper login needs a SASL user, TLS, or both")
+        if self.username is not None and not self.username:
             raise ValueError("the ZooKeeper SASL username is empty")
-        if not self.password:
+        if self.username is not None and not self.password:
             raise ValueError(f"the ZooKeeper SASL password of {self.username!r} is empty")
+        if self.username is None and self.password is not None:
+            raise ValueError("a ZooKeeper SASL password was given without a username")
 
     @classmethod
     def from_jaas_file(
@@ -77,6 +88,7 @@ class ZooKeeperSecurity:
         *,
         context: str = ZOOKEEPER_CLIENT_CONTEXT,
         secure_acls: bool = True,
+        tls: ZooKeeperTls | None = None,
     ) -> ZooKeeperSecurity:
         """Read the login from a JAAS file's ``Client`` section, as a broker does.
 
@@ -106,17 +118,20 @@ class ZooKeeperSecurity:
                 f"{path}: the '{context}' section lacks {' and '.join(missing)} "
                 f"for {DIGEST_LOGIN_MODULE}"
             )
-        return cls(entry.options["username"], entry.options["password"], secure_acls)
+        return cls(entry.options["username"], entry.options["password"], secure_acls, tls)
 
     @classmethod
-    def from_kafka_opts(cls, kafka_opts: str | None) -> ZooKeeperSecurity | None:
+    def from_kafka_opts(
+        cls, kafka_opts: str | None, tls: ZooKeeperTls | None = None
+    ) -> ZooKeeperSecurity | None:
         """The login Kafka's own tools would use, from a ``KAFKA_OPTS`` value.
 
         Kafka's scripts pass ``-Djava.security.auth.login.config=FILE`` (and
         optionally ``-Dzookeeper.sasl.clientconfig=NAME``). Like
         ``JaasUtils.isZkSaslEnabled``, a login found this way also means
-        secure ACLs. ``-Dzookeeper.sasl.client=false`` turns the login off.
-        ``None`` when no JAAS file is named.
+        secure ACLs, and so does TLS (``kafka-configs --zk-tls-config-file``).
+        ``-Dzookeeper.sasl.client=false`` turns the SASL login off.
+        ``None`` when there is neither.
         """
         flags: dict[str, str] = {}
         for word in shlex.split(kafka_opts or ""):
@@ -125,42 +140,49 @@ class ZooKeeperSecurity:
                 flags[key] = value
         path = flags.get("java.security.auth.login.config")
         if not path or flags.get("zookeeper.sasl.client", "true").lower() == "false":
-            return None
+            return cls(tls=tls) if tls is not None else None
         context = flags.get("zookeeper.sasl.clientconfig", ZOOKEEPER_CLIENT_CONTEXT)
-        return cls.from_jaas_file(path, context=context)
+        return cls.from_jaas_file(path, context=context, tls=tls)
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> ZooKeeperSecurity | None:
         """From server properties: ``scram.zookeeper.jaas.file``,
-        ``zookeeper.sasl.clientconfig`` and Kafka's ``zookeeper.set.acl``.
+        ``zookeeper.sasl.clientconfig``, Kafka's ``zookeeper.set.acl`` and its
+        ``zookeeper.ssl.*`` keys (:meth:`ZooKeeperTls.from_properties`).
 
         Raises:
-            ValueError: ``zookeeper.set.acl=true`` without a login (Kafka
-                refuses to start then too), or an unusable JAAS file.
+            ValueError: ``zookeeper.set.acl=true`` with neither a SASL login
+                nor TLS (Kafka refuses to start then too), an unusable JAAS
+                file or TLS setting.
         """
         set_acl = props.get(SET_ACL_KEY, "false").strip().lower()
         if set_acl not in ("true", "false"):
             raise ValueError(f"{SET_ACL_KEY}: expected true or false, got {set_acl!r}")
+        tls = ZooKeeperTls.from_properties(props)
         path = props.get(JAAS_FILE_KEY, "").strip()
         if not path:
+            if tls is not None:
+                return cls(secure_acls=set_acl == "true", tls=tls)
             if set_acl == "true":
                 raise ValueError(
-                    f"{SET_ACL_KEY} is true, but no ZooKeeper SASL login is configured: "
-                    f"set {JAAS_FILE_KEY} to a JAAS file with a 'Client' section"
+                    f"{SET_ACL_KEY} is true, but no ZooKeeper SASL login or TLS is configured: "
+                    f"set {JAAS_FILE_KEY} to a JAAS file with a 'Client' section, or "
+                    "zookeeper.ssl.client.enable=true"
                 )
             return None
         context = props.get(CONTEXT_KEY, "").strip() or ZOOKEEPER_CLIENT_CONTEXT
-        return cls.from_jaas_file(path, context=context, secure_acls=set_acl == "true")
+        return cls.from_jaas_file(path, context=context, secure_acls=set_acl == "true", tls=tls)
 
     def kazoo_options(self) -> dict[str, Any]:
         """Keyword arguments for ``KazooClient``."""
-        return {
-            "sasl_options": {
+        options = self.tls.kazoo_options() if self.tls is not None else {}
+        if self.username is not None:
+            options["sasl_options"] = {
                 "mechanism": "DIGEST-MD5",
                 "username": self.username,
                 "password": self.password,
             }
-        }
+        return options
 
     def acl(self, path: str, kazoo_security: Any) -> list[Any] | None:
         """The ACL for a znode created at ``path`` (chroot-relative); ``None``: the default."""

@@ -153,14 +153,19 @@ class ZkSession:
             raise self._auth_failed() from None
         except self.ex.NoAuthError:
             # Kafka's secure ACLs: only the brokers' ZooKeeper principal may read.
-            who = f"{self.security.username!r}" if self.security else "an anonymous client"
+            if self.security is None:
+                who = "an anonymous client"
+            elif self.security.username is None:
+                who = "this TLS client"
+            else:
+                who = repr(self.security.username)
             raise self.unavailable(
                 f"ZooKeeper denied access to {who} (NoAuth): log in as the brokers' "
                 "ZooKeeper principal (the 'Client' section of their JAAS file)"
             ) from None
 
     def _auth_failed(self) -> Exception:
-        who = f" of {self.security.username!r}" if self.security else ""
+        who = f" of {self.security.username!r}" if self.security and self.security.username else ""
         return self.unavailable(f"ZooKeeper rejected the SASL login{who}")
 
     def children(self, path: str, watch: Callable[[Any], None] | None = None) -> list[str]:

@@ -14,6 +14,7 @@ from sasl_scram.store import (
 from tests.zookeeper_server import (  # noqa: F401 - fixtures
     dedicated_zookeeper,
     secure_zookeeper_server,
+    tls_zookeeper_server,
     zookeeper_hosts,
     zookeeper_server,
 )
