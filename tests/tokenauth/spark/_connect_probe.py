@@ -95,15 +95,14 @@ def rotation(spark: Any) -> dict[str, Any]:
 
     from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
     from tokenauth import DelegationTokenClient
-    from tokenauth.spark import (
-        SupervisorPolicy,
-        TokenSupervisor,
-        apply_kafka_options,
-        secret_login,
-    )
+    from tokenauth.spark import TokenSupervisor, apply_kafka_options, secret_login
+
+    from .test_rotation import EXPIRY_MS, FAST_POLICY, MAX_LIFETIME_MS
 
     rows_per_batch = 5
-    ext, _ = token_extension(("connect-secret",), expiry_time_ms=3_000, max_lifetime_ms=6_000)
+    ext, _ = token_extension(
+        ("connect-secret",), expiry_time_ms=EXPIRY_MS, max_lifetime_ms=MAX_LIFETIME_MS
+    )
     endpoint = RunningEndpoint(extensions=[ext])
     login = secret_login(endpoint.bootstrap, *ALICE, security_protocol="SASL_PLAINTEXT")
     work = Path(tempfile.mkdtemp())
@@ -125,17 +124,7 @@ def rotation(spark: Any) -> dict[str, Any]:
         runs.append({"token_id": options.token_id, "id": str(query.id), "run": str(query.runId)})
         return query
 
-    supervisor = TokenSupervisor(
-        login,
-        start_query,
-        policy=SupervisorPolicy(
-            renew_ratio=0.75,
-            rotate_ratio=0.75,
-            initial_backoff_ms=200,
-            max_backoff_ms=1_000,
-            check_interval_ms=200,
-        ),
-    )
+    supervisor = TokenSupervisor(login, start_query, policy=FAST_POLICY)
     try:
         supervisor.start()
         deadline = time.monotonic() + 90

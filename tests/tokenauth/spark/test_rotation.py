@@ -36,6 +36,14 @@ ROWS = 5
 # The first query start alone takes ~2 s on this machine; keep tokens longer.
 EXPIRY_MS = 3_000
 MAX_LIFETIME_MS = 6_000
+# Renew at 75% of the time to expiry, replace at 75% of the lifetime, look often.
+FAST_POLICY = SupervisorPolicy(
+    renew_ratio=0.75,
+    rotate_ratio=0.75,
+    initial_backoff_ms=200,
+    max_backoff_ms=1_000,
+    check_interval_ms=200,
+)
 
 
 def test_supervisor_rotates_tokens_under_a_checkpointed_query(
@@ -97,17 +105,7 @@ def test_supervisor_rotates_tokens_under_a_checkpointed_query(
 
     listener = Progress()
     spark.streams.addListener(listener)
-    supervisor = TokenSupervisor(
-        login,
-        start_query,
-        policy=SupervisorPolicy(
-            renew_ratio=0.75,
-            rotate_ratio=0.75,
-            initial_backoff_ms=200,
-            max_backoff_ms=1_000,
-            check_interval_ms=200,
-        ),
-    )
+    supervisor = TokenSupervisor(login, start_query, policy=FAST_POLICY)
     try:
         supervisor.start()
         deadline = time.monotonic() + 60
