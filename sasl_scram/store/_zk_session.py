@@ -109,6 +109,13 @@ class ZkSession:
                 self.client.start(timeout=self.request_timeout)
             except self.ex.AuthFailedError:
                 raise self._auth_failed() from None
+            except self._timeout_error:
+                hosts = ",".join(f"{h}:{p}" for h, p in self.client.hosts)
+                raise self.unavailable(
+                    f"could not connect to ZooKeeper at {hosts} within "
+                    f"{self.request_timeout:g} s; the 'kazoo.client' log says why "
+                    "(refused, TLS handshake, ...)"
+                ) from None
         self.ensure_paths()
         self._state_listener = state_listener
         self.client.add_listener(state_listener)

@@ -75,7 +75,7 @@ def test_an_untrusted_server_is_refused(tls_zookeeper_server: TlsServer, tmp_pat
         tls_zookeeper_server, **{"zookeeper.ssl.truststore.location": str(stranger_ca)}
     )
     tls = ZooKeeperTls.from_properties(props)
-    with pytest.raises(CredentialStoreUnavailable):
+    with pytest.raises(CredentialStoreUnavailable, match="could not connect to ZooKeeper at"):
         ZooKeeperCredentialStore(
             hosts(tls_zookeeper_server), security=ZooKeeperSecurity(tls=tls), request_timeout=3
         )
