@@ -52,6 +52,26 @@ def load_kazoo(error: type[Exception], message: str) -> Any:
     return kazoo
 
 
+class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """kazoo's own logger, remembering its last warning: kazoo logs why a
+    connection failed (refused, TLS handshake, SASL) and then only times out."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.getLogger("kazoo.client"), {})
+        self.last_problem: str | None = None
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        if level >= logging.WARNING:
+            try:
+                text = str(msg) % args if args else str(msg)
+            except (TypeError, ValueError):
+                text = str(msg)
+            # Its closing "Failed connecting ... retry policy" says nothing new.
+            if not text.startswith("Failed connecting"):
+                self.last_problem = text
+        super().log(level, msg, *args, **kwargs)
+
+
 class ZkSession:
     """A kazoo client plus the request discipline of the ZooKeeper stores.
 
@@ -93,9 +113,13 @@ class ZkSession:
         self._paths = tuple(paths)
         self._log = logger
         self._state_listener: Callable[[str], None] | None = None
+        self._kazoo_log = _KazooLog()
         if isinstance(zookeeper, str):
             self.client: KazooClient = kazoo.client.KazooClient(
-                hosts=zookeeper, timeout=session_timeout, **self._client_options
+                hosts=zookeeper,
+                timeout=session_timeout,
+                logger=self._kazoo_log,
+                **self._client_options,
             )
             self.owns_client = True
         else:
@@ -111,10 +135,11 @@ class ZkSession:
                 raise self._auth_failed() from None
             except self._timeout_error:
                 hosts = ",".join(f"{h}:{p}" for h, p in self.client.hosts)
+                why = self._kazoo_log.last_problem
                 raise self.unavailable(
                     f"could not connect to ZooKeeper at {hosts} within "
-                    f"{self.request_timeout:g} s; the 'kazoo.client' log says why "
-                    "(refused, TLS handshake, ...)"
+                    f"{self.request_timeout:g} s"
+                    + (f": {why}" if why else "; the 'kazoo.client' log says why")
                 ) from None
         self.ensure_paths()
         self._state_listener = state_listener
