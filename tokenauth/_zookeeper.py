@@ -187,13 +187,11 @@ class ZooKeeperTokenStore:
                 stat = None
             txn = self._client.transaction()
             if stat is None:
-                txn.create(path, data, acl=self._zk.acl(path))
+                self._zk.create_in(txn, path, data)
             else:
                 txn.set_data(path, data)
-            change = f"{CHANGES_PATH}/{CHANGE_PREFIX}"
-            txn.create(
-                change, encode_notification(info.token_id), acl=self._zk.acl(change), sequence=True
-            )
+            notification = encode_notification(info.token_id)
+            self._zk.create_in(txn, f"{CHANGES_PATH}/{CHANGE_PREFIX}", notification, sequence=True)
             if self._commit(txn, retry_on=(self._zk.ex.NodeExistsError, self._zk.ex.NoNodeError)):
                 self._after_own_write(info.token_id)
                 return
@@ -214,9 +212,8 @@ class ZooKeeperTokenStore:
                 return False
             txn = self._client.transaction()
             txn.delete(path)
-            change = f"{CHANGES_PATH}/{CHANGE_PREFIX}"
-            txn.create(
-                change, encode_notification(token_id), acl=self._zk.acl(change), sequence=True
+            self._zk.create_in(
+                txn, f"{CHANGES_PATH}/{CHANGE_PREFIX}", encode_notification(token_id), sequence=True
             )
             if self._commit(txn, retry_on=(self._zk.ex.NoNodeError,)):
                 self._after_own_write(token_id)

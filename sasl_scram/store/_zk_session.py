@@ -220,6 +220,14 @@ class ZkSession:
         """The ACL for a znode we create at ``path``; ``None`` means ZooKeeper's open ACL."""
         return self.security.acl(path, self.kz.security) if self.security else None
 
+    def create_in(self, txn: Any, path: str, data: bytes, *, sequence: bool = False) -> None:
+        """Add a create to a multi-op, with the ACL :meth:`acl` gives ``path``.
+
+        Every znode the stores create goes through here or :meth:`ensure_paths`,
+        so none can miss Kafka's secure ACLs.
+        """
+        txn.create(path, data, acl=self.acl(path), sequence=sequence)
+
     def ensure_paths(self) -> None:
         """Create the chroot (like ``KafkaZkClient.createChrootIfNecessary``) and the paths."""
         root, *others = self._paths

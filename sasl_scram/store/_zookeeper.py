@@ -397,14 +397,15 @@ class ZooKeeperCredentialStore:
                 new_config[mech.mechanism_name] = cred.to_kafka_string()
             txn = self._client.transaction()
             if stat is None:
-                txn.create(path, encode_config(new_config), acl=self._zk.acl(path))
+                self._zk.create_in(txn, path, encode_config(new_config))
             elif not new_config and stat.numChildren == 0:
                 # AdminZkClient.tryCleanQuotaNodes: an empty leaf is deleted.
                 txn.delete(path, version=stat.version)
             else:
                 txn.set_data(path, encode_config(new_config), version=stat.version)
-            change = f"{CHANGES_PATH}/{CHANGE_PREFIX}"
-            txn.create(change, encode_notification(user), acl=self._zk.acl(change), sequence=True)
+            self._zk.create_in(
+                txn, f"{CHANGES_PATH}/{CHANGE_PREFIX}", encode_notification(user), sequence=True
+            )
             try:
                 results = self._zk.call(txn.commit_async())
             except CredentialStoreUnavailable as exc:
@@ -463,13 +464,8 @@ class ZooKeeperCredentialStore:
                 try:
                     data, _stat = self._zk.call(result)
                 except self._zk.ex.NoNodeError:
-                    out[user] = {}
-                    continue
-                try:
-                    out[user] = decode_config(data)
-                except MalformedZnode as exc:
-                    _log.warning("skipping %s: %s", path, exc)
-                    out[user] = None
+                    data = None
+                out[user] = _user_config(path, data)
         return out
 
     def _read_configs_multi(self, users: Sequence[str]) -> dict[str, dict[str, object] | None]:
@@ -489,14 +485,7 @@ class ZooKeeperCredentialStore:
             except self._zk.ex.ZookeeperError as exc:
                 raise MultiReadUnsupported(type(exc).__name__) from None
             for (user, path), data in zip(batch, datas, strict=True):
-                if data is None:
-                    out[user] = {}
-                    continue
-                try:
-                    out[user] = decode_config(data)
-                except MalformedZnode as exc:
-                    _log.warning("skipping %s: %s", path, exc)
-                    out[user] = None
+                out[user] = _user_config(path, data)
         return out
 
     def _check_open(self) -> None:
@@ -531,3 +520,14 @@ def _unknown_outcome(user: str, reason: str) -> AlterResult:
         "Credential store connection lost during the write; the alteration may or may "
         f"not have been applied, describe the user to check: {reason}",
     )
+
+
+def _user_config(path: str, data: bytes | None) -> dict[str, object] | None:
+    """A user znode's config: ``{}`` when absent, ``None`` (logged, skipped) when malformed."""
+    if data is None:
+        return {}
+    try:
+        return decode_config(data)
+    except MalformedZnode as exc:
+        _log.warning("skipping %s: %s", path, exc)
+        return None
