@@ -12,9 +12,11 @@ import logging
 import socket
 import sys
 import threading
+import time
 
 from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, KafkaPrincipal
 from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
+from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
 from tokenauth import InMemoryTokenStore, RequestContext, TokenCache, TokenConfig, TokenManager
 from tokenauth._endpoint import build_extension
@@ -27,10 +29,11 @@ def main() -> None:
     parser.add_argument("--asyncio", action="store_true", help="asyncio's own loop, not uvloop")
     parser.add_argument("--echo", action="store_true", help="a do-nothing echo server instead")
     parser.add_argument("--max-reauth-ms", type=int, default=3_600_000)
+    parser.add_argument("--busy-poll-us", type=int, default=0, help="scram.busy.poll.us")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     if args.echo:
-        serve_echo()
+        serve_echo(args.busy_poll_us)
         return
     store = InMemoryCredentialStore()
     store.alter(
@@ -56,6 +59,7 @@ def main() -> None:
             "scram.credential.store.path": "unused.db",
             # KIP-368: lets the benchmark re-authenticate on open connections.
             "connections.max.reauth.ms": str(args.max_reauth_ms),
+            "scram.busy.poll.us": str(args.busy_poll_us),
         }
     )
     endpoint = ScramEndpoint(cfg, store, extensions=[build_extension(manager)])
@@ -82,21 +86,29 @@ def main() -> None:
 
 
 class _Echo(asyncio.Protocol):
+    def __init__(self, poller: BusyPoller | None) -> None:
+        self._poller = poller
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport: asyncio.Transport = transport  # type: ignore[assignment]
+        if self._poller is not None:
+            self._poller.poke(time.monotonic())
 
     def data_received(self, data: bytes) -> None:
+        if self._poller is not None:
+            self._poller.poke(time.monotonic())
         self._transport.write(data)
 
 
-def serve_echo() -> None:
-    """The benchmark's ceiling: the same loop and sockets, no work at all."""
+def serve_echo(busy_poll_us: int) -> None:
+    """The benchmark's ceiling: the same loop and sockets (and busy polling), no work at all."""
     import uvloop
 
     loop = uvloop.new_event_loop()
+    poller = BusyPoller(loop, busy_poll_us / 1_000_000) if busy_poll_us else None
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    server = loop.run_until_complete(loop.create_server(_Echo, sock=sock))
+    server = loop.run_until_complete(loop.create_server(lambda: _Echo(poller), sock=sock))
     print(sock.getsockname()[1], flush=True)
     done = loop.run_in_executor(None, sys.stdin.read)
     loop.run_until_complete(done)

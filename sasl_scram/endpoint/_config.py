@@ -30,6 +30,9 @@ SUPPORTED_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 STORE_PATH_KEY = "scram.credential.store.path"
 AUTH_TIMEOUT_KEY = "scram.authentication.timeout.ms"
 DECOY_SECRET_KEY = "scram.decoy.secret"  # noqa: S105 - the name of a key, not a secret
+BUSY_POLL_KEY = "scram.busy.poll.us"
+# Past a few milliseconds busy polling only burns a core between bursts.
+MAX_BUSY_POLL_US = 100_000
 CLUSTER_ID_KEY = "cluster.id"
 
 _DEFAULTS: dict[str, str] = {
@@ -44,6 +47,7 @@ _DEFAULTS: dict[str, str] = {
     # KIP-306: close a connection this long after a failed authentication.
     "connection.failed.authentication.delay.ms": "100",
     AUTH_TIMEOUT_KEY: "30000",
+    BUSY_POLL_KEY: "0",
 }
 
 # Keys understood here or by an endpoint extension (delegation tokens).
@@ -151,6 +155,8 @@ class EndpointConfig:
     auth_timeout_ms: int
     failed_auth_delay_ms: int
     store_location: str
+    #: Adaptive busy polling window in microseconds; 0 (default) lets the loop sleep.
+    busy_poll_us: int
     # Secrets (the decoy key, ssl.key.password, an inline PEM key): never in a repr.
     decoy_secret: bytes | None = field(repr=False)
     ssl_keystore: dict[str, str] = field(repr=False)
@@ -257,11 +263,22 @@ class EndpointConfig:
             auth_timeout_ms=_int(props, AUTH_TIMEOUT_KEY, 1),
             failed_auth_delay_ms=_int(props, "connection.failed.authentication.delay.ms", 0),
             store_location=location,
+            busy_poll_us=_busy_poll_us(props),
             decoy_secret=decoy.encode("utf-8") if decoy else None,
             ssl_keystore=ssl,
             properties=dict(props),
             zookeeper_options=zk_options,
         )
+
+
+def _busy_poll_us(props: Mapping[str, str]) -> int:
+    value = _int(props, BUSY_POLL_KEY, 0)
+    if value > MAX_BUSY_POLL_US:
+        raise ScramConfigError(
+            f"{BUSY_POLL_KEY}: at most {MAX_BUSY_POLL_US} (microseconds of spinning after "
+            f"each network event), got {value}"
+        )
+    return value
 
 
 def zookeeper_store_options(props: Mapping[str, str]) -> dict[str, Any]:

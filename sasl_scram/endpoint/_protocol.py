@@ -68,6 +68,9 @@ class ConnectionProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
         self._endpoint.connections[self] = None
+        poller = self._endpoint.busy_poller
+        if poller is not None:
+            poller.poke(self._last_activity)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("[%s] connection from %s", self.conn_id, transport.get_extra_info("peername"))
         self._timer = self._loop.call_later(
@@ -75,7 +78,10 @@ class ConnectionProtocol(asyncio.Protocol):
         )
 
     def data_received(self, data: bytes) -> None:
-        self._last_activity = time.monotonic()
+        self._last_activity = now = time.monotonic()
+        poller = self._endpoint.busy_poller
+        if poller is not None:
+            poller.poke(now)
         self._run(self._conn.receive(data))
 
     def eof_received(self) -> bool | None:
@@ -117,11 +123,23 @@ class ConnectionProtocol(asyncio.Protocol):
     def _run(self, outputs: list[Output]) -> None:
         transport = self._transport
         assert transport is not None
+        # Responses to frames that arrived together leave in one write: a
+        # pipelining client then wakes once, not once per response.
+        sends: list[bytes] = []
+        try:
+            self._dispatch(transport, outputs, sends)
+        finally:
+            if sends and not self._closing:
+                transport.write(sends[0] if len(sends) == 1 else b"".join(sends))
+
+    def _dispatch(
+        self, transport: asyncio.Transport, outputs: list[Output], sends: list[bytes]
+    ) -> None:
         queue: deque[Output] = deque(outputs)
         while queue:
             item = queue.popleft()
             if isinstance(item, Send):
-                transport.write(item.data)
+                sends.append(item.data)
             elif isinstance(item, CredentialNeeded):
                 if self._endpoint.lookup_may_block(item.request):
                     # A lazy cache miss reads ZooKeeper: never on the event loop.
@@ -136,6 +154,10 @@ class ConnectionProtocol(asyncio.Protocol):
                 self._task = self._loop.create_task(self._call(item))
                 return
             elif isinstance(item, Authenticated):
+                # The client waits for server-final: send it before the bookkeeping.
+                if sends:
+                    transport.write(sends[0] if len(sends) == 1 else b"".join(sends))
+                    sends.clear()
                 self._authenticated(item)
             elif isinstance(item, Close):
                 # Like Kafka: failed logins at INFO, ordinary closes at DEBUG.
@@ -145,6 +167,10 @@ class ConnectionProtocol(asyncio.Protocol):
                     self.conn_id,
                     item.reason,
                 )
+                # What was answered before the close still goes out (close flushes).
+                if sends:
+                    transport.write(b"".join(sends))
+                    sends.clear()
                 delay = self._endpoint.config.failed_auth_delay_ms / 1000
                 if item.after_failed_authentication and delay > 0:
                     # KIP-306: let the client read the error, slow brute force down.

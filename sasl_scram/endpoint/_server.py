@@ -18,6 +18,7 @@ from .._server import CredentialRequest, DecoyCredentials, Grant
 from ..kafka import ApiKey
 from ..store import CredentialStore, CredentialStoreUnavailable
 from . import _handlers
+from ._busy_poll import BusyPoller
 from ._config import EndpointConfig, Listener
 from ._connection import ConnectionSettings, advertised_versions
 from ._extension import EndpointExtension, Handler, RequestContext
@@ -88,10 +89,14 @@ class ScramEndpoint:
         self.connections: dict[ConnectionProtocol, None] = {}
         self._ids = itertools.count(1)
         self._closed = False
+        #: Set by :meth:`start` when ``scram.busy.poll.us`` is on; connections poke it.
+        self.busy_poller: BusyPoller | None = None
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
+        if self.config.busy_poll_us:
+            self.busy_poller = BusyPoller(loop, self.config.busy_poll_us / 1_000_000)
         for listener in self.config.listeners:
             context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
 

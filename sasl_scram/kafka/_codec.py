@@ -35,7 +35,11 @@ _I16 = struct.Struct(">h")
 _I64 = struct.Struct(">q")
 _ONE_BYTE = [bytes([i]) for i in range(0x80)]
 _HEADER = struct.Struct(">hhih")  # api key, version, correlation id, client id length
+_REQUEST_HEAD = struct.Struct(">ihhih")  # frame size, then _HEADER
+# SaslAuthenticate v0/v1 answer: correlation id, error, message length, token length.
+_AUTH_V0_HEAD = struct.Struct(">ihhi")
 Body = dict[str, Any]
+_SASL_AUTHENTICATE_SPEC = API_SPECS[ApiKey.SASL_AUTHENTICATE]
 
 
 def frame(payload: bytes) -> bytes:
@@ -125,6 +129,48 @@ def decode_request(payload: bytes) -> tuple[RequestHeader, ApiSpec, Body]:
         MalformedMessage: the body does not decode.
     """
     header, r = decode_request_header(payload)
+    if header.api_key == ApiKey.SASL_AUTHENTICATE:
+        token = _sasl_authenticate_token(header.api_version, payload, r.pos)
+        if token is not None:
+            return header, _SASL_AUTHENTICATE_SPEC, {"auth_bytes": token}
+    return _read_request(header, r)
+
+
+def _sasl_authenticate_token(version: int, payload: bytes, pos: int) -> bytes | None:
+    """The token of a usual SaslAuthenticate request (no tagged fields), read
+    directly: every login sends two. Anything else returns ``None`` and goes to
+    :func:`_read_request`, which gives the same body or names the problem."""
+    n = len(payload)
+    if version == 2:
+        # Header tags (none), compact bytes, body tags (none).
+        if pos + 2 > n or payload[pos] != 0:
+            return None
+        first = payload[pos + 1]
+        if first & 0x80:  # tokens of 127 bytes or more take a two-byte length
+            if pos + 3 > n or payload[pos + 2] & 0x80:
+                return None
+            length = ((first & 0x7F) | (payload[pos + 2] << 7)) - 1
+            start = pos + 3
+        else:
+            length = first - 1
+            start = pos + 2
+        end = start + length
+        if length < 0 or end >= n or payload[end] != 0:
+            return None
+        return payload[start:end]
+    if version == 0 or version == 1:
+        if pos + 4 > n:
+            return None
+        length = _SIZE.unpack_from(payload, pos)[0]
+        end = pos + 4 + length
+        if length < 0 or end > n:
+            return None
+        return payload[pos + 4 : end]
+    return None
+
+
+def _read_request(header: RequestHeader, r: Reader) -> tuple[RequestHeader, ApiSpec, Body]:
+    """The general request reader after the header; the reference for the fast path."""
     spec = API_SPECS.get(header.api_key)
     if spec is None or not spec.supports(header.api_version):
         raise UnsupportedRequest(header.api_key, header.api_version, header)
@@ -133,7 +179,6 @@ def decode_request(payload: bytes) -> tuple[RequestHeader, ApiSpec, Body]:
     if flexible:
         _skip_tags(r)
     if header.api_key == ApiKey.SASL_AUTHENTICATE:
-        # Every login sends two of these: read the one field directly.
         token = r.bytes_(flexible)
         if token is None:
             raise MalformedMessage("null auth_bytes in SaslAuthenticate")
@@ -242,6 +287,17 @@ def encode_request(
     api_key: int, version: int, correlation_id: int, client_id: str | None, body: Body
 ) -> bytes:
     """A framed request (client side)."""
+    if api_key == ApiKey.SASL_AUTHENTICATE or api_key == ApiKey.SASL_HANDSHAKE:
+        fast = _encode_sasl_request(api_key, version, correlation_id, client_id, body)
+        if fast is not None:
+            return fast
+    return _write_request(api_key, version, correlation_id, client_id, body)
+
+
+def _write_request(
+    api_key: int, version: int, correlation_id: int, client_id: str | None, body: Body
+) -> bytes:
+    """The general, schema-driven request writer; the reference for the fast path."""
     spec = API_SPECS[api_key]
     w = Writer()
     w.int16(api_key)
@@ -255,8 +311,104 @@ def encode_request(
     return frame(w.getvalue())
 
 
+def _encode_sasl_request(
+    api_key: int, version: int, correlation_id: int, client_id: str | None, body: Body
+) -> bytes | None:
+    """SaslHandshake and SaslAuthenticate written directly: a login sends three.
+
+    Same bytes as :func:`_write_request` (the codec tests compare them). Returns
+    ``None`` for anything unusual, so the general writer reports the problem.
+    """
+    if not -(2**31) <= correlation_id < 2**31:
+        return None
+    if client_id is None:
+        cid = b""
+        cid_len = -1
+    elif type(client_id) is str:
+        cid = client_id.encode("utf-8")
+        cid_len = len(cid)
+        if cid_len > 0x7FFF:
+            return None
+    else:
+        return None
+    if api_key == ApiKey.SASL_AUTHENTICATE:
+        token = body.get("auth_bytes")
+        if type(token) is not bytes or not 0 <= version <= 2:
+            return None
+        if version == 2:  # flexible: header tags, compact bytes, body tags
+            size = _uvarint(len(token) + 1)
+            tail = b"\x00" + size + token + b"\x00"
+        else:
+            tail = _SIZE.pack(len(token)) + token
+    else:
+        mechanism = body.get("mechanism")
+        if type(mechanism) is not str or not 0 <= version <= 1:
+            return None
+        raw = mechanism.encode("utf-8")
+        if len(raw) > 0x7FFF:
+            return None
+        tail = _I16.pack(len(raw)) + raw
+    head = _REQUEST_HEAD.pack(
+        _HEADER.size + len(cid) + len(tail), api_key, version, correlation_id, cid_len
+    )
+    return head + cid + tail
+
+
 def decode_response(api_key: int, version: int, payload: bytes) -> tuple[int, Body]:
     """Decode a response payload (client side): correlation id and body."""
+    if api_key == ApiKey.SASL_AUTHENTICATE:
+        fast = _sasl_authenticate_response(version, payload)
+        if fast is not None:
+            return fast
+    return _read_response(api_key, version, payload)
+
+
+def _sasl_authenticate_response(version: int, payload: bytes) -> tuple[int, Body] | None:
+    """The usual SaslAuthenticate answer (no error message, no tagged fields)
+    read with struct: every login reads two. Anything else returns ``None`` and
+    goes to :func:`_read_response`, which gives the same body or names the problem.
+    """
+    n = len(payload)
+    if version == 2:
+        # correlation id, header tags (none), error, null compact message, compact bytes.
+        if n < 9 or payload[4] != 0 or payload[7] != 0:
+            return None
+        correlation_id = _SIZE.unpack_from(payload)[0]
+        error = _I16.unpack_from(payload, 5)[0]
+        first = payload[8]
+        if first & 0x80:  # tokens of 127 bytes or more take a two-byte length
+            if n < 10 or payload[9] & 0x80:
+                return None
+            length = ((first & 0x7F) | (payload[9] << 7)) - 1
+            start = 10
+        else:
+            length = first - 1
+            start = 9
+        end = start + length
+        if length < 0 or end + 9 > n or payload[end + 8] != 0:
+            return None
+        lifetime = _I64.unpack_from(payload, end)[0]
+    elif version == 0 or version == 1:
+        if n < _AUTH_V0_HEAD.size:
+            return None
+        correlation_id, error, message_length, length = _AUTH_V0_HEAD.unpack_from(payload)
+        start = _AUTH_V0_HEAD.size
+        end = start + length
+        if message_length != -1 or length < 0 or end + 8 * version > n:
+            return None
+        lifetime = _I64.unpack_from(payload, end)[0] if version == 1 else 0
+    else:
+        return None
+    return correlation_id, {
+        "error_code": error,
+        "error_message": None,
+        "auth_bytes": payload[start:end],
+        "session_lifetime_ms": lifetime,
+    }
+
+
+def _read_response(api_key: int, version: int, payload: bytes) -> tuple[int, Body]:
+    """The general response reader; the reference for the fast path above."""
     spec = API_SPECS[api_key]
     r = Reader(payload)
     correlation_id = r.int32()

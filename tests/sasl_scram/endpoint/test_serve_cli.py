@@ -159,6 +159,9 @@ BASE = {"scram.credential.store.path": "x.db"}
             },
             "OTHER is not one of the listeners",
         ),
+        ({"scram.busy.poll.us": "-1"}, "scram.busy.poll.us: must be at least 0, got -1"),
+        ({"scram.busy.poll.us": "fast"}, "scram.busy.poll.us: expected an integer"),
+        ({"scram.busy.poll.us": "100001"}, "scram.busy.poll.us: at most 100000"),
     ],
 )
 def test_config_errors(props: dict[str, str], message: str) -> None:

@@ -361,3 +361,131 @@ def test_fast_sasl_handshake_body_matches_the_schema_reader(
     except MalformedMessage as exc:
         got = ("error", str(exc))
     assert got == expected
+
+
+@settings(max_examples=150)
+@given(
+    key_version=st.sampled_from([(17, 0), (17, 1), (36, 0), (36, 1), (36, 2), (17, 2), (36, 3)]),
+    corr=st.integers(-(2**31) - 2, 2**31 + 1),
+    client_id=st.one_of(st.none(), st.text(max_size=20), st.just("c" * 40000)),
+    mechanism=st.one_of(st.text(max_size=30), st.none(), st.just(b"raw")),
+    token=st.one_of(st.binary(max_size=300), st.none(), st.just("text")),
+)
+def test_fast_sasl_request_encoder_matches_the_schema_writer(
+    key_version: tuple[int, int],
+    corr: int,
+    client_id: str | None,
+    mechanism: Any,
+    token: Any,
+) -> None:
+    from sasl_scram.kafka._codec import _write_request
+
+    key, version = key_version
+    body = {"mechanism": mechanism} if key == 17 else {"auth_bytes": token}
+
+    def outcome(write: Any) -> Any:
+        try:
+            return ("ok", write(key, version, corr, client_id, body))
+        except Exception as exc:  # the same failure, whichever path wrote
+            return ("error", type(exc).__name__)
+
+    assert outcome(encode_request) == outcome(_write_request)
+
+
+def _replace_byte(data: bytes, index: int, value: int) -> bytes:
+    if not data:
+        return data
+    index %= len(data)
+    return data[:index] + bytes([value]) + data[index + 1 :]
+
+
+_AUTH_RESPONSES = st.builds(
+    lambda version, corr, error, message, token, lifetime: (
+        version,
+        encode_response(
+            36,
+            version,
+            corr,
+            {
+                "error_code": error,
+                "error_message": message,
+                "auth_bytes": token,
+                "session_lifetime_ms": lifetime,
+            },
+        )[4:],
+    ),
+    st.sampled_from([0, 1, 2]),
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**15), 2**15 - 1),
+    st.one_of(st.none(), st.text(max_size=10)),
+    st.binary(max_size=400),
+    st.integers(-(2**63), 2**63 - 1),
+)
+
+
+@settings(max_examples=300)
+@given(
+    st.one_of(
+        _AUTH_RESPONSES,
+        # Damaged answers: cut short, or a byte changed, near either end.
+        st.tuples(_AUTH_RESPONSES, st.integers(1, 12)).map(lambda t: (t[0][0], t[0][1][: -t[1]])),
+        st.tuples(_AUTH_RESPONSES, st.integers(-12, 12), st.integers(0, 255)).map(
+            lambda t: (t[0][0], _replace_byte(t[0][1], t[1], t[2]))
+        ),
+        st.tuples(st.sampled_from([0, 1, 2, 3]), st.binary(max_size=40)),
+    )
+)
+def test_fast_sasl_authenticate_response_reads_like_the_general_reader(
+    case: tuple[int, bytes],
+) -> None:
+    from sasl_scram.kafka._codec import _read_response
+
+    version, payload = case
+
+    def outcome(read: Any) -> Any:
+        try:
+            return ("ok", read(36, version, payload))
+        except (MalformedMessage, KeyError, ValueError) as exc:
+            return ("error", type(exc).__name__, str(exc))
+
+    assert outcome(decode_response) == outcome(_read_response)
+
+
+_AUTH_REQUESTS = st.builds(
+    lambda version, corr, client_id, token: encode_request(
+        36, version, corr, client_id, {"auth_bytes": token}
+    )[4:],
+    st.sampled_from([0, 1, 2]),
+    st.integers(-(2**31), 2**31 - 1),
+    st.one_of(st.none(), st.text(max_size=8)),
+    st.binary(max_size=400),
+)
+
+
+@settings(max_examples=300)
+@given(
+    st.one_of(
+        _AUTH_REQUESTS,
+        st.tuples(_AUTH_REQUESTS, st.integers(1, 12)).map(lambda t: t[0][: -t[1]]),
+        st.tuples(_AUTH_REQUESTS, st.integers(-14, 14), st.integers(0, 255)).map(
+            lambda t: _replace_byte(t[0], t[1], t[2])
+        ),
+        # Another version number in front of a valid body.
+        st.tuples(_AUTH_REQUESTS, st.integers(-1, 4)).map(
+            lambda t: t[0][:2] + t[1].to_bytes(2, "big", signed=True) + t[0][4:]
+        ),
+    )
+)
+def test_fast_sasl_authenticate_request_reads_like_the_general_reader(payload: bytes) -> None:
+    from sasl_scram.kafka._codec import _read_request, _read_request_header
+
+    def outcome(read: Any) -> Any:
+        try:
+            header, spec, body = read(payload)
+        except (MalformedMessage, UnsupportedRequest) as exc:
+            return ("error", type(exc).__name__, str(exc))
+        return ("ok", header, spec, body)
+
+    assert outcome(decode_request) == outcome(
+        lambda data: _read_request(*_read_request_header(data))
+    )

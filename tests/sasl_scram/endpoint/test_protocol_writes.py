@@ -1,0 +1,104 @@
+"""The protocol adapter answers frames that arrived together with one write."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sasl_scram import SCRAM_SHA_256, ScramClient
+from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
+from sasl_scram.endpoint._protocol import ConnectionProtocol
+from sasl_scram.kafka import ApiKey, FrameBuffer, decode_response, encode_request
+from sasl_scram.store import InMemoryCredentialStore
+from tests.endpoint_harness import ALICE, seed_users
+
+
+class RecordingTransport(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: Any) -> None:
+        self.writes.append(bytes(data))
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 1) if name == "peername" else default
+
+
+def endpoint(**props: str) -> ScramEndpoint:
+    store = InMemoryCredentialStore()
+    seed_users(store)
+    config = EndpointConfig.from_properties({"scram.credential.store.path": "x.db", **props})
+    return ScramEndpoint(config, store)
+
+
+def frames_of(data: bytes) -> list[bytes]:
+    buffer = FrameBuffer(1 << 20)
+    buffer.feed(data)
+    out = []
+    while (payload := buffer.next_frame()) is not None:
+        out.append(payload)
+    return out
+
+
+def test_pipelined_handshake_and_client_first_get_one_write() -> None:
+    async def scenario() -> tuple[list[bytes], bool]:
+        ep = endpoint()
+        protocol = ConnectionProtocol(ep, ep.config.listeners[0], "test-1")
+        transport = RecordingTransport()
+        protocol.connection_made(transport)
+        client = ScramClient(SCRAM_SHA_256, *ALICE)
+        protocol.data_received(
+            encode_request(ApiKey.SASL_HANDSHAKE, 1, 1, "t", {"mechanism": "SCRAM-SHA-256"})
+            + encode_request(
+                ApiKey.SASL_AUTHENTICATE, 2, 2, "t", {"auth_bytes": client.client_first()}
+            )
+        )
+        writes = list(transport.writes)
+        (handshake, server_first) = frames_of(writes[0])
+        assert decode_response(ApiKey.SASL_HANDSHAKE, 1, handshake)[1]["error_code"] == 0
+        _, body = decode_response(ApiKey.SASL_AUTHENTICATE, 2, server_first)
+        final = client.receive_server_first(body["auth_bytes"])
+        protocol.data_received(
+            encode_request(ApiKey.SASL_AUTHENTICATE, 2, 3, "t", {"auth_bytes": final})
+        )
+        _, body = decode_response(ApiKey.SASL_AUTHENTICATE, 2, frames_of(transport.writes[1])[0])
+        client.receive_server_final(body["auth_bytes"])
+        protocol.connection_lost(None)
+        return writes, client.complete
+
+    writes, complete = asyncio.run(scenario())
+    assert len(writes) == 1
+    assert complete
+
+
+def test_answers_before_a_close_are_written_before_closing() -> None:
+    async def scenario() -> RecordingTransport:
+        ep = endpoint(**{"sasl.enabled.mechanisms": "SCRAM-SHA-512"})
+        protocol = ConnectionProtocol(ep, ep.config.listeners[0], "test-2")
+        transport = RecordingTransport()
+        protocol.connection_made(transport)
+        protocol.data_received(
+            encode_request(ApiKey.SASL_HANDSHAKE, 1, 1, "t", {"mechanism": "SCRAM-SHA-256"})
+        )
+        protocol.connection_lost(None)
+        return transport
+
+    transport = asyncio.run(scenario())
+    assert transport.closed
+    (refusal,) = frames_of(b"".join(transport.writes))
+    _, body = decode_response(ApiKey.SASL_HANDSHAKE, 1, refusal)
+    assert body["error_code"] == 33 and body["mechanisms"] == ["SCRAM-SHA-512"]
