@@ -97,6 +97,10 @@ class ScramEndpoint:
         loop = asyncio.get_running_loop()
         if self.config.busy_poll_us:
             self.busy_poller = BusyPoller(loop, self.config.busy_poll_us / 1_000_000)
+            log.info(
+                "Busy polling for %d us after each network event (scram.busy.poll.us)",
+                self.config.busy_poll_us,
+            )
         for listener in self.config.listeners:
             context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
 

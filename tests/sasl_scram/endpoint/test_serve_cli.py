@@ -198,3 +198,20 @@ def test_config_repr_hides_secrets() -> None:
     assert "SASL_SSL" in text
     for secret in ("decoy-s3cret", "key-s3cret", "token-s3cret"):
         assert secret not in text
+
+
+def test_serve_with_busy_polling_authenticates_and_stops_on_sigterm(tmp_path: Path) -> None:
+    port = free_port()
+    proc = start(write_config(tmp_path, port, "scram.busy.poll.us=500\n"))
+    try:
+        assert proc.stdout is not None
+        "".join(proc.stdout.readline() for _ in range(3))
+        props = tmp_path / "data" / "admin.properties"
+        for _ in range(3):
+            code, described = describe_users(port, props)
+            assert code == 0 and "user-principal 'admin'" in described
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=15)
+    assert proc.returncode == 0, stderr
+    assert "Shutting down" in stderr
