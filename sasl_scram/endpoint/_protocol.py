@@ -44,8 +44,9 @@ class ConnectionProtocol(asyncio.Protocol):
         self._conn = ServerConnection(endpoint.settings, endpoint.clock_ms, listener.protocol)
         self._transport: asyncio.Transport | None = None
         self._loop = asyncio.get_running_loop()
-        self._timer: asyncio.TimerHandle | None = None
-        self._last_activity = time.monotonic()
+        deadlines = endpoint.deadlines
+        assert deadlines is not None, "the endpoint is not started"
+        self._deadlines = deadlines
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._lost = False
@@ -68,17 +69,17 @@ class ConnectionProtocol(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
         self._endpoint.connections[self] = None
-        poller = self._endpoint.busy_poller
-        if poller is not None:
-            poller.poke(self._last_activity)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("[%s] connection from %s", self.conn_id, transport.get_extra_info("peername"))
-        self._timer = self._loop.call_later(
-            self._endpoint.config.auth_timeout_ms / 1000, self._auth_timeout
-        )
+        now = time.monotonic()
+        self._deadlines.connected(self, now)
+        poller = self._endpoint.busy_poller
+        if poller is not None:
+            poller.poke(now)
 
     def data_received(self, data: bytes) -> None:
-        self._last_activity = now = time.monotonic()
+        now = time.monotonic()
+        self._deadlines.touch(self, now)  # a no-op until authenticated
         poller = self._endpoint.busy_poller
         if poller is not None:
             poller.poke(now)
@@ -89,8 +90,7 @@ class ConnectionProtocol(asyncio.Protocol):
         return None
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        self._deadlines.remove(self)
         if self._task is not None:
             self._task.cancel()
         self._endpoint.connections.pop(self, None)
@@ -99,20 +99,19 @@ class ConnectionProtocol(asyncio.Protocol):
             self._closed_event.set()
         log.debug("[%s] closed", self.conn_id)
 
-    # -- timers ------------------------------------------------------------------------
-    def _auth_timeout(self) -> None:
+    # -- deadlines (called by ConnectionDeadlines) -----------------------------------
+    def authentication_timed_out(self) -> None:
         if not self._conn.authenticated:
             log.info("[%s] authentication timed out", self.conn_id)
             self.close("authentication timeout")
 
-    def _idle_check(self) -> None:
-        idle = self._endpoint.config.idle_timeout_ms / 1000
-        remaining = self._last_activity + idle - time.monotonic()
-        if remaining <= 0 and not self.busy:
-            log.info("[%s] closing idle connection", self.conn_id)
-            self.close("idle")
-            return
-        self._timer = self._loop.call_later(max(remaining, 0.1), self._idle_check)
+    def idle_expired(self) -> bool:
+        """Close if quiet for ``connections.max.idle.ms``; False while a request runs."""
+        if self.busy:
+            return False
+        log.info("[%s] closing idle connection", self.conn_id)
+        self.close("idle")
+        return True
 
     # -- the state machine's outputs -------------------------------------------------
     def close(self, reason: str) -> None:
@@ -193,11 +192,7 @@ class ConnectionProtocol(asyncio.Protocol):
             " (delegation token)" if s.token_authenticated else "",
         )
         if not item.reauthentication:
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer = self._loop.call_later(
-                self._endpoint.config.idle_timeout_ms / 1000, self._idle_check
-            )
+            self._deadlines.authenticated(self, time.monotonic())
 
     async def _grant_in_thread(self, item: CredentialNeeded) -> None:
         try:
@@ -242,6 +237,6 @@ class ConnectionProtocol(asyncio.Protocol):
             self._task = None
         if self._transport is None or self._transport.is_closing():
             return
-        self._last_activity = time.monotonic()
+        self._deadlines.touch(self, time.monotonic())
         self._transport.resume_reading()
         self._run(outputs)

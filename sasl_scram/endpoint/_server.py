@@ -21,6 +21,7 @@ from . import _handlers
 from ._busy_poll import BusyPoller
 from ._config import EndpointConfig, Listener
 from ._connection import ConnectionSettings, advertised_versions
+from ._deadlines import ConnectionDeadlines
 from ._extension import EndpointExtension, Handler, RequestContext
 from ._protocol import ConnectionProtocol
 
@@ -91,10 +92,19 @@ class ScramEndpoint:
         self._closed = False
         #: Set by :meth:`start` when ``scram.busy.poll.us`` is on; connections poke it.
         self.busy_poller: BusyPoller | None = None
+        #: Authentication and idle deadlines of every connection (set by :meth:`start`).
+        self.deadlines: ConnectionDeadlines[ConnectionProtocol] | None = None
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
+        self.deadlines = ConnectionDeadlines(
+            loop,
+            self.config.auth_timeout_ms / 1000,
+            self.config.idle_timeout_ms / 1000,
+            ConnectionProtocol.authentication_timed_out,
+            ConnectionProtocol.idle_expired,
+        )
         if self.config.busy_poll_us:
             self.busy_poller = BusyPoller(loop, self.config.busy_poll_us / 1_000_000)
             log.info(
@@ -155,6 +165,8 @@ class ScramEndpoint:
         for server in self._servers:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(server.wait_closed(), 1.0)
+        if self.deadlines is not None:
+            self.deadlines.close()
         for ext in self._extensions:
             if ext.close is not None:
                 ext.close()

@@ -41,7 +41,13 @@ class RecordingTransport(asyncio.Transport):
 def endpoint(**props: str) -> ScramEndpoint:
     store = InMemoryCredentialStore()
     seed_users(store)
-    config = EndpointConfig.from_properties({"scram.credential.store.path": "x.db", **props})
+    config = EndpointConfig.from_properties(
+        {
+            "listeners": "SASL_PLAINTEXT://127.0.0.1:0",
+            "scram.credential.store.path": "x.db",
+            **props,
+        }
+    )
     return ScramEndpoint(config, store)
 
 
@@ -57,6 +63,7 @@ def frames_of(data: bytes) -> list[bytes]:
 def test_pipelined_handshake_and_client_first_get_one_write() -> None:
     async def scenario() -> tuple[list[bytes], bool]:
         ep = endpoint()
+        await ep.start()
         protocol = ConnectionProtocol(ep, ep.config.listeners[0], "test-1")
         transport = RecordingTransport()
         protocol.connection_made(transport)
@@ -78,6 +85,7 @@ def test_pipelined_handshake_and_client_first_get_one_write() -> None:
         _, body = decode_response(ApiKey.SASL_AUTHENTICATE, 2, frames_of(transport.writes[1])[0])
         client.receive_server_final(body["auth_bytes"])
         protocol.connection_lost(None)
+        await ep.close()
         return writes, client.complete
 
     writes, complete = asyncio.run(scenario())
@@ -88,6 +96,7 @@ def test_pipelined_handshake_and_client_first_get_one_write() -> None:
 def test_answers_before_a_close_are_written_before_closing() -> None:
     async def scenario() -> RecordingTransport:
         ep = endpoint(**{"sasl.enabled.mechanisms": "SCRAM-SHA-512"})
+        await ep.start()
         protocol = ConnectionProtocol(ep, ep.config.listeners[0], "test-2")
         transport = RecordingTransport()
         protocol.connection_made(transport)
@@ -95,6 +104,7 @@ def test_answers_before_a_close_are_written_before_closing() -> None:
             encode_request(ApiKey.SASL_HANDSHAKE, 1, 1, "t", {"mechanism": "SCRAM-SHA-256"})
         )
         protocol.connection_lost(None)
+        await ep.close()
         return transport
 
     transport = asyncio.run(scenario())
