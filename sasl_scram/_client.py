@@ -163,7 +163,7 @@ class ScramClient:
         proof = _crypto.xor(client_key, signature)
         self._server_key = server_key
         self._auth_message = auth_message
-        return ClientFinalMessage.create(first.nonce, proof).to_bytes()
+        return final.with_proof(proof).to_bytes()
 
     def _derive_keys(self, salt: bytes, iterations: int) -> tuple[bytes, bytes]:
         mech = self._mechanism

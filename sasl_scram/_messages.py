@@ -147,6 +147,8 @@ def extension_dict(extensions: Extensions) -> dict[str, str]:
     """Last value wins for a repeated name, as in Kafka's HashMap."""
     return dict(extensions)
 
+# base64("n,,"): the GS2 header without channel binding, in every client-final.
+_GS2_NO_BINDING = "biws"
 
 @dataclass(frozen=True, slots=True)
 class ClientFirstMessage:
@@ -286,8 +288,15 @@ class ClientFinalMessage:
     def create(
         cls, nonce: str, proof: bytes, channel_binding: bytes = b"n,,"
     ) -> ClientFinalMessage:
-        without_proof = f"c={java_b64encode(channel_binding)},r={nonce}"
+        binding = _GS2_NO_BINDING if channel_binding == b"n,," else java_b64encode(channel_binding)
+        without_proof = f"c={binding},r={nonce}"
         return cls(channel_binding, nonce, proof, (), without_proof)
+
+    def with_proof(self, proof: bytes) -> ClientFinalMessage:
+        """The same message carrying ``proof`` (the AuthMessage needs it without)."""
+        return ClientFinalMessage(
+            self.channel_binding, self.nonce, proof, self.extensions, self.without_proof
+        )
 
     @classmethod
     def parse(cls, data: bytes) -> ClientFinalMessage:
