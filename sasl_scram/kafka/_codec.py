@@ -145,19 +145,10 @@ def _sasl_authenticate_token(version: int, payload: bytes, pos: int) -> bytes | 
         # Header tags (none), compact bytes, body tags (none).
         if pos + 2 > n or payload[pos] != 0:
             return None
-        first = payload[pos + 1]
-        if first & 0x80:  # tokens of 127 bytes or more take a two-byte length
-            if pos + 3 > n or payload[pos + 2] & 0x80:
-                return None
-            length = ((first & 0x7F) | (payload[pos + 2] << 7)) - 1
-            start = pos + 3
-        else:
-            length = first - 1
-            start = pos + 2
-        end = start + length
-        if length < 0 or end >= n or payload[end] != 0:
+        span = _compact_bytes_span(payload, pos + 1)
+        if span is None or span[1] >= n or payload[span[1]] != 0:
             return None
-        return payload[start:end]
+        return payload[span[0] : span[1]]
     if version == 0 or version == 1:
         if pos + 4 > n:
             return None
@@ -167,6 +158,30 @@ def _sasl_authenticate_token(version: int, payload: bytes, pos: int) -> bytes | 
             return None
         return payload[pos + 4 : end]
     return None
+
+
+def _compact_bytes_span(payload: bytes, pos: int) -> tuple[int, int] | None:
+    """Where the non-null compact bytes field at ``pos`` lies: ``(start, end)``.
+
+    Lengths of one or two varint bytes (SCRAM messages are far shorter than
+    16 KiB); ``None`` for anything else, left to the general reader.
+    """
+    n = len(payload)
+    if pos >= n:
+        return None
+    first = payload[pos]
+    if first & 0x80:
+        if pos + 1 >= n or payload[pos + 1] & 0x80:
+            return None
+        length = ((first & 0x7F) | (payload[pos + 1] << 7)) - 1
+        start = pos + 2
+    else:
+        length = first - 1
+        start = pos + 1
+    end = start + length
+    if length < 0 or end > n:
+        return None
+    return start, end
 
 
 def _read_request(header: RequestHeader, r: Reader) -> tuple[RequestHeader, ApiSpec, Body]:
@@ -375,17 +390,11 @@ def _sasl_authenticate_response(version: int, payload: bytes) -> tuple[int, Body
             return None
         correlation_id = _SIZE.unpack_from(payload)[0]
         error = _I16.unpack_from(payload, 5)[0]
-        first = payload[8]
-        if first & 0x80:  # tokens of 127 bytes or more take a two-byte length
-            if n < 10 or payload[9] & 0x80:
-                return None
-            length = ((first & 0x7F) | (payload[9] << 7)) - 1
-            start = 10
-        else:
-            length = first - 1
-            start = 9
-        end = start + length
-        if length < 0 or end + 9 > n or payload[end + 8] != 0:
+        span = _compact_bytes_span(payload, 8)
+        if span is None:
+            return None
+        start, end = span
+        if end + 9 > n or payload[end + 8] != 0:
             return None
         lifetime = _I64.unpack_from(payload, end)[0]
     elif version == 0 or version == 1:
