@@ -147,8 +147,10 @@ def extension_dict(extensions: Extensions) -> dict[str, str]:
     """Last value wins for a repeated name, as in Kafka's HashMap."""
     return dict(extensions)
 
+
 # base64("n,,"): the GS2 header without channel binding, in every client-final.
 _GS2_NO_BINDING = "biws"
+
 
 @dataclass(frozen=True, slots=True)
 class ClientFirstMessage:
