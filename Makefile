@@ -2,8 +2,9 @@
 # Both create .venv and install what they need on a fresh machine.
 
 # The distribution's CPython 3.11 when there is one: Debian and Ubuntu build it
-# with PGO and LTO and link it statically, about 25% faster than a default
-# pyenv or source build (docs/performance.md). `make PYTHON=...` overrides.
+# with profile-guided optimisation and link it statically, about 25% faster
+# than a default pyenv or source build (docs/performance.md).
+# `make PYTHON=...` overrides.
 PYTHON ?= $(firstword $(wildcard /usr/bin/python3.11) python3)
 VENV := .venv
 PY := $(VENV)/bin/python
