@@ -459,17 +459,22 @@ def main() -> None:
     for label, _, _ in servers[:2]:
         met = sum(user_rates[label, mode, c] >= 5000 for mode, _ in modes for c in (1, 10, 100))
         print(f"server {label}: {met} of 6 endpoint figures at or above 5000/s")
+    # Users and tokens against the same server, in alternating windows: the
+    # ratio then compares like with like whatever the VM's neighbours do.
     proc, port, sample = start_server(100_000)
+    user_rate = token_rate = 0.0
     try:
         place(proc)
-        token_rate = max(run(rate(port, sample, True, 10, reconnect=True)) for _ in range(WINDOWS))
+        for _ in range(WINDOWS):
+            user_rate = max(user_rate, run(rate(port, logins, False, 10, reconnect=True)))
+            token_rate = max(token_rate, run(rate(port, sample, True, 10, reconnect=True)))
     finally:
         unpin(proc)
         stop(proc)
     print(
-        f"token logins/s  server uvloop  new connection concurrency  10: {token_rate:8.0f}   with 100,000 live "
-        f"tokens cached, {len(sample)} in rotation; ratio to users "
-        f"{token_rate / user_rates['uvloop', 'new connection', 10]:.2f} (target ~1.0)"
+        f"token logins/s  server uvloop  new connection concurrency  10: {token_rate:8.0f}   with "
+        f"100,000 live tokens cached, {len(sample)} in rotation; users on the same server "
+        f"{user_rate:.0f}/s; ratio {token_rate / user_rate:.2f} (target ~1.0)"
     )
     elapsed, per_token = token_sweep_and_memory(100_000)
     print(f"sweep of 100,000 expired tokens: {elapsed * 1000:8.1f} ms   (target <= 200 ms)")
