@@ -11,7 +11,9 @@ not loopback, and only with ``CAP_NET_ADMIN``.
 The poller re-arms a zero-delay callback while the window is open, which makes
 both uvloop and asyncio poll with a zero timeout. It costs a core's worth of
 CPU while traffic keeps coming and nothing once the server has been quiet for
-the window. Off unless ``scram.busy.poll.us`` is set.
+the window. Other threads (lookups that read ZooKeeper, kazoo's own) still
+run: they get the interpreter at Python's switch interval, as they do next to
+any busy loop. Off unless ``scram.busy.poll.us`` is set.
 """
 
 from __future__ import annotations

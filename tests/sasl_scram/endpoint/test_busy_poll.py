@@ -8,7 +8,7 @@ import time
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
-from sasl_scram.admin import KafkaConnection, SaslCredentials
+from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from tests.endpoint_harness import ALICE, RunningEndpoint
@@ -76,3 +76,35 @@ def test_endpoint_without_busy_polling_has_no_poller() -> None:
     with RunningEndpoint() as ep:
         KafkaConnection(ep.bootstrap, SaslCredentials(SCRAM_SHA_256, *ALICE)).close()
         assert ep.endpoint.busy_poller is None
+
+
+def test_busy_polling_endpoint_with_a_lazy_zookeeper_store(zookeeper_hosts: str) -> None:
+    """Lookups that read ZooKeeper run in a thread and kazoo has threads of its
+    own: they must still get the interpreter while the loop spins."""
+    from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
+    from tests.endpoint_harness import seed_users
+
+    writer = ZooKeeperCredentialStore(zookeeper_hosts)
+    seed_users(writer)
+    store = ZooKeeperCredentialStore(zookeeper_hosts, mode="lazy")
+    try:
+        with RunningEndpoint(store=store, properties={"scram.busy.poll.us": "5000"}) as ep:
+            for _ in range(20):
+                KafkaConnection(ep.bootstrap, SaslCredentials(SCRAM_SHA_256, *ALICE)).close()
+            # A change made by another process reaches the spinning endpoint.
+            writer.alter([], [ScramUpsertion.from_password("alice", SCRAM_SHA_256, "new-pw")])
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    KafkaConnection(
+                        ep.bootstrap, SaslCredentials(SCRAM_SHA_256, "alice", "new-pw")
+                    ).close()
+                    break
+                except KafkaConnectionError:
+                    assert time.monotonic() < deadline, "the new password never took effect"
+                    time.sleep(0.05)
+            with pytest.raises(KafkaConnectionError, match="invalid credentials"):
+                KafkaConnection(ep.bootstrap, SaslCredentials(SCRAM_SHA_256, *ALICE))
+    finally:
+        store.close()
+        writer.close()
