@@ -185,7 +185,8 @@ def _compact_bytes_span(payload: bytes, pos: int) -> tuple[int, int] | None:
 
 
 def _read_request(header: RequestHeader, r: Reader) -> tuple[RequestHeader, ApiSpec, Body]:
-    """The general request reader after the header; the reference for the fast path."""
+    """The schema-driven request reader after the header; the reference for the
+    SaslAuthenticate fast path. SaslHandshake's one string is read directly."""
     spec = API_SPECS.get(header.api_key)
     if spec is None or not spec.supports(header.api_version):
         raise UnsupportedRequest(header.api_key, header.api_version, header)
@@ -193,13 +194,6 @@ def _read_request(header: RequestHeader, r: Reader) -> tuple[RequestHeader, ApiS
     flexible = spec.flexible(version)
     if flexible:
         _skip_tags(r)
-    if header.api_key == ApiKey.SASL_AUTHENTICATE:
-        token = r.bytes_(flexible)
-        if token is None:
-            raise MalformedMessage("null auth_bytes in SaslAuthenticate")
-        if flexible:
-            _skip_tags(r)
-        return header, spec, {"auth_bytes": token}
     if header.api_key == ApiKey.SASL_HANDSHAKE:
         # The first request of every login: one non-nullable string.
         mechanism = r.string(False)
@@ -405,6 +399,7 @@ def _sasl_authenticate_response(version: int, payload: bytes) -> tuple[int, Body
         end = start + length
         if message_length != -1 or length < 0 or end + 8 * version > n:
             return None
+        # v0 has no session lifetime (KIP-368); the schema reader gives 0 too.
         lifetime = _I64.unpack_from(payload, end)[0] if version == 1 else 0
     else:
         return None
@@ -417,24 +412,12 @@ def _sasl_authenticate_response(version: int, payload: bytes) -> tuple[int, Body
 
 
 def _read_response(api_key: int, version: int, payload: bytes) -> tuple[int, Body]:
-    """The general response reader; the reference for the fast path above."""
+    """The general, schema-driven response reader; the reference for the fast path above."""
     spec = API_SPECS[api_key]
     r = Reader(payload)
     correlation_id = r.int32()
     if spec.response_header_version(version) == 1:
         _skip_tags(r)
-    if api_key == ApiKey.SASL_AUTHENTICATE:
-        # Every login reads two of these: decode the four fields directly.
-        flexible = spec.flexible(version)
-        body: Body = {"error_code": r.int16(), "error_message": r.string(flexible)}
-        token = r.bytes_(flexible)
-        if token is None:
-            raise MalformedMessage("null auth_bytes in SaslAuthenticate response")
-        body["auth_bytes"] = token
-        body["session_lifetime_ms"] = r.int64() if version >= 1 else 0
-        if flexible:
-            _skip_tags(r)
-        return correlation_id, body
     if api_key == ApiKey.API_VERSIONS:
         # KIP-511: an error answer (35) carries a v0 body whatever we asked for.
         start = r.pos
