@@ -128,8 +128,8 @@ class ConnectionProtocol(asyncio.Protocol):
         try:
             self._dispatch(transport, outputs, sends)
         finally:
-            if sends and not self._closing:
-                transport.write(sends[0] if len(sends) == 1 else b"".join(sends))
+            if not self._closing:
+                _flush(transport, sends)
 
     def _dispatch(
         self, transport: asyncio.Transport, outputs: list[Output], sends: list[bytes]
@@ -154,9 +154,7 @@ class ConnectionProtocol(asyncio.Protocol):
                 return
             elif isinstance(item, Authenticated):
                 # The client waits for server-final: send it before the bookkeeping.
-                if sends:
-                    transport.write(sends[0] if len(sends) == 1 else b"".join(sends))
-                    sends.clear()
+                _flush(transport, sends)
                 self._authenticated(item)
             elif isinstance(item, Close):
                 # Like Kafka: failed logins at INFO, ordinary closes at DEBUG.
@@ -167,9 +165,7 @@ class ConnectionProtocol(asyncio.Protocol):
                     item.reason,
                 )
                 # What was answered before the close still goes out (close flushes).
-                if sends:
-                    transport.write(b"".join(sends))
-                    sends.clear()
+                _flush(transport, sends)
                 delay = self._endpoint.config.failed_auth_delay_ms / 1000
                 if item.after_failed_authentication and delay > 0:
                     # KIP-306: let the client read the error, slow brute force down.
@@ -240,3 +236,10 @@ class ConnectionProtocol(asyncio.Protocol):
         self._deadlines.touch(self, time.monotonic())
         self._transport.resume_reading()
         self._run(outputs)
+
+
+def _flush(transport: asyncio.Transport, sends: list[bytes]) -> None:
+    """Write the answers gathered so far, as one write."""
+    if sends:
+        transport.write(sends[0] if len(sends) == 1 else b"".join(sends))
+        sends.clear()
