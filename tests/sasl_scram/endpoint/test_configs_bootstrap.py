@@ -27,14 +27,19 @@ def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def test_alter_and_describe_over_the_wire(endpoint: RunningEndpoint, tmp_path: Path) -> None:
-    base = [
+def over_the_wire(endpoint: RunningEndpoint, tmp_path: Path, user: str, password: str) -> list[str]:
+    """``configs --bootstrap-server <endpoint> --command-config <user's properties>``."""
+    return [
         "configs",
         "--bootstrap-server",
         endpoint.bootstrap,
         "--command-config",
-        command_config(tmp_path, "admin", "admin-secret"),
+        command_config(tmp_path, user, password),
     ]
+
+
+def test_alter_and_describe_over_the_wire(endpoint: RunningEndpoint, tmp_path: Path) -> None:
+    base = over_the_wire(endpoint, tmp_path, "admin", "admin-secret")
     code, out, err = run(
         *base,
         "--alter",
@@ -63,14 +68,7 @@ def test_login_failure_and_missing_command_config(
     endpoint: RunningEndpoint, tmp_path: Path
 ) -> None:
     code, _, err = run(
-        "configs",
-        "--bootstrap-server",
-        endpoint.bootstrap,
-        "--command-config",
-        command_config(tmp_path, "admin", "wrong"),
-        "--describe",
-        "--entity-type",
-        "users",
+        *over_the_wire(endpoint, tmp_path, "admin", "wrong"), "--describe", "--entity-type", "users"
     )
     assert code == 1
     assert "invalid credentials with SASL mechanism SCRAM-SHA-256" in err
@@ -83,11 +81,7 @@ def test_login_failure_and_missing_command_config(
 
 def test_non_super_user_is_refused(endpoint: RunningEndpoint, tmp_path: Path) -> None:
     code, out, err = run(
-        "configs",
-        "--bootstrap-server",
-        endpoint.bootstrap,
-        "--command-config",
-        command_config(tmp_path, "alice", "alice-secret"),
+        *over_the_wire(endpoint, tmp_path, "alice", "alice-secret"),
         "--alter",
         "--delete-config",
         "SCRAM-SHA-512",
