@@ -42,15 +42,7 @@ from ._spark_policy import (
     _Held,
 )
 
-__all__ = [
-    "StreamingQueryLike",
-    "SupervisorError",
-    "SupervisorPolicy",
-    "SupervisorState",
-    "TokenClient",
-    "TokenSupervisor",
-    "Transition",
-]
+__all__ = ["TokenSupervisor"]
 
 _log = logging.getLogger("tokenauth.spark")
 

@@ -34,15 +34,15 @@ from ._spark_options import (
     existing_option,
     kafka_options,
 )
-from ._spark_supervisor import (
+from ._spark_policy import (
     StreamingQueryLike,
     SupervisorError,
     SupervisorPolicy,
     SupervisorState,
     TokenClient,
-    TokenSupervisor,
     Transition,
 )
+from ._spark_supervisor import TokenSupervisor
 
 __all__ = [
     "JAAS_OPTION",
