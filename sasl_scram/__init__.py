@@ -6,10 +6,10 @@ server through a lookup step the caller answers.
 
 from __future__ import annotations
 
-from ._b64 import Base64Error, java_b64decode, java_b64encode
-from ._client import ScramClient
-from ._credential import ScramCredential, kafka_salt
-from ._errors import (
+from sasl_scram._b64 import Base64Error, java_b64decode, java_b64encode
+from sasl_scram._client import ScramClient
+from sasl_scram._credential import ScramCredential, kafka_salt
+from sasl_scram._errors import (
     AuthenticationFailed,
     InvalidCredentialString,
     ScramConfigError,
@@ -19,9 +19,15 @@ from ._errors import (
     ScramStateError,
     ScramUsageError,
 )
-from ._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
-from ._mechanism import MAX_ITERATIONS, MIN_ITERATIONS, SCRAM_SHA_256, SCRAM_SHA_512, ScramMechanism
-from ._messages import (
+from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
+from sasl_scram._mechanism import (
+    MAX_ITERATIONS,
+    MIN_ITERATIONS,
+    SCRAM_SHA_256,
+    SCRAM_SHA_512,
+    ScramMechanism,
+)
+from sasl_scram._messages import (
     ClientFinalMessage,
     ClientFirstMessage,
     ServerFinalMessage,
@@ -29,9 +35,9 @@ from ._messages import (
     escape_username,
     unescape_username,
 )
-from ._principal import KafkaPrincipal
-from ._saslprep import Normalization, saslprep
-from ._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
+from sasl_scram._saslprep import Normalization, saslprep
+from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
+from sasl_scram.config import KafkaPrincipal
 
 __all__ = [
     "DEFAULT_KEY_CACHE",

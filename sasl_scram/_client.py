@@ -11,24 +11,24 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 
-from . import _crypto
-from ._errors import (
+from sasl_scram import _crypto
+from sasl_scram._errors import (
     ScramError,
     ScramProtocolError,
     ScramServerError,
     ScramStateError,
     ScramUsageError,
 )
-from ._javamap import java_hashmap_order
-from ._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
-from ._mechanism import MIN_ITERATIONS, ScramMechanism
-from ._messages import (
+from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
+from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram._messages import (
     ClientFinalMessage,
     ClientFirstMessage,
     ServerFinalMessage,
     ServerFirstMessage,
+    java_hashmap_order,
 )
-from ._saslprep import Normalization, normalize_password, saslprep
+from sasl_scram._saslprep import Normalization, normalize_password, saslprep
 
 __all__ = ["ScramClient"]
 

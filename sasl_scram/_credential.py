@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import _crypto
-from ._b64 import Base64Error, java_b64decode, java_b64encode
-from ._errors import InvalidCredentialString, ScramUsageError
-from ._mechanism import MIN_ITERATIONS, ScramMechanism
-from ._saslprep import Normalization, normalize_password
+from sasl_scram import _crypto
+from sasl_scram._b64 import Base64Error, java_b64decode, java_b64encode
+from sasl_scram._errors import InvalidCredentialString, ScramUsageError
+from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram._saslprep import Normalization, normalize_password
 
 __all__ = ["ScramCredential", "kafka_salt"]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
 
-from ._mechanism import ScramMechanism
+from sasl_scram._mechanism import ScramMechanism
 
 __all__ = [
     "base36",

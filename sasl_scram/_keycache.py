@@ -14,7 +14,7 @@ import secrets
 import threading
 from collections import OrderedDict
 
-from ._mechanism import ScramMechanism
+from sasl_scram._mechanism import ScramMechanism
 
 __all__ = ["DEFAULT_KEY_CACHE", "SaltedPasswordCache"]
 

@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ._errors import ScramUsageError
+from sasl_scram._errors import ScramUsageError
 
 __all__ = ["SCRAM_SHA_256", "SCRAM_SHA_512", "ScramMechanism"]
 

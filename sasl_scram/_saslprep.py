@@ -10,7 +10,7 @@ import enum
 import stringprep
 import unicodedata
 
-from ._errors import ScramUsageError
+from sasl_scram._errors import ScramUsageError
 
 __all__ = ["Normalization", "normalize_password", "saslprep"]
 

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import NamedTuple
 
-from . import _crypto
-from ._credential import ScramCredential
-from ._crypto import fast_hmac
-from ._errors import AuthenticationFailed, ScramError, ScramStateError, ScramUsageError
-from ._mechanism import MIN_ITERATIONS, ScramMechanism
-from ._messages import split_client_final, split_client_first, unescape_username
+from sasl_scram import _crypto
+from sasl_scram._credential import ScramCredential
+from sasl_scram._crypto import fast_hmac
+from sasl_scram._errors import AuthenticationFailed, ScramError, ScramStateError, ScramUsageError
+from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram._messages import split_client_final, split_client_first, unescape_username
 
 __all__ = [
     "CredentialRequest",

@@ -7,3 +7,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# The ZooKeeper fixtures (a real Debian ZooKeeper per session, dedicated servers,
+# SASL and TLS variants) serve every test folder.
+pytest_plugins = ["tests.zookeeper_server"]

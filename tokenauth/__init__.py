@@ -15,9 +15,9 @@ See docs/tokens.md.
 
 from __future__ import annotations
 
-from ._cache import TokenCache, TokenCredentials
-from ._client import DelegationTokenClient, TokenRequestError
-from ._config import (
+from tokenauth._cache import TokenCache, TokenCredentials
+from tokenauth._client import DelegationTokenClient, TokenRequestError
+from tokenauth._config import (
     DEFAULT_EXPIRY_CHECK_INTERVAL_MS,
     DEFAULT_EXPIRY_TIME_MS,
     DEFAULT_MAX_LIFETIME_MS,
@@ -30,14 +30,14 @@ from ._config import (
     TokenSecrets,
     parse_secret_list,
 )
-from ._errors import (
+from tokenauth._errors import (
     TokenConfigError,
     TokenError,
     TokenStoreError,
     TokenStoreUnavailable,
     TokenUsageError,
 )
-from ._manager import (
+from tokenauth._manager import (
     AclOperation,
     Authorizer,
     RequestContext,
@@ -45,27 +45,32 @@ from ._manager import (
     TokenManager,
     wall_clock_ms,
 )
-from ._open import open_token_store
-from ._provider import TokenCredentialProvider, UserLookup
-from ._results import (
+from tokenauth._provider import TokenCredentialProvider, UserLookup
+from tokenauth._results import (
     CreateTokenResult,
     DescribeTokensResult,
     ExpireTokenResult,
     RenewTokenResult,
-    TokenErrorCode,
 )
-from ._sqlite import SQLiteTokenStore
-from ._store import InMemoryTokenStore, TokenListener, TokenStore
-from ._sweeper import ExpirySweeper
-from ._token import (
+from tokenauth._sweeper import ExpirySweeper
+from tokenauth._token import (
     DelegationToken,
     TokenInformation,
     compute_hmac,
     hmac_base64,
     new_token_id,
 )
-from ._zkformat import MalformedToken, decode_token, encode_token
-from ._zookeeper import ZooKeeperTokenStore
+from tokenauth.stores import (
+    InMemoryTokenStore,
+    MalformedToken,
+    SQLiteTokenStore,
+    TokenListener,
+    TokenStore,
+    ZooKeeperTokenStore,
+    decode_token,
+    encode_token,
+    open_token_store,
+)
 
 __all__ = [
     "DEFAULT_EXPIRY_CHECK_INTERVAL_MS",
@@ -96,7 +101,6 @@ __all__ = [
     "TokenCredentialProvider",
     "TokenCredentials",
     "TokenError",
-    "TokenErrorCode",
     "TokenInformation",
     "TokenListener",
     "TokenManager",

@@ -24,11 +24,10 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from sasl_scram import MIN_ITERATIONS, ScramCredential, ScramMechanism, kafka_salt
-
-from ._config import TokenSecrets
-from ._errors import TokenStoreUnavailable
-from ._store import TokenStore
-from ._token import DelegationToken, TokenInformation, compute_hmac, hmac_base64
+from tokenauth._config import TokenSecrets
+from tokenauth._errors import TokenStoreUnavailable
+from tokenauth._token import DelegationToken, TokenInformation, compute_hmac, hmac_base64
+from tokenauth.stores import TokenStore
 
 __all__ = ["TokenCache", "TokenCredentials"]
 

@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from sasl_scram import KafkaPrincipal, ScramError
-from sasl_scram.client_config import ClientConfig
-
-from ._client import DelegationTokenClient
-from ._errors import TokenError
-from ._token import DelegationToken, hmac_base64
+from sasl_scram.config import ClientConfig
+from tokenauth._client import DelegationTokenClient
+from tokenauth._errors import TokenError
+from tokenauth._token import DelegationToken, hmac_base64
 
 __all__ = ["register"]
 

@@ -13,12 +13,10 @@ from typing import Any
 
 from sasl_scram import KafkaPrincipal
 from sasl_scram.admin import KafkaConnection
-from sasl_scram.client_config import ClientConfig
-from sasl_scram.kafka import ApiKey
-
-from ._errors import TokenError
-from ._results import TokenErrorCode
-from ._token import DelegationToken, TokenInformation
+from sasl_scram.config import ClientConfig
+from sasl_scram.kafka import ApiKey, ErrorCode
+from tokenauth._errors import TokenError
+from tokenauth._token import DelegationToken, TokenInformation
 
 __all__ = ["DelegationTokenClient", "TokenRequestError"]
 
@@ -32,7 +30,7 @@ class TokenRequestError(TokenError):
 
     def __init__(self, operation: str, error_code: int) -> None:
         try:
-            text = TokenErrorCode(error_code).message
+            text = ErrorCode(error_code).default_message
         except ValueError:
             text = f"error code {error_code}"
         super().__init__(f"{operation} failed: {text} (error {error_code})")

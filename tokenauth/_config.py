@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ._errors import TokenConfigError
+from tokenauth._errors import TokenConfigError
 
 __all__ = [
     "DEFAULT_EXPIRY_CHECK_INTERVAL_MS",

@@ -17,14 +17,12 @@ from sasl_scram import KafkaPrincipal
 from sasl_scram.endpoint import EndpointExtension, zookeeper_store_options
 from sasl_scram.endpoint import RequestContext as EndpointContext
 from sasl_scram.kafka import ApiKey
-
-from ._cache import TokenCache
-from ._config import TokenConfig
-from ._manager import RequestContext, TokenManager, wall_clock_ms
-from ._open import open_token_store
-from ._provider import TokenCredentialProvider
-from ._store import InMemoryTokenStore, TokenStore
-from ._sweeper import ExpirySweeper
+from tokenauth._cache import TokenCache
+from tokenauth._config import TokenConfig
+from tokenauth._manager import RequestContext, TokenManager, wall_clock_ms
+from tokenauth._provider import TokenCredentialProvider
+from tokenauth._sweeper import ExpirySweeper
+from tokenauth.stores import InMemoryTokenStore, TokenStore, open_token_store
 
 __all__ = ["build_extension", "endpoint_extension"]
 

@@ -3,7 +3,7 @@
 One root, with the same split as ``sasl_scram``: the caller passed something
 wrong (usage), the configuration is invalid (config), or the backing store
 failed (store). Kafka's *answers* to token requests are not exceptions: they
-are :class:`~tokenauth.TokenErrorCode` values inside the results, as on the
+are :class:`~tokenauth.ErrorCode` values inside the results, as on the
 wire. No message ever contains a secret or an HMAC.
 """
 

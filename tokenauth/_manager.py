@@ -15,19 +15,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sasl_scram import KafkaPrincipal
-
-from ._cache import TokenCache
-from ._config import TokenConfig
-from ._errors import TokenStoreError
-from ._results import (
+from sasl_scram.kafka import ErrorCode
+from tokenauth._cache import TokenCache
+from tokenauth._config import TokenConfig
+from tokenauth._errors import TokenStoreError
+from tokenauth._results import (
     CreateTokenResult,
     DescribeTokensResult,
     ExpireTokenResult,
     RenewTokenResult,
-    TokenErrorCode,
 )
-from ._store import TokenStore
-from ._token import DelegationToken, TokenInformation, compute_hmac, new_token_id
+from tokenauth._token import DelegationToken, TokenInformation, compute_hmac, new_token_id
+from tokenauth.stores import TokenStore
 
 __all__ = [
     "AclOperation",
@@ -199,20 +198,20 @@ class TokenManager:
             owner = requester
         renewers = tuple(renewers)
 
-        def error(code: TokenErrorCode) -> CreateTokenResult:
+        def error(code: ErrorCode) -> CreateTokenResult:
             return CreateTokenResult(code, owner, requester)
 
         if not ctx.allow_token_requests:
-            return error(TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+            return error(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
         if owner != requester and not ctx.authorized(
             AclOperation.CREATE_TOKENS, ResourceType.USER, str(owner)
         ):
-            return error(TokenErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED)
+            return error(ErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED)
         if any(r.principal_type != USER_TYPE for r in renewers):
-            return error(TokenErrorCode.INVALID_PRINCIPAL_TYPE)
+            return error(ErrorCode.INVALID_PRINCIPAL_TYPE)
         secrets = self._config.secrets
         if secrets is None:
-            return error(TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
+            return error(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
         now = self._now(now_ms)
         server_max = self._config.max_lifetime_ms
         lifetime = server_max if max_lifetime_ms <= 0 else min(max_lifetime_ms, server_max)
@@ -224,9 +223,9 @@ class TokenManager:
             self._store.put(info)
         except TokenStoreError as exc:
             _log.warning("could not store new token %s: %s", token_id, exc)
-            return error(TokenErrorCode.UNKNOWN_SERVER_ERROR)
+            return error(ErrorCode.UNKNOWN_SERVER_ERROR)
         return CreateTokenResult(
-            TokenErrorCode.NONE,
+            ErrorCode.NONE,
             owner,
             requester,
             now,
@@ -260,25 +259,25 @@ class TokenManager:
         default while ``> 0`` means ``min(default, requested)``.
         """
         if not ctx.allow_token_requests:
-            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
         if not self.enabled:
-            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
+            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
         info = self._cache.find_by_hmac(hmac)
         if info is None:
-            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND)
+            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_NOT_FOUND)
         if not info.may_renew(ctx.principal):
-            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
+            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
         now = self._now(now_ms)
         if info.is_expired(now):
-            return RenewTokenResult(TokenErrorCode.DELEGATION_TOKEN_EXPIRED)
+            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_EXPIRED)
         period = self._config.expiry_time_ms if renew_period_ms < 0 else renew_period_ms
         expiry = min(info.max_timestamp_ms, now + period)
         try:
             self._store.put(info.with_expiry(expiry))
         except TokenStoreError as exc:
             _log.warning("could not renew token %s: %s", info.token_id, exc)
-            return RenewTokenResult(TokenErrorCode.UNKNOWN_SERVER_ERROR)
-        return RenewTokenResult(TokenErrorCode.NONE, expiry)
+            return RenewTokenResult(ErrorCode.UNKNOWN_SERVER_ERROR)
+        return RenewTokenResult(ErrorCode.NONE, expiry)
 
     # -- ExpireDelegationToken (API 40) --------------------------------------------
 
@@ -299,27 +298,27 @@ class TokenManager:
         the same order.
         """
         if not ctx.allow_token_requests:
-            return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+            return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
         if not self.enabled:
-            return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
+            return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
         info = self._cache.find_by_hmac(hmac)
         if info is None:
-            return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND)
+            return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_NOT_FOUND)
         if not info.may_renew(ctx.principal):
-            return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
+            return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
         now = self._now(now_ms)
         try:
             if expiry_period_ms < 0:
                 self._store.remove(info.token_id)
-                return ExpireTokenResult(TokenErrorCode.NONE, now)
+                return ExpireTokenResult(ErrorCode.NONE, now)
             if info.is_expired(now):
-                return ExpireTokenResult(TokenErrorCode.DELEGATION_TOKEN_EXPIRED)
+                return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_EXPIRED)
             expiry = min(info.max_timestamp_ms, now + expiry_period_ms)
             self._store.put(info.with_expiry(expiry))
         except TokenStoreError as exc:
             _log.warning("could not expire token %s: %s", info.token_id, exc)
-            return ExpireTokenResult(TokenErrorCode.UNKNOWN_SERVER_ERROR)
-        return ExpireTokenResult(TokenErrorCode.NONE, expiry)
+            return ExpireTokenResult(ErrorCode.UNKNOWN_SERVER_ERROR)
+        return ExpireTokenResult(ErrorCode.NONE, expiry)
 
     # -- DescribeDelegationToken (API 41) ------------------------------------------
 
@@ -340,11 +339,11 @@ class TokenManager:
         by issue time, then id (Kafka's is a hash map's).
         """
         if not ctx.allow_token_requests:
-            return DescribeTokensResult(TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+            return DescribeTokensResult(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
         if not self.enabled:
-            return DescribeTokensResult(TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
+            return DescribeTokensResult(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
         if owners is not None and len(owners) == 0:
-            return DescribeTokensResult(TokenErrorCode.NONE)
+            return DescribeTokensResult(ErrorCode.NONE)
         wanted = tuple(owners) if owners is not None else None
         found: list[DelegationToken] = []
         for info in sorted(self._cache.tokens(), key=lambda t: (t.issue_timestamp_ms, t.token_id)):
@@ -361,7 +360,7 @@ class TokenManager:
             token = self._cache.token(info.token_id)
             if token is not None:
                 found.append(token)
-        return DescribeTokensResult(TokenErrorCode.NONE, tuple(found))
+        return DescribeTokensResult(ErrorCode.NONE, tuple(found))
 
     # -- expiry ----------------------------------------------------------------------
 

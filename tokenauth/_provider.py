@@ -17,9 +17,8 @@ import logging
 from collections.abc import Callable
 
 from sasl_scram import CredentialRequest, Grant, ScramCredential, ScramMechanism
-
-from ._cache import TokenCache
-from ._manager import wall_clock_ms
+from tokenauth._cache import TokenCache
+from tokenauth._manager import wall_clock_ms
 
 __all__ = ["TokenCredentialProvider", "UserLookup"]
 

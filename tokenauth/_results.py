@@ -7,58 +7,18 @@ corresponding response puts on the wire, with Kafka's values on error
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field
 
 from sasl_scram import KafkaPrincipal
-
-from ._token import DelegationToken, TokenInformation, hmac_base64
+from sasl_scram.kafka import ErrorCode
+from tokenauth._token import DelegationToken, TokenInformation, hmac_base64
 
 __all__ = [
     "CreateTokenResult",
     "DescribeTokensResult",
     "ExpireTokenResult",
     "RenewTokenResult",
-    "TokenErrorCode",
 ]
-
-
-class TokenErrorCode(enum.IntEnum):
-    """The codes token RPCs return (``org.apache.kafka.common.protocol.Errors``).
-
-    Token responses have no error message field, only the code.
-    """
-
-    UNKNOWN_SERVER_ERROR = -1
-    NONE = 0
-    DELEGATION_TOKEN_AUTH_DISABLED = 61
-    DELEGATION_TOKEN_NOT_FOUND = 62
-    DELEGATION_TOKEN_OWNER_MISMATCH = 63
-    DELEGATION_TOKEN_REQUEST_NOT_ALLOWED = 64
-    DELEGATION_TOKEN_AUTHORIZATION_FAILED = 65
-    DELEGATION_TOKEN_EXPIRED = 66
-    INVALID_PRINCIPAL_TYPE = 67
-
-    @property
-    def message(self) -> str:
-        """Kafka's default message for the code (for logs and CLIs)."""
-        return _MESSAGES[self]
-
-
-_MESSAGES = {
-    TokenErrorCode.UNKNOWN_SERVER_ERROR: "The server experienced an unexpected error when "
-    "processing the request.",
-    TokenErrorCode.NONE: "",
-    TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED: "Delegation Token feature is not enabled.",
-    TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND: "Delegation Token is not found on server.",
-    TokenErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH: "Specified Principal is not valid "
-    "Owner/Renewer.",
-    TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: "Delegation Token requests are not "
-    "allowed on PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.",
-    TokenErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED: "Delegation Token authorization failed.",
-    TokenErrorCode.DELEGATION_TOKEN_EXPIRED: "Delegation Token is expired.",
-    TokenErrorCode.INVALID_PRINCIPAL_TYPE: "Supplied principalType is not supported.",
-}
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -81,7 +41,7 @@ class CreateTokenResult:
         renewers: The renewers stored (not part of the response; for callers).
     """
 
-    error: TokenErrorCode
+    error: ErrorCode
     owner: KafkaPrincipal
     token_requester: KafkaPrincipal
     issue_timestamp_ms: int = -1
@@ -108,7 +68,7 @@ class CreateTokenResult:
     @property
     def token(self) -> DelegationToken | None:
         """The created token, or ``None`` on error."""
-        if self.error != TokenErrorCode.NONE:
+        if self.error != ErrorCode.NONE:
             return None
         return DelegationToken(
             TokenInformation(
@@ -128,7 +88,7 @@ class CreateTokenResult:
 class RenewTokenResult:
     """RenewDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error)."""
 
-    error: TokenErrorCode
+    error: ErrorCode
     expiry_timestamp_ms: int = -1
 
 
@@ -136,7 +96,7 @@ class RenewTokenResult:
 class ExpireTokenResult:
     """ExpireDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error)."""
 
-    error: TokenErrorCode
+    error: ErrorCode
     expiry_timestamp_ms: int = -1
 
 
@@ -148,5 +108,5 @@ class DescribeTokensResult:
     ``info.renewers``, the three timestamps, ``token_id`` and ``hmac``.
     """
 
-    error: TokenErrorCode
+    error: ErrorCode
     tokens: tuple[DelegationToken, ...] = ()

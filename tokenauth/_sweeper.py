@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from ._manager import TokenManager, wall_clock_ms
+from tokenauth._manager import TokenManager, wall_clock_ms
 
 __all__ = ["ExpirySweeper"]
 

@@ -19,8 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from sasl_scram import KafkaPrincipal
-
-from ._errors import TokenUsageError
+from tokenauth._errors import TokenUsageError
 
 __all__ = [
     "HMAC_ALGORITHM",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._connection import KafkaConnection, KafkaConnectionError, SaslCredentials
-from ._scram_admin import RemoteScramAdmin
+from sasl_scram.admin._connection import KafkaConnection, KafkaConnectionError, SaslCredentials
+from sasl_scram.admin._scram_admin import RemoteScramAdmin
 
 __all__ = ["KafkaConnection", "KafkaConnectionError", "RemoteScramAdmin", "SaslCredentials"]

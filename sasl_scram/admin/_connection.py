@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
-from .._client import ScramClient
-from .._errors import ScramError
-from .._mechanism import ScramMechanism
-from ..client_config import ClientConfig, ClientConfigError
-from ..kafka import (
+from sasl_scram._client import ScramClient
+from sasl_scram._errors import ScramError
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.config import ClientConfig, ClientConfigError
+from sasl_scram.kafka import (
     API_SPECS,
     ApiKey,
     ErrorCode,

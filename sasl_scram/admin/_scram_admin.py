@@ -4,27 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._mechanism import ScramMechanism
-from ..kafka import ApiKey
-from ..store import (
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.admin._connection import KafkaConnection
+from sasl_scram.kafka import ApiKey, ErrorCode
+from sasl_scram.store import (
     AlterResult,
     CredentialInfo,
     DescribeResult,
-    KafkaError,
     ScramDeletion,
     ScramUpsertion,
     UserDescription,
 )
-from ._connection import KafkaConnection
 
 __all__ = ["RemoteScramAdmin"]
 
 
-def _error(code: int) -> KafkaError:
+def _error(code: int) -> ErrorCode:
     try:
-        return KafkaError(code)
+        return ErrorCode(code)
     except ValueError:
-        return KafkaError.UNKNOWN_SERVER_ERROR
+        return ErrorCode.UNKNOWN_SERVER_ERROR
 
 
 class RemoteScramAdmin:

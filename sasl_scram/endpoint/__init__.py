@@ -5,8 +5,9 @@ asyncio server is a thin adapter (:class:`ScramEndpoint`)."""
 
 from __future__ import annotations
 
-from ._config import EndpointConfig, Listener, zookeeper_store_options
-from ._connection import (
+from sasl_scram.endpoint._bootstrap import BootstrapFiles, ensure_bootstrap_user
+from sasl_scram.endpoint._config import EndpointConfig, Listener, zookeeper_store_options
+from sasl_scram.endpoint._connection import (
     ApiCall,
     Authenticated,
     Close,
@@ -15,13 +16,20 @@ from ._connection import (
     Send,
     ServerConnection,
 )
-from ._extension import ENTRY_POINT_GROUP, EndpointExtension, Handler, RequestContext
-from ._server import ScramEndpoint
+from sasl_scram.endpoint._extension import (
+    ENTRY_POINT_GROUP,
+    EndpointExtension,
+    Handler,
+    RequestContext,
+    load_extensions,
+)
+from sasl_scram.endpoint._server import ScramEndpoint
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "ApiCall",
     "Authenticated",
+    "BootstrapFiles",
     "Close",
     "ConnectionSettings",
     "CredentialNeeded",
@@ -33,5 +41,7 @@ __all__ = [
     "ScramEndpoint",
     "Send",
     "ServerConnection",
+    "ensure_bootstrap_user",
+    "load_extensions",
     "zookeeper_store_options",
 ]

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import jaas
-
-from .._mechanism import ScramMechanism
-from ..store import KafkaError, ScramAdmin, ScramUpsertion
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store import ScramAdmin, ScramUpsertion
 
 __all__ = ["BootstrapFiles", "ensure_bootstrap_user"]
 
@@ -49,14 +49,14 @@ def ensure_bootstrap_user(
     """Create ``user`` with a random password unless it already has a credential."""
     kcat_path = properties_path.with_name(properties_path.stem + "-kcat.conf")
     described = store.describe([user])
-    exists = bool(described.results) and described.results[0].error == KafkaError.NONE
+    exists = bool(described.results) and described.results[0].error == ErrorCode.NONE
     if exists:
         return BootstrapFiles(user, False, properties_path, kcat_path)
     password = secrets.token_urlsafe(24)
     results = store.alter(
         [], [ScramUpsertion.from_password(user, mech, password, 8192) for mech in mechanisms]
     )
-    failed = [r for r in results if r.error != KafkaError.NONE]
+    failed = [r for r in results if r.error != ErrorCode.NONE]
     if failed:
         raise RuntimeError(f"could not create bootstrap user {user!r}: {failed[0].message}")
     mechanism = mechanisms[-1].mechanism_name

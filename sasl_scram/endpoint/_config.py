@@ -13,12 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jaas
-
-from .._errors import ScramConfigError
-from .._mechanism import ScramMechanism
-from .._principal import KafkaPrincipal
-from ..store._zk_security import CONTEXT_KEY, JAAS_FILE_KEY, SET_ACL_KEY, ZooKeeperSecurity
-from ..store._zk_tls import TLS_KEYS
+from sasl_scram._errors import ScramConfigError
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.config import KafkaPrincipal
+from sasl_scram.store.zookeeper import (
+    CONTEXT_KEY,
+    JAAS_FILE_KEY,
+    SET_ACL_KEY,
+    TLS_KEYS,
+    ZooKeeperSecurity,
+)
 
 __all__ = ["EndpointConfig", "Listener", "parse_listeners"]
 

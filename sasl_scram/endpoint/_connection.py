@@ -14,16 +14,17 @@ are steps the adapter answers, so no I/O happens here.
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._errors import AuthenticationFailed, ScramStateError
-from .._mechanism import ScramMechanism
-from .._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
-from ..kafka import (
+from sasl_scram._errors import AuthenticationFailed, ScramStateError
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
+from sasl_scram.kafka import (
     API_SPECS,
     ApiKey,
     ApiSpec,
@@ -130,11 +131,11 @@ class ConnectionSettings:
     cached_bodies: dict[tuple[int, int, int], bytes] = field(
         default_factory=dict, compare=False, repr=False
     )
-    #: The enabled mechanisms by SASL name, for SaslHandshake.
-    by_name: dict[str, ScramMechanism] = field(init=False, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "by_name", {m.mechanism_name: m for m in self.mechanisms})
+    @functools.cached_property
+    def by_name(self) -> dict[str, ScramMechanism]:
+        """The enabled mechanisms by SASL name, for SaslHandshake (built once)."""
+        return {m.mechanism_name: m for m in self.mechanisms}
 
 
 class _State(enum.Enum):

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
-from .._principal import KafkaPrincipal
-from .._server import CredentialRequest, Grant, ScramSession
+from sasl_scram._server import CredentialRequest, Grant, ScramSession
+from sasl_scram.config import KafkaPrincipal
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ..kafka import ErrorCode
-from ..store import ScramAdmin, ScramDeletion, ScramUpsertion
-from ._config import EndpointConfig
-from ._extension import RequestContext
+from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store import ScramAdmin, ScramDeletion, ScramUpsertion
 
 __all__ = ["alter_scram", "describe_scram", "metadata"]
 

@@ -13,31 +13,57 @@ import asyncio
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from .._principal import KafkaPrincipal
-from ._config import Listener
-from ._connection import (
+from sasl_scram._server import CredentialRequest, Grant
+from sasl_scram.config import KafkaPrincipal
+from sasl_scram.endpoint._busy_poll import BusyPoller
+from sasl_scram.endpoint._config import EndpointConfig, Listener
+from sasl_scram.endpoint._connection import (
     ApiCall,
     Authenticated,
     Close,
+    ConnectionSettings,
     CredentialNeeded,
     Output,
     Send,
     ServerConnection,
 )
-from ._extension import RequestContext
+from sasl_scram.endpoint._deadlines import ConnectionDeadlines
+from sasl_scram.endpoint._extension import Handler, RequestContext
 
-if TYPE_CHECKING:
-    from ._server import ScramEndpoint
-
-__all__ = ["ConnectionProtocol"]
+__all__ = ["ConnectionHost", "ConnectionProtocol"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
 
+class ConnectionHost(Protocol):
+    """What a connection needs from the server that accepted it.
+
+    :class:`ScramEndpoint` implements it; a connection never sees the server
+    class itself, so the two modules do not import each other.
+    """
+
+    @property
+    def config(self) -> EndpointConfig: ...
+    @property
+    def settings(self) -> ConnectionSettings: ...
+    @property
+    def clock_ms(self) -> Callable[[], int]: ...
+    @property
+    def connections(self) -> dict[ConnectionProtocol, None]: ...
+    @property
+    def deadlines(self) -> ConnectionDeadlines[ConnectionProtocol] | None: ...
+    @property
+    def busy_poller(self) -> BusyPoller | None: ...
+    def handler(self, api_key: int) -> Handler | None: ...
+    def lookup_may_block(self, request: CredentialRequest) -> bool: ...
+    def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
+
+
 class ConnectionProtocol(asyncio.Protocol):
-    def __init__(self, endpoint: ScramEndpoint, listener: Listener, conn_id: str) -> None:
+    def __init__(self, endpoint: ConnectionHost, listener: Listener, conn_id: str) -> None:
         self._endpoint = endpoint
         self._listener = listener
         self.conn_id = conn_id

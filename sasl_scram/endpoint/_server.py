@@ -14,16 +14,16 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._server import CredentialRequest, DecoyCredentials, Grant
-from ..kafka import ApiKey
-from ..store import CredentialStore, CredentialStoreUnavailable
-from . import _handlers
-from ._busy_poll import BusyPoller
-from ._config import EndpointConfig, Listener
-from ._connection import ConnectionSettings, advertised_versions
-from ._deadlines import ConnectionDeadlines
-from ._extension import EndpointExtension, Handler, RequestContext
-from ._protocol import ConnectionProtocol
+from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant
+from sasl_scram.endpoint import _handlers
+from sasl_scram.endpoint._busy_poll import BusyPoller
+from sasl_scram.endpoint._config import EndpointConfig, Listener
+from sasl_scram.endpoint._connection import ConnectionSettings, advertised_versions
+from sasl_scram.endpoint._deadlines import ConnectionDeadlines
+from sasl_scram.endpoint._extension import EndpointExtension, Handler, RequestContext
+from sasl_scram.endpoint._protocol import ConnectionProtocol
+from sasl_scram.kafka import ApiKey
+from sasl_scram.store import CredentialStore, CredentialStoreUnavailable
 
 __all__ = ["ScramEndpoint"]
 
@@ -201,7 +201,7 @@ class ScramEndpoint:
 
     def lookup_may_block(self, request: CredentialRequest) -> bool:
         """Whether answering ``request`` may wait on the network (a lazy ZooKeeper cache)."""
-        return not request.token_auth and bool(getattr(self.store, "lookup_may_block", False))
+        return not request.token_auth and self.store.lookup_may_block
 
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None:
         """The credential for a login, from memory; ``None`` fails the login (decoy)."""

@@ -17,8 +17,8 @@ imports no client library and changes nothing.
 
 from __future__ import annotations
 
-from ._config import ConfigSource, config_from_jaas, load_client_config
-from ._credentials import (
+from sasl_scram.integrations._config import ConfigSource, config_from_jaas, load_client_config
+from sasl_scram.integrations._credentials import (
     CredentialsProvider,
     CredentialsSource,
     PropertiesFileCredentials,
@@ -28,7 +28,7 @@ from ._credentials import (
     fetch_credentials,
     fetch_credentials_async,
 )
-from ._errors import CredentialsError, IntegrationError, UnsupportedByClient
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError, UnsupportedByClient
 
 __all__ = [
     "ConfigSource",

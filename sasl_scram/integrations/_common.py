@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._config import ConfigSource, bootstrap_list, resolve
-from ._credentials import CredentialsSource
-from ._errors import IntegrationError
+from sasl_scram.integrations._config import ConfigSource, bootstrap_list, resolve
+from sasl_scram.integrations._credentials import CredentialsSource
+from sasl_scram.integrations._errors import IntegrationError
 
 __all__ = ["client_kwargs"]
 

@@ -1,6 +1,6 @@
 """Where an integration's configuration comes from: ``client.properties`` or a JAAS line.
 
-Everything is read by :class:`sasl_scram.client_config.ClientConfig`, so the
+Everything is read by :class:`sasl_scram.config._client_config.ClientConfig`, so the
 key names, checks and error messages are Kafka's. When credentials come from a
 provider instead of ``sasl.jaas.config``, the JAAS line may be left out.
 """
@@ -13,10 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeAlias
 
-from sasl_scram._properties import parse_properties
-from sasl_scram.client_config import ClientConfig, ClientConfigError
-
-from ._credentials import (
+from sasl_scram.config import ClientConfig, ClientConfigError, parse_properties
+from sasl_scram.integrations._credentials import (
     CredentialsProvider,
     CredentialsSource,
     ScramCredentials,

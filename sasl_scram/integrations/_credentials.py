@@ -21,9 +21,8 @@ import jaas
 from sasl_scram._client import ScramClient
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
-from sasl_scram.client_config import ClientConfig
-
-from ._errors import CredentialsError
+from sasl_scram.config import ClientConfig
+from sasl_scram.integrations._errors import CredentialsError
 
 __all__ = [
     "CredentialsProvider",
@@ -188,7 +187,7 @@ class PropertiesFileCredentials:
         return f"PropertiesFileCredentials({str(self._path)!r})"
 
     def scram_credentials(self) -> ScramCredentials:
-        from sasl_scram._properties import parse_properties
+        from sasl_scram.config import parse_properties
 
         try:
             text = self._path.read_text(encoding="utf-8")

@@ -34,11 +34,14 @@ from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError, ScramServerError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
-
-from . import _common
-from ._config import ConfigSource
-from ._credentials import CredentialsProvider, CredentialsSource, fetch_credentials_async
-from ._errors import CredentialsError, IntegrationError
+from sasl_scram.integrations import _common
+from sasl_scram.integrations._config import ConfigSource
+from sasl_scram.integrations._credentials import (
+    CredentialsProvider,
+    CredentialsSource,
+    fetch_credentials_async,
+)
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError
 
 __all__ = [
     "ScramAuthenticator",

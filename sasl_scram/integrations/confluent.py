@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sasl_scram.client_config import ClientConfigError
-
-from ._config import ConfigSource, bootstrap_list, resolve
-from ._credentials import CredentialsSource, fetch_credentials
-from ._errors import UnsupportedByClient
+from sasl_scram.config import ClientConfigError
+from sasl_scram.integrations._config import ConfigSource, bootstrap_list, resolve
+from sasl_scram.integrations._credentials import CredentialsSource, fetch_credentials
+from sasl_scram.integrations._errors import UnsupportedByClient
 
 __all__ = ["LIBRDKAFKA_NO_EXTENSIONS", "client_config"]
 

@@ -41,16 +41,15 @@ from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError, ScramServerError, ScramUsageError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
-
-from . import _common
-from ._config import ConfigSource
-from ._credentials import (
+from sasl_scram.integrations import _common
+from sasl_scram.integrations._config import ConfigSource
+from sasl_scram.integrations._credentials import (
     CredentialsProvider,
     CredentialsSource,
     ScramCredentials,
     fetch_credentials,
 )
-from ._errors import CredentialsError, IntegrationError
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError
 
 __all__ = [
     "ScramSaslMechanism",

@@ -37,9 +37,13 @@ from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError, ScramServerError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import SCRAM_SHA_256, SCRAM_SHA_512, ScramMechanism
-
-from ._credentials import CredentialsSource, ScramCredentials, as_provider, fetch_credentials
-from ._errors import CredentialsError, IntegrationError
+from sasl_scram.integrations._credentials import (
+    CredentialsSource,
+    ScramCredentials,
+    as_provider,
+    fetch_credentials,
+)
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError
 
 __all__ = [
     "ScramSha256Mechanism",

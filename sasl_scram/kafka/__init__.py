@@ -6,8 +6,8 @@ requests and responses for both the endpoint and our own admin client.
 
 from __future__ import annotations
 
-from ._apis import API_SPECS, ApiKey, ApiSpec
-from ._codec import (
+from sasl_scram.kafka._apis import API_SPECS, ApiKey, ApiSpec
+from sasl_scram.kafka._codec import (
     FrameBuffer,
     RequestHeader,
     api_versions_unsupported_response,
@@ -21,7 +21,12 @@ from ._codec import (
     frame,
     frame_response,
 )
-from ._errors import ErrorCode, KafkaCodecError, MalformedMessage, UnsupportedRequest
+from sasl_scram.kafka._errors import (
+    ErrorCode,
+    KafkaCodecError,
+    MalformedMessage,
+    UnsupportedRequest,
+)
 
 __all__ = [
     "API_SPECS",

@@ -7,7 +7,19 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from ._schema import BOOL, BYTES, INT8, INT16, INT32, INT64, STRING, UUID, Array, Field, Struct
+from sasl_scram.kafka._schema import (
+    BOOL,
+    BYTES,
+    INT8,
+    INT16,
+    INT32,
+    INT64,
+    STRING,
+    UUID,
+    Array,
+    Field,
+    Struct,
+)
 
 __all__ = ["API_SPECS", "ApiKey", "ApiSpec"]
 

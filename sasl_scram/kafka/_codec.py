@@ -11,9 +11,9 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from ._apis import API_SPECS, ApiKey, ApiSpec
-from ._errors import ErrorCode, MalformedMessage, UnsupportedRequest
-from ._primitives import Reader, Writer
+from sasl_scram.kafka._apis import API_SPECS, ApiKey, ApiSpec
+from sasl_scram.kafka._errors import ErrorCode, MalformedMessage, UnsupportedRequest
+from sasl_scram.kafka._primitives import Reader, Writer
 
 __all__ = [
     "FrameBuffer",

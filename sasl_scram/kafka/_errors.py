@@ -1,11 +1,16 @@
-"""Codec errors and Kafka's error codes (``org.apache.kafka.common.protocol.Errors``)."""
+"""Codec errors and the one table of Kafka's error codes.
+
+Every Kafka error code this project sends or reads is here, with Kafka's
+default message (``org.apache.kafka.common.protocol.Errors``): the endpoint, the
+stores' KIP-554 results, the admin client and ``tokenauth`` all use it.
+"""
 
 from __future__ import annotations
 
 import enum
 from typing import Any
 
-from .._errors import ScramError
+from sasl_scram._errors import ScramError
 
 __all__ = ["ErrorCode", "KafkaCodecError", "MalformedMessage", "UnsupportedRequest"]
 
@@ -54,3 +59,52 @@ class ErrorCode(enum.IntEnum):
     DUPLICATE_RESOURCE = 92
     UNACCEPTABLE_CREDENTIAL = 93
     UNKNOWN_TOPIC_ID = 100
+
+    @property
+    def default_message(self) -> str:
+        """Kafka's text for the code when a response carries no message (``Errors``)."""
+        return _DEFAULT_MESSAGES[self]
+
+
+_DEFAULT_MESSAGES: dict[ErrorCode, str] = {
+    ErrorCode.UNKNOWN_SERVER_ERROR: (
+        "The server experienced an unexpected error when processing the request."
+    ),
+    ErrorCode.NONE: "",
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: "This server does not host this topic-partition.",
+    ErrorCode.LEADER_NOT_AVAILABLE: (
+        "There is no leader for this topic-partition as we are in the middle of a "
+        "leadership election."
+    ),
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+    ErrorCode.UNSUPPORTED_SASL_MECHANISM: (
+        "The broker does not support the requested SASL mechanism."
+    ),
+    ErrorCode.ILLEGAL_SASL_STATE: "Request is not valid given the current SASL state.",
+    ErrorCode.UNSUPPORTED_VERSION: "The version of API is not supported.",
+    ErrorCode.NOT_CONTROLLER: "This is not the correct controller for this cluster.",
+    ErrorCode.INVALID_REQUEST: (
+        "This most likely occurs because of a request being malformed by the client library "
+        "or the message was sent to an incompatible broker. See the broker logs for more "
+        "details."
+    ),
+    ErrorCode.SASL_AUTHENTICATION_FAILED: "SASL Authentication failed.",
+    ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED: "Delegation Token feature is not enabled.",
+    ErrorCode.DELEGATION_TOKEN_NOT_FOUND: "Delegation Token is not found on server.",
+    ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH: "Specified Principal is not valid Owner/Renewer.",
+    ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: (
+        "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on "
+        "delegation token authenticated channels."
+    ),
+    ErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED: "Delegation Token authorization failed.",
+    ErrorCode.DELEGATION_TOKEN_EXPIRED: "Delegation Token is expired.",
+    ErrorCode.INVALID_PRINCIPAL_TYPE: "Supplied principalType is not supported.",
+    ErrorCode.RESOURCE_NOT_FOUND: (
+        "A request illegally referred to a resource that does not exist."
+    ),
+    ErrorCode.DUPLICATE_RESOURCE: "A request illegally referred to the same resource twice.",
+    ErrorCode.UNACCEPTABLE_CREDENTIAL: (
+        "Requested credential would not meet criteria for acceptability."
+    ),
+    ErrorCode.UNKNOWN_TOPIC_ID: "This server does not host this topic ID.",
+}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import struct
 
-from ._errors import MalformedMessage
+from sasl_scram.kafka._errors import MalformedMessage
 
 __all__ = ["Reader", "Writer"]
 

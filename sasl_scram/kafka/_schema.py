@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import MalformedMessage
-from ._primitives import Reader, Writer
+from sasl_scram.kafka._errors import MalformedMessage
+from sasl_scram.kafka._primitives import Reader, Writer
 
 __all__ = [
     "BOOL",

@@ -9,7 +9,7 @@ kazoo, imported only when a ZooKeeper store is created).
 
 from __future__ import annotations
 
-from ._api import (
+from sasl_scram.store._api import (
     AlterResult,
     CredentialInfo,
     CredentialLookup,
@@ -17,22 +17,28 @@ from ._api import (
     CredentialStoreError,
     CredentialStoreUnavailable,
     DescribeResult,
-    KafkaError,
     Listener,
     ScramAdmin,
     ScramDeletion,
     ScramUpsertion,
     UserDescription,
 )
-from ._memory import InMemoryCredentialStore
-from ._open import open_store
-from ._sanitizer import SanitizerError, desanitize, sanitize
-from ._sqlite import SQLiteCredentialStore
-from ._zk_security import ZooKeeperSecurity
-from ._zk_tls import ZooKeeperTls
-from ._zookeeper import ZooKeeperCredentialStore
+from sasl_scram.store._cache import DEFAULT_MAX_STALENESS
+from sasl_scram.store._listeners import ListenerSet
+from sasl_scram.store._memory import InMemoryCredentialStore
+from sasl_scram.store._open import open_store
+from sasl_scram.store.sqlite import SQLiteCredentialStore
+from sasl_scram.store.zookeeper import (
+    SanitizerError,
+    ZooKeeperCredentialStore,
+    ZooKeeperSecurity,
+    ZooKeeperTls,
+    desanitize,
+    sanitize,
+)
 
 __all__ = [
+    "DEFAULT_MAX_STALENESS",
     "AlterResult",
     "CredentialInfo",
     "CredentialLookup",
@@ -41,8 +47,8 @@ __all__ = [
     "CredentialStoreUnavailable",
     "DescribeResult",
     "InMemoryCredentialStore",
-    "KafkaError",
     "Listener",
+    "ListenerSet",
     "SQLiteCredentialStore",
     "SanitizerError",
     "ScramAdmin",

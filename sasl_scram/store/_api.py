@@ -8,15 +8,15 @@ can put them on the wire unchanged (kafka-internals section 9).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from .. import _crypto
-from .._credential import ScramCredential, kafka_salt
-from .._errors import ScramError
-from .._mechanism import ScramMechanism
+from sasl_scram import _crypto
+from sasl_scram._credential import ScramCredential, kafka_salt
+from sasl_scram._errors import ScramError
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.kafka import ErrorCode
 
 __all__ = [
     "AlterResult",
@@ -26,7 +26,6 @@ __all__ = [
     "CredentialStoreError",
     "CredentialStoreUnavailable",
     "DescribeResult",
-    "KafkaError",
     "Listener",
     "ScramAdmin",
     "ScramDeletion",
@@ -41,44 +40,6 @@ class CredentialStoreError(ScramError):
 
 class CredentialStoreUnavailable(CredentialStoreError):
     """The backing store is unreachable (or too stale to trust): fail closed."""
-
-
-class KafkaError(enum.IntEnum):
-    """The Kafka error codes KIP-554 results use (org.apache.kafka.common.protocol.Errors)."""
-
-    NONE = 0
-    UNKNOWN_SERVER_ERROR = -1
-    CLUSTER_AUTHORIZATION_FAILED = 31
-    UNSUPPORTED_SASL_MECHANISM = 33
-    NOT_CONTROLLER = 41
-    RESOURCE_NOT_FOUND = 91
-    DUPLICATE_RESOURCE = 92
-    UNACCEPTABLE_CREDENTIAL = 93
-
-    @property
-    def default_message(self) -> str:
-        """Kafka's text for the code when a response carries no message (``Errors.java``)."""
-        return _DEFAULT_MESSAGES.get(self, self.name)
-
-
-_DEFAULT_MESSAGES = {
-    KafkaError.NONE: "",
-    KafkaError.UNKNOWN_SERVER_ERROR: (
-        "The server experienced an unexpected error when processing the request."
-    ),
-    KafkaError.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
-    KafkaError.UNSUPPORTED_SASL_MECHANISM: (
-        "The broker does not support the requested SASL mechanism."
-    ),
-    KafkaError.NOT_CONTROLLER: "This is not the correct controller for this cluster.",
-    KafkaError.RESOURCE_NOT_FOUND: (
-        "A request illegally referred to a resource that does not exist."
-    ),
-    KafkaError.DUPLICATE_RESOURCE: "A request illegally referred to the same resource twice.",
-    KafkaError.UNACCEPTABLE_CREDENTIAL: (
-        "Requested credential would not meet criteria for acceptability."
-    ),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +87,7 @@ class AlterResult:
     """One per affected user, as in AlterUserScramCredentialsResponse."""
 
     user: str
-    error: KafkaError = KafkaError.NONE
+    error: ErrorCode = ErrorCode.NONE
     message: str | None = None
 
 
@@ -142,7 +103,7 @@ class UserDescription:
 
     user: str
     credentials: tuple[CredentialInfo, ...] = ()
-    error: KafkaError = KafkaError.NONE
+    error: ErrorCode = ErrorCode.NONE
     message: str | None = None
 
 
@@ -151,7 +112,7 @@ class DescribeResult:
     """The whole describe answer: a top-level error and per-user results."""
 
     results: tuple[UserDescription, ...] = ()
-    error: KafkaError = KafkaError.NONE
+    error: ErrorCode = ErrorCode.NONE
     message: str | None = None
 
 
@@ -169,6 +130,12 @@ class CredentialLookup(Protocol):
         """
         ...
 
+    @property
+    def lookup_may_block(self) -> bool:
+        """Whether :meth:`lookup` may wait on the network (a lazy ZooKeeper cache miss),
+        so an event loop must call it from a thread."""
+        ...
+
 
 @runtime_checkable
 class ScramAdmin(Protocol):
@@ -183,7 +150,7 @@ class ScramAdmin(Protocol):
     ) -> list[AlterResult]:
         """Apply alterations with per-user atomicity; one result per affected user.
 
-        A result with ``KafkaError.NONE`` is durable when this returns.
+        A result with ``ErrorCode.NONE`` is durable when this returns.
         """
         ...
 

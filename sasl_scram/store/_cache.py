@@ -20,9 +20,9 @@ from types import MappingProxyType
 
 import cachetools
 
-from .._credential import ScramCredential
-from .._mechanism import ScramMechanism
-from ._api import CredentialStoreError, CredentialStoreUnavailable
+from sasl_scram._credential import ScramCredential
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.store._api import CredentialStoreError, CredentialStoreUnavailable
 
 __all__ = ["DEFAULT_LAZY_MAX_USERS", "DEFAULT_MAX_STALENESS", "CredentialCache", "UserCredentials"]
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .._credential import ScramCredential
-from .._errors import ScramUsageError
-from .._mechanism import MAX_ITERATIONS, MIN_ITERATIONS, ScramMechanism
-from ._api import (
+from sasl_scram._credential import ScramCredential
+from sasl_scram._errors import ScramUsageError
+from sasl_scram._mechanism import MAX_ITERATIONS, MIN_ITERATIONS, ScramMechanism
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store._api import (
     AlterResult,
     CredentialInfo,
     DescribeResult,
-    KafkaError,
     ScramDeletion,
     ScramUpsertion,
     UserDescription,
@@ -100,10 +100,10 @@ def _mechanism(type_byte: int) -> ScramMechanism | None:
 
 def _deletion_error(deletion: ScramDeletion) -> AlterResult | None:
     if not deletion.user:
-        return AlterResult(deletion.user, KafkaError.UNACCEPTABLE_CREDENTIAL, MSG_EMPTY_USER)
+        return AlterResult(deletion.user, ErrorCode.UNACCEPTABLE_CREDENTIAL, MSG_EMPTY_USER)
     if _mechanism(deletion.mechanism) is None:
         return AlterResult(
-            deletion.user, KafkaError.UNSUPPORTED_SASL_MECHANISM, MSG_UNKNOWN_MECHANISM
+            deletion.user, ErrorCode.UNSUPPORTED_SASL_MECHANISM, MSG_UNKNOWN_MECHANISM
         )
     return None
 
@@ -111,14 +111,14 @@ def _deletion_error(deletion: ScramDeletion) -> AlterResult | None:
 def _upsertion_error(upsertion: ScramUpsertion) -> AlterResult | None:
     user = upsertion.user
     if not user:
-        return AlterResult(user, KafkaError.UNACCEPTABLE_CREDENTIAL, MSG_EMPTY_USER)
+        return AlterResult(user, ErrorCode.UNACCEPTABLE_CREDENTIAL, MSG_EMPTY_USER)
     if _mechanism(upsertion.mechanism) is None:
-        return AlterResult(user, KafkaError.UNSUPPORTED_SASL_MECHANISM, MSG_UNKNOWN_MECHANISM)
+        return AlterResult(user, ErrorCode.UNSUPPORTED_SASL_MECHANISM, MSG_UNKNOWN_MECHANISM)
     # The bounds of ZkAdminManager and ScramControlManager.MAX_ITERATIONS.
     if upsertion.iterations < MIN_ITERATIONS:
-        return AlterResult(user, KafkaError.UNACCEPTABLE_CREDENTIAL, MSG_TOO_FEW)
+        return AlterResult(user, ErrorCode.UNACCEPTABLE_CREDENTIAL, MSG_TOO_FEW)
     if upsertion.iterations > MAX_ITERATIONS:
-        return AlterResult(user, KafkaError.UNACCEPTABLE_CREDENTIAL, MSG_TOO_MANY)
+        return AlterResult(user, ErrorCode.UNACCEPTABLE_CREDENTIAL, MSG_TOO_MANY)
     return None
 
 
@@ -168,7 +168,7 @@ def plan_alterations(
         per_user_ups.setdefault(upsertion.user, []).append((mech, upsertion))
 
     rejected = [*invalid.values()]
-    rejected += [AlterResult(u, KafkaError.DUPLICATE_RESOURCE, MSG_DUPLICATE) for u in duplicated]
+    rejected += [AlterResult(u, ErrorCode.DUPLICATE_RESOURCE, MSG_DUPLICATE) for u in duplicated]
     alterations = tuple(
         UserAlteration(u, tuple(per_user_del.get(u, ())), tuple(per_user_ups.get(u, ())))
         for u in order
@@ -188,7 +188,7 @@ def resolve_user(
     """
     for mech in alteration.deletions:
         if mech not in present:
-            return AlterResult(alteration.user, KafkaError.RESOURCE_NOT_FOUND, MSG_DELETE_MISSING)
+            return AlterResult(alteration.user, ErrorCode.RESOURCE_NOT_FOUND, MSG_DELETE_MISSING)
     # ScramFormatter.generateCredential(salt, saltedPassword, iterations): the
     # server never sees the password.
     upserts = {
@@ -212,9 +212,9 @@ class AlterResultCollector:
 
     def add(self, result: AlterResult) -> None:
         """Record one user's outcome."""
-        if result.error == KafkaError.NONE:
+        if result.error == ErrorCode.NONE:
             self._successes.append(result)
-        elif result.error == KafkaError.RESOURCE_NOT_FOUND:
+        elif result.error == ErrorCode.RESOURCE_NOT_FOUND:
             self._not_found.append(result)
         else:
             self._failures.append(result)
@@ -247,10 +247,10 @@ def _describe_one(user: str, read: UserReader) -> UserDescription:
     except UnreadableUser:
         # Errors.forException on a parse failure: the default message only.
         return UserDescription(
-            user, (), KafkaError.UNKNOWN_SERVER_ERROR, UNKNOWN_SERVER_ERROR_MESSAGE
+            user, (), ErrorCode.UNKNOWN_SERVER_ERROR, UNKNOWN_SERVER_ERROR_MESSAGE
         )
     if not iterations:
-        return UserDescription(user, (), KafkaError.RESOURCE_NOT_FOUND, MSG_DESCRIBE_MISSING + user)
+        return UserDescription(user, (), ErrorCode.RESOURCE_NOT_FOUND, MSG_DESCRIBE_MISSING + user)
     return UserDescription(user, _info(iterations))
 
 
@@ -272,7 +272,7 @@ def describe_users(
         results = []
         for user in sorted(set(all_users()), key=java_string_order):
             description = _describe_one(user, read)
-            if description.error != KafkaError.RESOURCE_NOT_FOUND:
+            if description.error != ErrorCode.RESOURCE_NOT_FOUND:
                 results.append(description)
         return DescribeResult(tuple(results))
     counts: dict[str, int] = {}
@@ -282,10 +282,10 @@ def describe_users(
     for user in counts:
         if counts[user] > 1:
             results.append(
-                UserDescription(user, (), KafkaError.DUPLICATE_RESOURCE, MSG_DESCRIBE_TWICE + user)
+                UserDescription(user, (), ErrorCode.DUPLICATE_RESOURCE, MSG_DESCRIBE_TWICE + user)
             )
         elif not user:
-            results.append(UserDescription(user, (), KafkaError.RESOURCE_NOT_FOUND, MSG_EMPTY_USER))
+            results.append(UserDescription(user, (), ErrorCode.RESOURCE_NOT_FOUND, MSG_EMPTY_USER))
         else:
             results.append(_describe_one(user, read))
     return DescribeResult(tuple(results))

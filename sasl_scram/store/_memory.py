@@ -6,17 +6,17 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
-from .._credential import ScramCredential
-from .._mechanism import ScramMechanism
-from . import _kip554
-from ._api import (
+from sasl_scram._credential import ScramCredential
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.store import _kip554
+from sasl_scram.store._api import (
     AlterResult,
     CredentialStoreError,
     DescribeResult,
     ScramDeletion,
     ScramUpsertion,
 )
-from ._listeners import ListenerSet
+from sasl_scram.store._listeners import ListenerSet
 
 __all__ = ["InMemoryCredentialStore"]
 
@@ -44,6 +44,10 @@ class InMemoryCredentialStore:
 
     def __repr__(self) -> str:
         return f"InMemoryCredentialStore(users={len(self._users)})"
+
+    @property
+    def lookup_may_block(self) -> bool:
+        return False  # every lookup is answered from memory
 
     def lookup(self, user: str, mechanism: ScramMechanism) -> ScramCredential | None:
         """The credential for ``(user, mechanism)`` or ``None``."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._api import CredentialStore
-from ._memory import InMemoryCredentialStore
-from ._sqlite import SQLiteCredentialStore
-from ._zookeeper import ZooKeeperCredentialStore
+from sasl_scram.store._api import CredentialStore
+from sasl_scram.store._memory import InMemoryCredentialStore
+from sasl_scram.store.sqlite import SQLiteCredentialStore
+from sasl_scram.store.zookeeper import ZooKeeperCredentialStore
 
 __all__ = ["open_store"]
 

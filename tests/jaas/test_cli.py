@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sasl_scram.cli import main
+from sasl_scram.cli._main import main
 
 GOOD = (
     "KafkaClient {\n"

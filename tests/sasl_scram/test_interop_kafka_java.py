@@ -31,8 +31,7 @@ from sasl_scram import (
     escape_username,
     unescape_username,
 )
-from sasl_scram._javamap import java_hashmap_order
-from sasl_scram._messages import split_client_final
+from sasl_scram._messages import java_hashmap_order, split_client_final
 from tests.javaharness import JavaHarness, b64, unb64
 
 pytestmark = pytest.mark.java

@@ -17,7 +17,7 @@ from sasl_scram import (
     java_b64decode,
     unescape_username,
 )
-from sasl_scram._javamap import java_hashmap_order, java_string_hash
+from sasl_scram._messages import java_hashmap_order, java_string_hash
 
 NONCE = "rOprNGfwEbeRWgbNEkqO"
 SALT = "W22ZaJ0SNY7soEsUEjb6gQ=="

@@ -6,11 +6,6 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import KafkaPrincipal
-from tests.zookeeper_server import (  # noqa: F401 - fixtures
-    secure_zookeeper_server,
-    zookeeper_hosts,
-    zookeeper_server,
-)
 from tokenauth import (
     InMemoryTokenStore,
     RequestContext,

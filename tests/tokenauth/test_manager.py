@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import KafkaPrincipal
+from sasl_scram.kafka import ErrorCode
 from tokenauth import (
     AclOperation,
     CreateTokenResult,
@@ -16,7 +17,6 @@ from tokenauth import (
     ResourceType,
     TokenCache,
     TokenConfig,
-    TokenErrorCode,
     TokenManager,
     TokenStoreError,
     compute_hmac,
@@ -24,7 +24,7 @@ from tokenauth import (
 
 from .conftest import ALICE, BOB, CAROL, T0, FakeClock, ctx
 
-E = TokenErrorCode
+E = ErrorCode
 DAY = 86_400_000
 WEEK = 7 * DAY
 

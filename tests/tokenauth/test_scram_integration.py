@@ -15,12 +15,12 @@ from sasl_scram import (
     ScramServer,
     ScramSession,
 )
+from sasl_scram.kafka import ErrorCode
 from tokenauth import (
     InMemoryTokenStore,
     TokenCache,
     TokenConfig,
     TokenCredentialProvider,
-    TokenErrorCode,
     TokenManager,
     TokenStoreUnavailable,
     compute_hmac,
@@ -75,7 +75,7 @@ def test_token_authenticated_session_may_not_create_tokens(clock: FakeClock) -> 
     token = mgr.create_token(ctx(ALICE))
     session = login(provider, token.token_id, token.hmac_base64)
     follow_up = mgr.create_token(ctx(ALICE, token_authenticated=session.token_authenticated))
-    assert follow_up.error == TokenErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
+    assert follow_up.error == ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
 
 
 def test_wrong_password_unknown_token_and_user_path(clock: FakeClock) -> None:
@@ -120,7 +120,7 @@ def test_renewal_extends_authentication(clock: FakeClock) -> None:
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(ALICE), [BOB])
     clock.advance(DAY - 1)
-    assert mgr.renew_token(ctx(BOB), token.hmac).error == TokenErrorCode.NONE
+    assert mgr.renew_token(ctx(BOB), token.hmac).error == ErrorCode.NONE
     clock.advance(DAY - 1)
     session = login(provider, token.token_id, token.hmac_base64)
     assert session.expiry_ms == T0 + 2 * DAY - 1
@@ -130,7 +130,7 @@ def test_expire_revokes_new_logins(clock: FakeClock) -> None:
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(ALICE))
     login(provider, token.token_id, token.hmac_base64)
-    assert mgr.expire_token(ctx(ALICE), token.hmac).error == TokenErrorCode.NONE
+    assert mgr.expire_token(ctx(ALICE), token.hmac).error == ErrorCode.NONE
     with pytest.raises(AuthenticationFailed):
         login(provider, token.token_id, token.hmac_base64)
 
@@ -151,7 +151,7 @@ def test_secret_rotation(clock: FakeClock) -> None:
     assert grant is not None and len(grant.credentials) == 2
     assert len({c.salt for c in grant.credentials}) == 1
     # Renew and expire find a token by an HMAC made with any listed secret.
-    assert mgr.renew_token(ctx(ALICE), old.hmac).error == TokenErrorCode.NONE
+    assert mgr.renew_token(ctx(ALICE), old.hmac).error == ErrorCode.NONE
     # The new HMAC of the old token works too (describe hands it out).
     described = {t.token_id: t for t in mgr.describe_tokens(ctx(ALICE)).tokens}
     assert described[old.token_id].hmac != old.hmac
@@ -161,7 +161,7 @@ def test_secret_rotation(clock: FakeClock) -> None:
     mgr.update_config(TokenConfig.of("new-secret"))
     with pytest.raises(AuthenticationFailed):
         login(provider, old.token_id, old.hmac_base64)
-    assert mgr.renew_token(ctx(ALICE), old.hmac).error == TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND
+    assert mgr.renew_token(ctx(ALICE), old.hmac).error == ErrorCode.DELEGATION_TOKEN_NOT_FOUND
     login(provider, new.token_id, new.hmac_base64)
     grant = provider.grant_for(CredentialRequest(SCRAM_SHA_256, new.token_id, True, {}))
     assert grant is not None and len(grant.credentials) == 1

@@ -6,7 +6,6 @@ import pytest
 
 from tests.endpoint_harness import RunningEndpoint
 from tests.javaharness import JavaHarness
-from tests.zookeeper_server import zookeeper_hosts, zookeeper_server  # noqa: F401 - fixtures
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 import jaas
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram.admin import KafkaConnection, SaslCredentials
-from sasl_scram.cli import main
+from sasl_scram.cli._main import main
 from tests.endpoint_harness import RunningEndpoint
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.cli import main
+from sasl_scram.cli._main import main
 from sasl_scram.endpoint import EndpointConfig
 from tests.zookeeper_server import free_port
 

@@ -9,7 +9,7 @@ import pytest
 
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
-from sasl_scram.client_config import ClientConfig
+from sasl_scram.config._client_config import ClientConfig
 from tests.endpoint_harness import ALICE, RunningEndpoint
 from tests.tls import self_signed
 

@@ -11,13 +11,6 @@ from sasl_scram.store import (
     SQLiteCredentialStore,
     ZooKeeperCredentialStore,
 )
-from tests.zookeeper_server import (  # noqa: F401 - fixtures
-    dedicated_zookeeper,
-    secure_zookeeper_server,
-    tls_zookeeper_server,
-    zookeeper_hosts,
-    zookeeper_server,
-)
 
 BACKENDS = ["memory", "sqlite", "zookeeper-eager", "zookeeper-lazy"]
 

@@ -13,11 +13,11 @@ from collections.abc import Callable
 import pytest
 
 from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramCredential, ScramMechanism
+from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import (
     AlterResult,
     CredentialInfo,
     CredentialStore,
-    KafkaError,
     ScramDeletion,
     ScramUpsertion,
     UserDescription,
@@ -85,7 +85,7 @@ def test_first_credential_creates_and_last_removes_user(store: CredentialStore) 
     assert store.lookup("alice", SCRAM_SHA_512) is not None
     assert store.alter([dele("alice", SCRAM_SHA_512)], []) == [ok("alice")]
     assert store.describe().results == ()
-    assert store.describe(["alice"]).results[0].error == KafkaError.RESOURCE_NOT_FOUND
+    assert store.describe(["alice"]).results[0].error == ErrorCode.RESOURCE_NOT_FOUND
 
 
 def test_upsert_replaces(store: CredentialStore) -> None:
@@ -98,15 +98,15 @@ def test_upsert_replaces(store: CredentialStore) -> None:
 @pytest.mark.parametrize(
     ("upsertion", "code", "message"),
     [
-        (raw_ups("", 1), KafkaError.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
-        (raw_ups("u", 0), KafkaError.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
-        (raw_ups("u", 3), KafkaError.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
-        (raw_ups("u", 1, 4095), KafkaError.UNACCEPTABLE_CREDENTIAL, "Too few iterations"),
-        (raw_ups("u", 2, 16385), KafkaError.UNACCEPTABLE_CREDENTIAL, "Too many iterations"),
+        (raw_ups("", 1), ErrorCode.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
+        (raw_ups("u", 0), ErrorCode.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
+        (raw_ups("u", 3), ErrorCode.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
+        (raw_ups("u", 1, 4095), ErrorCode.UNACCEPTABLE_CREDENTIAL, "Too few iterations"),
+        (raw_ups("u", 2, 16385), ErrorCode.UNACCEPTABLE_CREDENTIAL, "Too many iterations"),
     ],
 )
 def test_upsertion_validation(
-    store: CredentialStore, upsertion: ScramUpsertion, code: KafkaError, message: str
+    store: CredentialStore, upsertion: ScramUpsertion, code: ErrorCode, message: str
 ) -> None:
     assert store.alter([], [upsertion]) == [AlterResult(upsertion.user, code, message)]
     assert store.describe().results == ()
@@ -119,24 +119,24 @@ def test_iteration_bounds_are_inclusive(store: CredentialStore) -> None:
 @pytest.mark.parametrize(
     ("deletion", "code", "message"),
     [
-        (dele("", 1), KafkaError.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
-        (dele("u", 0), KafkaError.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
+        (dele("", 1), ErrorCode.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
+        (dele("u", 0), ErrorCode.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
         (
             dele("u", 1),
-            KafkaError.RESOURCE_NOT_FOUND,
+            ErrorCode.RESOURCE_NOT_FOUND,
             "Attempt to delete a user credential that does not exist",
         ),
     ],
 )
 def test_deletion_errors(
-    store: CredentialStore, deletion: ScramDeletion, code: KafkaError, message: str
+    store: CredentialStore, deletion: ScramDeletion, code: ErrorCode, message: str
 ) -> None:
     assert store.alter([deletion], []) == [AlterResult(deletion.user, code, message)]
 
 
 def test_upsertion_error_overrides_deletion_error(store: CredentialStore) -> None:
     results = store.alter([dele("u", 0)], [raw_ups("u", 1, 10)])
-    assert results == [AlterResult("u", KafkaError.UNACCEPTABLE_CREDENTIAL, "Too few iterations")]
+    assert results == [AlterResult("u", ErrorCode.UNACCEPTABLE_CREDENTIAL, "Too few iterations")]
 
 
 DUP = "A user credential cannot be altered twice in the same request"
@@ -147,13 +147,13 @@ def test_alter_same_thing_twice_like_kafka(store: CredentialStore) -> None:
     store.alter([], [ups("u1"), ups("u2")])
     results = store.alter([dele("u1"), dele("u1")], [ups("u2"), ups("u2")])
     assert sorted(results, key=lambda r: r.user) == [
-        AlterResult("u1", KafkaError.DUPLICATE_RESOURCE, DUP),
-        AlterResult("u2", KafkaError.DUPLICATE_RESOURCE, DUP),
+        AlterResult("u1", ErrorCode.DUPLICATE_RESOURCE, DUP),
+        AlterResult("u2", ErrorCode.DUPLICATE_RESOURCE, DUP),
     ]
     results = store.alter([dele("u1"), dele("u2")], [ups("u1"), ups("u2")])
     assert sorted(results, key=lambda r: r.user) == [
-        AlterResult("u1", KafkaError.DUPLICATE_RESOURCE, DUP),
-        AlterResult("u2", KafkaError.DUPLICATE_RESOURCE, DUP),
+        AlterResult("u1", ErrorCode.DUPLICATE_RESOURCE, DUP),
+        AlterResult("u2", ErrorCode.DUPLICATE_RESOURCE, DUP),
     ]
     assert store.lookup("u1", SCRAM_SHA_256) is not None
 
@@ -174,10 +174,10 @@ def test_per_user_atomicity(store: CredentialStore) -> None:
         [ups("carol"), ups("dave"), raw_ups("", 1)],
     )
     assert results == [
-        AlterResult("", KafkaError.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
+        AlterResult("", ErrorCode.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
         AlterResult(
             "carol",
-            KafkaError.RESOURCE_NOT_FOUND,
+            ErrorCode.RESOURCE_NOT_FOUND,
             "Attempt to delete a user credential that does not exist",
         ),
         ok("bob"),
@@ -200,25 +200,25 @@ def test_result_order_is_kafkas(store: CredentialStore) -> None:
 def test_describe_specific_users(store: CredentialStore) -> None:
     store.alter([], [ups("alice", SCRAM_SHA_512, 8192), ups("alice", SCRAM_SHA_256)])
     result = store.describe(["zed", "alice", "alice", "", "bob"])
-    assert result.error == KafkaError.NONE
+    assert result.error == ErrorCode.NONE
     assert result.results == (
         UserDescription(
             "zed",
             (),
-            KafkaError.RESOURCE_NOT_FOUND,
+            ErrorCode.RESOURCE_NOT_FOUND,
             "Attempt to describe a user credential that does not exist: zed",
         ),
         UserDescription(
             "alice",
             (),
-            KafkaError.DUPLICATE_RESOURCE,
+            ErrorCode.DUPLICATE_RESOURCE,
             "Cannot describe SCRAM credentials for the same user twice in a single request: alice",
         ),
-        UserDescription("", (), KafkaError.RESOURCE_NOT_FOUND, "Username must not be empty"),
+        UserDescription("", (), ErrorCode.RESOURCE_NOT_FOUND, "Username must not be empty"),
         UserDescription(
             "bob",
             (),
-            KafkaError.RESOURCE_NOT_FOUND,
+            ErrorCode.RESOURCE_NOT_FOUND,
             "Attempt to describe a user credential that does not exist: bob",
         ),
     )

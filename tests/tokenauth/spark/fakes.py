@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from types import TracebackType
 
 from sasl_scram import KafkaPrincipal
-from tokenauth import DelegationToken, TokenErrorCode, TokenInformation, TokenRequestError
+from sasl_scram.kafka import ErrorCode
+from tokenauth import DelegationToken, TokenInformation, TokenRequestError
 from tokenauth.spark import KafkaOptions
 
 T0 = 1_700_000_000_000
@@ -110,9 +111,9 @@ class FakeClient:
     def _live(self, hmac: bytes, op: str) -> TokenInformation:
         info = self.b.tokens.get(hmac)
         if info is None:
-            raise TokenRequestError(op, TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND)
+            raise TokenRequestError(op, ErrorCode.DELEGATION_TOKEN_NOT_FOUND)
         if info.is_expired(self.b.now()):
-            raise TokenRequestError(op, TokenErrorCode.DELEGATION_TOKEN_EXPIRED)
+            raise TokenRequestError(op, ErrorCode.DELEGATION_TOKEN_EXPIRED)
         return info
 
     def renew_token(self, hmac: bytes, renew_period_ms: int = -1) -> int:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sasl_scram.client_config import ClientConfig
+from sasl_scram.config._client_config import ClientConfig
 from tests.endpoint_harness import ALICE, RunningEndpoint
 from tokenauth import DelegationToken, DelegationTokenClient
 from tokenauth.spark import (
@@ -42,7 +42,7 @@ def jvm_kafka_params(spark: Any, builder: Any) -> dict[str, str]:
     Reads every option of the JVM reader/writer (its ``extraOptions``), then
     keeps the ``kafka.`` ones, prefix dropped, as ``KafkaSourceProvider`` does.
     """
-    from tokenauth._spark_options import _jvm_extra_options
+    from tokenauth.spark._options import _jvm_extra_options
 
     jbuilder = getattr(builder, "_jreader", None) or builder._jwrite
     scala_map = _jvm_extra_options(jbuilder).originalMap()

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from sasl_scram.kafka import ErrorCode
 from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
-from tokenauth import DelegationTokenClient, TokenErrorCode, TokenRequestError
+from tokenauth import DelegationTokenClient, TokenRequestError
 from tokenauth.spark import (
     JAAS_OPTION,
     KafkaOptions,
@@ -176,8 +177,8 @@ def test_supervisor_rotates_tokens_under_a_checkpointed_query(
                 with pytest.raises(TokenRequestError) as info:
                     client.renew_token(base64.b64decode(r["hmac"]))
                 assert info.value.error_code in (
-                    TokenErrorCode.DELEGATION_TOKEN_NOT_FOUND,
-                    TokenErrorCode.DELEGATION_TOKEN_EXPIRED,
+                    ErrorCode.DELEGATION_TOKEN_NOT_FOUND,
+                    ErrorCode.DELEGATION_TOKEN_EXPIRED,
                 )
 
         # Every transition was logged; no secret reached a log, the plan or progress.

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sasl_scram.client_config import ClientConfigError
-from tokenauth import TokenErrorCode, TokenRequestError, hmac_base64
+from sasl_scram.config._client_config import ClientConfigError
+from sasl_scram.kafka import ErrorCode
+from tokenauth import TokenRequestError, hmac_base64
 from tokenauth.spark import (
     SupervisorError,
     SupervisorPolicy,
@@ -205,7 +206,7 @@ def test_expiry_failures_are_retried_then_given_up() -> None:
     sup, broker, _, clock = make(expiry_ms=100_000, max_lifetime_ms=120_000)
     sup.start(background=False)
     clock.now_ms = T0 + 90_000
-    boom = TokenRequestError("expire", TokenErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
+    boom = TokenRequestError("expire", ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
     broker.op_failures["expire"] = [boom, boom]
     due = sup.step()
     assert sup.state is S.BACKING_OFF and sup.token_id == "tok1"
@@ -266,7 +267,7 @@ def test_stop_without_expiring() -> None:
 
 def test_start_failures_raise_and_clean_up() -> None:
     sup, broker, _, _ = make()
-    broker.failures = [TokenRequestError("create", TokenErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)]
+    broker.failures = [TokenRequestError("create", ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)]
     with pytest.raises(SupervisorError, match="Delegation Token feature is not enabled"):
         sup.start(background=False)
     assert sup.state is S.FAILED

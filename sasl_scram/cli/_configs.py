@@ -1,0 +1,452 @@
+"""``kafka-scram configs``: kafka-configs.sh for the ``users`` entity type.
+
+Flags, parsing and output lines follow ``kafka.admin.ConfigCommand``
+(kafka-internals 11.1). The command only needs a
+:class:`~sasl_scram.store.ScramAdmin`; :data:`BACKENDS` maps each backend
+option (``--zookeeper``, ``--store``; ``--bootstrap-server`` later) to a
+factory, so a new backend is one more entry.
+
+Deliberate differences from Kafka: passwords and credential strings never
+appear in output or errors (Kafka's ZooKeeper-path ``--describe`` prints the
+stored and server keys; ours prints iterations like the admin-client path),
+and diagnostics go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from sasl_scram._errors import ScramError
+from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store import (
+    AlterResult,
+    ScramAdmin,
+    ScramDeletion,
+    ScramUpsertion,
+)
+
+__all__ = ["BACKENDS", "Backend", "Dialect", "open_admin", "register"]
+
+PROG = "kafka-scram configs"
+_INT_MAX = 2**31 - 1
+# How long the command waits for ZooKeeper before failing (our choice).
+ZOOKEEPER_TIMEOUT = 10.0
+_FROM_STDIN = "-"  # password=- reads the password from stdin
+# ConfigCommand.parseConfigsToBeAdded: split on "," and "=" outside [...].
+_OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
+_SPLIT_PAIRS = re.compile("," + _OUTSIDE_BRACKETS)
+_SPLIT_KEY = re.compile(r"\s*=\s*" + _OUTSIDE_BRACKETS)
+_QUOTA_KEYS = frozenset(
+    {"producer_byte_rate", "consumer_byte_rate", "request_percentage", "controller_mutation_rate"}
+)
+
+# org.apache.kafka.common.errors class names for Errors codes, as ConfigCommand
+# prints them ("<ExceptionSimpleName>: <message>").
+_EXCEPTION_NAMES = {
+    ErrorCode.UNKNOWN_SERVER_ERROR: "UnknownServerException",
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "ClusterAuthorizationException",
+    ErrorCode.UNSUPPORTED_SASL_MECHANISM: "UnsupportedSaslMechanismException",
+    ErrorCode.NOT_CONTROLLER: "NotControllerException",
+    ErrorCode.RESOURCE_NOT_FOUND: "ResourceNotFoundException",
+    ErrorCode.DUPLICATE_RESOURCE: "DuplicateResourceException",
+    ErrorCode.UNACCEPTABLE_CREDENTIAL: "UnacceptableCredentialException",
+}
+
+
+class CommandError(Exception):
+    """A one-line error for stderr; exit status 1."""
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """Where ConfigCommand's ZooKeeper path and admin-client path differ."""
+
+    zookeeper: bool
+
+    @property
+    def credential_value(self) -> re.Pattern[str]:
+        # processCommandWithZk: "[0-9]*"; the admin path also accepts "-1".
+        digits = "[0-9]*" if self.zookeeper else "-?[0-9]*"
+        return re.compile(rf"(?:iterations=({digits}),)?password=(.*)", re.DOTALL)
+
+    def too_few(self, iterations: int, mech: ScramMechanism) -> str:
+        # The ZooKeeper path prints the enum (SCRAM_SHA_256), the admin path the name.
+        name = mech.java_name if self.zookeeper else mech.mechanism_name
+        return (
+            f"Iterations {iterations} is less than the minimum {MIN_ITERATIONS} required for {name}"
+        )
+
+    def completed(self, user: str) -> str:
+        if self.zookeeper:
+            return f"Completed updating config for entity: user-principal '{user}'."
+        return f"Completed updating config for user {user}."
+
+
+AdminFactory = Callable[[argparse.Namespace], ScramAdmin]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One way to reach credentials: the option that selects it and its factory."""
+
+    dest: str
+    flags: tuple[str, ...]
+    metavar: str
+    help: str
+    factory: AdminFactory
+    dialect: Dialect
+
+
+def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
+    import jaas
+    from sasl_scram.config import parse_properties
+    from sasl_scram.store import ZooKeeperCredentialStore, ZooKeeperSecurity, ZooKeeperTls
+
+    # Like kafka-configs: TLS from --zk-tls-config-file, the SASL login from the
+    # JAAS file KAFKA_OPTS names; either means secure ACLs (JaasUtils.isZkSaslEnabled).
+    tls = None
+    tls_file = getattr(args, "zk_tls_config_file", None)
+    if tls_file:
+        try:
+            props = parse_properties(Path(tls_file).read_text(encoding="utf-8"), tls_file)
+            tls = ZooKeeperTls.from_properties(props)
+        except (ValueError, OSError) as exc:
+            raise CommandError(f"--zk-tls-config-file: {exc}") from None
+        if tls is None:
+            # kafka-configs would quietly connect in plaintext here.
+            raise CommandError(
+                f"--zk-tls-config-file: {tls_file} does not set "
+                "zookeeper.ssl.client.enable=true, so TLS would not be used"
+            )
+    try:
+        security = ZooKeeperSecurity.from_kafka_opts(os.environ.get("KAFKA_OPTS"), tls=tls)
+    except (ValueError, OSError, jaas.JaasError) as exc:
+        raise CommandError(f"ZooKeeper login from KAFKA_OPTS: {exc}") from None
+    # Lazy mode: the command alters and describes, it never needs every user.
+    return ZooKeeperCredentialStore(
+        args.zookeeper, mode="lazy", request_timeout=ZOOKEEPER_TIMEOUT, security=security
+    )
+
+
+def _open_store(args: argparse.Namespace) -> ScramAdmin:
+    from sasl_scram.store import open_store
+
+    location: str = args.store
+    if location.startswith("zookeeper:"):
+        return _open_zookeeper(argparse.Namespace(zookeeper=location[len("zookeeper:") :]))
+    try:
+        return (
+            open_store(location, poll_interval=0)
+            if location.startswith("sqlite:")
+            else (open_store(location))
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+
+
+class _RemoteAdmin:
+    """RemoteScramAdmin plus the connection it must close."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from sasl_scram.admin import KafkaConnection, RemoteScramAdmin
+        from sasl_scram.config import ClientConfig
+
+        if not args.command_config:
+            raise _Usage("--command-config is required with --bootstrap-server")
+        config = ClientConfig.from_file(args.command_config)
+        self._conn = KafkaConnection.from_config(config, args.bootstrap_server)
+        self._admin = RemoteScramAdmin(self._conn)
+        self.describe = self._admin.describe
+        self.alter = self._admin.alter
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _open_bootstrap(args: argparse.Namespace) -> ScramAdmin:
+    return _RemoteAdmin(args)
+
+
+BACKENDS: list[Backend] = [
+    Backend(
+        "bootstrap_server",
+        ("--bootstrap-server",),
+        "HOST:PORT",
+        "talk to a broker (or kafka-scram serve) with the KIP-554 RPCs, logging in with "
+        "--command-config",
+        _open_bootstrap,
+        Dialect(zookeeper=False),
+    ),
+    Backend(
+        "zookeeper",
+        ("--zookeeper",),
+        "HOST:PORT[/CHROOT]",
+        "write directly to ZooKeeper in Kafka's layout, like kafka-configs --zookeeper",
+        _open_zookeeper,
+        Dialect(zookeeper=True),
+    ),
+    Backend(
+        "store",
+        ("--store",),
+        "sqlite:PATH",
+        "write directly to a credential store, e.g. sqlite:/var/lib/kafka-scram/creds.db",
+        _open_store,
+        Dialect(zookeeper=False),
+    ),
+]
+
+
+def open_admin(args: argparse.Namespace) -> tuple[ScramAdmin, Dialect]:
+    """The admin object and output dialect for the backend option the user gave."""
+    chosen = [b for b in BACKENDS if getattr(args, b.dest, None)]
+    if len(chosen) != 1:
+        names = ", ".join(b.flags[0] for b in BACKENDS)
+        raise _Usage(f"exactly one of {names} must be specified")
+    backend = chosen[0]
+    return backend.factory(args), backend.dialect
+
+
+class _Usage(Exception):
+    pass
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``configs`` subcommand."""
+    parser = subparsers.add_parser(
+        "configs",
+        help="add, delete and describe users' SCRAM credentials (like kafka-configs)",
+        description=(
+            "Manage SCRAM credentials with kafka-configs' flags: "
+            "--alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret]' "
+            "--entity-type users --entity-name alice. password=- reads the password "
+            "from stdin."
+        ),
+    )
+    for backend in BACKENDS:
+        parser.add_argument(
+            *backend.flags, dest=backend.dest, metavar=backend.metavar, help=backend.help
+        )
+    parser.add_argument(
+        "--zk-tls-config-file",
+        dest="zk_tls_config_file",
+        metavar="FILE",
+        help="zookeeper.ssl.* properties for TLS to ZooKeeper (PEM stores), for --zookeeper",
+    )
+    parser.add_argument(
+        "--command-config",
+        dest="command_config",
+        metavar="FILE",
+        help="client properties (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.*) "
+        "for --bootstrap-server",
+    )
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--alter", action="store_true", help="alter the entity's configs")
+    action.add_argument("--describe", action="store_true", help="list the entity's configs")
+    parser.add_argument("--entity-type", dest="entity_type", help="only 'users' is supported")
+    parser.add_argument("--entity-name", dest="entity_name", help="the user name")
+    parser.add_argument(
+        "--user", dest="user", help="shorthand for --entity-type users --entity-name"
+    )
+    parser.add_argument(
+        "--entity-default", dest="entity_default", action="store_true", help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--user-defaults", dest="user_defaults", action="store_true", help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--add-config",
+        dest="add_config",
+        help="e.g. 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],"
+        "SCRAM-SHA-512=[password=alice-secret]'",
+    )
+    parser.add_argument(
+        "--delete-config", dest="delete_config", help="comma-separated, e.g. SCRAM-SHA-512"
+    )
+    parser.set_defaults(handler=_run, parser=parser)
+
+
+def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    parser: argparse.ArgumentParser = args.parser
+    try:
+        user = _entity(args)
+        if args.alter and not (args.add_config or args.delete_config):
+            raise _Usage("--alter needs --add-config or --delete-config")
+        if args.alter and user is None:
+            raise _Usage("an entity name (--entity-name or --user) is required with --alter")
+        if args.describe and (args.add_config or args.delete_config):
+            raise _Usage("--add-config and --delete-config are only allowed with --alter")
+        admin, dialect = open_admin(args)
+    except _Usage as exc:
+        print(f"{parser.prog}: error: {exc}", file=stderr)
+        return 2
+    except (CommandError, ScramError) as exc:
+        print(f"{PROG}: error: {exc}", file=stderr)
+        return 1
+    try:
+        if dialect.zookeeper:
+            # ConfigCommand's banner for its ZooKeeper path (a diagnostic: stderr).
+            print(
+                "Warning: --zookeeper is deprecated and will be removed in a future "
+                "version of Kafka.",
+                file=stderr,
+            )
+            print("Use --bootstrap-server instead to specify a broker to connect to.", file=stderr)
+        if args.alter:
+            assert user is not None
+            return _alter(admin, dialect, user, args, stdin, stdout, stderr)
+        return _describe(admin, user, stdout, stderr)
+    except CommandError as exc:
+        print(str(exc), file=stderr)
+        return 1
+    except ScramError as exc:
+        print(f"{PROG}: error: {exc}", file=stderr)
+        return 1
+    finally:
+        close = getattr(admin, "close", None)
+        if callable(close):
+            close()
+
+
+def _entity(args: argparse.Namespace) -> str | None:
+    if args.entity_default or args.user_defaults:
+        raise CommandError(
+            "The use of --entity-default or --user-defaults is not allowed with User SCRAM "
+            "Credentials using --bootstrap-server."
+        )
+    if args.user is not None:
+        if args.entity_type not in (None, "users") or args.entity_name is not None:
+            raise _Usage("--user cannot be combined with --entity-type/--entity-name")
+        return str(args.user)
+    if args.entity_type is None:
+        raise _Usage("--entity-type users (or --user) must be specified")
+    if args.entity_type != "users":
+        raise _Usage(f"only the users entity type is supported, got {args.entity_type!r}")
+    return None if args.entity_name is None else str(args.entity_name)
+
+
+def _parse_add_config(text: str) -> dict[str, str]:
+    pairs = [_SPLIT_KEY.split(pair) for pair in _SPLIT_PAIRS.split(text)]
+    if not all(len(p) == 2 for p in pairs):
+        raise CommandError(
+            "requirement failed: Invalid entity config: all configs to be added must be in "
+            'the format "key=val".'
+        )
+    # Every "[" and "]" is removed from values, passwords included, as Kafka does.
+    return {p[0].strip(): p[1].replace("[", "").replace("]", "") for p in pairs}
+
+
+def _upsertions(
+    user: str, added: dict[str, str], dialect: Dialect, stdin: TextIO
+) -> list[ScramUpsertion]:
+    stdin_password: list[str] = []
+    result = []
+    for key, value in added.items():
+        mech = ScramMechanism.from_name(key)
+        match = dialect.credential_value.fullmatch(value)
+        if match is None:
+            # Kafka echoes the value here; it holds the password, so we do not.
+            raise CommandError(f"Invalid credential property {mech.java_name}=[hidden]")
+        raw_iterations, password = match.group(1), match.group(2)
+        iterations = MIN_ITERATIONS
+        if raw_iterations:
+            iterations = int(raw_iterations)
+            if iterations > _INT_MAX:
+                raise CommandError(f"Invalid credential property {mech.java_name}=[hidden]")
+            if iterations == -1:
+                iterations = MIN_ITERATIONS  # the admin path treats -1 as the default
+            elif iterations < MIN_ITERATIONS:
+                raise CommandError(dialect.too_few(iterations, mech))
+        if password == _FROM_STDIN:
+            if not stdin_password:
+                stdin_password.append(stdin.readline().rstrip("\r\n"))
+            password = stdin_password[0]
+        if not password:
+            raise CommandError("Password must not be empty")
+        result.append(ScramUpsertion.from_password(user, mech, password, iterations))
+    return result
+
+
+def _alter(
+    admin: ScramAdmin,
+    dialect: Dialect,
+    user: str,
+    args: argparse.Namespace,
+    stdin: TextIO,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
+    added = _parse_add_config(args.add_config) if args.add_config else {}
+    deleted = (
+        [k.strip() for k in args.delete_config.split(",") if k.strip()]
+        if args.delete_config
+        else []
+    )
+    names = set(ScramMechanism.names())
+    foreign = [k for k in [*added, *deleted] if k not in names]
+    if foreign:
+        if dialect.zookeeper and all(k in _QUOTA_KEYS for k in foreign):
+            raise CommandError(
+                "requirement failed: --bootstrap-server option must be specified to update "
+                f"users configs: {{add: {{{', '.join(sorted(added))}}}, delete: "
+                f"[{', '.join(deleted)}]}}. User configuration updates using ZooKeeper are "
+                "only supported for SCRAM credential updates."
+            )
+        raise CommandError(
+            f"Invalid config(s): {','.join(foreign)}. Only "
+            f"{' and '.join(ScramMechanism.names())} can be altered by this command."
+        )
+    upserts = _upsertions(user, added, dialect, stdin)
+    deletes = [ScramDeletion(user, ScramMechanism.from_name(k).type_byte) for k in deleted]
+    results = admin.alter(deletes, upserts)
+    failed = [r for r in results if r.error != ErrorCode.NONE]
+    if failed:
+        raise CommandError(_alter_error(failed[0], dialect, deleted))
+    print(dialect.completed(user), file=stdout)
+    return 0
+
+
+def _alter_error(result: AlterResult, dialect: Dialect, deleted: list[str]) -> str:
+    if dialect.zookeeper and result.error == ErrorCode.RESOURCE_NOT_FOUND:
+        # processCommandWithZk checks deletions against the znode first.
+        return f"Invalid config(s): {','.join(deleted)}"
+    name = _EXCEPTION_NAMES.get(result.error, "ApiException")
+    text = result.message or result.error.default_message
+    return f"Error while executing config command: {name}: {text}"
+
+
+def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextIO) -> int:
+    answer = admin.describe(None if user is None else [user])
+    if answer.error != ErrorCode.NONE:
+        name = _EXCEPTION_NAMES.get(answer.error, "ApiException")
+        raise CommandError(
+            "Error while executing config command: "
+            f"{name}: {answer.message or answer.error.default_message}"
+        )
+    for description in answer.results:
+        if description.error == ErrorCode.RESOURCE_NOT_FOUND:
+            continue  # describeUserScramCredentials().users() omits them
+        if description.error != ErrorCode.NONE:
+            name = _EXCEPTION_NAMES.get(description.error, "ApiException")
+            print(
+                f"Error retrieving SCRAM credential configs for user-principal "
+                f"'{description.user}': {name}: "
+                f"{description.message or description.error.default_message}",
+                file=stdout,
+            )
+            continue
+        infos = ", ".join(
+            f"{c.mechanism.mechanism_name}=iterations={c.iterations}"
+            for c in description.credentials
+        )
+        print(
+            f"SCRAM credential configs for user-principal '{description.user}' are {infos}",
+            file=stdout,
+        )
+    return 0

@@ -1,0 +1,89 @@
+"""``kafka-scram credential``: print the Kafka credential string for a password.
+
+Users need it to seed stores and to compare with what Kafka holds in
+ZooKeeper (``/config/users/<user>``) or in its metadata log.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, TextIO
+
+from sasl_scram._b64 import Base64Error, java_b64decode
+from sasl_scram._credential import ScramCredential
+from sasl_scram._errors import ScramError
+from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+
+__all__ = ["register"]
+
+# Kafka's tools take secrets on the command line; "-" keeps them out of shell history.
+READ_FROM_STDIN = "-"
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "credential",
+        help="print the Kafka SCRAM credential string for a password",
+        description=(
+            "Print salt=...,stored_key=...,server_key=...,iterations=N exactly as Kafka "
+            "formats a SCRAM credential."
+        ),
+    )
+    parser.add_argument(
+        "--mechanism", required=True, choices=ScramMechanism.names(), help="SCRAM mechanism"
+    )
+    parser.add_argument(
+        "--password", required=True, help="the password, or - to read it from stdin"
+    )
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=MIN_ITERATIONS,
+        help=f"PBKDF2 iterations, {MIN_ITERATIONS}..16384 (default {MIN_ITERATIONS})",
+    )
+    parser.add_argument(
+        "--salt-base64",
+        dest="salt_base64",
+        help="use this salt (standard base64) instead of a fresh Kafka-style salt",
+    )
+    parser.set_defaults(handler=_run, parser=parser)
+
+
+def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    parser: argparse.ArgumentParser = args.parser
+    mechanism = ScramMechanism.from_name(args.mechanism)
+    if not mechanism.min_iterations <= args.iterations <= mechanism.max_iterations:
+        # The same bounds Kafka enforces on alterations (KIP-554).
+        return _usage(
+            parser,
+            stderr,
+            f"--iterations must be between {mechanism.min_iterations} and "
+            f"{mechanism.max_iterations}, got {args.iterations}",
+        )
+    salt: bytes | None = None
+    if args.salt_base64 is not None:
+        try:
+            salt = java_b64decode(args.salt_base64)
+        except Base64Error as exc:
+            return _usage(parser, stderr, f"--salt-base64 is not valid base64: {exc}")
+        if not salt:
+            return _usage(parser, stderr, "--salt-base64 must not be empty")
+    password: str = args.password
+    if password == READ_FROM_STDIN:
+        password = stdin.readline().rstrip("\r\n")
+    if not password:
+        return _usage(parser, stderr, "the password must not be empty")
+    try:
+        credential = ScramCredential.from_password(
+            mechanism, password, iterations=args.iterations, salt=salt
+        )
+    except ScramError as exc:
+        print(f"kafka-scram credential: error: {exc}", file=stderr)
+        return 1
+    print(credential.to_kafka_string(), file=stdout)
+    return 0
+
+
+def _usage(parser: argparse.ArgumentParser, stderr: TextIO, message: str) -> int:
+    print(f"{parser.prog}: error: {message}", file=stderr)
+    return 2

@@ -1,0 +1,165 @@
+"""``kafka-scram serve --config server.properties [--override key=value]...``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TextIO
+
+from sasl_scram._errors import ScramConfigError, ScramError
+from sasl_scram.config import parse_properties
+from sasl_scram.endpoint import BootstrapFiles, ensure_bootstrap_user
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the Kafka-protocol SCRAM endpoint",
+        description="Authenticate real Kafka clients with SCRAM and serve the KIP-554 RPCs.",
+    )
+    parser.add_argument("--config", required=True, help="server.properties file")
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a property (repeatable)",
+    )
+    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    parser.set_defaults(handler=_run, parser=parser)
+
+
+def load_properties(path: str, overrides: list[str]) -> dict[str, str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScramConfigError(f"cannot read {path}: {exc.strerror}") from None
+    props = parse_properties(text, path)
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            # The argument is not echoed: it may be a secret typed without its key.
+            raise ScramConfigError("--override expects KEY=VALUE")
+        props[key.strip()] = value
+    return props
+
+
+def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        stream=stderr,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+    try:
+        props = load_properties(args.config, args.override)
+        return _run_loop(serve(props, stdout), props.get(EVENT_LOOP_KEY, "auto"))
+    except ScramError as exc:
+        print(f"kafka-scram serve: error: {exc}", file=stderr)
+        return 1
+
+
+EVENT_LOOP_KEY = "scram.event.loop"
+BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
+
+
+def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
+    """Run on uvloop when available (``auto``) or asked for, else asyncio's loop."""
+    choice = choice.strip().lower()
+    if choice not in ("auto", "uvloop", "asyncio"):
+        raise ScramConfigError(
+            f"{EVENT_LOOP_KEY}: expected auto, uvloop or asyncio, got {choice!r}"
+        )
+    if choice != "asyncio":
+        try:
+            import uvloop
+        except ImportError:
+            if choice == "uvloop":
+                raise ScramConfigError(f"{EVENT_LOOP_KEY}: uvloop is not installed") from None
+        else:
+            return uvloop.run(main)
+    return asyncio.run(main)
+
+
+BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
+
+
+def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
+    state = "created" if files.created else "already exists"
+    return (
+        f"\nBootstrap super user {files.user!r} {state}; its credentials are in "
+        f"{files.client_properties} (mode 0600).\n"
+        "Connect with kcat:\n"
+        f"  kcat -F {files.kcat_config} -L\n"
+        "Connect with confluent-kafka:\n"
+        "  from confluent_kafka.admin import AdminClient\n"
+        "  from sasl_scram.integrations.confluent import client_config\n"
+        f"  admin = AdminClient(client_config({str(files.client_properties)!r}))\n"
+        "  print(admin.list_topics(timeout=10).brokers)\n"
+        "Add a user:\n"
+        f"  kafka-scram configs --bootstrap-server {bootstrap} --command-config "
+        f"{files.client_properties} --alter --add-config 'SCRAM-SHA-512=[password=-]' "
+        "--entity-type users --entity-name alice\n"
+    )
+
+
+async def serve(props: dict[str, str], stdout: TextIO) -> int:
+    from sasl_scram.endpoint import EndpointConfig, ScramEndpoint, load_extensions
+    from sasl_scram.store import open_store
+
+    config = EndpointConfig.from_properties(props)
+    db: Path | None = None
+    if config.store_location.startswith("sqlite:"):
+        db = Path(config.store_location[len("sqlite:") :])
+        db.parent.mkdir(parents=True, exist_ok=True)
+    store = open_store(config.store_location, **config.store_options())
+    if db is not None:
+        # Stored and server keys let anyone impersonate the server: owner-only,
+        # as Kafka protects /config/users with CREATOR_ALL ACLs.
+        for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+            if path.exists():
+                path.chmod(0o600)
+    extensions = load_extensions(config.properties)
+    endpoint = ScramEndpoint(config, store, extensions=extensions)
+    closed = False
+    try:
+        await endpoint.start()
+        for listener in config.listeners:
+            host, port = endpoint.advertised_address(listener.name)
+            print(
+                f"kafka-scram endpoint ready: {listener.name} {host}:{port}",
+                file=stdout,
+                flush=True,
+            )
+        user = props.get(BOOTSTRAP_USER_KEY, "").strip()
+        if user:
+            host, port = endpoint.advertised_address(config.listeners[0].name)
+            files = await asyncio.to_thread(
+                ensure_bootstrap_user,
+                store,
+                user,
+                Path(props.get(BOOTSTRAP_FILE_KEY, "bootstrap-admin.properties")),
+                config.mechanisms,
+                f"{host}:{port}",
+            )
+            print(how_to_connect(files, f"{host}:{port}"), file=stdout, flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        serving = asyncio.ensure_future(endpoint.serve_forever())
+        await stop.wait()
+        logging.getLogger("sasl_scram.endpoint").info("Shutting down")
+        serving.cancel()
+        await endpoint.close()
+        closed = True
+    finally:
+        if not closed:
+            await endpoint.close(grace_seconds=0)
+        store.close()
+    return 0

@@ -1,0 +1,160 @@
+"""Kafka client configuration (``client.properties``) with Kafka's key names.
+
+One typed :class:`ClientConfig` (user or delegation-token credentials) feeds
+our own tools (``--command-config``) and every client integration. Errors name
+the key and the problem, never a secret.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jaas
+from sasl_scram._errors import ScramConfigError
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.config._properties import parse_properties
+
+__all__ = ["ClientConfig", "ClientConfigError"]
+
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+
+class ClientConfigError(ScramConfigError):
+    """A client property is missing or invalid; the message names the key."""
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    """What a SCRAM client needs, read from Kafka client properties.
+
+    Attributes:
+        bootstrap_servers: ``bootstrap.servers`` (may be empty when a tool takes
+            ``--bootstrap-server`` separately).
+        security_protocol: ``security.protocol``.
+        mechanism: ``sasl.mechanism`` (SCRAM only).
+        username: From ``sasl.jaas.config``; the token id for token logins.
+        password: From ``sasl.jaas.config``; the base64 HMAC for token logins.
+        token_auth: ``tokenauth=true`` in the JAAS line.
+        ssl_properties: The ``ssl.*`` keys, for :meth:`ssl_context`.
+        properties: Everything that was given.
+    """
+
+    bootstrap_servers: str
+    security_protocol: str
+    mechanism: ScramMechanism | None
+    username: str | None
+    password: str | None = field(repr=False)
+    token_auth: bool
+    ssl_properties: dict[str, str] = field(default_factory=dict, repr=False)
+    properties: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"ClientConfig(bootstrap_servers={self.bootstrap_servers!r}, "
+            f"security_protocol={self.security_protocol!r}, mechanism={self.mechanism}, "
+            f"username={self.username!r}, password=<hidden>, token_auth={self.token_auth})"
+        )
+
+    @property
+    def uses_sasl(self) -> bool:
+        return self.security_protocol.startswith("SASL_")
+
+    @property
+    def uses_ssl(self) -> bool:
+        return self.security_protocol in ("SSL", "SASL_SSL")
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ClientConfig:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ClientConfigError(f"cannot read {path}: {exc.strerror}") from None
+        return cls.from_properties(parse_properties(text, str(path)))
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str]) -> ClientConfig:
+        """Validate properties; SASL protocols need a SCRAM mechanism and a JAAS line."""
+        props = dict(props)
+        protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+        if protocol not in SECURITY_PROTOCOLS:
+            raise ClientConfigError(
+                f"security.protocol: {protocol!r} is not one of {', '.join(SECURITY_PROTOCOLS)}"
+            )
+        mechanism = None
+        username = password = None
+        token_auth = False
+        if protocol.startswith("SASL_"):
+            name = props.get("sasl.mechanism", "").strip()
+            if not name:
+                # Kafka's default is GSSAPI, which this library does not speak.
+                raise ClientConfigError(
+                    "sasl.mechanism: required for SASL protocols; set SCRAM-SHA-256 or "
+                    "SCRAM-SHA-512 (Kafka's default GSSAPI is not supported here)"
+                )
+            try:
+                mechanism = ScramMechanism.from_name(name)
+            except ValueError:
+                raise ClientConfigError(
+                    f"sasl.mechanism: {name!r} is not supported; expected "
+                    f"{' or '.join(ScramMechanism.names())}"
+                ) from None
+            line = props.get("sasl.jaas.config")
+            if not line:
+                raise ClientConfigError(
+                    "sasl.jaas.config: required; e.g. org.apache.kafka.common.security.scram."
+                    'ScramLoginModule required username="alice" password="alice-secret";'
+                )
+            try:
+                context = jaas.load_client_context(line)
+                creds = jaas.ScramLoginCredentials.from_context(context)
+            except jaas.JaasError as exc:
+                raise ClientConfigError(f"sasl.jaas.config: {exc}") from None
+            username, password, token_auth = creds.username, creds.password, creds.token_auth
+        return cls(
+            bootstrap_servers=props.get("bootstrap.servers", "").strip(),
+            security_protocol=protocol,
+            mechanism=mechanism,
+            username=username,
+            password=password,
+            token_auth=token_auth,
+            ssl_properties={k: v for k, v in props.items() if k.startswith("ssl.")},
+            properties=props,
+        )
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """An SSL context from the PEM ``ssl.*`` keys, or ``None`` without SSL."""
+        if not self.uses_ssl:
+            return None
+        p = self.ssl_properties
+        for key in ("ssl.truststore.type", "ssl.keystore.type"):
+            if key in p and p[key].upper() != "PEM":
+                raise ClientConfigError(f"{key}: only PEM is supported from Python, got {p[key]!r}")
+        context = ssl.create_default_context()
+        trust = p.get("ssl.truststore.location")
+        inline = p.get("ssl.truststore.certificates")
+        try:
+            if trust:
+                context.load_verify_locations(cafile=trust)
+            if inline:
+                context.load_verify_locations(cadata=inline)
+            if p.get("ssl.keystore.location"):
+                context.load_cert_chain(
+                    p["ssl.keystore.location"], password=p.get("ssl.key.password") or None
+                )
+        except (OSError, ssl.SSLError) as exc:
+            raise ClientConfigError(f"ssl: cannot load certificates: {exc}") from None
+        # Kafka: an empty ssl.endpoint.identification.algorithm disables host checks.
+        if p.get("ssl.endpoint.identification.algorithm", "https").strip() == "":
+            context.check_hostname = False
+        return context
+
+    def require_credentials(self) -> tuple[ScramMechanism, str, str]:
+        if self.mechanism is None or self.username is None or self.password is None:
+            raise ClientConfigError(
+                f"security.protocol: {self.security_protocol} does not authenticate with SCRAM; "
+                "use SASL_PLAINTEXT or SASL_SSL"
+            )
+        return self.mechanism, self.username, self.password

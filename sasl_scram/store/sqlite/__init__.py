@@ -1,0 +1,31 @@
+"""The embedded SQLite backend: the credential store and the change notification
+that every SQLite-backed store (credentials, tokens) shares.
+
+:class:`ChangeLog` and :class:`Poller` let several processes on one database
+file follow each other's writes; :func:`open_database` and :func:`transaction`
+open a database and run one atomic write the same way for every store.
+"""
+
+from __future__ import annotations
+
+from sasl_scram.store.sqlite._changes import (
+    DEFAULT_CHANGE_RETENTION,
+    DEFAULT_POLL_INTERVAL,
+    ChangeLog,
+    Poller,
+    open_database,
+    transaction,
+)
+from sasl_scram.store.sqlite._store import (
+    SQLiteCredentialStore,
+)
+
+__all__ = [
+    "DEFAULT_CHANGE_RETENTION",
+    "DEFAULT_POLL_INTERVAL",
+    "ChangeLog",
+    "Poller",
+    "SQLiteCredentialStore",
+    "open_database",
+    "transaction",
+]

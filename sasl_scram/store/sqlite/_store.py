@@ -1,0 +1,285 @@
+"""The embedded default store: SQLite (standard library) in WAL mode.
+
+* Durable: every user's alteration is one ``BEGIN IMMEDIATE`` transaction,
+  committed with ``synchronous=FULL`` before ``alter`` reports success.
+* Shared between processes: each alteration also appends to a change log
+  table; every process polls ``PRAGMA data_version`` and re-reads the users
+  named in new log rows, so a change made elsewhere reaches this process's
+  cache within ``poll_interval``. Log rows older than ``change_retention``
+  are purged (the same 15 minutes as Kafka's ZooKeeper notifications); a
+  process that fell behind the purge reloads everything.
+* Credentials are stored as Kafka's credential strings, one row per
+  (user, mechanism), so they can be inspected and moved to ZooKeeper as is.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from sasl_scram._credential import ScramCredential
+from sasl_scram._errors import InvalidCredentialString
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store import _kip554
+from sasl_scram.store._api import (
+    AlterResult,
+    CredentialStoreError,
+    CredentialStoreUnavailable,
+    DescribeResult,
+    ScramDeletion,
+    ScramUpsertion,
+)
+from sasl_scram.store._cache import CredentialCache
+from sasl_scram.store._listeners import ListenerSet
+from sasl_scram.store.sqlite._changes import (
+    DEFAULT_CHANGE_RETENTION,
+    DEFAULT_POLL_INTERVAL,
+    ChangeLog,
+    Poller,
+    open_database,
+    transaction,
+)
+
+__all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteCredentialStore"]
+
+_log = logging.getLogger("sasl_scram.store.sqlite")
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS scram_credentials (
+        user TEXT NOT NULL,
+        mechanism TEXT NOT NULL,
+        credential TEXT NOT NULL,
+        PRIMARY KEY (user, mechanism)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS scram_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        user TEXT NOT NULL,
+        changed_at REAL NOT NULL
+    )""",
+)
+
+_Rows = list[tuple[str, str, str]]
+
+
+class SQLiteCredentialStore:
+    """Credentials in a SQLite file, cached in memory and kept in sync across processes.
+
+    Args:
+        path: The database file (created if missing).
+        poll_interval: Seconds between checks for other processes' changes;
+            ``0`` disables the background thread (call :meth:`refresh`).
+        change_retention: Seconds change-log rows are kept.
+        busy_timeout: Seconds to wait for another process's write lock.
+        clock: Wall-clock seconds, used for the change log.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
+        change_retention: float = DEFAULT_CHANGE_RETENTION,
+        busy_timeout: float = 5.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._path = str(path)
+        self._lock = threading.RLock()
+        self._listeners = ListenerSet()
+        self._cache = CredentialCache(
+            lazy=False, max_users=1, max_staleness=float("inf"), monotonic=time.monotonic
+        )
+        self._closed = False
+        try:
+            self._db = open_database(self._path, busy_timeout=busy_timeout, schema=_SCHEMA)
+            with self._lock:
+                self._changes = ChangeLog(
+                    self._db,
+                    table="scram_changes",
+                    key_column="user",
+                    retention=change_retention,
+                    clock=clock,
+                )
+                self._cache.replace_all(self._load_all())
+        except sqlite3.Error as exc:
+            raise CredentialStoreUnavailable(
+                f"cannot open the SQLite credential store: {exc}"
+            ) from exc
+        self._poller = Poller(
+            self.refresh,
+            poll_interval,
+            closed_error=CredentialStoreError,
+            name="scram-sqlite-store",
+            logger=_log,
+            failure_message="polling the SQLite credential store failed",
+        )
+
+    def __repr__(self) -> str:
+        return f"SQLiteCredentialStore(path={self._path!r}, users={len(self._cache)})"
+
+    # -- public API --------------------------------------------------------------
+
+    @property
+    def lookup_may_block(self) -> bool:
+        return False  # every lookup is answered from memory
+
+    def lookup(self, user: str, mechanism: ScramMechanism) -> ScramCredential | None:
+        """The cached credential for ``(user, mechanism)`` or ``None``."""
+        cache = self._cache
+        if cache.unhealthy:
+            cache.check_usable()
+        creds = cache.get(user)
+        return None if creds is None else creds.get(mechanism)
+
+    def describe(self, users: Sequence[str] | None = None) -> DescribeResult:
+        """KIP-554 describe, read from the database (not from the cache)."""
+        self._check_open()
+        try:
+            with self._lock:
+                if users:
+                    rows = []
+                    for user in dict.fromkeys(users):
+                        rows += self._db.execute(
+                            "SELECT user, mechanism, credential FROM scram_credentials "
+                            "WHERE user = ?",
+                            (user,),
+                        ).fetchall()
+                else:
+                    rows = self._db.execute(
+                        "SELECT user, mechanism, credential FROM scram_credentials"
+                    ).fetchall()
+        except sqlite3.Error as exc:
+            return DescribeResult((), ErrorCode.UNKNOWN_SERVER_ERROR, f"SQLite error: {exc}")
+        by_user: dict[str, dict[str, str]] = {}
+        for user, mech, text in rows:
+            by_user.setdefault(user, {})[mech] = text
+
+        def read(user: str) -> dict[ScramMechanism, int] | None:
+            raw = by_user.get(user)
+            if not raw:
+                return None
+            iterations = {}
+            for name, text in raw.items():
+                try:
+                    mech = ScramMechanism.from_name(name)
+                    iterations[mech] = ScramCredential.from_kafka_string(text).iterations
+                except (InvalidCredentialString, ValueError):
+                    raise _kip554.UnreadableUser(user) from None
+            return iterations
+
+        return _kip554.describe_users(users, read, lambda: by_user)
+
+    def alter(
+        self, deletions: Sequence[ScramDeletion], upsertions: Sequence[ScramUpsertion]
+    ) -> list[AlterResult]:
+        """KIP-554 alter: one durable transaction per user."""
+        self._check_open()
+        plan = _kip554.plan_alterations(deletions, upsertions)
+        collector = _kip554.AlterResultCollector(plan)
+        changed: list[str] = []
+        for alteration in plan.alterations:
+            result = self._alter_user(alteration)
+            collector.add(result)
+            if result.error == ErrorCode.NONE:
+                changed.append(alteration.user)
+        if changed:
+            with self._lock:
+                try:
+                    self._apply_users(changed)
+                except sqlite3.Error as exc:  # durable anyway; the poller retries
+                    _log.warning("could not refresh the cache after a write: %s", exc)
+        return collector.results()
+
+    def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``listener(user)`` after a user's credentials change in any process."""
+        return self._listeners.add(listener)
+
+    def refresh(self) -> None:
+        """Pick up other processes' changes now (the poller does this periodically)."""
+        self._check_open()
+        with self._lock:
+            self._changes.poll(
+                apply=self._apply_users,
+                reload=lambda: self._cache.replace_all(self._load_all()),
+                notify=self._listeners.notify,
+            )
+
+    def close(self) -> None:
+        """Stop polling and close the database."""
+        if self._closed:
+            return
+        self._closed = True
+        self._poller.stop()
+        self._cache.close()
+        with self._lock:
+            self._db.close()
+
+    # -- internals ---------------------------------------------------------------
+
+    def _alter_user(self, alteration: _kip554.UserAlteration) -> AlterResult:
+        user = alteration.user
+        try:
+            with self._lock, transaction(self._db):
+                present = {
+                    name
+                    for (name,) in self._db.execute(
+                        "SELECT mechanism FROM scram_credentials WHERE user = ?", (user,)
+                    )
+                }
+                mechs = {m for m in ScramMechanism if m.mechanism_name in present}
+                outcome = _kip554.resolve_user(alteration, mechs)
+                if isinstance(outcome, AlterResult):
+                    return outcome
+                for mech in outcome.deletions:
+                    self._db.execute(
+                        "DELETE FROM scram_credentials WHERE user = ? AND mechanism = ?",
+                        (user, mech.mechanism_name),
+                    )
+                for mech, cred in outcome.upsertions.items():
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO scram_credentials VALUES (?, ?, ?)",
+                        (user, mech.mechanism_name, cred.to_kafka_string()),
+                    )
+                self._changes.append(user)
+        except sqlite3.Error as exc:
+            return AlterResult(
+                user,
+                ErrorCode.UNKNOWN_SERVER_ERROR,
+                f"Credential store error; the alteration was not applied: {exc}",
+            )
+        return AlterResult(user)
+
+    def _rows_to_users(self, rows: _Rows) -> dict[str, dict[ScramMechanism, ScramCredential]]:
+        users: dict[str, dict[ScramMechanism, ScramCredential]] = {}
+        for user, name, text in rows:
+            try:
+                mech = ScramMechanism.from_name(name)
+                cred = ScramCredential.from_kafka_string(text)
+            except (InvalidCredentialString, ValueError) as exc:
+                _log.warning("skipping a stored credential of %r: %s", user, exc)
+                continue
+            users.setdefault(user, {})[mech] = cred
+        return users
+
+    def _load_all(self) -> dict[str, dict[ScramMechanism, ScramCredential]]:
+        rows = self._db.execute("SELECT user, mechanism, credential FROM scram_credentials")
+        return self._rows_to_users(rows.fetchall())
+
+    def _apply_users(self, users: Sequence[str]) -> None:
+        changed = []
+        for user in users:
+            rows = self._db.execute(
+                "SELECT user, mechanism, credential FROM scram_credentials WHERE user = ?",
+                (user,),
+            ).fetchall()
+            if self._cache.put(user, self._rows_to_users(rows).get(user, {})):
+                changed.append(user)
+        self._listeners.notify(changed)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise CredentialStoreError("the credential store is closed")

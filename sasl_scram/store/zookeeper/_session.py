@@ -1,0 +1,261 @@
+"""One kazoo connection as the ZooKeeper stores use it: bounded requests, Kafka's paths.
+
+Shared by :class:`~sasl_scram.store.ZooKeeperCredentialStore` and
+``tokenauth``'s ``ZooKeeperTokenStore``. The session
+
+* creates the kazoo client from a connect string (and then owns it) or uses
+  one passed in (never stopped here);
+* bounds every request by ``request_timeout`` (kazoo itself would wait
+  forever) and turns connection trouble into the store's "unavailable"
+  exception, while ZooKeeper's answers (NoNode, BadVersion, ...) are raised
+  unchanged;
+* creates the chroot like ``KafkaZkClient.createChrootIfNecessary`` and the
+  store's persistent paths (``/config/users`` and ``/config/changes``, or the
+  delegation-token paths).
+
+kazoo is imported only when a session is created, so importing the stores
+never needs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
+
+if TYPE_CHECKING:
+    from kazoo.client import KazooClient
+
+__all__ = ["DEFAULT_REQUEST_TIMEOUT", "ZkSession", "load_kazoo"]
+
+# Our bound on one ZooKeeper request; kazoo itself would wait forever.
+DEFAULT_REQUEST_TIMEOUT = 10.0
+
+
+def load_kazoo(error: type[Exception], message: str) -> Any:
+    """The ``kazoo`` package with the modules the stores use.
+
+    Raises:
+        error: kazoo is not installed (``message`` says what to install).
+    """
+    try:
+        import kazoo.client
+        import kazoo.exceptions
+        import kazoo.handlers.threading
+        import kazoo.protocol.states
+        import kazoo.security
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise error(message) from exc
+    return kazoo
+
+
+class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
+    """kazoo's own logger, remembering its last warning: kazoo logs why a
+    connection failed (refused, TLS handshake, SASL) and then only times out."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.getLogger("kazoo.client"), {})
+        self.last_problem: str | None = None
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        if level >= logging.WARNING:
+            try:
+                text = str(msg) % args if args else str(msg)
+            except (TypeError, ValueError):
+                text = str(msg)
+            # Its closing "Failed connecting ... retry policy" says nothing new.
+            if not text.startswith("Failed connecting"):
+                self.last_problem = text
+        super().log(level, msg, *args, **kwargs)
+
+
+class ZkSession:
+    """A kazoo client plus the request discipline of the ZooKeeper stores.
+
+    Args:
+        zookeeper: ``host:port[,host:port...][/chroot]`` or a kazoo client
+            (started or not); a client passed in is not stopped by :meth:`close`.
+        paths: The persistent paths to create, the data root first (a
+            ``NoNode`` while creating it means the chroot is missing).
+        request_timeout: Upper bound on one ZooKeeper request.
+        session_timeout: Session timeout for a client we create.
+        unavailable: Raised for connection trouble (the store's fail-closed
+            exception).
+        kazoo: The loaded kazoo package (see :func:`load_kazoo`).
+        logger: Where shutdown trouble is logged.
+        security: The SASL login for a client we create, and whether the
+            znodes we create get Kafka's secure ACLs.
+    """
+
+    def __init__(
+        self,
+        zookeeper: str | KazooClient,
+        *,
+        paths: Sequence[str],
+        request_timeout: float,
+        session_timeout: float,
+        unavailable: type[Exception],
+        kazoo: Any,
+        logger: logging.Logger,
+        security: ZooKeeperSecurity | None = None,
+    ) -> None:
+        self.kz = kazoo
+        self.security = security
+        self._client_options: dict[str, Any] = security.kazoo_options() if security else {}
+        self.ex = kazoo.exceptions
+        self.states = kazoo.protocol.states
+        self.unavailable = unavailable
+        self.request_timeout = request_timeout
+        self._timeout_error: type[Exception] = kazoo.handlers.threading.KazooTimeoutError
+        self._paths = tuple(paths)
+        self._log = logger
+        self._state_listener: Callable[[str], None] | None = None
+        self._kazoo_log = _KazooLog()
+        if isinstance(zookeeper, str):
+            self.client: KazooClient = kazoo.client.KazooClient(
+                hosts=zookeeper,
+                timeout=session_timeout,
+                logger=self._kazoo_log,
+                **self._client_options,
+            )
+            self.owns_client = True
+        else:
+            self.client = zookeeper
+            self.owns_client = False
+
+    def start(self, state_listener: Callable[[str], None]) -> None:
+        """Connect if needed, create the paths, then register ``state_listener``."""
+        if self.client.state != self.states.KazooState.CONNECTED:
+            try:
+                self.client.start(timeout=self.request_timeout)
+            except self.ex.AuthFailedError:
+                raise self._auth_failed() from None
+            except self._timeout_error:
+                hosts = ",".join(f"{h}:{p}" for h, p in self.client.hosts)
+                why = self._kazoo_log.last_problem
+                raise self.unavailable(
+                    f"could not connect to ZooKeeper at {hosts} within "
+                    f"{self.request_timeout:g} s"
+                    + (f": {why}" if why else "; the 'kazoo.client' log says why")
+                ) from None
+        self.ensure_paths()
+        self._state_listener = state_listener
+        self.client.add_listener(state_listener)
+
+    def close(self) -> None:
+        """Remove the state listener and stop the client if we created it (best effort)."""
+        if self._state_listener is not None:
+            with contextlib.suppress(Exception):  # best effort during shutdown
+                self.client.remove_listener(self._state_listener)
+        if self.owns_client:
+            try:
+                self.client.stop()
+                self.client.close()
+            except Exception:
+                self._log.debug("error stopping the ZooKeeper client", exc_info=True)
+
+    # -- requests ------------------------------------------------------------------
+
+    def connected(self) -> bool:
+        return bool(self.client.state == self.states.KazooState.CONNECTED)
+
+    def call(self, async_result: Any) -> Any:
+        """Wait for one request, turning connection trouble into ``unavailable``.
+
+        ZooKeeper answers (NoNode, BadVersion, ...) are raised unchanged.
+        """
+        try:
+            return async_result.get(timeout=self.request_timeout)
+        except self._timeout_error:
+            raise self.unavailable(
+                f"no answer from ZooKeeper within {self.request_timeout:g} s"
+            ) from None
+        except (
+            self.ex.ConnectionLoss,
+            self.ex.SessionExpiredError,
+            self.ex.ConnectionDropped,
+            self.ex.ZookeeperStoppedError,
+            self.ex.OperationTimeoutError,
+        ) as exc:
+            raise self.unavailable(f"ZooKeeper connection failed: {type(exc).__name__}") from None
+        except self.ex.AuthFailedError:
+            raise self._auth_failed() from None
+        except self.ex.NoAuthError:
+            # Kafka's secure ACLs: only the brokers' ZooKeeper principal may read.
+            if self.security is None:
+                who = "an anonymous client"
+            elif self.security.username is None:
+                who = "this TLS client"
+            else:
+                who = repr(self.security.username)
+            raise self.unavailable(
+                f"ZooKeeper denied access to {who} (NoAuth): log in as the brokers' "
+                "ZooKeeper principal (the 'Client' section of their JAAS file)"
+            ) from None
+
+    def _auth_failed(self) -> Exception:
+        who = f" of {self.security.username!r}" if self.security and self.security.username else ""
+        return self.unavailable(f"ZooKeeper rejected the SASL login{who}")
+
+    def children(self, path: str, watch: Callable[[Any], None] | None = None) -> list[str]:
+        """The children of ``path``; with ``watch``, also (re-)arm a child watch.
+
+        A missing path reads as empty, except with a watch: then the paths are
+        recreated so that the watch is armed.
+        """
+        try:
+            if watch is not None:
+                return list(self.call(self.client.get_children_async(path, watch=watch)))
+            return list(self.call(self.client.get_children_async(path)))
+        except self.ex.NoNodeError:
+            if watch is not None:
+                self.ensure_paths()
+                return self.children(path, watch=watch)
+            return []
+
+    def acl(self, path: str) -> list[Any] | None:
+        """The ACL for a znode we create at ``path``; ``None`` means ZooKeeper's open ACL."""
+        return self.security.acl(path, self.kz.security) if self.security else None
+
+    def create_in(self, txn: Any, path: str, data: bytes, *, sequence: bool = False) -> None:
+        """Add a create to a multi-op, with the ACL :meth:`acl` gives ``path``.
+
+        Every znode the stores create goes through here or :meth:`ensure_paths`,
+        so none can miss Kafka's secure ACLs.
+        """
+        txn.create(path, data, acl=self.acl(path), sequence=sequence)
+
+    def ensure_paths(self) -> None:
+        """Create the chroot (like ``KafkaZkClient.createChrootIfNecessary``) and the paths."""
+        root, *others = self._paths
+        try:
+            self._ensure(self.client, root)
+        except self.ex.NoNodeError:
+            self._create_chroot()
+            self._ensure(self.client, root)
+        for path in others:
+            self._ensure(self.client, path)
+
+    def _ensure(self, client: KazooClient, path: str) -> None:
+        """Create ``path`` level by level, each with its own ACL (``createRecursive``)."""
+        parts = path.strip("/").split("/")
+        for depth in range(1, len(parts) + 1):
+            node = "/" + "/".join(parts[:depth])
+            with contextlib.suppress(self.ex.NodeExistsError):
+                self.call(client.create_async(node, b"", acl=self.acl(node)))
+
+    def _create_chroot(self) -> None:
+        chroot = self.client.chroot
+        if not chroot:
+            return
+        hosts = ",".join(f"{h}:{p}" for h, p in self.client.hosts)
+        helper = self.kz.client.KazooClient(hosts=hosts, **self._client_options)
+        try:
+            helper.start(timeout=self.request_timeout)
+            self._ensure(helper, chroot)
+        finally:
+            helper.stop()
+            helper.close()

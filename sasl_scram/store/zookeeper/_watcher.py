@@ -1,0 +1,244 @@
+"""Following Kafka's ZooKeeper change notifications, as ``ZkNodeChangeNotificationListener``.
+
+Shared by :class:`~sasl_scram.store.ZooKeeperCredentialStore`
+(``/config/changes/config_change_*``) and ``tokenauth``'s
+``ZooKeeperTokenStore`` (``/delegation_token/token_changes/token_change_*``).
+Like a broker (kafka-internals 6.4):
+
+* a child watch on the notification path wakes one background thread, which
+  reads the children sorted lexicographically and handles every sequence
+  above the last one processed (a vanished notification is skipped);
+* then notifications whose ZooKeeper ``ctime`` is older than the expiry
+  (15 minutes in Kafka) are purged; another reader may purge them first;
+* after start, a reconnect or a session expiry the watch is re-armed and
+  everything is reloaded (a resync), since notifications may have been
+  missed meanwhile.
+
+What a notification means, how to reload and how staleness is tracked belong
+to the store, given here as callbacks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from sasl_scram.store.zookeeper._session import ZkSession
+
+__all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "ZkChangeWatcher"]
+
+# ZkNodeChangeNotificationListener.changeExpirationMs: 15 minutes.
+DEFAULT_NOTIFICATION_EXPIRY = 15 * 60.0
+
+_RESYNC = "resync"
+_CHANGES = "changes"
+_STOP = "stop"
+
+
+class ZkChangeWatcher:
+    """The notification-following thread of a ZooKeeper store.
+
+    Args:
+        session: The store's ZooKeeper session.
+        changes_path: The notification parent, e.g. ``/config/changes``.
+        change_sequence: A child's sequence number, ``None`` if it is not a
+            notification.
+        notification_expiry: Seconds (against ``ctime``) after which a
+            notification is purged.
+        clock: Wall-clock seconds, compared with ``ctime``.
+        reload: Reloads everything; returns the keys whose value changed.
+        on_fresh: Called after a resync with the changed keys: stop the
+            staleness clock and tell the listeners.
+        on_notification: Handles one notification ``(name, data)`` (re-reads
+            what it names).
+        on_disconnect: Called on kazoo's thread when the connection is
+            suspended or lost: start the staleness clock. Must not block.
+        logger: The store's logger.
+        what: What is followed, for the log (``"ZooKeeper changes"``).
+        thread_name: The background thread's name.
+    """
+
+    def __init__(
+        self,
+        session: ZkSession,
+        *,
+        changes_path: str,
+        change_sequence: Callable[[str], int | None],
+        notification_expiry: float,
+        clock: Callable[[], float],
+        reload: Callable[[], list[str]],
+        on_fresh: Callable[[list[str]], None],
+        on_notification: Callable[[str, bytes], None],
+        on_disconnect: Callable[[], None],
+        logger: logging.Logger,
+        what: str,
+        thread_name: str,
+    ) -> None:
+        self._zk = session
+        self._path = changes_path
+        self._sequence = change_sequence
+        self._expiry_ms = int(notification_expiry * 1000)
+        self._clock = clock
+        self._reload = reload
+        self._on_fresh = on_fresh
+        self._on_notification = on_notification
+        self._on_disconnect = on_disconnect
+        self._log = logger
+        self._what = what
+        self._thread_name = thread_name
+        self._last_executed = -1
+        self._ctimes: dict[str, int] = {}
+        self._queue: queue.Queue[str] = queue.Queue()
+        self._closed = False
+        self._need_resync = False
+        self._worker: threading.Thread | None = None
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect, register for state changes and do the first resync (on this thread).
+
+        Raises:
+            Exception: Whatever the session or the first load raised; the
+                caller tears down.
+        """
+        self._zk.start(self.on_state)
+        self.resync()
+
+    def run_in_background(self) -> None:
+        """Start the thread that follows notifications until :meth:`stop`."""
+        self._worker = threading.Thread(target=self._run, name=self._thread_name, daemon=True)
+        self._worker.start()
+
+    def stop(self) -> None:
+        """Stop the thread (waiting at most one request timeout and 5 s)."""
+        self._closed = True
+        self._queue.put(_STOP)
+        if self._worker is not None:
+            self._worker.join(timeout=self._zk.request_timeout + 5)
+
+    def sync(self, timeout: float | None = None) -> bool:
+        """Wait until the notifications present now have been processed.
+
+        Returns whether that happened within ``timeout``.
+        """
+        try:
+            children = self._zk.children(self._path)
+        except self._zk.unavailable:
+            return False
+        target = self._latest(children)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._last_executed < target or self._need_resync:
+            if deadline is not None and time.monotonic() > deadline:
+                return False
+            time.sleep(0.002)
+        return True
+
+    # -- kazoo callbacks (kazoo's thread: never block) -----------------------------
+
+    def on_state(self, state: str) -> None:
+        """kazoo connection-state listener."""
+        kz_state = self._zk.states.KazooState
+        if state in (kz_state.SUSPENDED, kz_state.LOST):
+            self._on_disconnect()
+            self._need_resync = True
+        elif state == kz_state.CONNECTED:
+            self._queue.put(_RESYNC)
+
+    def _on_changes(self, event: Any) -> None:
+        # kazoo fires every watch once with a NONE event when the connection
+        # drops; the CONNECTED listener handles that case with a full resync.
+        if event is not None and event.type == self._zk.states.EventType.NONE:
+            return
+        self._queue.put(_CHANGES)
+
+    # -- the background thread -----------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            try:
+                item = self._queue.get(timeout=1.0 if self._need_resync else None)
+            except queue.Empty:
+                item = _RESYNC if self._zk.connected() else ""
+            if not item:
+                continue
+            items = {item}
+            while True:  # coalesce whatever else is waiting
+                try:
+                    items.add(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            if _STOP in items or self._closed:
+                return
+            try:
+                if _RESYNC in items or self._need_resync:
+                    if self._zk.connected():
+                        self.resync()
+                else:
+                    self._process_changes()
+            except self._zk.unavailable as exc:
+                self._need_resync = True
+                self._log.warning("ZooKeeper unavailable, will resync: %s", exc)
+            except Exception:
+                self._need_resync = True
+                self._log.exception("unexpected error following %s; will resync", self._what)
+
+    def resync(self) -> None:
+        """Re-arm the watch and reload everything (after start, reconnect, expiry)."""
+        self._need_resync = False
+        children = self._zk.children(self._path, watch=self._on_changes)
+        latest = self._latest(children)
+        changed = self._reload()
+        self._last_executed = max(self._last_executed, latest)
+        self._on_fresh(changed)
+        # Notifications that arrived during the load are handled next.
+        self._process_changes(children)
+
+    def _process_changes(self, children: Sequence[str] | None = None) -> None:
+        """One ``ZkNodeChangeNotificationListener.processNotifications`` pass, then the purge."""
+        if children is None:
+            children = self._zk.children(self._path, watch=self._on_changes)
+        names = sorted(children)
+        for name in names:
+            seq = self._sequence(name)
+            if seq is None or seq <= self._last_executed:
+                continue
+            try:
+                data, stat = self._zk.call(self._zk.client.get_async(f"{self._path}/{name}"))
+            except self._zk.ex.NoNodeError:
+                self._last_executed = seq
+                continue
+            self._ctimes[name] = stat.ctime
+            self._on_notification(name, data)
+            self._last_executed = seq
+        self._purge(names)
+
+    def _purge(self, names: Sequence[str]) -> None:
+        """Delete notifications whose ctime is older than the expiry, like every broker."""
+        now_ms = int(self._clock() * 1000)
+        for name in names:
+            if self._sequence(name) is None:
+                continue
+            path = f"{self._path}/{name}"
+            ctime = self._ctimes.get(name)
+            if ctime is None:
+                try:
+                    stat = self._zk.call(self._zk.client.exists_async(path))
+                except self._zk.ex.NoNodeError:
+                    stat = None
+                if stat is None:
+                    continue
+                ctime = self._ctimes[name] = stat.ctime
+            if now_ms - ctime > self._expiry_ms:
+                # Another reader may have purged it first.
+                with contextlib.suppress(self._zk.ex.NoNodeError):
+                    self._zk.call(self._zk.client.delete_async(path))
+                self._ctimes.pop(name, None)
+
+    def _latest(self, children: Iterable[str]) -> int:
+        return max((s for s in map(self._sequence, children) if s is not None), default=-1)

@@ -1,0 +1,221 @@
+"""``kafka-scram configs``: kafka-configs' flags and exact output lines (spec 11.1)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from kazoo.client import KazooClient
+
+from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, Grant, ScramServer
+from sasl_scram.cli._main import main
+from sasl_scram.store import SQLiteCredentialStore, ZooKeeperCredentialStore
+from tests.javaharness import JavaHarness, b64
+
+ADD = "SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]"
+
+
+def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["configs", *argv], stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path: Path) -> list[str]:
+    return ["--store", f"sqlite:{tmp_path / 'c.db'}"]
+
+
+def test_add_describe_delete_with_store(sqlite_store: list[str]) -> None:
+    code, out, err = run(
+        *sqlite_store,
+        "--alter",
+        "--add-config",
+        ADD,
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "alice",
+    )
+    assert (code, out, err) == (0, "Completed updating config for user alice.\n", "")
+    code, out, _ = run(
+        *sqlite_store, "--describe", "--entity-type", "users", "--entity-name", "alice"
+    )
+    assert out == (
+        "SCRAM credential configs for user-principal 'alice' are "
+        "SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096\n"
+    )
+    assert (
+        run(*sqlite_store, "--alter", "--delete-config", "SCRAM-SHA-512", "--user", "alice")[0] == 0
+    )
+    assert run(*sqlite_store, "--describe", "--entity-type", "users")[1] == (
+        "SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-256=iterations=8192\n"
+    )
+    # Describing an unknown user prints nothing (UserScramCredentialsCommandTest).
+    assert run(*sqlite_store, "--describe", "--user", "nobody") == (0, "", "")
+
+
+def test_password_from_stdin_is_never_echoed(sqlite_store: list[str], tmp_path: Path) -> None:
+    code, out, err = run(
+        *sqlite_store,
+        "--alter",
+        "--add-config",
+        "SCRAM-SHA-256=[password=-],SCRAM-SHA-512=[password=-]",
+        "--user",
+        "bob",
+        stdin="hunter2-secret\n",
+    )
+    assert code == 0 and "hunter2" not in out + err
+    store = SQLiteCredentialStore(tmp_path / "c.db", poll_interval=0)
+    try:
+        from sasl_scram import ScramCredential
+
+        for mech in (SCRAM_SHA_256, SCRAM_SHA_512):
+            cred = store.lookup("bob", mech)
+            assert cred is not None
+            assert cred == ScramCredential.from_password(mech, "hunter2-secret", salt=cred.salt)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("add", "message"),
+    [
+        (
+            "SCRAM-SHA-256=[iterations=100,password=x]",
+            "Iterations 100 is less than the minimum 4096 required for SCRAM-SHA-256",
+        ),
+        (
+            "SCRAM-SHA-256=[iterations=20000,password=x]",
+            "Error while executing config command: UnacceptableCredentialException: "
+            "Too many iterations",
+        ),
+        ("SCRAM-SHA-256=[password=]", "Password must not be empty"),
+        (
+            "SCRAM-SHA-256=[iterations=x,password=supersecret]",
+            "Invalid credential property SCRAM_SHA_256=[hidden]",
+        ),
+        (
+            "SCRAM-SHA-256",
+            "requirement failed: Invalid entity config: all configs to be added "
+            'must be in the format "key=val".',
+        ),
+    ],
+)
+def test_alter_errors(sqlite_store: list[str], add: str, message: str) -> None:
+    code, out, err = run(*sqlite_store, "--alter", "--add-config", add, "--user", "alice")
+    assert (code, out, err) == (1, "", message + "\n")
+
+
+def test_minus_one_iterations_means_default(sqlite_store: list[str]) -> None:
+    assert (
+        run(
+            *sqlite_store,
+            "--alter",
+            "--add-config",
+            "SCRAM-SHA-256=[iterations=-1,password=x]",
+            "--user",
+            "a",
+        )[0]
+        == 0
+    )
+    assert "iterations=4096" in run(*sqlite_store, "--describe", "--user", "a")[1]
+
+
+def test_usage_errors(sqlite_store: list[str]) -> None:
+    assert run(*sqlite_store, "--alter", "--user", "a")[0] == 2
+    assert run("--alter", "--add-config", "SCRAM-SHA-256=[password=x]", "--user", "a")[0] == 2
+    assert run(*sqlite_store, "--describe", "--entity-type", "topics")[0] == 2
+    code, _, err = run(*sqlite_store, "--describe", "--entity-type", "users", "--entity-default")
+    assert code == 1 and "--entity-default" in err
+
+
+def test_zookeeper_path_output_and_layout(zookeeper_hosts: str) -> None:
+    code, out, err = run(
+        "--zookeeper",
+        zookeeper_hosts,
+        "--alter",
+        "--add-config",
+        ADD,
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "alice",
+    )
+    assert code == 0, err
+    assert out == "Completed updating config for entity: user-principal 'alice'.\n"
+    assert "Warning: --zookeeper is deprecated" in err
+    client = KazooClient(hosts=zookeeper_hosts)
+    client.start(timeout=10)
+    try:
+        config = json.loads(client.get("/config/users/alice")[0])
+        assert set(config["config"]) == {"SCRAM-SHA-256", "SCRAM-SHA-512"}
+        assert config["config"]["SCRAM-SHA-256"].endswith(",iterations=8192")
+    finally:
+        client.stop()
+        client.close()
+    code, _, err = run(
+        "--zookeeper",
+        zookeeper_hosts,
+        "--alter",
+        "--delete-config",
+        "SCRAM-SHA-256",
+        "--user",
+        "nobody",
+    )
+    assert code == 1 and err.endswith("Invalid config(s): SCRAM-SHA-256\n")
+    code, _, err = run(
+        "--zookeeper",
+        zookeeper_hosts,
+        "--alter",
+        "--add-config",
+        "SCRAM-SHA-256=[iterations=10,password=x]",
+        "--user",
+        "a",
+    )
+    assert err.endswith("Iterations 10 is less than the minimum 4096 required for SCRAM_SHA_256\n")
+
+
+def test_zookeeper_unreachable_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sasl_scram.cli import _configs as _cli_configs
+    from tests.zookeeper_server import free_port
+
+    monkeypatch.setattr(_cli_configs, "ZOOKEEPER_TIMEOUT", 1.0)
+    code, out, err = run("--zookeeper", f"127.0.0.1:{free_port()}", "--describe", "--user", "a")
+    assert code == 1 and out == "" and err.count("\n") == 1
+
+
+@pytest.mark.java
+def test_cli_credential_authenticates_kafka_java_client(
+    zookeeper_hosts: str, kafka_java: JavaHarness
+) -> None:
+    """kafka-scram configs --zookeeper writes; Kafka's ScramCredentialUtils parses it and
+    Kafka's ScramSaslClient authenticates against our server reading that ZooKeeper."""
+    from tests.sasl_scram.test_interop_kafka_java import run_java_client
+
+    assert (
+        run("--zookeeper", zookeeper_hosts, "--alter", "--add-config", ADD, "--user", "User:alice")[
+            0
+        ]
+        == 0
+    )
+    store = ZooKeeperCredentialStore(zookeeper_hosts)
+    try:
+        for mech in (SCRAM_SHA_256, SCRAM_SHA_512):
+            cred = store.lookup("User:alice", mech)
+            assert cred is not None
+            assert kafka_java.call(
+                "credverify", mech.mechanism_name, b64(cred.to_kafka_string()), b64("alice-secret")
+            ) == ["ok", "1"]
+
+            def lookup(request: object, mech=mech) -> Grant | None:  # type: ignore[no-untyped-def]
+                found = store.lookup(request.username, mech)  # type: ignore[attr-defined]
+                return None if found is None else Grant.of(found)
+
+            server = ScramServer(mech, lookup=lookup)
+            run_java_client(kafka_java, mech, "User:alice", "alice-secret", server)
+            assert server.session.username == "User:alice"
+    finally:
+        store.close()

@@ -1,0 +1,124 @@
+"""One contract over every backend (ZooKeeper against a real server)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from sasl_scram import SCRAM_SHA_256, ScramClient, ScramServer
+from tests.tokenauth.conftest import ALICE, BOB, T0, FakeClock, StoreFactory, ctx
+from tokenauth import (
+    TokenCache,
+    TokenConfig,
+    TokenCredentialProvider,
+    TokenInformation,
+    TokenManager,
+    TokenStore,
+    TokenStoreError,
+)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+def token(token_id: str = "tok-1", expiry: int = T0 + 10) -> TokenInformation:  # noqa: S107
+    return TokenInformation(token_id, ALICE, BOB, (BOB,), T0, expiry, T0 + 100)
+
+
+def test_put_get_replace_remove(store_factory: StoreFactory) -> None:
+    store = store_factory()
+    assert isinstance(store, TokenStore)
+    assert store.get("tok-1") is None
+    seen: list[str] = []
+    remove_listener = store.add_listener(seen.append)
+    store.put(token())
+    assert store.get("tok-1") == token()
+    store.put(token(expiry=T0 + 50))
+    assert store.get("tok-1") == token(expiry=T0 + 50)
+    assert [t.token_id for t in store.tokens()] == ["tok-1"]
+    assert store.remove("tok-1") is True
+    assert store.get("tok-1") is None
+    assert store.remove("tok-1") is False
+    assert seen == ["tok-1", "tok-1", "tok-1"]
+    remove_listener()
+    store.put(token("tok-2"))
+    assert seen == ["tok-1", "tok-1", "tok-1"]
+
+
+def test_many_tokens_and_unicode_principals(store_factory: StoreFactory) -> None:
+    store = store_factory()
+    odd = TokenInformation(
+        "tok-odd",
+        ALICE.__class__("User", "é ~*+/:%"),
+        ALICE.__class__("Group", "x:y"),
+        (),
+        1,
+        2,
+        3,
+    )
+    store.put(odd)
+    for i in range(20):
+        store.put(token(f"tok-{i}"))
+    assert store.get("tok-odd") == odd
+    assert len(store.tokens()) == 21
+
+
+def test_second_client_sees_changes(store_factory: StoreFactory) -> None:
+    """Two clients of one backend (two SQLite connections, two kazoo sessions)."""
+    writer = store_factory()
+    reader = store_factory()
+    cache = TokenCache(reader, TokenConfig.of("k").secrets)
+    writer.put(token())
+    assert wait_for(lambda: cache.get("tok-1") == token())
+    writer.put(token(expiry=T0 + 70))
+    assert wait_for(lambda: cache.get("tok-1") == token(expiry=T0 + 70))
+    writer.remove("tok-1")
+    assert wait_for(lambda: cache.get("tok-1") is None)
+    cache.close()
+
+
+def test_token_created_by_one_manager_authenticates_at_another(
+    store_factory: StoreFactory, clock: FakeClock
+) -> None:
+    config = TokenConfig.of("shared-secret")
+    first = TokenManager(config, store_factory(), clock_ms=clock)
+    second = TokenManager(config, store_factory(), clock_ms=clock)
+    created = first.create_token(ctx(ALICE))
+    assert wait_for(lambda: second.cache.get(created.token_id) is not None)
+    provider = TokenCredentialProvider(second.cache, clock_ms=clock)
+    server = ScramServer(SCRAM_SHA_256, lookup=provider)
+    client = ScramClient(SCRAM_SHA_256, created.token_id, created.hmac_base64, token_auth=True)
+    client.receive_server_final(
+        server.step(client.receive_server_first(server.step(client.step(b""))))
+    )
+    assert server.session.authorization_id == "alice"
+    # The second manager renews by HMAC and the first sees the new expiry.
+    renewed = second.renew_token(ctx(ALICE), created.hmac, 1234)
+    assert renewed.expiry_timestamp_ms == clock() + 1234
+    assert wait_for(
+        lambda: (
+            (info := first.cache.get(created.token_id)) is not None
+            and info.expiry_timestamp_ms == clock() + 1234
+        )
+    )
+    # The sweep in one process removes the token everywhere.
+    clock.advance(2000)
+    assert first.sweep() == [created.token_id]
+    assert wait_for(lambda: second.cache.get(created.token_id) is None)
+    first.close()
+    second.close()
+
+
+def test_closed_store_refuses_writes(store_factory: StoreFactory) -> None:
+    store = store_factory()
+    store.close()
+    with pytest.raises(TokenStoreError):
+        store.put(token())

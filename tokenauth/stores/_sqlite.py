@@ -1,0 +1,231 @@
+"""Tokens in SQLite (standard library), shared between processes.
+
+Follows the SQLite credential store (``sasl_scram.store``):
+
+* WAL mode; every write is one ``BEGIN IMMEDIATE`` transaction committed with
+  ``synchronous=FULL`` before it returns;
+* each write appends the token id to a change log; every process polls
+  ``PRAGMA data_version`` and re-reads the tokens named by new log rows, so a
+  token created in one process reaches the others within ``poll_interval``;
+* log rows older than ``change_retention`` (Kafka's 15 minutes) are purged; a
+  process that fell behind the purge reloads everything.
+
+Rows hold the exact ZooKeeper JSON (version 3), so they can be inspected and
+copied to ZooKeeper as they are. The tables can share a file with the
+credential store.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from sasl_scram.store.sqlite import (
+    DEFAULT_CHANGE_RETENTION,
+    DEFAULT_POLL_INTERVAL,
+    ChangeLog,
+    Poller,
+    open_database,
+    transaction,
+)
+from tokenauth._errors import TokenStoreError, TokenStoreUnavailable
+from tokenauth._token import TokenInformation
+from tokenauth.stores._api import ListenerSet, TokenListener
+from tokenauth.stores._layout import MalformedToken, decode_token, encode_token
+from tokenauth.stores._mirror import TokenMirror
+
+__all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteTokenStore"]
+
+_log = logging.getLogger("tokenauth.store.sqlite")
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS delegation_tokens (
+        token_id TEXT PRIMARY KEY,
+        data BLOB NOT NULL
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS delegation_token_changes (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        token_id TEXT NOT NULL,
+        changed_at REAL NOT NULL
+    )""",
+)
+
+
+class SQLiteTokenStore:
+    """Delegation tokens in a SQLite file, mirrored in memory and synced across processes.
+
+    Args:
+        path: The database file (created if missing).
+        poll_interval: Seconds between checks for other processes' changes;
+            ``0`` disables the background thread (call :meth:`refresh`).
+        change_retention: Seconds change-log rows are kept.
+        busy_timeout: Seconds to wait for another process's write lock.
+        clock: Wall-clock seconds, for the change log.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
+        change_retention: float = DEFAULT_CHANGE_RETENTION,
+        busy_timeout: float = 5.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._path = str(path)
+        self._lock = threading.RLock()
+        self._listeners = ListenerSet()
+        self._tokens = TokenMirror()
+        self._closed = False
+        try:
+            self._db = open_database(self._path, busy_timeout=busy_timeout, schema=_SCHEMA)
+            with self._lock:
+                self._changes = ChangeLog(
+                    self._db,
+                    table="delegation_token_changes",
+                    key_column="token_id",
+                    retention=change_retention,
+                    clock=clock,
+                )
+                self._tokens.replace_all(self._load_all())
+        except sqlite3.Error as exc:
+            raise TokenStoreUnavailable(f"cannot open the SQLite token store: {exc}") from exc
+        self._poller = Poller(
+            self.refresh,
+            poll_interval,
+            closed_error=TokenStoreError,
+            name="tokenauth-sqlite",
+            logger=_log,
+            failure_message="polling the SQLite token store failed",
+        )
+
+    def __repr__(self) -> str:
+        return f"SQLiteTokenStore(path={self._path!r}, tokens={len(self._tokens)})"
+
+    # -- reads from the mirror -----------------------------------------------------
+
+    def get(self, token_id: str) -> TokenInformation | None:
+        return self._tokens.get(token_id)
+
+    def tokens(self) -> list[TokenInformation]:
+        return self._tokens.tokens()
+
+    # -- writes ----------------------------------------------------------------------
+
+    def put(self, info: TokenInformation) -> None:
+        """Create or replace a token in one durable transaction with its change row."""
+        self._check_open()
+        data = encode_token(info)
+        try:
+            with self._lock:
+                with transaction(self._db):
+                    self._db.execute(
+                        "INSERT OR REPLACE INTO delegation_tokens VALUES (?, ?)",
+                        (info.token_id, data),
+                    )
+                    self._changes.append(info.token_id)
+                self._apply([info.token_id])
+        except sqlite3.Error as exc:
+            raise TokenStoreError(f"SQLite error; the token was not stored: {exc}") from exc
+
+    def remove(self, token_id: str) -> bool:
+        self._check_open()
+        try:
+            with self._lock:
+                with transaction(self._db):
+                    cursor = self._db.execute(
+                        "DELETE FROM delegation_tokens WHERE token_id = ?", (token_id,)
+                    )
+                    existed = cursor.rowcount > 0
+                    if existed:
+                        self._changes.append(token_id)
+                if existed:
+                    self._apply([token_id])
+        except sqlite3.Error as exc:
+            raise TokenStoreError(f"SQLite error; the token was not removed: {exc}") from exc
+        return existed
+
+    def remove_many(self, token_ids: Iterable[str]) -> list[str]:
+        """Delete several tokens in one durable transaction (the expiry sweep)."""
+        self._check_open()
+        ids = list(token_ids)
+        removed: list[str] = []
+        try:
+            with self._lock:
+                with transaction(self._db):
+                    for token_id in ids:
+                        cursor = self._db.execute(
+                            "DELETE FROM delegation_tokens WHERE token_id = ?", (token_id,)
+                        )
+                        if cursor.rowcount > 0:
+                            self._changes.append(token_id)
+                            removed.append(token_id)
+                if removed:
+                    self._apply(removed)
+        except sqlite3.Error as exc:
+            raise TokenStoreError(f"SQLite error; no token was removed: {exc}") from exc
+        return removed
+
+    def add_listener(self, listener: TokenListener) -> Callable[[], None]:
+        return self._listeners.add(listener)
+
+    def refresh(self) -> None:
+        """Pick up other processes' changes now (the poller does this periodically)."""
+        self._check_open()
+        with self._lock:
+            self._changes.poll(
+                apply=self._apply,
+                reload=lambda: self._tokens.replace_all(self._load_all()),
+                notify=self._listeners.notify,
+            )
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._poller.stop()
+        with self._lock:
+            self._db.close()
+
+    # -- internals -------------------------------------------------------------------
+
+    def _decode(self, token_id: str, data: bytes | str) -> TokenInformation | None:
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        try:
+            info = decode_token(raw)
+        except MalformedToken as exc:
+            _log.warning("skipping malformed token row %r: %s", token_id, exc)
+            return None
+        if info is None:
+            _log.warning("skipping token row %r: not JSON", token_id)
+        elif info.token_id != token_id:
+            _log.warning("skipping token row %r: it holds token id %r", token_id, info.token_id)
+            return None
+        return info
+
+    def _load_all(self) -> dict[str, TokenInformation]:
+        out: dict[str, TokenInformation] = {}
+        for token_id, data in self._db.execute("SELECT token_id, data FROM delegation_tokens"):
+            info = self._decode(token_id, data)
+            if info is not None:
+                out[token_id] = info
+        return out
+
+    def _apply(self, token_ids: list[str]) -> None:
+        changed = []
+        for token_id in token_ids:
+            row = self._db.execute(
+                "SELECT data FROM delegation_tokens WHERE token_id = ?", (token_id,)
+            ).fetchone()
+            info = None if row is None else self._decode(token_id, row[0])
+            if self._tokens.apply(token_id, info):
+                changed.append(token_id)
+        self._listeners.notify(changed)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TokenStoreError("the token store is closed")
