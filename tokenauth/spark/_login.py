@@ -7,10 +7,13 @@ line, or a secret the caller holds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import jaas
-from sasl_scram.config import ClientConfig
+from sasl_scram.config import ClientConfig, ClientConfigError
+from tokenauth._client import DelegationTokenClient
+from tokenauth.spark._options import _DEFAULT_MECHANISM, _DEFAULT_PROTOCOL
+from tokenauth.spark._policy import TokenClient
 
 __all__ = ["client_properties_login", "jaas_login", "secret_login"]
 
@@ -24,8 +27,8 @@ def client_properties_login(path: str) -> ClientConfig:
 def jaas_login(
     bootstrap_servers: str,
     jaas_config: str,
-    mechanism: str = "SCRAM-SHA-512",
-    security_protocol: str = "SASL_SSL",
+    mechanism: str = _DEFAULT_MECHANISM,
+    security_protocol: str = _DEFAULT_PROTOCOL,
     properties: Mapping[str, str] | None = None,
 ) -> ClientConfig:
     """The login in a ``sasl.jaas.config`` value (a ScramLoginModule line).
@@ -47,8 +50,8 @@ def secret_login(
     bootstrap_servers: str,
     username: str,
     password: str,
-    mechanism: str = "SCRAM-SHA-512",
-    security_protocol: str = "SASL_SSL",
+    mechanism: str = _DEFAULT_MECHANISM,
+    security_protocol: str = _DEFAULT_PROTOCOL,
     properties: Mapping[str, str] | None = None,
 ) -> ClientConfig:
     """The login for a user name and a password the caller holds."""
@@ -59,3 +62,17 @@ def secret_login(
         security_protocol,
         properties,
     )
+
+
+def token_rpc_connector(config: ClientConfig, timeout: float) -> Callable[[], TokenClient]:
+    """Open token RPC connections with the user's own login in ``config``."""
+    if not config.uses_sasl:
+        raise ClientConfigError("security.protocol: the token login needs SASL")
+    if config.token_auth:
+        # Kafka refuses token requests over token logins
+        # (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED): require the user's own.
+        raise ClientConfigError(
+            "sasl.jaas.config: a token login cannot create tokens; use the user's SCRAM login"
+        )
+    config.require_credentials()
+    return lambda: DelegationTokenClient.connect(config, timeout=timeout)

@@ -46,6 +46,10 @@ JAAS_OPTION = KAFKA_PREFIX + jaas.SASL_JAAS_CONFIG
 _MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 # A token can only be presented over SASL (Kafka's SecurityProtocol names).
 _PROTOCOLS = ("SASL_SSL", "SASL_PLAINTEXT")
+# Spark's defaults (KafkaTokenSparkConf: sasl.token.mechanism, security.protocol),
+# for every login this package builds.
+_DEFAULT_MECHANISM = "SCRAM-SHA-512"
+_DEFAULT_PROTOCOL = "SASL_SSL"
 # Keys kafka_options() sets itself; `extra` may not override them.
 _OWN_KEYS = ("bootstrap.servers", "security.protocol", "sasl.mechanism", jaas.SASL_JAAS_CONFIG)
 _MASK = "********"
@@ -142,8 +146,8 @@ class KafkaOptions(Mapping[str, str]):
 def kafka_options(
     token: TokenLike,
     bootstrap_servers: str,
-    mechanism: str = "SCRAM-SHA-512",
-    security_protocol: str = "SASL_SSL",
+    mechanism: str = _DEFAULT_MECHANISM,
+    security_protocol: str = _DEFAULT_PROTOCOL,
     *,
     extra: Mapping[str, str] | None = None,
 ) -> KafkaOptions:

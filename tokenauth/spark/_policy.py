@@ -1,12 +1,14 @@
 """The supervisor's vocabulary: states, transitions, policy, and what it drives.
 
-Split from ``_spark_supervisor.py`` so the state machine reads on its own.
+Kept apart from ``_supervisor.py`` so the state machine reads on its own.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+import logging
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import NamedTuple, Protocol
@@ -34,6 +36,8 @@ _TOKEN_GONE = frozenset({ErrorCode.DELEGATION_TOKEN_NOT_FOUND, ErrorCode.DELEGAT
 _MAX_EXPIRE_ATTEMPTS = 5
 # Keep the last transitions for inspection; older ones are only in the logs.
 _HISTORY = 256
+
+_log = logging.getLogger("tokenauth.spark")
 
 
 class SupervisorError(SparkTokenError):
@@ -67,6 +71,30 @@ class Transition(NamedTuple):
     source: SupervisorState
     target: SupervisorState
     detail: str
+
+
+class _StateLog:
+    """The current state and the bounded history of changes, each logged."""
+
+    def __init__(self, clock_ms: Callable[[], int]) -> None:
+        self._clock = clock_ms
+        self.state = SupervisorState.NEW
+        self.history: deque[Transition] = deque(maxlen=_HISTORY)
+
+    def enter(self, state: SupervisorState, detail: str, level: int = logging.INFO) -> None:
+        """Move to ``state`` (``detail`` must be secret-free); no-op if already there."""
+        old = self.state
+        if old is state:
+            return
+        self.state = state
+        self.history.append(Transition(self._clock(), old, state, detail))
+        _log.log(
+            level,
+            "spark token supervisor: %s -> %s%s",
+            old.value,
+            state.value,
+            f" ({detail})" if detail else "",
+        )
 
 
 class StreamingQueryLike(Protocol):

@@ -12,25 +12,26 @@ expires the old token. Failures back off exponentially and are retried.
 The decisions live in :meth:`TokenSupervisor.step`, which reads the injected
 clock and does whatever is due; the background thread only calls it and
 waits. Tests drive ``step`` with a fake clock, fake client and fake query.
+
+The parts: ``_schedule`` (when renewal, rotation and retries fall),
+``_rotation`` (the tokens held and the token RPCs), ``_jvm_login`` (the
+query's options and its restarts), ``_policy`` (states and timings).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
 from collections.abc import Callable, Mapping
 from types import TracebackType
 
 from sasl_scram.config import ClientConfig, ClientConfigError
-from tokenauth._client import DelegationTokenClient, TokenRequestError
 from tokenauth._manager import wall_clock_ms
-from tokenauth.spark._options import KafkaOptions, kafka_options
+from tokenauth.spark._jvm_login import QueryLogin
+from tokenauth.spark._login import token_rpc_connector
+from tokenauth.spark._options import _DEFAULT_MECHANISM, _DEFAULT_PROTOCOL, KafkaOptions
 from tokenauth.spark._policy import (
     _FINAL,
-    _HISTORY,
-    _MAX_EXPIRE_ATTEMPTS,
-    _TOKEN_GONE,
     StreamingQueryLike,
     SupervisorError,
     SupervisorPolicy,
@@ -38,7 +39,16 @@ from tokenauth.spark._policy import (
     TokenClient,
     Transition,
     _describe,
-    _Held,
+    _StateLog,
+)
+from tokenauth.spark._rotation import TokenRotation
+from tokenauth.spark._schedule import (
+    Backoff,
+    next_due_ms,
+    renewal_at_ms,
+    rotation_at_ms,
+    rotation_due,
+    wait_ms,
 )
 
 __all__ = ["TokenSupervisor"]
@@ -77,7 +87,7 @@ class TokenSupervisor:
         start_query: Callable[[KafkaOptions], StreamingQueryLike],
         *,
         bootstrap_servers: str | None = None,
-        mechanism: str = "SCRAM-SHA-512",
+        mechanism: str = _DEFAULT_MECHANISM,
         security_protocol: str | None = None,
         extra_options: Mapping[str, str] | None = None,
         policy: SupervisorPolicy | None = None,
@@ -86,48 +96,31 @@ class TokenSupervisor:
         timeout: float = 30.0,
     ) -> None:
         if isinstance(login, ClientConfig):
-            config = login
-            if not config.uses_sasl:
-                raise ClientConfigError("security.protocol: the token login needs SASL")
-            if config.token_auth:
-                # Kafka refuses token requests over token logins
-                # (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED): require the user's own.
-                raise ClientConfigError(
-                    "sasl.jaas.config: a token login cannot create tokens; "
-                    "use the user's SCRAM login"
-                )
-            config.require_credentials()
-            self._connect: Callable[[], TokenClient] = lambda: DelegationTokenClient.connect(
-                config, timeout=timeout
-            )
-            bootstrap_servers = bootstrap_servers or config.bootstrap_servers
+            connect = token_rpc_connector(login, timeout)
+            bootstrap_servers = bootstrap_servers or login.bootstrap_servers
             if security_protocol is None:
-                security_protocol = config.security_protocol
+                security_protocol = login.security_protocol
         else:
-            self._connect = login
+            connect = login
         if not bootstrap_servers:
             raise ClientConfigError("bootstrap.servers: required for the query's options")
-        self._bootstrap = bootstrap_servers
-        self._mechanism = mechanism
-        self._protocol = security_protocol or "SASL_SSL"
-        self._extra = dict(extra_options or {})
-        self._start_query = start_query
         self.policy = policy or SupervisorPolicy()
         self._clock = clock_ms
+        self._tokens = TokenRotation(connect, self.policy, clock_ms)
+        self._login = QueryLogin(
+            start_query,
+            bootstrap_servers,
+            mechanism,
+            security_protocol or _DEFAULT_PROTOCOL,
+            extra_options,
+        )
+        self._backoff = Backoff(self.policy)
         self._stop_event = threading.Event()
         self._wait = wait or self._stop_event.wait
         self._lock = threading.RLock()
         self._thread: threading.Thread | None = None
-        self._state = SupervisorState.NEW
-        self._history: deque[Transition] = deque(maxlen=_HISTORY)
-        self._current: _Held | None = None
-        self._pending: _Held | None = None  # replacement, created, not yet in use
-        self._retired: list[_Held] = []  # replaced, still to expire
+        self._states = _StateLog(clock_ms)
         self._query: StreamingQueryLike | None = None
-        self._query_id: str | None = None
-        self._failures = 0
-        self._retry_at: int | None = None
-        self._retry_state = SupervisorState.RUNNING
         self.last_error: BaseException | None = None
         self.failure: object | None = None
         self.renewals = 0
@@ -135,15 +128,15 @@ class TokenSupervisor:
 
     def __repr__(self) -> str:
         return (
-            f"TokenSupervisor(state={self._state.value}, token_id={self.token_id!r}, "
-            f"bootstrap_servers={self._bootstrap!r}, rotations={self.rotations})"
+            f"TokenSupervisor(state={self._states.state.value}, token_id={self.token_id!r}, "
+            f"bootstrap_servers={self._login.bootstrap_servers!r}, rotations={self.rotations})"
         )
 
     # --- what callers may look at -------------------------------------------
 
     @property
     def state(self) -> SupervisorState:
-        return self._state
+        return self._states.state
 
     @property
     def query(self) -> StreamingQueryLike | None:
@@ -153,27 +146,23 @@ class TokenSupervisor:
     @property
     def token_id(self) -> str | None:
         """The id of the token the query uses now (ids are not secrets)."""
-        return self._current.token_id if self._current else None
+        held = self._tokens.current
+        return held.token_id if held else None
 
     @property
     def history(self) -> tuple[Transition, ...]:
         """The most recent state changes, oldest first."""
-        return tuple(self._history)
+        return tuple(self._states.history)
 
     def next_renewal_ms(self) -> int | None:
         """Local time of the next renewal, or ``None`` without a token."""
-        held = self._current
-        if held is None:
-            return None
-        ratio = self.policy.renew_ratio
-        return held.last_renewed_ms + int(ratio * (held.expiry_ms - held.last_renewed_ms))
+        held = self._tokens.current
+        return None if held is None else renewal_at_ms(held, self.policy)
 
     def next_rotation_ms(self) -> int | None:
         """Local time at which the token is replaced, or ``None`` without a token."""
-        held = self._current
-        if held is None:
-            return None
-        return held.issued_ms + int(self.policy.rotate_ratio * (held.max_ms - held.issued_ms))
+        held = self._tokens.current
+        return None if held is None else rotation_at_ms(held, self.policy)
 
     # --- lifecycle ----------------------------------------------------------
 
@@ -195,19 +184,20 @@ class TokenSupervisor:
                 started; the cause is chained.
         """
         with self._lock:
-            if self._state is not SupervisorState.NEW:
-                raise SupervisorError(f"cannot start a supervisor in state {self._state.value}")
+            if self._states.state is not SupervisorState.NEW:
+                raise SupervisorError(
+                    f"cannot start a supervisor in state {self._states.state.value}"
+                )
             try:
-                self._set_state(SupervisorState.OBTAINING, "obtaining the first token")
-                self._current = self._create_token()
-                self._set_state(SupervisorState.STARTING, f"token {self.token_id}")
+                self._states.enter(SupervisorState.OBTAINING, "obtaining the first token")
+                self._tokens.current = self._tokens.create()
                 self._launch()
             except Exception as exc:
                 self.last_error = exc
-                self._expire_all()
-                self._set_state(SupervisorState.FAILED, f"start failed: {_describe(exc)}")
+                self._tokens.expire_all()
+                self._states.enter(SupervisorState.FAILED, f"start failed: {_describe(exc)}")
                 raise SupervisorError(f"could not start: {_describe(exc)}") from exc
-            self._set_state(SupervisorState.RUNNING, f"query {self._query_id}")
+            self._states.enter(SupervisorState.RUNNING, f"query {self._login.query_id}")
         if background:
             self._thread = threading.Thread(
                 target=self.run, name="tokenauth-spark-supervisor", daemon=True
@@ -224,15 +214,11 @@ class TokenSupervisor:
                 self.last_error = exc
                 _log.error("token supervisor crashed: %s", _describe(exc))
                 with self._lock:
-                    self._set_state(SupervisorState.FAILED, f"crashed: {_describe(exc)}")
+                    self._states.enter(SupervisorState.FAILED, f"crashed: {_describe(exc)}")
                 return
-            if self._state in _FINAL:
+            if self._states.state in _FINAL:
                 return
-            now = self._clock()
-            delay_ms = min(
-                max(due - now, self.policy.min_interval_ms), self.policy.check_interval_ms
-            )
-            self._wait(delay_ms / 1000.0)
+            self._wait(wait_ms(due, self._clock(), self.policy) / 1000.0)
 
     def stop(self, *, expire_tokens: bool = True, timeout: float | None = 60.0) -> None:
         """Stop supervising, stop the query and expire every token we hold.
@@ -248,14 +234,14 @@ class TokenSupervisor:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
         with self._lock:
-            if self._state is SupervisorState.STOPPED:
+            if self._states.state is SupervisorState.STOPPED:
                 return
             final = (
                 SupervisorState.FAILED
-                if self._state is SupervisorState.FAILED
+                if self._states.state is SupervisorState.FAILED
                 else SupervisorState.STOPPED
             )
-            self._set_state(SupervisorState.STOPPING, "stop requested")
+            self._states.enter(SupervisorState.STOPPING, "stop requested")
             query, self._query = self._query, None
             if query is not None:
                 try:
@@ -264,8 +250,8 @@ class TokenSupervisor:
                 except Exception as exc:
                     _log.warning("stopping the query failed: %s", _describe(exc))
             if expire_tokens:
-                self._expire_all()
-            self._set_state(final, "stopped")
+                self._tokens.expire_all()
+            self._states.enter(final, "stopped")
 
     def await_termination(self, timeout: float | None = None) -> bool:
         """Wait for the supervision thread to end.
@@ -282,7 +268,7 @@ class TokenSupervisor:
             thread.join(timeout)
             if thread.is_alive():
                 return False
-        if self._state is SupervisorState.FAILED:
+        if self._states.state is SupervisorState.FAILED:
             cause = self.failure if isinstance(self.failure, BaseException) else self.last_error
             raise SupervisorError("the supervised query or the supervisor failed") from cause
         return True
@@ -310,170 +296,82 @@ class TokenSupervisor:
         """
         with self._lock:
             now = self._clock()
-            if self._state in _FINAL or self._state is SupervisorState.NEW:
+            if self._states.state in _FINAL or self._states.state is SupervisorState.NEW:
                 return now + self.policy.check_interval_ms
-            if self._retry_at is not None:
-                if now < self._retry_at:
-                    return self._retry_at
-                self._retry_at = None
+            retry_at = self._backoff.waiting_until(now)
+            if retry_at is not None:
+                return retry_at
             try:
                 self._advance(now)
             except Exception as exc:
                 return self._back_off(exc)
-            self._failures = 0
-            if self._state not in _FINAL:
-                self._set_state(SupervisorState.RUNNING, "")
+            self._backoff.succeed()
+            if self._states.state not in _FINAL:
+                self._states.enter(SupervisorState.RUNNING, "")
             return self._next_due(self._clock())
 
     def _advance(self, now: int) -> None:
-        if self._current is None:
-            self._set_state(SupervisorState.OBTAINING, "no token")
-            self._current = self._create_token()
+        tokens = self._tokens
+        if tokens.current is None:
+            self._states.enter(SupervisorState.OBTAINING, "no token")
+            tokens.current = tokens.create()
         if self._query is None:
-            self._set_state(SupervisorState.STARTING, f"token {self.token_id}")
             self._launch()
         elif not self._query.isActive:
             self._query_ended()
             return
-        if self._rotation_due(now):
+        if rotation_due(tokens.current, self.policy, now, pending=tokens.pending is not None):
             self._rotate()
-        elif now >= (self.next_renewal_ms() or now):
+        elif now >= renewal_at_ms(tokens.current, self.policy):
             self._renew()
-        while self._retired:
-            held = self._retired[0]
-            self._set_state(SupervisorState.EXPIRING, f"replaced token {held.token_id}")
-            self._expire(held)
-            self._retired.pop(0)
+        tokens.expire_retired(
+            lambda held: self._states.enter(
+                SupervisorState.EXPIRING, f"replaced token {held.token_id}"
+            )
+        )
 
     def _next_due(self, now: int) -> int:
-        if self._current is None or self._query is None or self._retired or self._pending:
+        held = self._tokens.current
+        if held is None or self._query is None or not self._tokens.settled:
             return now
-        renew = self.next_renewal_ms() or now
-        rotate = self.next_rotation_ms() or now
-        return min(renew, rotate, now + self.policy.check_interval_ms)
-
-    def _rotation_due(self, now: int) -> bool:
-        held = self._current
-        assert held is not None
-        if held.dead or self._pending is not None:
-            return True
-        if now >= (self.next_rotation_ms() or now):
-            return True
-        # A renewal is due but cannot move the expiry: replace instead.
-        return now >= (self.next_renewal_ms() or now) and held.expiry_ms >= held.max_ms
+        return next_due_ms(held, self.policy, now)
 
     def _rotate(self) -> None:
-        old = self._current
+        tokens = self._tokens
+        old = tokens.current
         assert old is not None and self._query is not None
-        if self._pending is None:
-            self._set_state(SupervisorState.ROTATING, f"replacing token {old.token_id}")
-            self._pending = self._create_token()
-        self._set_state(
+        if tokens.pending is None:
+            self._states.enter(SupervisorState.ROTATING, f"replacing token {old.token_id}")
+            tokens.pending = tokens.create()
+        self._states.enter(
             SupervisorState.RESTARTING,
-            f"query {self._query_id}: token {old.token_id} -> {self._pending.token_id}",
+            f"query {self._login.query_id}: token {old.token_id} -> {tokens.pending.token_id}",
         )
         query = self._query
         query.stop()
         if query.isActive:
             raise SupervisorError("the query did not stop")
         self._query = None
-        self._retired.append(old)
-        self._current, self._pending = self._pending, None
+        tokens.swap()
         self.rotations += 1
         # Expire the old token only once the query runs with the new one; if
         # this start fails, the next step retries it before expiring.
-        self._set_state(SupervisorState.STARTING, f"token {self.token_id}")
         self._launch()
 
     def _renew(self) -> None:
-        held = self._current
+        held = self._tokens.current
         assert held is not None
-        self._set_state(SupervisorState.RENEWING, f"token {held.token_id}")
-        try:
-            with self._connect() as client:
-                expiry = client.renew_token(held.token.hmac, self.policy.renew_period_ms)
-        except TokenRequestError as exc:
-            if exc.error_code in _TOKEN_GONE:
-                held.dead = True
-                _log.warning("token %s is gone (%s); replacing it", held.token_id, exc.error_code)
-                self._rotate()
-                return
-            raise
-        held.last_renewed_ms = self._clock()
-        held.expiry_ms = expiry - held.skew_ms
-        self.renewals += 1
-        _log.info(
-            "renewed token %s; expires in %d ms", held.token_id, held.expiry_ms - self._clock()
-        )
-
-    def _create_token(self) -> _Held:
-        with self._connect() as client:
-            token = client.create_token(self.policy.renewers, self.policy.max_lifetime_ms)
-        held = _Held.of(token, self._clock())
-        _log.info(
-            "created token %s; expires in %d ms, max lifetime %d ms",
-            held.token_id,
-            held.expiry_ms - held.issued_ms,
-            held.max_ms - held.issued_ms,
-        )
-        return held
+        self._states.enter(SupervisorState.RENEWING, f"token {held.token_id}")
+        if self._tokens.renew():
+            self.renewals += 1
+        else:
+            self._rotate()
 
     def _launch(self) -> None:
-        assert self._current is not None
-        options = kafka_options(
-            self._current.token,
-            self._bootstrap,
-            self._mechanism,
-            self._protocol,
-            extra=self._extra,
-        )
-        query = self._start_query(options)
-        self._query = query
-        if self._query_id is None:
-            self._query_id = str(query.id)
-        elif str(query.id) != self._query_id:
-            # The id is kept in the checkpoint's metadata: a new id means the
-            # factory did not restart from the same checkpoint.
-            _log.warning(
-                "query id changed from %s to %s: start_query is not reusing its checkpoint",
-                self._query_id,
-                query.id,
-            )
-            self._query_id = str(query.id)
-        _log.info("query %s running (run %s) with token %s", query.id, query.runId, self.token_id)
-
-    def _expire(self, held: _Held, *, last_try: bool = False) -> None:
-        """Expire ``held`` now; a token already gone counts as done.
-
-        Raises the failure for a retry, except on the last allowed attempt,
-        where it is logged: an unexpired token still lapses at its expiry.
-        """
-        held.expire_attempts += 1
-        try:
-            with self._connect() as client:
-                client.expire_token(held.token.hmac)
-        except Exception as exc:
-            if isinstance(exc, TokenRequestError) and exc.error_code in _TOKEN_GONE:
-                _log.info("token %s was already gone", held.token_id)
-                return
-            if not last_try and held.expire_attempts < _MAX_EXPIRE_ATTEMPTS:
-                raise
-            _log.warning(
-                "could not expire token %s (%s, attempt %d); it lapses at its expiry",
-                held.token_id,
-                _describe(exc),
-                held.expire_attempts,
-            )
-            return
-        _log.info("expired token %s", held.token_id)
-
-    def _expire_all(self) -> None:
-        """Best effort, for stop and failure: expire every token we hold, once."""
-        held_all = [h for h in (self._current, self._pending, *self._retired) if h is not None]
-        self._current = self._pending = None
-        self._retired = []
-        for held in held_all:
-            self._expire(held, last_try=True)
+        held = self._tokens.current
+        assert held is not None
+        self._states.enter(SupervisorState.STARTING, f"token {held.token_id}")
+        self._query = self._login.launch(held.token)
 
     def _query_ended(self) -> None:
         query = self._query
@@ -484,37 +382,22 @@ class TokenSupervisor:
             self.failure = exc
         self._query = None
         self._stop_event.set()
-        self._expire_all()
+        self._tokens.expire_all()
+        query_id = self._login.query_id
         if self.failure is not None:
-            self._set_state(SupervisorState.FAILED, f"query {self._query_id} failed")
+            self._states.enter(SupervisorState.FAILED, f"query {query_id} failed")
         else:
-            self._set_state(SupervisorState.STOPPED, f"query {self._query_id} was stopped")
+            self._states.enter(SupervisorState.STOPPED, f"query {query_id} was stopped")
 
     def _back_off(self, exc: BaseException) -> int:
         self.last_error = exc
-        self._failures += 1
-        p = self.policy
-        delay = min(p.max_backoff_ms, p.initial_backoff_ms * 2 ** min(self._failures - 1, 30))
-        self._retry_state = self._state
-        self._retry_at = self._clock() + delay
-        self._set_state(
+        failed = self._states.state
+        delay = self._backoff.fail(self._clock())
+        self._states.enter(
             SupervisorState.BACKING_OFF,
-            f"{self._retry_state.value} failed ({_describe(exc)}); "
-            f"attempt {self._failures}, retrying in {delay} ms",
+            f"{failed.value} failed ({_describe(exc)}); "
+            f"attempt {self._backoff.failures}, retrying in {delay} ms",
             level=logging.WARNING,
         )
-        return self._retry_at
-
-    def _set_state(self, state: SupervisorState, detail: str, level: int = logging.INFO) -> None:
-        old = self._state
-        if old is state:
-            return
-        self._state = state
-        self._history.append(Transition(self._clock(), old, state, detail))
-        _log.log(
-            level,
-            "spark token supervisor: %s -> %s%s",
-            old.value,
-            state.value,
-            f" ({detail})" if detail else "",
-        )
+        assert self._backoff.retry_at is not None
+        return self._backoff.retry_at

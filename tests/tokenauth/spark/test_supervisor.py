@@ -95,7 +95,7 @@ def test_rotation_creates_restarts_then_expires_in_that_order() -> None:
         live_at_start.append(broker.live_ids())
         return original(options)
 
-    sup._start_query = start
+    sup._login.start_query = start
     sup.start(background=False)
     assert sup.next_rotation_ms() == T0 + 180_000
     run_until(sup, clock, T0 + 180_001)
@@ -222,7 +222,7 @@ def test_expiry_failures_are_retried_then_given_up() -> None:
     for _ in range(5):
         clock.now_ms = max(sup.step(), clock())
     assert sup.state is S.RUNNING and sup.token_id == "tok2"
-    assert not sup._retired and len(broker.op_failures["expire"]) == 5
+    assert not sup._tokens.retired and len(broker.op_failures["expire"]) == 5
 
 
 def test_query_ending_by_itself_fails_the_supervisor_and_expires_tokens() -> None:
@@ -369,7 +369,7 @@ def test_login_configs() -> None:
     with pytest.raises(ClientConfigError, match="needs SASL"):
         TokenSupervisor(plain, FakeSpark().start)
     sup = TokenSupervisor(cfg, FakeSpark().start)
-    assert "b:1" in repr(sup) and sup._protocol == "SASL_PLAINTEXT"
+    assert "b:1" in repr(sup) and sup._login.protocol == "SASL_PLAINTEXT"
 
 
 # Every interleaving of time steps and injected broker/Spark failures keeps
@@ -398,7 +398,7 @@ def test_invariants_under_any_failure_order(events: list[tuple[int, str]]) -> No
         assert options.token_id in broker.live_ids() or options.token_id not in broker.expired
         return original(options)
 
-    sup._start_query = start
+    sup._login.start_query = start
     sup.start(background=False)
     for advance, failure in events:
         if failure == "broker":
