@@ -1,16 +1,20 @@
-"""Token-capable SCRAM for aiokafka 0.14, through a narrow, reversible patch.
+"""Token-capable SCRAM and KIP-368 re-authentication for aiokafka 0.14, by a reversible patch.
 
 aiokafka has no SASL plugin registry: ``AIOKafkaConnection`` picks its SCRAM
-authenticator in one method, ``authenticator_scram``. :func:`install` replaces
-that one method; :func:`uninstall` restores it. The replacement only acts on
-connections whose ``sasl_oauth_token_provider`` is a
+authenticator in one method, ``authenticator_scram``, and logs in once per
+connection in ``_do_sasl_handshake``. :func:`install` replaces those two
+methods and ``send``; :func:`uninstall` restores them. The replacements only
+act on connections whose ``sasl_oauth_token_provider`` is a
 :class:`~sasl_scram.integrations.CredentialsProvider` (that is what
 :func:`client_kwargs` passes); every other connection gets aiokafka's own
-authenticator, unchanged. Nothing happens on import.
+code, unchanged. Nothing happens on import.
 
-The provider is asked at every new connection (aiokafka does not implement
-KIP-368 re-authentication) and may be ``async``. As in aiokafka, the PBKDF2
-work runs in the loop's default executor, never on the event loop.
+On those connections, a broker that sets a session lifetime (KIP-368,
+``connections.max.reauth.ms``) gets an in-band re-authentication before the
+session ends, as from Kafka's Java client; see ``_aiokafka_reauth``. The
+provider is asked at every login and re-authentication, and may be
+``async``. As in aiokafka, the PBKDF2 work runs in the loop's default
+executor, never on the event loop.
 
 Example::
 
@@ -24,9 +28,12 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import logging
 import threading
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,6 +42,7 @@ from sasl_scram._errors import ScramError, ScramServerError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.integrations import _common
+from sasl_scram.integrations._aiokafka_reauth import STATE_ATTRIBUTE, ConnectionReauth
 from sasl_scram.integrations._config import ConfigSource
 from sasl_scram.integrations._credentials import (
     CredentialsProvider,
@@ -55,7 +63,10 @@ __all__ = [
 log = logging.getLogger("sasl_scram.integrations.aiokafka")
 
 _lock = threading.Lock()
-_original: Callable[..., Any] | None = None
+# aiokafka's own methods while installed, by name; empty when not installed.
+_originals: dict[str, Callable[..., Any]] = {}
+# Connections' re-authentication schedules, to stop them at uninstall().
+_sessions: weakref.WeakSet[ConnectionReauth] = weakref.WeakSet()
 _key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
 
 
@@ -129,8 +140,7 @@ def _authenticator_scram(self: Any) -> Any:
     """Replacement for ``AIOKafkaConnection.authenticator_scram``."""
     provider = self._sasl_oauth_token_provider
     if not isinstance(provider, CredentialsProvider):
-        assert _original is not None
-        return _original(self)
+        return _originals["authenticator_scram"](self)
     return ScramAuthenticator(
         loop=self._loop,
         mechanism=ScramMechanism.from_name(self._sasl_mechanism),
@@ -139,59 +149,177 @@ def _authenticator_scram(self: Any) -> Any:
     )
 
 
+async def _do_sasl_handshake(self: Any) -> None:
+    """Replacement for ``AIOKafkaConnection._do_sasl_handshake``: the first
+    login, then KIP-368 re-authentication planned from its session lifetime."""
+    login = _originals["_do_sasl_handshake"]
+    if not isinstance(self._sasl_oauth_token_provider, CredentialsProvider):
+        await login(self)
+        return
+    state = ConnectionReauth(
+        self._loop,
+        login=functools.partial(_call_with, weakref.ref(self), login),
+        close=functools.partial(_close_failed, weakref.ref(self)),
+        connected=functools.partial(_connected, weakref.ref(self)),
+    )
+    setattr(self, STATE_ATTRIBUTE, state)
+    await login(self)
+    with _lock:
+        if _originals:  # not uninstalled meanwhile
+            _sessions.add(state)
+            state.logged_in()
+
+
+def _send(self: Any, request: Any, expect_response: bool = True) -> Any:
+    """Replacement for ``AIOKafkaConnection.send``: requests wait while the
+    connection re-authenticates; SaslAuthenticate answers give the lifetime."""
+    state: ConnectionReauth | None = getattr(self, STATE_ATTRIBUTE, None)
+    if state is None:
+        return _own(self, "send")(self, request, expect_response)
+    if state.must_wait():
+        send = functools.partial(_send_now, self, state, request, expect_response)
+        return state.after_reauthentication(send)
+    return _send_now(self, state, request, expect_response)
+
+
+def _send_now(self: Any, state: ConnectionReauth, request: Any, expect_response: bool) -> Any:
+    from aiokafka.conn import SaslAuthenticateRequest
+
+    sent = _own(self, "send")(self, request, expect_response)
+    if isinstance(request, SaslAuthenticateRequest):
+        return _noting_lifetime(state, sent)
+    return sent
+
+
+def _own(conn: Any, name: str) -> Callable[..., Any]:
+    """aiokafka's own method, also for a request that waited across uninstall()."""
+    own = _originals.get(name)
+    return own if own is not None else getattr(type(conn), name)
+
+
+async def _noting_lifetime(state: ConnectionReauth, sent: Awaitable[Any]) -> Any:
+    response = await sent
+    state.note_response(response)
+    return response
+
+
+async def _call_with(ref: weakref.ReferenceType[Any], method: Callable[..., Any]) -> None:
+    conn = ref()
+    if conn is not None:
+        await method(conn)
+
+
+def _close_failed(ref: weakref.ReferenceType[Any], exc: BaseException) -> None:
+    from aiokafka.conn import CloseReason
+
+    conn = ref()
+    if conn is not None:
+        conn.close(reason=CloseReason.AUTH_FAILURE, exc=exc)
+
+
+def _connected(ref: weakref.ReferenceType[Any]) -> bool:
+    conn = ref()
+    return conn is not None and bool(conn.connected())
+
+
+_PATCHES: dict[str, Callable[..., Any]] = {
+    "authenticator_scram": _authenticator_scram,
+    "_do_sasl_handshake": _do_sasl_handshake,
+    "send": _send,
+}
+
+
 def _connection_class() -> Any:
+    """aiokafka's connection class, if its internals are those of 0.14."""
     try:
-        from aiokafka.conn import AIOKafkaConnection
+        import aiokafka.conn
+        from aiokafka.protocol.admin import SaslAuthenticateResponse_v1
     except ImportError as exc:
-        raise IntegrationError("aiokafka is required") from exc
-    if not callable(getattr(AIOKafkaConnection, "authenticator_scram", None)):
         raise IntegrationError(
-            "this aiokafka has no AIOKafkaConnection.authenticator_scram; 0.14 is supported"
+            "aiokafka 0.14 is required (aiokafka.conn, aiokafka.protocol.admin)"
+        ) from exc
+    conn_class = aiokafka.conn.AIOKafkaConnection
+    problems = [
+        f"AIOKafkaConnection.{name}"
+        for name in ("authenticator_scram", "send", "connected", "close")
+        if not callable(getattr(conn_class, name, None))
+    ]
+    if not inspect.iscoroutinefunction(getattr(conn_class, "_do_sasl_handshake", None)):
+        problems.append("async AIOKafkaConnection._do_sasl_handshake")
+    elif list(inspect.signature(_original_or_current(conn_class, "send")).parameters) != [
+        "self",
+        "request",
+        "expect_response",
+    ]:
+        problems.append("AIOKafkaConnection.send(self, request, expect_response)")
+    if "session_lifetime_ms" not in SaslAuthenticateResponse_v1.SCHEMA.names:
+        problems.append("SaslAuthenticateResponse_v1.session_lifetime_ms")
+    for name in ("CloseReason", "SaslAuthenticateRequest"):
+        if not hasattr(aiokafka.conn, name):
+            problems.append(f"aiokafka.conn.{name}")
+    if problems:
+        raise IntegrationError(
+            f"this aiokafka ({getattr(aiokafka, '__version__', '?')}) lacks "
+            f"{', '.join(problems)}; sasl_scram.integrations.aiokafka supports aiokafka 0.14"
         )
-    return AIOKafkaConnection
+    return conn_class
+
+
+def _original_or_current(conn_class: Any, name: str) -> Any:
+    return _originals.get(name, getattr(conn_class, name))
 
 
 def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> None:
-    """Patch ``AIOKafkaConnection.authenticator_scram``; idempotent.
+    """Patch aiokafka's connection (SCRAM authenticator, login, send); idempotent.
 
     Only connections configured with a credentials provider (see
-    :func:`client_kwargs`) use the token-capable authenticator.
+    :func:`client_kwargs`) use the token-capable authenticator and
+    re-authenticate (KIP-368).
 
     Args:
         key_cache: Derived-key cache shared by these connections; ``None`` disables it.
 
     Raises:
-        IntegrationError: aiokafka is missing or not shaped like 0.14.
+        IntegrationError: aiokafka is missing or its internals are not those of 0.14.
     """
-    global _original, _key_cache
+    global _key_cache
     conn_class = _connection_class()
     with _lock:
         _key_cache = key_cache
-        if _original is not None:
+        if _originals:
             return
-        _original = conn_class.authenticator_scram
-        conn_class.authenticator_scram = _authenticator_scram
-    log.debug("patched aiokafka's SCRAM authenticator")
+        for name, replacement in _PATCHES.items():
+            _originals[name] = getattr(conn_class, name)
+            setattr(conn_class, name, replacement)
+    log.debug("patched aiokafka's SCRAM login")
 
 
 def uninstall() -> None:
-    """Restore aiokafka's own ``authenticator_scram``. A no-op when not installed."""
-    global _original
+    """Restore aiokafka's own methods. A no-op when not installed.
+
+    Connections already open stop re-authenticating: a broker enforcing a
+    session lifetime closes them when it ends, as without the integration.
+    """
     with _lock:
-        if _original is None:
+        if not _originals:
             return
         conn_class = _connection_class()
-        if conn_class.authenticator_scram is _authenticator_scram:
-            conn_class.authenticator_scram = _original
-        _original = None
-    log.debug("restored aiokafka's SCRAM authenticator")
+        for name, replacement in _PATCHES.items():
+            if getattr(conn_class, name) is replacement:
+                setattr(conn_class, name, _originals[name])
+        _originals.clear()
+        for state in list(_sessions):
+            state.cancel()
+        _sessions.clear()
+    log.debug("restored aiokafka's SCRAM login")
 
 
 def is_installed() -> bool:
     try:
-        return bool(_connection_class().authenticator_scram is _authenticator_scram)
+        conn_class = _connection_class()
     except IntegrationError:
         return False
+    return all(getattr(conn_class, name) is fn for name, fn in _PATCHES.items())
 
 
 @contextmanager
@@ -215,7 +343,7 @@ def client_kwargs(
     Args:
         config: A ``client.properties`` path, its properties, or a ``ClientConfig``.
         credentials: Credentials or a provider (sync or async), asked at every
-            new connection; overrides ``sasl.jaas.config``.
+            login and re-authentication; overrides ``sasl.jaas.config``.
         bootstrap_servers: Overrides ``bootstrap.servers``.
 
     Returns:

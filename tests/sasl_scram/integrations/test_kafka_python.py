@@ -8,6 +8,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ import jaas
 from sasl_scram import SCRAM_SHA_256, AuthenticationFailed, Grant, ScramCredential, ScramServer
 from sasl_scram.integrations import (
     IntegrationError,
+    PropertiesFileCredentials,
     ScramCredentials,
     StaticCredentials,
     kafka_python,
@@ -29,7 +31,7 @@ from sasl_scram.integrations import (
 from sasl_scram.store import ScramUpsertion
 from tests.endpoint_harness import ALICE
 
-from .conftest import MECHS, TokenEndpoint, client_properties, user_line
+from .conftest import MECHS, TokenEndpoint, client_properties, user_line, write_properties
 
 ENDPOINT_LOGGER = "sasl_scram.endpoint"
 # kafka-python waits 30 s for a bootstrap by default; refused logins should fail fast.
@@ -226,6 +228,42 @@ def test_reauthentication_picks_up_a_rotated_token(
         assert {m["conn"] for m in reauths} <= first_logins
         assert all(m["user"] == "alice" for m in reauths)
         assert provider.handed_out[-1] == new.token_id
+        assert not [m for m in caplog.messages[mark:] if "failed" in m or "closing" in m]
+        assert client.topics() == []
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("kind", ["admin", "consumer"])
+def test_reauthentication_picks_up_a_rotated_token_file(
+    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any, tmp_path: Path, kind: str
+) -> None:
+    """The token file is rewritten (as a renewer would) and the old token expired:
+    the open connection re-authenticates with the file's new token."""
+    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
+    old = reauth_endpoint.create_token()
+    path = tmp_path / "token.properties"
+
+    def rotate_to(token: Any) -> None:
+        line = jaas.scram_token_login_line(token.token_id, token.hmac_base64)
+        write_properties(path.with_suffix(".tmp"), {"sasl.jaas.config": line})
+        path.with_suffix(".tmp").replace(path)
+
+    rotate_to(old)
+    props = client_properties(reauth_endpoint.ep, None)
+    provider = PropertiesFileCredentials(path)
+    client = Client(kind, kafka_python.client_kwargs(props, credentials=provider))
+    try:
+        client.topics()
+        first_logins = {m["conn"] for m in map(AUTH_LINE.search, caplog.messages) if m}
+        new = reauth_endpoint.create_token()
+        rotate_to(new)
+        reauth_endpoint.expire_token(old)
+        mark = len(caplog.messages)
+        reauths = wait_for_reauth(client, caplog, mark)
+        # Same connection, still alice: only the file's new token can have logged in.
+        assert {m["conn"] for m in reauths} <= first_logins
+        assert all(m["user"] == "alice" for m in reauths)
         assert not [m for m in caplog.messages[mark:] if "failed" in m or "closing" in m]
         assert client.topics() == []
     finally:
