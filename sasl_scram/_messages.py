@@ -1,6 +1,6 @@
 """The four SCRAM messages, parsed and rendered with Kafka's grammar.
 
-The patterns transcribe Kafka's ``ScramMessages`` (kafka-internals 2.1-2.5):
+The patterns transcribe Kafka's ``ScramMessages`` (docs/kafka-facts.md §2.1-2.5):
 only ASCII 0x01-0x7F in names and values, nonces of printable ASCII without
 ``,``, letters-only extension names, and base64 fields that may be empty.
 Everything the Kafka parser rejects is rejected here with
@@ -361,7 +361,7 @@ class ServerFinalMessage:
 #
 # Kafka keeps SCRAM extensions in a ``HashMap`` and writes them, and rebuilds the
 # client-first-message-bare for the AuthMessage, in that map's iteration order
-# (kafka-internals 2.6). A client sending several extensions must send them in
+# (docs/kafka-facts.md §2.6). A client sending several extensions must send them in
 # that order or the proof fails against a Kafka broker.
 #
 # The order is: by bucket ``spread(String.hashCode()) & (capacity - 1)``, and

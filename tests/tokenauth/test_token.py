@@ -22,7 +22,7 @@ from tokenauth import (
 
 from .conftest import ALICE, BOB, T0
 
-# kafka-internals 7.2, DERIVED: secret "secretKey", token id "token1".
+# docs/kafka-facts.md §6.2, derived: secret "secretKey", token id "token1".
 HMAC_VECTOR = (
     "FIC0SYBzUImN4fcJpDitFsREqy0UtLGgOHzxS0wq4u7FGkEgnvDERHzE36Pl+DjxuOW+rMTCXQQyhbmuBh0+vg=="
 )
