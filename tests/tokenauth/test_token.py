@@ -126,7 +126,7 @@ def test_znode_json_is_kafkas_version_3() -> None:
 
 def test_reads_versions_1_and_2_with_requester_equal_to_owner() -> None:
     for version in (1, 2):
-        document = {
+        document: dict[str, object] = {
             "version": version,
             "owner": "User%3Aalice",
             "renewers": [],
