@@ -135,24 +135,49 @@ class Tokenizer:
                 return token
 
     def _next(self) -> Token | None:
+        """One step of ``nextToken``: a token, or ``None`` after a comment."""
+        c = self._take_peeked()
+        if c < 0:
+            return self._eof()
+        self._peekc = _NEED_CHAR
+        if self._ctype(c) & _CT_WHITESPACE:
+            after = self._skip_whitespace(c)
+            if isinstance(after, Token):
+                return after
+            c = after
+        start = self._i - 1
+        ctype = self._ctype(c)
+        if ctype & _CT_DIGIT:
+            return self._number(c, start)
+        if ctype & _CT_ALPHA:
+            return self._word(start)
+        if ctype & _CT_QUOTE:
+            return self._quoted(c, start)
+        if c == ord("/"):
+            return self._comment()
+        return Token(TokenKind.ORDINARY, chr(c), start, start + 1)
+
+    def _take_peeked(self) -> int:
+        """The first character of the next token: the one Java kept in
+        ``peekc``, or a fresh one; negative at the end of input."""
         c = self._peekc
         if c == _EOF:
             c = _NEED_CHAR
         if c == _SKIP_LF:
             c = self._read()
             if c < 0:
-                return self._eof()
+                return _EOF
             if c == 0x0A:
                 c = _NEED_CHAR
         if c == _NEED_CHAR:
             c = self._read()
-            if c < 0:
-                return self._eof()
-        start = self._i - 1
-        self._peekc = _NEED_CHAR
+        return c
 
-        ctype = self._ctype(c)
-        while ctype & _CT_WHITESPACE:
+    def _skip_whitespace(self, c: int) -> Token | int:
+        """Skip whitespace from ``c``: the first other character, or the EOL
+        token (when line ends are significant) or the EOF token that ends it."""
+        while self._ctype(c) & _CT_WHITESPACE:
+            start = self._i - 1
             if c == 0x0D:
                 if self._eol:
                     self._peekc = _SKIP_LF
@@ -166,70 +191,67 @@ class Tokenizer:
                 c = self._read()
             if c < 0:
                 return self._eof()
-            start = self._i - 1
-            ctype = self._ctype(c)
+        return c
 
-        if ctype & _CT_DIGIT:
-            if c == ord("-"):
-                c = self._read()
-                if c != ord(".") and not (ord("0") <= c <= ord("9")):
-                    self._peekc = c
-                    return Token(TokenKind.ORDINARY, "-", start, start + 1)
-            seendot = False
-            while True:
-                if c == ord(".") and not seendot:
-                    seendot = True
-                elif not ord("0") <= c <= ord("9"):
-                    break
-                c = self._read()
-            self._peekc = c
-            end = self._i - 1
-            return Token(TokenKind.NUMBER, self._text[start:end], start, end)
-
-        if ctype & _CT_ALPHA:
-            while True:
-                c = self._read()
-                if c < 0 or not self._ctype(c) & (_CT_ALPHA | _CT_DIGIT):
-                    break
-            self._peekc = c
-            end = self._i - 1
-            return Token(TokenKind.WORD, self._text[start:end], start, end)
-
-        if ctype & _CT_QUOTE:
-            return self._quoted(c, start)
-
-        if c == ord("/"):
-            # Both comment styles are enabled by both callers.
+    def _number(self, c: int, start: int) -> Token:
+        """``parseNumbers``: digits with at most one dot, maybe after a ``-``;
+        a ``-`` not followed by either is an ordinary character."""
+        if c == ord("-"):
             c = self._read()
-            if c == ord("*"):
-                prevc = 0
-                while True:
-                    c = self._read()
-                    if c == ord("/") and prevc == ord("*"):
-                        break
-                    # Java reads past a line break without re-checking for
-                    # "*/", so "*\n/" does not close the comment.
-                    if c == 0x0D:
-                        c = self._read()
-                        if c == 0x0A:
-                            c = self._read()
-                    elif c == 0x0A:
-                        c = self._read()
-                    if c < 0:
-                        return self._eof()
-                    prevc = c
-                return None
-            # "//" and a lone "/" (a comment character) both skip to the end
-            # of the line; a lone "/" has already swallowed one character,
-            # which may itself be the line break.
+            if c != ord(".") and not (ord("0") <= c <= ord("9")):
+                self._peekc = c
+                return Token(TokenKind.ORDINARY, "-", start, start + 1)
+        seendot = False
+        while True:
+            if c == ord(".") and not seendot:
+                seendot = True
+            elif not ord("0") <= c <= ord("9"):
+                break
+            c = self._read()
+        self._peekc = c
+        end = self._i - 1
+        return Token(TokenKind.NUMBER, self._text[start:end], start, end)
+
+    def _word(self, start: int) -> Token:
+        while True:
+            c = self._read()
+            if c < 0 or not self._ctype(c) & (_CT_ALPHA | _CT_DIGIT):
+                break
+        self._peekc = c
+        end = self._i - 1
+        return Token(TokenKind.WORD, self._text[start:end], start, end)
+
+    def _comment(self) -> Token | None:
+        """After a ``/``: skip the comment (both styles are enabled by both
+        callers); ``None``, or the EOF token inside an unclosed ``/*``."""
+        c = self._read()
+        if c == ord("*"):
+            prevc = 0
             while True:
                 c = self._read()
-                if c in (0x0A, 0x0D) or c < 0:
+                if c == ord("/") and prevc == ord("*"):
                     break
-            self._peekc = c
+                # Java reads past a line break without re-checking for
+                # "*/", so "*\n/" does not close the comment.
+                if c == 0x0D:
+                    c = self._read()
+                    if c == 0x0A:
+                        c = self._read()
+                elif c == 0x0A:
+                    c = self._read()
+                if c < 0:
+                    return self._eof()
+                prevc = c
             return None
-
-        return Token(TokenKind.ORDINARY, chr(c), start, start + 1)
+        # "//" and a lone "/" (a comment character) both skip to the end
+        # of the line; a lone "/" has already swallowed one character,
+        # which may itself be the line break.
+        while True:
+            c = self._read()
+            if c in (0x0A, 0x0D) or c < 0:
+                break
+        self._peekc = c
+        return None
 
     def _quoted(self, quote: int, start: int) -> Token:
         chars: list[str] = []

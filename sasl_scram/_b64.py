@@ -2,7 +2,7 @@
 
 Kafka encodes credentials and SCRAM attributes with Java's basic codec. Python's
 ``base64.b64decode`` differs: it wants padding and, unless validating, skips
-junk. Java's decoder (verified on JDK 17, kafka-internals section 5):
+junk. Java's decoder (verified on JDK 17, docs/kafka-facts.md §4):
 
 * accepts only ``A-Za-z0-9+/`` and ``=`` padding; whitespace is an error;
 * makes padding optional, but rejects wrong padding (``YQ=``);

@@ -1,7 +1,7 @@
 """A sans-IO SCRAM client (RFC 5802 section 3) speaking Kafka's dialect.
 
 Bytes in, bytes out; the caller moves them. Mirrors Kafka's ``ScramSaslClient``
-(kafka-internals 4.2) and adds what kafka-python's client lacks: username
+(docs/kafka-facts.md §3.2) and adds what kafka-python's client lacks: username
 escaping, extensions such as ``tokenauth=true``, ``e=`` handling and a cache
 of derived keys.
 """

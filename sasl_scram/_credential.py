@@ -3,7 +3,7 @@
 Kafka's ``ScramCredentialUtils`` writes
 ``salt=<b64>,stored_key=<b64>,server_key=<b64>,iterations=<n>`` and parses it
 leniently in some ways and strictly in others; both are reproduced here
-(kafka-internals section 5).
+(``ScramCredentialUtils``, docs/kafka-facts.md §4).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from sasl_scram._errors import ScramUsageError
 __all__ = ["SCRAM_SHA_256", "SCRAM_SHA_512", "ScramMechanism"]
 
 # Kafka's ScramMechanism: the minimum is enforced during authentication, the
-# maximum only by KIP-554 alterations and kafka-storage (kafka-internals 1.1).
+# maximum only by KIP-554 alterations and kafka-storage (docs/kafka-facts.md §1).
 MIN_ITERATIONS = 4096
 MAX_ITERATIONS = 16384
 

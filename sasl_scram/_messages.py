@@ -1,6 +1,6 @@
 """The four SCRAM messages, parsed and rendered with Kafka's grammar.
 
-The patterns transcribe Kafka's ``ScramMessages`` (kafka-internals 2.1-2.5):
+The patterns transcribe Kafka's ``ScramMessages`` (docs/kafka-facts.md §2.1-2.5):
 only ASCII 0x01-0x7F in names and values, nonces of printable ASCII without
 ``,``, letters-only extension names, and base64 fields that may be empty.
 Everything the Kafka parser rejects is rejected here with
@@ -124,11 +124,18 @@ def _b64field(text: str, what: str) -> bytes:
         raise ScramProtocolError(f"Invalid base64 in {what}: {exc}") from None
 
 
+def _match(pattern: re.Pattern[str], data: bytes, what: str) -> re.Match[str]:
+    """``data`` decoded and matched whole, as ``Matcher.matches()`` in Kafka's
+    ``ScramMessages``; otherwise Kafka's ``Invalid SCRAM <what> format``."""
+    m = pattern.fullmatch(_decode(data, what))
+    if m is None:
+        raise ScramProtocolError(f"Invalid SCRAM {what} format")
+    return m
+
+
 def split_client_first(data: bytes) -> tuple[str, str, str, Extensions, str]:
     """The server's view of client-first: authzid, saslname, nonce, extensions, bare."""
-    m = _CLIENT_FIRST.fullmatch(_decode(data, "client first message"))
-    if m is None:
-        raise ScramProtocolError("Invalid SCRAM client first message format")
+    m = _match(_CLIENT_FIRST, data, "client first message")
     extensions = _parse_extensions(m["extensions"]) if m["extensions"] else ()
     return m["authzid"] or "", m["saslname"], m["nonce"], extensions, m["bare"]
 
@@ -201,10 +208,7 @@ class ClientFirstMessage:
 
     @classmethod
     def parse(cls, data: bytes) -> ClientFirstMessage:
-        text = _decode(data, "client first message")
-        m = _CLIENT_FIRST.fullmatch(text)
-        if m is None:
-            raise ScramProtocolError("Invalid SCRAM client first message format")
+        m = _match(_CLIENT_FIRST, data, "client first message")
         reserved = m["reserved"][2:-1] if m["reserved"] else None
         return cls(
             m["saslname"],
@@ -250,10 +254,7 @@ class ServerFirstMessage:
 
     @classmethod
     def parse(cls, data: bytes) -> ServerFirstMessage:
-        text = _decode(data, "server first message")
-        m = _SERVER_FIRST.fullmatch(text)
-        if m is None:
-            raise ScramProtocolError("Invalid SCRAM server first message format")
+        m = _match(_SERVER_FIRST, data, "server first message")
         digits = m["iterations"]
         # Integer.parseInt in Kafka's client: overflow and non-positive both fail.
         if len(digits.lstrip("0")) > 10 or int(digits) > _INT_MAX:
@@ -270,7 +271,7 @@ class ServerFirstMessage:
             _b64field(m["salt"], "salt"),
             iterations,
             _parse_extensions(m["extensions"]),
-            text,
+            m.string,
         )
 
     def to_bytes(self) -> bytes:
@@ -306,10 +307,7 @@ class ClientFinalMessage:
 
     @classmethod
     def parse(cls, data: bytes) -> ClientFinalMessage:
-        text = _decode(data, "client final message")
-        m = _CLIENT_FINAL.fullmatch(text)
-        if m is None:
-            raise ScramProtocolError("Invalid SCRAM client final message format")
+        m = _match(_CLIENT_FINAL, data, "client final message")
         return cls(
             _b64field(m["channel"], "channel binding"),
             m["nonce"],
@@ -337,10 +335,7 @@ class ServerFinalMessage:
 
     @classmethod
     def parse(cls, data: bytes) -> ServerFinalMessage:
-        text = _decode(data, "server final message")
-        m = _SERVER_FINAL.fullmatch(text)
-        if m is None:
-            raise ScramProtocolError("Invalid SCRAM server final message format")
+        m = _match(_SERVER_FINAL, data, "server final message")
         if m["error"] is not None:
             return cls(error=m["error"])
         return cls(
@@ -361,7 +356,7 @@ class ServerFinalMessage:
 #
 # Kafka keeps SCRAM extensions in a ``HashMap`` and writes them, and rebuilds the
 # client-first-message-bare for the AuthMessage, in that map's iteration order
-# (kafka-internals 2.6). A client sending several extensions must send them in
+# (docs/kafka-facts.md §2.6). A client sending several extensions must send them in
 # that order or the proof fails against a Kafka broker.
 #
 # The order is: by bucket ``spread(String.hashCode()) & (capacity - 1)``, and

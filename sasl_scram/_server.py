@@ -6,7 +6,7 @@ answer. A ZooKeeper or network store can therefore sit behind the server
 without any I/O inside it. A synchronous ``lookup`` may be given instead, for
 :meth:`ScramServer.step`.
 
-Where this goes beyond Kafka (kafka-internals 4.1), on purpose:
+Where this goes beyond Kafka (docs/kafka-facts.md §3.1), on purpose:
 
 * an unknown user gets a normal-looking server-first with a deterministic
   decoy salt and fails only at the final step, so probing does not reveal
@@ -347,7 +347,7 @@ class ScramServer:
         self._grant = grant
         nonce = self._client_nonce + self._nonce_factory()
         salt = binascii.b2a_base64(credential.salt, newline=False).decode("ascii")
-        # Kafka's server sends exactly r=,s=,i= (kafka-internals 2.3).
+        # Kafka's server sends exactly r=,s=,i= (docs/kafka-facts.md §2.3).
         self._server_nonce = nonce
         self._server_first = f"r={nonce},s={salt},i={credential.iterations}"
         self._state = _State.RECEIVE_CLIENT_FINAL

@@ -245,7 +245,7 @@ def test_no_document_outside_the_repository_is_cited() -> None:
         check=True,
     ).stdout.split()
     this = Path(__file__).resolve()
-    bad = []
+    bad: list[str] = []
     for name in tracked:
         path = ROOT / name
         if path.suffix not in {".py", ".md", ".toml", ".properties", ".java"} or path == this:

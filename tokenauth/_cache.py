@@ -2,7 +2,7 @@
 
 Kafka's ``DelegationTokenCache`` keeps, per token, the SCRAM credentials
 derived from base64(HMAC) at 4096 iterations for every mechanism, with a
-fresh random salt per broker (kafka-internals 7.3), and maps HMAC to token id
+fresh random salt per broker (docs/kafka-facts.md §6.3), and maps HMAC to token id
 for renew and expire. This cache does the same, fed by a store's change
 listener, with these differences:
 

@@ -1,6 +1,6 @@
 """Kafka's delegation-token configuration (``DelegationTokenManagerConfigs``), plus a secret list.
 
-Keys and defaults are Kafka's (kafka-internals 7.1). Beyond Kafka, the
+Keys and defaults are Kafka's (docs/kafka-facts.md §6.1). Beyond Kafka, the
 secret may be an ordered list so that it can be rotated like a MultiFernet:
 
 * ``delegation.token.secret.key=new,old`` -- comma-separated, newest first;

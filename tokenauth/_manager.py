@@ -2,7 +2,7 @@
 
 Pure logic over an injected store, cache, clock and randomness. The order of
 checks and the error codes are those of a ZooKeeper-mode Kafka broker
-(``KafkaApis`` + ``DelegationTokenManagerZk``, kafka-internals 7.5). Where
+(``KafkaApis`` + ``DelegationTokenManagerZk``, docs/kafka-facts.md §6.5). Where
 KRaft differs, the method docstrings say so.
 """
 

@@ -8,7 +8,7 @@ for the KIP-368 session lifetime.
 
 Beyond Kafka: a token whose expiry or maximum timestamp has passed is refused
 here at once. Kafka does not check expiry during SCRAM and accepts such a
-token until the next sweep removes it (kafka-internals 7.6).
+token until the next sweep removes it (docs/kafka-facts.md §6.6).
 """
 
 from __future__ import annotations

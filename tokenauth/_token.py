@@ -1,7 +1,7 @@
 """The token model: ``TokenInformation``, ``DelegationToken``, the HMAC and token ids.
 
 * HMAC = HmacSHA512(key = UTF-8(secret), message = UTF-8(tokenId)), 64 bytes;
-  never stored, recomputed from the token id by every server (kafka-internals 7.2).
+  never stored, recomputed from the token id by every server (docs/kafka-facts.md §6.2).
 * The password a client logs in with is the HMAC in standard padded base64.
 * A token id is a random UUID, 16 bytes big-endian, in URL-safe base64 without
   padding (22 characters), never starting with ``-`` (KRaft's ``Uuid`` rule;

@@ -1,7 +1,7 @@
 """``kafka-scram configs``: kafka-configs.sh for the ``users`` entity type.
 
 Flags, parsing and output lines follow ``kafka.admin.ConfigCommand``
-(kafka-internals 11.1). The command only needs a
+(docs/kafka-facts.md §8). The command only needs a
 :class:`~sasl_scram.store.ScramAdmin`; :data:`BACKENDS` maps each backend
 option (``--zookeeper``, ``--store``; ``--bootstrap-server`` later) to a
 factory, so a new backend is one more entry.

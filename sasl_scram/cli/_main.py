@@ -2,7 +2,7 @@
 
 Subcommands are discovered through the ``kafka_scram.commands`` entry-point
 group, so this module composes every package without importing any of them
-(STYLE.md: no lower package imports a higher one). Each entry point is a
+(docs/architecture.md: no lower package imports a higher one). Each entry point is a
 callable ``register(subparsers)`` that adds one subparser and sets the default
 ``handler`` to ``handler(args, stdin, stdout, stderr) -> int``.
 

@@ -2,7 +2,7 @@
 
 ``tokenauth`` serves the delegation-token RPCs (API keys 38-41) and answers
 ``tokenauth=true`` logins through an :class:`EndpointExtension` it registers
-under the ``kafka_scram.endpoint`` entry-point group (STYLE.md: composition at
+under the ``kafka_scram.endpoint`` entry-point group (docs/architecture.md: composition at
 the top, no upward imports).
 """
 

@@ -1,6 +1,6 @@
 """Where an integration's configuration comes from: ``client.properties`` or a JAAS line.
 
-Everything is read by :class:`sasl_scram.config._client_config.ClientConfig`, so the
+Everything is read by :class:`sasl_scram.config.ClientConfig`, so the
 key names, checks and error messages are Kafka's. When credentials come from a
 provider instead of ``sasl.jaas.config``, the JAAS line may be left out.
 """

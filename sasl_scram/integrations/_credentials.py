@@ -9,9 +9,10 @@ static provider; :class:`PropertiesFileCredentials` re-reads its file each time.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -236,6 +237,20 @@ def as_provider(source: CredentialsSource) -> CredentialsProvider:
     )
 
 
+@contextlib.contextmanager
+def _provider_errors(provider: object) -> Iterator[None]:
+    """A provider's own CredentialsError passes; any other failure becomes one,
+    cause chained, naming only the exception's type: its message may hold a secret."""
+    try:
+        yield
+    except CredentialsError:
+        raise
+    except Exception as exc:
+        raise CredentialsError(
+            f"credentials provider {type(provider).__name__} failed: {type(exc).__name__}"
+        ) from exc
+
+
 def _checked(provider: object, result: object) -> ScramCredentials:
     if not isinstance(result, ScramCredentials):
         raise CredentialsError(
@@ -252,14 +267,8 @@ def fetch_credentials(provider: CredentialsProvider) -> ScramCredentials:
         CredentialsError: The provider failed (cause chained), returned an
             awaitable, or returned something else than ScramCredentials.
     """
-    try:
+    with _provider_errors(provider):
         result = provider.scram_credentials()
-    except CredentialsError:
-        raise
-    except Exception as exc:
-        raise CredentialsError(
-            f"credentials provider {type(provider).__name__} failed: {type(exc).__name__}"
-        ) from exc
     if inspect.isawaitable(result):
         if inspect.iscoroutine(result):
             result.close()  # do not leave a never-awaited coroutine behind
@@ -277,14 +286,8 @@ async def fetch_credentials_async(provider: CredentialsProvider) -> ScramCredent
         CredentialsError: The provider failed (cause chained) or returned
             something else than ScramCredentials.
     """
-    try:
+    with _provider_errors(provider):
         result = provider.scram_credentials()
         if inspect.isawaitable(result):
             result = await result
-    except CredentialsError:
-        raise
-    except Exception as exc:
-        raise CredentialsError(
-            f"credentials provider {type(provider).__name__} failed: {type(exc).__name__}"
-        ) from exc
     return _checked(provider, result)

@@ -1,5 +1,5 @@
 """The API subset this project speaks, transcribed from Kafka's message JSON
-(kafka-wire-protocol section 3). Versions: Kafka 3.9 ranges, plus Metadata v13
+(docs/kafka-facts.md §9.3). Versions: Kafka 3.9 ranges, plus Metadata v13
 from Kafka 4.x."""
 
 from __future__ import annotations
@@ -295,31 +295,26 @@ _CREATE_TOKEN = ApiSpec(
     ),
 )
 
-_RENEW_TOKEN = ApiSpec(
-    ApiKey.RENEW_DELEGATION_TOKEN,
-    0,
-    2,
-    2,
-    Struct(Field("hmac", BYTES), Field("renew_period_ms", INT64)),
-    Struct(
-        Field("error_code", INT16),
-        Field("expiry_timestamp_ms", INT64),
-        Field("throttle_time_ms", INT32),
-    ),
-)
 
-_EXPIRE_TOKEN = ApiSpec(
-    ApiKey.EXPIRE_DELEGATION_TOKEN,
-    0,
-    2,
-    2,
-    Struct(Field("hmac", BYTES), Field("expiry_time_period_ms", INT64)),
-    Struct(
-        Field("error_code", INT16),
-        Field("expiry_timestamp_ms", INT64),
-        Field("throttle_time_ms", INT32),
-    ),
-)
+def _token_period_spec(key: ApiKey, period: str) -> ApiSpec:
+    """Renew and Expire: Kafka's two schemas differ only in the period's name
+    (``RenewPeriodMs``, ``ExpiryTimePeriodMs``)."""
+    return ApiSpec(
+        key,
+        0,
+        2,
+        2,
+        Struct(Field("hmac", BYTES), Field(period, INT64)),
+        Struct(
+            Field("error_code", INT16),
+            Field("expiry_timestamp_ms", INT64),
+            Field("throttle_time_ms", INT32),
+        ),
+    )
+
+
+_RENEW_TOKEN = _token_period_spec(ApiKey.RENEW_DELEGATION_TOKEN, "renew_period_ms")
+_EXPIRE_TOKEN = _token_period_spec(ApiKey.EXPIRE_DELEGATION_TOKEN, "expiry_time_period_ms")
 
 _DESCRIBE_TOKEN = ApiSpec(
     ApiKey.DESCRIBE_DELEGATION_TOKEN,

@@ -60,8 +60,8 @@ class JavaJaas:
 
     def file(self, text: str, properties: Mapping[str, str]) -> Outcome:
         args = [str(len(properties))]
-        for name, value in properties.items():
-            args += [b64(name), b64(value)]
+        for key, value in properties.items():
+            args += [b64(key), b64(value)]
         fields = self._harness.call("F", b64(text), *args)
         if fields[0] == "ERR":
             assert unb64(fields[1]).decode() != "harness", unb64(fields[2])
@@ -77,7 +77,7 @@ class JavaJaas:
 
 
 def _entry(e: jaas.LoginModuleEntry) -> Entry:
-    options: Options = dict(e.options)
+    options: Options = dict(e.options.items())
     if e.null_key_value is not None:
         options[None] = e.null_key_value
     return (e.module, e.flag.name, options)

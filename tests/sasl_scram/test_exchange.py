@@ -394,7 +394,7 @@ class TestClientFailures:
 
 
 def test_key_cache_skips_pbkdf2_and_misses_on_new_password(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sasl_scram import _client, _crypto
+    from sasl_scram import _crypto
 
     cache = SaltedPasswordCache(maxsize=2)
     cred = creds(SCRAM_SHA_256)
@@ -405,7 +405,7 @@ def test_key_cache_skips_pbkdf2_and_misses_on_new_password(monkeypatch: pytest.M
         calls.append(1)
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_client._crypto, "salted_password", counting)
+    monkeypatch.setattr(_crypto, "salted_password", counting)
     for _ in range(3):
         server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(cred))
         exchange(ScramClient(SCRAM_SHA_256, "alice", PASSWORD, key_cache=cache), server)

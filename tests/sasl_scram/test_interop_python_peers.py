@@ -50,7 +50,7 @@ def test_scramp_client_wrong_password(mech: ScramMechanism) -> None:
 @pytest.mark.parametrize("mech", MECHS)
 def test_our_client_against_scramp_server(mech: ScramMechanism) -> None:
     m = scramp.ScramMechanism(mech.mechanism_name)
-    auth_info = m.make_auth_info(PASSWORD, iteration_count=4096)
+    auth_info: tuple[bytes, bytes, bytes, int] = m.make_auth_info(PASSWORD, iteration_count=4096)
 
     def auth_fn(username: str) -> tuple[bytes, bytes, bytes, int]:
         assert username == USER

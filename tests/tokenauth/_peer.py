@@ -38,7 +38,7 @@ def main(location: str) -> int:
     else:
         server = ScramServer(SCRAM_SHA_512, lookup=provider)
         client = ScramClient(SCRAM_SHA_512, token_id, password, token_auth=True)
-        final = server.step(client.receive_server_first(server.step(client.step(b""))))
+        final = server.step(client.receive_server_first(server.step(client.client_first())))
         client.receive_server_final(final)
         print(f"authenticated {server.session.authorization_id}", flush=True)
     created = manager.create_token(RequestContext(KafkaPrincipal.user("bob")))

@@ -22,7 +22,7 @@ from tokenauth import (
 
 from .conftest import ALICE, BOB, T0
 
-# kafka-internals 7.2, DERIVED: secret "secretKey", token id "token1".
+# docs/kafka-facts.md §6.2, derived: secret "secretKey", token id "token1".
 HMAC_VECTOR = (
     "FIC0SYBzUImN4fcJpDitFsREqy0UtLGgOHzxS0wq4u7FGkEgnvDERHzE36Pl+DjxuOW+rMTCXQQyhbmuBh0+vg=="
 )
@@ -126,7 +126,7 @@ def test_znode_json_is_kafkas_version_3() -> None:
 
 def test_reads_versions_1_and_2_with_requester_equal_to_owner() -> None:
     for version in (1, 2):
-        document = {
+        document: dict[str, object] = {
             "version": version,
             "owner": "User%3Aalice",
             "renewers": [],

@@ -6,7 +6,7 @@ the token id, in one multi-op, so no change is ever left without its
 notification. Kafka does the same two writes one after the other.
 
 Readers follow notifications as ``ZkNodeChangeNotificationListener`` does
-(kafka-internals 6.4): children sorted lexicographically, each sequence above
+(docs/kafka-facts.md §5.4): children sorted lexicographically, each sequence above
 the last processed one re-reads its token (present: refresh; absent: drop),
 then notifications older than 15 minutes (ZooKeeper ``ctime``) are purged.
 After a reconnect or session expiry everything is reloaded and the watch

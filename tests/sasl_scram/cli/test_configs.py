@@ -15,6 +15,8 @@ from sasl_scram.store import SQLiteCredentialStore, ZooKeeperCredentialStore
 from tests.javaharness import JavaHarness, b64
 
 ADD = "SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]"
+# kafka-configs' long form of "add ADD to the user alice".
+ADD_ALICE = ("--alter", "--add-config", ADD, "--entity-type", "users", "--entity-name", "alice")
 
 
 def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
@@ -29,16 +31,7 @@ def sqlite_store(tmp_path: Path) -> list[str]:
 
 
 def test_add_describe_delete_with_store(sqlite_store: list[str]) -> None:
-    code, out, err = run(
-        *sqlite_store,
-        "--alter",
-        "--add-config",
-        ADD,
-        "--entity-type",
-        "users",
-        "--entity-name",
-        "alice",
-    )
+    code, out, err = run(*sqlite_store, *ADD_ALICE)
     assert (code, out, err) == (0, "Completed updating config for user alice.\n", "")
     code, out, _ = run(
         *sqlite_store, "--describe", "--entity-type", "users", "--entity-name", "alice"
@@ -133,17 +126,7 @@ def test_usage_errors(sqlite_store: list[str]) -> None:
 
 
 def test_zookeeper_path_output_and_layout(zookeeper_hosts: str) -> None:
-    code, out, err = run(
-        "--zookeeper",
-        zookeeper_hosts,
-        "--alter",
-        "--add-config",
-        ADD,
-        "--entity-type",
-        "users",
-        "--entity-name",
-        "alice",
-    )
+    code, out, err = run("--zookeeper", zookeeper_hosts, *ADD_ALICE)
     assert code == 0, err
     assert out == "Completed updating config for entity: user-principal 'alice'.\n"
     assert "Warning: --zookeeper is deprecated" in err

@@ -25,30 +25,18 @@ def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def credential(mechanism: str, password: str, *flags: str, stdin: str = "") -> tuple[int, str, str]:
+    """``kafka-scram credential --mechanism <mechanism> --password <password> <flags>``."""
+    return run("credential", "--mechanism", mechanism, "--password", password, *flags, stdin=stdin)
+
+
 def test_rfc_vector() -> None:
-    code, out, err = run(
-        "credential",
-        "--mechanism",
-        "SCRAM-SHA-256",
-        "--password",
-        "pencil",
-        "--salt-base64",
-        RFC_SALT,
-    )
+    code, out, err = credential("SCRAM-SHA-256", "pencil", "--salt-base64", RFC_SALT)
     assert (code, out, err) == (0, RFC_CRED + "\n", "")
 
 
 def test_password_from_stdin_and_fresh_salt() -> None:
-    code, out, _ = run(
-        "credential",
-        "--mechanism",
-        "SCRAM-SHA-512",
-        "--password",
-        "-",
-        "--iterations",
-        "8192",
-        stdin="s3cret\n",
-    )
+    code, out, _ = credential("SCRAM-SHA-512", "-", "--iterations", "8192", stdin="s3cret\n")
     assert code == 0
     cred = ScramCredential.from_kafka_string(out.strip())
     assert cred.iterations == 8192 and cred.salt.isalnum()
@@ -58,69 +46,23 @@ def test_password_from_stdin_and_fresh_salt() -> None:
     assert "s3cret" not in out
 
 
+# The argv every usage-error case starts from, valid on its own.
+SHA256_X = ["credential", "--mechanism", "SCRAM-SHA-256", "--password", "x"]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["credential", "--password", "x"], "required: --mechanism"),
         (["credential", "--mechanism", "SCRAM-SHA-256"], "required: --password"),
         (["credential", "--mechanism", "SCRAM-SHA-1", "--password", "x"], "invalid choice"),
-        (
-            [
-                "credential",
-                "--mechanism",
-                "SCRAM-SHA-256",
-                "--password",
-                "x",
-                "--iterations",
-                "abc",
-            ],
-            "invalid int",
-        ),
-        (
-            [
-                "credential",
-                "--mechanism",
-                "SCRAM-SHA-256",
-                "--password",
-                "x",
-                "--iterations",
-                "4095",
-            ],
-            "between 4096 and 16384",
-        ),
-        (
-            [
-                "credential",
-                "--mechanism",
-                "SCRAM-SHA-256",
-                "--password",
-                "x",
-                "--iterations",
-                "16385",
-            ],
-            "between 4096 and 16384",
-        ),
-        (
-            [
-                "credential",
-                "--mechanism",
-                "SCRAM-SHA-256",
-                "--password",
-                "x",
-                "--salt-base64",
-                "a b",
-            ],
-            "not valid base64",
-        ),
-        (
-            ["credential", "--mechanism", "SCRAM-SHA-256", "--password", "x", "--salt-base64", ""],
-            "must not be empty",
-        ),
+        ([*SHA256_X, "--iterations", "abc"], "invalid int"),
+        ([*SHA256_X, "--iterations", "4095"], "between 4096 and 16384"),
+        ([*SHA256_X, "--iterations", "16385"], "between 4096 and 16384"),
+        ([*SHA256_X, "--salt-base64", "a b"], "not valid base64"),
+        ([*SHA256_X, "--salt-base64", ""], "must not be empty"),
         (["credential", "--mechanism", "SCRAM-SHA-256", "--password", ""], "must not be empty"),
-        (
-            ["credential", "--mechanism", "SCRAM-SHA-256", "--password", "x", "--bogus"],
-            "unrecognized arguments",
-        ),
+        ([*SHA256_X, "--bogus"], "unrecognized arguments"),
         ([], "required"),
     ],
 )

@@ -356,6 +356,7 @@ def test_grant_for_token_marks_session(monkeypatch: pytest.MonkeyPatch) -> None:
     out = p.conn.provide_credential(
         Grant.of(cred, authorization_id="owner", expiry_ms=p.clock.now + 5000)
     )
+    assert isinstance(out[0], Send)
     _, r1 = decode_response(36, 2, out[0].data[4:])
     p.corr += 1
     out = p.conn.receive(

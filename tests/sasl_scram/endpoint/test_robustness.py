@@ -37,10 +37,12 @@ async def authenticate(host: str, port: int, cache: SaltedPasswordCache) -> bool
         await roundtrip(17, 1, 1, {"mechanism": "SCRAM-SHA-256"})
         client = ScramClient(SCRAM_SHA_256, *ALICE, key_cache=cache)
         r1 = await roundtrip(36, 2, 2, {"auth_bytes": client.client_first()})
-        r2 = await roundtrip(
-            36, 2, 3, {"auth_bytes": client.receive_server_first(r1["auth_bytes"])}
-        )  # type: ignore[arg-type]
-        client.receive_server_final(r2["auth_bytes"])  # type: ignore[arg-type]
+        server_first = r1["auth_bytes"]
+        assert isinstance(server_first, bytes)
+        r2 = await roundtrip(36, 2, 3, {"auth_bytes": client.receive_server_first(server_first)})
+        server_final = r2["auth_bytes"]
+        assert isinstance(server_final, bytes)
+        client.receive_server_final(server_final)
         return client.complete
     finally:
         writer.close()

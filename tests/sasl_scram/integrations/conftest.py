@@ -14,6 +14,8 @@ from sasl_scram.config._client_config import ClientConfig
 from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
+# The endpoint logs each login, with "(delegation token)" for a token login.
+ENDPOINT_LOGGER = "sasl_scram.endpoint"
 
 
 def client_properties(
@@ -59,6 +61,11 @@ class TokenEndpoint:
     def create_token(self, max_lifetime_ms: int = 600_000) -> Any:
         with self.token_client() as client:
             return client.create_token([], max_lifetime_ms)
+
+    def token_line(self) -> str:
+        """A new token of alice's, as the JAAS line a client logs in with."""
+        token = self.create_token()
+        return str(jaas.scram_token_login_line(token.token_id, token.hmac_base64))
 
     def expire_token(self, token: Any) -> None:
         with self.token_client() as client:

@@ -20,9 +20,8 @@ from sasl_scram.integrations import IntegrationError, ScramCredentials, as_provi
 from sasl_scram.integrations import aiokafka as scram_aiokafka
 from tests.endpoint_harness import ALICE
 
-from .conftest import MECHS, TokenEndpoint, client_properties, user_line
+from .conftest import ENDPOINT_LOGGER, MECHS, TokenEndpoint, client_properties, user_line
 
-ENDPOINT_LOGGER = "sasl_scram.endpoint"
 OWN = aiokafka.conn.AIOKafkaConnection.authenticator_scram
 
 
@@ -63,8 +62,7 @@ def test_delegation_token_login(
     installed: None, token_endpoint: TokenEndpoint, mechanism: str, caplog: Any
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    token = token_endpoint.create_token()
-    line = jaas.scram_token_login_line(token.token_id, token.hmac_base64)
+    line = token_endpoint.token_line()
     kwargs = scram_aiokafka.client_kwargs(client_properties(token_endpoint.ep, line, mechanism))
     assert asyncio.run(consumer_and_admin(kwargs)) == (set(), [])
     assert any("User:alice" in m and "(delegation token)" in m for m in caplog.messages)

@@ -26,7 +26,7 @@ def test_user_login(token_endpoint: TokenEndpoint, mechanism: str) -> None:
     config = confluent.client_config(client_properties(token_endpoint.ep, user_line(), mechanism))
     assert config["sasl.mechanism"] == mechanism
     assert config["security.protocol"] == "sasl_plaintext"
-    metadata = AdminClient(config).list_topics(timeout=10)
+    metadata = AdminClient({**config}).list_topics(timeout=10)
     assert [(b.host, b.port) for b in metadata.brokers.values()] == [
         (token_endpoint.ep.host, token_endpoint.ep.port)
     ]
@@ -45,7 +45,7 @@ def test_from_jaas_line(token_endpoint: TokenEndpoint) -> None:
     )
     config = confluent.client_config(cfg, extra={"client.id": "jaas-test"})
     assert config["sasl.username"] == "alice" and config["client.id"] == "jaas-test"
-    assert AdminClient(config).list_topics(timeout=10).brokers
+    assert AdminClient({**config}).list_topics(timeout=10).brokers
 
 
 def test_token_auth_is_refused_with_the_reason() -> None:
@@ -86,6 +86,6 @@ def test_ssl_keys_are_translated(tmp_path: Path) -> None:
         "ssl.key.password": "key-pass",
         "ssl.endpoint.identification.algorithm": "none",
     }
-    AdminClient(config)  # librdkafka accepts every key and loads the files
+    AdminClient({**config})  # librdkafka accepts every key and loads the files
     with pytest.raises(ClientConfigError, match=r"^ssl\.truststore\.type: "):
         confluent.client_config({**props, "ssl.truststore.type": "JKS"})

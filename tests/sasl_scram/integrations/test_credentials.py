@@ -82,6 +82,32 @@ def test_provider_failures_are_wrapped_without_their_message() -> None:
         fetch_credentials(as_provider(lambda: "alice"))  # type: ignore[arg-type, return-value]
 
 
+def test_async_provider_failures_are_wrapped_and_own_errors_pass() -> None:
+    async def broken() -> ScramCredentials:
+        raise RuntimeError(SECRET)
+
+    with pytest.raises(CredentialsError) as info:
+        asyncio.run(fetch_credentials_async(as_provider(broken)))
+    assert SECRET not in str(info.value)
+    assert isinstance(info.value.__cause__, RuntimeError)
+
+    own = CredentialsError("the provider's own words")
+
+    def refuses() -> ScramCredentials:
+        raise own
+
+    async def refuses_later() -> ScramCredentials:
+        raise own
+
+    with pytest.raises(CredentialsError) as info:
+        fetch_credentials(as_provider(refuses))
+    assert info.value is own
+    for provider in (refuses, refuses_later):
+        with pytest.raises(CredentialsError) as info:
+            asyncio.run(fetch_credentials_async(as_provider(provider)))
+        assert info.value is own
+
+
 def test_async_provider_needs_an_async_client() -> None:
     async def provide() -> ScramCredentials:
         return ScramCredentials("alice", "pw")

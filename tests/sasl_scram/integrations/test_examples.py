@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-import jaas
-
 from .conftest import TokenEndpoint, client_properties, user_line, write_properties
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -30,11 +28,7 @@ def run(example: str, properties: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("example", EXAMPLES)
 @pytest.mark.parametrize("login", ["user", "token"])
 def test_example(token_endpoint: TokenEndpoint, tmp_path: Path, example: str, login: str) -> None:
-    if login == "user":
-        line = user_line()
-    else:
-        token = token_endpoint.create_token()
-        line = jaas.scram_token_login_line(token.token_id, token.hmac_base64)
+    line = user_line() if login == "user" else token_endpoint.token_line()
     path = write_properties(
         tmp_path / "client.properties", client_properties(token_endpoint.ep, line)
     )

@@ -31,9 +31,15 @@ from sasl_scram.integrations import (
 from sasl_scram.store import ScramUpsertion
 from tests.endpoint_harness import ALICE
 
-from .conftest import MECHS, TokenEndpoint, client_properties, user_line, write_properties
+from .conftest import (
+    ENDPOINT_LOGGER,
+    MECHS,
+    TokenEndpoint,
+    client_properties,
+    user_line,
+    write_properties,
+)
 
-ENDPOINT_LOGGER = "sasl_scram.endpoint"
 # kafka-python waits 30 s for a bootstrap by default; refused logins should fail fast.
 FAIL_FAST_MS = 1500
 AUTH_LINE = re.compile(r"\[(?P<conn>[^\]]+)\] (?P<re>re-)?authenticated User:(?P<user>\S+) with")
@@ -82,8 +88,7 @@ def test_delegation_token_login_admin_and_consumer(
     installed: None, token_endpoint: TokenEndpoint, mechanism: str, caplog: Any
 ) -> None:
     caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    token = token_endpoint.create_token()
-    line = jaas.scram_token_login_line(token.token_id, token.hmac_base64)
+    line = token_endpoint.token_line()
     kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, line, mechanism))
     assert admin_topics(kwargs) == []
     assert consumer_topics(kwargs) == set()

@@ -21,7 +21,7 @@ class Batched:
 
 def test_batch_listener_gets_one_call_per_batch() -> None:
     listeners = ListenerSet()
-    batched, plain = Batched(), []
+    batched, plain = Batched(), list[str]()
     listeners.add(batched)
     listeners.add(plain.append)
     listeners.notify(["a", "b", "c"])

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 
@@ -40,7 +40,7 @@ def main() -> None:
         "login": options[JAAS_OPTION],
     }
 
-    builders = {
+    builders: dict[str, Callable[[], Any]] = {
         "stream_reader": lambda: spark.readStream.format("rate"),
         "stream_writer": lambda: spark.readStream.format("rate").load().writeStream,
         "reader": lambda: spark.read.format("json"),
@@ -155,4 +155,4 @@ def rotation(spark: Any) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,4 +1,8 @@
-"""Fakes for the supervisor's unit tests: a clock, a broker, a query."""
+"""Fakes for the supervisor's unit tests: a clock, a broker, a query.
+
+The clock, ``T0`` and ``ALICE`` are the token tests' (``tests/tokenauth/conftest.py``),
+re-exported here for the Spark tests.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +12,11 @@ from types import TracebackType
 
 from sasl_scram import KafkaPrincipal
 from sasl_scram.kafka import ErrorCode
+from tests.tokenauth.conftest import ALICE as ALICE
+from tests.tokenauth.conftest import T0 as T0
+from tests.tokenauth.conftest import FakeClock as FakeClock
 from tokenauth import DelegationToken, TokenInformation, TokenRequestError
 from tokenauth.spark import KafkaOptions
-
-T0 = 1_700_000_000_000
-ALICE = KafkaPrincipal.user("alice")
-
-
-class FakeClock:
-    def __init__(self, now_ms: int = T0) -> None:
-        self.now_ms = now_ms
-
-    def __call__(self) -> int:
-        return self.now_ms
-
-    def advance(self, ms: int) -> None:
-        self.now_ms += ms
 
 
 class FakeBroker:

@@ -60,7 +60,8 @@ def test_a_query_built_by_the_helpers_runs_on_connect(probe: dict[str, object]) 
     rows = probe["rows"]
     assert isinstance(rows, int) and rows > 0
     # The token's HMAC never reaches the query's progress reports.
-    assert probe["hmac"] not in str(probe["progress"])
+    hmac = probe["hmac"]
+    assert isinstance(hmac, str) and hmac not in str(probe["progress"])
 
 
 def test_supervisor_rotates_tokens_under_a_connect_query(probe: dict[str, object]) -> None:

@@ -45,7 +45,8 @@ def jvm_kafka_params(spark: Any, builder: Any) -> dict[str, str]:
     from tokenauth.spark._options import _jvm_extra_options
 
     jbuilder = getattr(builder, "_jreader", None) or builder._jwrite
-    scala_map = _jvm_extra_options(jbuilder).originalMap()
+    extra_options: Any = _jvm_extra_options(jbuilder)
+    scala_map = extra_options.originalMap()
     java_map = spark._jvm.scala.jdk.javaapi.CollectionConverters.asJava(scala_map)
     return {
         str(k)[len("kafka.") :]: str(v)

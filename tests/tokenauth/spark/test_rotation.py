@@ -90,7 +90,7 @@ def test_supervisor_rotates_tokens_under_a_checkpointed_query(
 
     progress_events: list[tuple[str, int, str]] = []  # (run id, batch id, progress json)
 
-    class Progress(StreamingQueryListener):  # type: ignore[misc]
+    class Progress(StreamingQueryListener):
         def onQueryStarted(self, event: Any) -> None:
             pass
 

@@ -97,7 +97,7 @@ def test_token_created_by_one_manager_authenticates_at_another(
     server = ScramServer(SCRAM_SHA_256, lookup=provider)
     client = ScramClient(SCRAM_SHA_256, created.token_id, created.hmac_base64, token_auth=True)
     client.receive_server_final(
-        server.step(client.receive_server_first(server.step(client.step(b""))))
+        server.step(client.receive_server_first(server.step(client.client_first())))
     )
     assert server.session.authorization_id == "alice"
     # The second manager renews by HMAC and the first sees the new expiry.

@@ -47,7 +47,7 @@ def run_peer(location: str, store: TokenStore) -> None:
         server = ScramServer(SCRAM_SHA_256, lookup=TokenCredentialProvider(manager.cache))
         client = ScramClient(SCRAM_SHA_256, token_id, password, token_auth=True)
         client.receive_server_final(
-            server.step(client.receive_server_first(server.step(client.step(b""))))
+            server.step(client.receive_server_first(server.step(client.client_first())))
         )
         assert server.session.authorization_id == "bob"
         peer.stdin.write("done\n")

@@ -137,7 +137,7 @@ def test_malformed_data_is_skipped(zookeeper_hosts: str, zk: KazooClient) -> Non
     zk.create("/config/changes/config_change_", b'{"version":7}', sequence=True)
     zk.create("/config/changes/unrelated", b"x")
     for mode in ("eager", "lazy"):
-        store = ZooKeeperCredentialStore(zookeeper_hosts, mode=mode)  # type: ignore[arg-type]
+        store = ZooKeeperCredentialStore(zookeeper_hosts, mode=mode)
         try:
             assert store.lookup("good", SCRAM_SHA_256) == CRED
             assert store.lookup("badcred", SCRAM_SHA_256) is None
