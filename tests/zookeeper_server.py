@@ -20,7 +20,6 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from types import TracebackType
 
 __all__ = [
     "SECURE_ZOOKEEPER_USERS",
@@ -229,12 +228,7 @@ class ZooKeeperServer:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.stop()
 
 

@@ -8,7 +8,6 @@ of these RPCs; version negotiation picks v1+ there automatically.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import TracebackType
 from typing import Any
 
 from sasl_scram import KafkaPrincipal
@@ -64,12 +63,7 @@ class DelegationTokenClient:
     def __enter__(self) -> DelegationTokenClient:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     def _call(self, api_key: ApiKey, body: dict[str, Any]) -> dict[str, Any]:

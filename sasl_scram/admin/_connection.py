@@ -14,7 +14,6 @@ import itertools
 import socket
 import ssl
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any
 
 from sasl_scram._client import ScramClient
@@ -154,12 +153,7 @@ class KafkaConnection:
     def __enter__(self) -> KafkaConnection:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
     # -- transport --------------------------------------------------------------

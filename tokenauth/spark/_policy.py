@@ -10,7 +10,6 @@ import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import NamedTuple, Protocol
 
 import jaas
@@ -119,12 +118,7 @@ class TokenClient(Protocol):
 
     def __enter__(self) -> TokenClient: ...
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
+    def __exit__(self, *_: object) -> None: ...
 
     def create_token(
         self, renewers: Sequence[KafkaPrincipal] = (), max_lifetime_ms: int = -1

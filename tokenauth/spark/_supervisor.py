@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from types import TracebackType
 
 from sasl_scram.config import ClientConfig, ClientConfigError
 from tokenauth._manager import wall_clock_ms
@@ -276,12 +275,7 @@ class TokenSupervisor:
     def __enter__(self) -> TokenSupervisor:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.stop()
 
     # --- the state machine --------------------------------------------------

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from types import TracebackType
 
 from sasl_scram import KafkaPrincipal
 from sasl_scram.kafka import ErrorCode
@@ -69,12 +68,7 @@ class FakeClient:
     def __enter__(self) -> FakeClient:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         return None
 
     def create_token(
