@@ -2,7 +2,7 @@
 
 Kafka's ``DelegationTokenCache`` keeps, per token, the SCRAM credentials
 derived from base64(HMAC) at 4096 iterations for every mechanism, with a
-fresh random salt per broker (kafka-internals 7.3), and maps HMAC to token id
+fresh random salt per broker (``DelegationTokenCache.updateCredentials``), and maps HMAC to token id
 for renew and expire. This cache does the same, fed by a store's change
 listener, with these differences:
 
@@ -136,6 +136,11 @@ class TokenCache:
         if entry is None or not entry.hmacs:
             return None
         return DelegationToken(entry.info, entry.hmacs[0])
+
+    def derived(self, token_id: str, mechanism: ScramMechanism) -> bool:
+        """Whether :meth:`credentials` answers without PBKDF2: derived already, or unknown."""
+        entry = self._entries.get(token_id)
+        return entry is None or not entry.hmacs or mechanism in entry.creds
 
     def credentials(self, token_id: str, mechanism: ScramMechanism) -> TokenCredentials | None:
         """The token and its candidate credentials for ``mechanism`` (derived on first use)."""

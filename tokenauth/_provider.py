@@ -8,7 +8,7 @@ for the KIP-368 session lifetime.
 
 Beyond Kafka: a token whose expiry or maximum timestamp has passed is refused
 here at once. Kafka does not check expiry during SCRAM and accepts such a
-token until the next sweep removes it (kafka-internals 7.6).
+token until the next sweep removes it (``DelegationTokenManager.expireTokens``).
 """
 
 from __future__ import annotations
@@ -55,6 +55,11 @@ class TokenCredentialProvider:
 
     def __call__(self, request: CredentialRequest) -> Grant | None:
         return self.grant_for(request)
+
+    def may_block(self, request: CredentialRequest) -> bool:
+        """Whether :meth:`grant_for` would run PBKDF2 (a token's first login with a
+        mechanism), so an event loop should call it from a thread."""
+        return request.token_auth and not self._cache.derived(request.username, request.mechanism)
 
     def grant_for(self, request: CredentialRequest, now_ms: int | None = None) -> Grant | None:
         """The grant for one login, or ``None`` to let the exchange fail opaquely.

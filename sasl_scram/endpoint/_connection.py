@@ -1,10 +1,13 @@
 """One client connection of the endpoint, as a sans-IO state machine.
 
-It enforces Kafka's per-connection SASL rules (``SaslServerAuthenticator``,
-kafka-wire-protocol 4.1): only ApiVersions and SaslHandshake before the
+It enforces Kafka's per-connection SASL rules (``SaslServerAuthenticator``):
+only ApiVersions and SaslHandshake before the
 handshake, then only SaslAuthenticate (or raw tokens after a v0 handshake),
-then everything; KIP-368 session lifetime and re-authentication; error 58 with
-Kafka's generic text on a failed authentication, then close.
+then everything; KIP-368 session lifetime and re-authentication, at most one
+re-authentication start per second (``KafkaChannel``); error 58 with Kafka's
+generic text on a failed authentication, then close. Authenticated users that
+are not super users get smaller frame and array caps, so that one request
+cannot make the server allocate much.
 
 Bytes go in through :meth:`ServerConnection.receive`; what the adapter must do
 comes out as :class:`Output` values. The credential lookup and API handlers
@@ -58,6 +61,11 @@ log = logging.getLogger("sasl_scram.endpoint")
 # Kafka's defaults: sasl.server.max.receive.size and socket.request.max.bytes.
 DEFAULT_SASL_MAX_RECEIVE = 524288
 DEFAULT_MAX_REQUEST = 104857600
+# Ours, for authenticated users that are not super users (docs/security.md).
+DEFAULT_USER_MAX_REQUEST = 1048576
+DEFAULT_USER_MAX_ARRAY = 10000
+# KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS, in ms.
+MIN_REAUTH_INTERVAL_MS = 1000
 # ApiVersions v3+ software name and version (KIP-511; Java broker's check).
 _SOFTWARE_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
@@ -76,10 +84,14 @@ class Close:
         after_failed_authentication: Kafka delays this close by
             ``connection.failed.authentication.delay.ms`` (KIP-306) so the client
             reads the error first and brute force is slowed down.
+        mechanism: The SASL mechanism of a failed authentication.
+        username: The name (or token id) a failed authentication claimed.
     """
 
     reason: str
     after_failed_authentication: bool = False
+    mechanism: str | None = None
+    username: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +131,10 @@ class ConnectionSettings:
         max_receive: Frame limit afterwards.
         max_reauth_ms: ``connections.max.reauth.ms``; 0 disables re-authentication.
         decoy: Decoy credentials for unknown users (shared by all connections).
+        super_users: Authorization ids of super users (``User:`` principals):
+            they keep ``max_receive`` and unbounded arrays.
+        user_max_receive: Frame limit for other authenticated users.
+        user_max_array: The most elements one array of their requests may hold.
     """
 
     mechanisms: tuple[ScramMechanism, ...]
@@ -127,6 +143,9 @@ class ConnectionSettings:
     max_receive: int = DEFAULT_MAX_REQUEST
     max_reauth_ms: int = 0
     decoy: DecoyCredentials = field(default_factory=DecoyCredentials)
+    super_users: frozenset[str] = frozenset()
+    user_max_receive: int = DEFAULT_USER_MAX_REQUEST
+    user_max_array: int = DEFAULT_USER_MAX_ARRAY
     #: Encoded bodies that never change (ApiVersions, SaslHandshake), per version.
     cached_bodies: dict[tuple[int, int, int], bytes] = field(
         default_factory=dict, compare=False, repr=False
@@ -174,6 +193,8 @@ class ServerConnection:
         self._session: ScramSession | None = None
         self._session_expiry_ms: int | None = None
         self._reauth = False
+        self._reauth_started_ms: int | None = None
+        self._max_array: int | None = settings.user_max_array
         self._waiting: CredentialNeeded | ApiCall | None = None
 
     # -- introspection ------------------------------------------------------
@@ -228,7 +249,7 @@ class ServerConnection:
         if self._state is _State.RAW_AUTHENTICATE:
             return self._raw_token(payload)
         try:
-            header, spec, body = decode_request(payload)
+            header, spec, body = decode_request(payload, self._max_array)
         except UnsupportedRequest as exc:
             bad: RequestHeader | None = exc.header
             if bad is not None and bad.api_key == ApiKey.API_VERSIONS and self._versions_allowed():
@@ -377,7 +398,9 @@ class ServerConnection:
             out.append(
                 Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0))
             )
-        out.append(self._close(f"SASL {mech} {phase} failed", failed_authentication=True))
+        user = self._scram.requested_username if self._scram is not None else None
+        close = self._close(message, failed_authentication=True)
+        out.append(Close(close.reason, True, mech, user))
         return out
 
     def _auth_succeeded(self, server_final: bytes) -> list[Output]:
@@ -392,10 +415,11 @@ class ServerConnection:
                 or session.token_authenticated != self._session.token_authenticated
             )
         ):
-            # KIP-368: the principal may not change during re-authentication.
+            # KIP-368: the principal may not change during re-authentication;
+            # SaslServerAuthenticator.ReauthInfo's text, principals as type.name.
             exc = AuthenticationFailed(
                 "Cannot change principals during re-authentication from "
-                f"User:{self._session.authorization_id}: User:{session.authorization_id}"
+                f"User.{self._session.authorization_id}: User.{session.authorization_id}"
             )
             return self._auth_failed(exc)
         now = self._clock_ms()
@@ -409,7 +433,7 @@ class ServerConnection:
         self._session = session
         self._reauth = False
         self._state = _State.AUTHENTICATED
-        self._frames.max_size = self._settings.max_receive
+        self._apply_limits(session)
         send_lifetime = lifetime if self._auth_version >= 1 else 0
         out: list[Output] = [
             Send(self._auth_reply(server_final, ErrorCode.NONE, None, send_lifetime)),
@@ -428,6 +452,16 @@ class ServerConnection:
         if key == ApiKey.SASL_HANDSHAKE:
             if self._session_expiry_ms is None:
                 return self._illegal_state(header, spec, "Re-authentication is not enabled")
+            now = self._clock_ms()
+            started = self._reauth_started_ms
+            if started is not None and now - started < MIN_REAUTH_INTERVAL_MS:
+                # KafkaChannel.maybeBeginServerReauthentication refuses; SocketServer
+                # then closes an expired session, or KafkaApis answers the handshake
+                # with 34 and no mechanisms and the session stays.
+                if expired:
+                    return [self._close("session expired without re-authentication")]
+                return [_reauthentication_too_soon(header)]
+            self._reauth_started_ms = now
             self._reauth = True
             self._frames.max_size = self._settings.max_receive_before_auth
             return self._handshake(header, body)
@@ -464,10 +498,25 @@ class ServerConnection:
         self._waiting = None
         return [self._close(reason)]
 
+    def _apply_limits(self, session: ScramSession) -> None:
+        """Kafka's limits for super users; our smaller caps for everyone else."""
+        settings = self._settings
+        if session.authorization_id in settings.super_users:
+            self._frames.max_size = settings.max_receive
+            self._max_array = None
+        else:
+            self._frames.max_size = min(settings.max_receive, settings.user_max_receive)
+            self._max_array = settings.user_max_array
+
     def _illegal_state(self, header: RequestHeader, spec: ApiSpec, reason: str) -> list[Output]:
         body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason)
         data = encode_response(header.api_key, header.api_version, header.correlation_id, body)
         return [Send(data), self._close(reason)]
+
+
+def _reauthentication_too_soon(header: RequestHeader) -> Send:
+    body = {"error_code": ErrorCode.ILLEGAL_SASL_STATE, "mechanisms": []}
+    return Send(encode_response(header.api_key, header.api_version, header.correlation_id, body))
 
 
 def error_response(spec: ApiSpec, code: int, message: str | None = None) -> dict[str, Any]:
@@ -487,6 +536,6 @@ def error_response(spec: ApiSpec, code: int, message: str | None = None) -> dict
 def advertised_versions(keys: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
     """``(key, min, max)`` for the given API keys, from the schema table.
 
-    Minimum 0 for 17, 18 and 36 (librdkafka feature checks, kafka-wire-protocol 4.5).
+    Minimum 0 for 17, 18 and 36 (librdkafka checks these features at version 0).
     """
     return tuple((k, API_SPECS[k].min_version, API_SPECS[k].max_version) for k in sorted(keys))

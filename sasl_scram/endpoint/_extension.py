@@ -2,8 +2,8 @@
 
 ``tokenauth`` serves the delegation-token RPCs (API keys 38-41) and answers
 ``tokenauth=true`` logins through an :class:`EndpointExtension` it registers
-under the ``kafka_scram.endpoint`` entry-point group (STYLE.md: composition at
-the top, no upward imports).
+under the ``kafka_scram.endpoint`` entry-point group (composition at
+the top, no upward imports: docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -59,12 +59,16 @@ class EndpointExtension:
         handlers: Response builders by API key; the key is advertised in ApiVersions.
         token_grant: Answers ``tokenauth=true`` credential requests.
         close: Called on shutdown.
+        token_grant_may_block: Whether ``token_grant`` would do heavy work for
+            this request (a token's first login derives its keys with PBKDF2):
+            then it runs in a thread, off the event loop.
     """
 
     name: str
     handlers: dict[int, Handler] = field(default_factory=dict)
     token_grant: Callable[[CredentialRequest], Grant | None] | None = None
     close: Callable[[], None] | None = None
+    token_grant_may_block: Callable[[CredentialRequest], bool] | None = None
 
 
 ExtensionFactory = Callable[[Mapping[str, str]], EndpointExtension | None]

@@ -32,7 +32,7 @@ def hx(text: str) -> bytes:
 
 
 class TestSpecByteExamples:
-    """kafka-wire-protocol section 8; each was accepted by real clients."""
+    """Byte-exact frames; each was accepted by real clients."""
 
     def test_api_versions_unsupported(self) -> None:
         data = api_versions_unsupported_response(1)
