@@ -64,6 +64,8 @@ DEFAULT_MAX_REQUEST = 104857600
 # Ours, for authenticated users that are not super users (docs/security.md).
 DEFAULT_USER_MAX_REQUEST = 1048576
 DEFAULT_USER_MAX_ARRAY = 10000
+# Answers produced per drain before yielding to the transport's flow control.
+OUTPUT_BUDGET = 64 * 1024
 # KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS, in ms.
 MIN_REAUTH_INTERVAL_MS = 1000
 # ApiVersions v3+ software name and version (KIP-511; Java broker's check).
@@ -196,6 +198,8 @@ class ServerConnection:
         self._reauth_started_ms: int | None = None
         self._max_array: int | None = settings.user_max_array
         self._waiting: CredentialNeeded | ApiCall | None = None
+        #: The last drain stopped at its output budget: call :meth:`drain` again.
+        self.backlog = False
 
     # -- introspection ------------------------------------------------------
     @property
@@ -226,9 +230,20 @@ class ServerConnection:
         self._frames.feed(data)
         return self._drain()
 
+    def drain(self) -> list[Output]:
+        """Answer frames already buffered; at most about :data:`OUTPUT_BUDGET` bytes
+        of answers per call, so the caller can stop while the peer does not read.
+        :attr:`backlog` says whether frames may be left."""
+        return self._drain()
+
     def _drain(self) -> list[Output]:
         out: list[Output] = []
+        budget = OUTPUT_BUDGET
+        self.backlog = False
         while self._waiting is None and self._state is not _State.CLOSED:
+            if budget <= 0:
+                self.backlog = True
+                break
             try:
                 payload = self._frames.next_frame()
             except KafkaCodecError as exc:
@@ -236,7 +251,10 @@ class ServerConnection:
                 break
             if payload is None:
                 break
-            out.extend(self._handle_frame(payload))
+            for item in self._handle_frame(payload):
+                if type(item) is Send:
+                    budget -= len(item.data)
+                out.append(item)
         return out
 
     def _close(self, reason: str, failed_authentication: bool = False) -> Close:

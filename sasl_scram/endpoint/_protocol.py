@@ -92,6 +92,7 @@ class ConnectionProtocol(asyncio.Protocol):
         self._write_paused = False
         self._hold = False
         self._reading_paused = False
+        self._backlog_scheduled = False
         self._peer = "?"
         # Created only when someone waits (shutdown): most connections never need one.
         self._closed_event: asyncio.Event | None = None
@@ -140,13 +141,28 @@ class ConnectionProtocol(asyncio.Protocol):
     def resume_writing(self) -> None:
         self._write_paused = False
         self._update_reading()
+        self._continue_backlog()
+
+    def _continue_backlog(self) -> None:
+        """Answer frames left buffered by a drain that reached its output budget."""
+        conn = self._conn
+        if conn.backlog and not (self._write_paused or self._task or self._backlog_scheduled):
+            self._backlog_scheduled = True
+            self._loop.call_soon(self._drain_backlog)
+
+    def _drain_backlog(self) -> None:
+        self._backlog_scheduled = False
+        transport = self._transport
+        if transport is None or self._closing or self._write_paused or self._task is not None:
+            return
+        self._run(self._conn.drain())
 
     def _update_reading(self) -> None:
         """Read only when nothing is in flight and the peer keeps up with our answers."""
         transport = self._transport
         if transport is None or self._closing:
             return
-        pause = self._write_paused or self._hold or self._task is not None
+        pause = self._write_paused or self._hold or self._task is not None or self._conn.backlog
         if pause != self._reading_paused:
             self._reading_paused = pause
             if pause:
@@ -199,6 +215,9 @@ class ConnectionProtocol(asyncio.Protocol):
         finally:
             if not self._closing:
                 _flush(transport, sends)
+                # Frames left over wait for the peer to read what we wrote.
+                self._update_reading()
+                self._continue_backlog()
 
     def _dispatch(
         self, transport: asyncio.Transport, outputs: list[Output], sends: list[bytes]
