@@ -310,22 +310,19 @@ class ServerConnection:
         if error == ErrorCode.NONE and self._state is _State.HANDSHAKE_OR_VERSIONS:
             # Kafka: once ApiVersions succeeded, the next request must be SaslHandshake.
             self._state = _State.HANDSHAKE
-        # The body depends only on the version and the error: encode it once.
-        key = (ApiKey.API_VERSIONS, header.api_version, error)
-        encoded = self._settings.cached_bodies.get(key)
-        if encoded is None:
-            response = {
+        settings = self._settings
+        return _cached_answer(
+            settings,
+            header,
+            error,
+            lambda: {
                 "error_code": error,
                 "api_keys": [
                     {"api_key": k, "min_version": lo, "max_version": hi}
-                    for k, lo, hi in self._settings.api_versions
+                    for k, lo, hi in settings.api_versions
                 ],
                 "throttle_time_ms": 0,
-            }
-            encoded = encode_body(ApiKey.API_VERSIONS, header.api_version, response)
-            self._settings.cached_bodies[key] = encoded
-        return Send(
-            frame_response(header.api_key, header.api_version, header.correlation_id, encoded)
+            },
         )
 
     # -- SaslHandshake ----------------------------------------------------------
@@ -349,14 +346,14 @@ class ServerConnection:
         self._state = _State.RAW_AUTHENTICATE if header.api_version == 0 else _State.AUTHENTICATE
         self._auth_header = None
         self._auth_version = 0
-        key = (ApiKey.SASL_HANDSHAKE, header.api_version, ErrorCode.NONE)
-        encoded = self._settings.cached_bodies.get(key)
-        if encoded is None:
-            response = {"error_code": ErrorCode.NONE, "mechanisms": list(self._settings.by_name)}
-            encoded = encode_body(ApiKey.SASL_HANDSHAKE, header.api_version, response)
-            self._settings.cached_bodies[key] = encoded
+        settings = self._settings
         return [
-            Send(frame_response(header.api_key, header.api_version, header.correlation_id, encoded))
+            _cached_answer(
+                settings,
+                header,
+                ErrorCode.NONE,
+                lambda: {"error_code": ErrorCode.NONE, "mechanisms": list(settings.by_name)},
+            )
         ]
 
     # -- SaslAuthenticate -------------------------------------------------------
@@ -451,7 +448,7 @@ class ServerConnection:
         self._session = session
         self._reauth = False
         self._state = _State.AUTHENTICATED
-        self._apply_limits(session)
+        self._frames.max_size, self._max_array = _limits(self._settings, session)
         send_lifetime = lifetime if self._auth_version >= 1 else 0
         out: list[Output] = [
             Send(self._auth_reply(server_final, ErrorCode.NONE, None, send_lifetime)),
@@ -516,20 +513,32 @@ class ServerConnection:
         self._waiting = None
         return [self._close(reason)]
 
-    def _apply_limits(self, session: ScramSession) -> None:
-        """Kafka's limits for super users; our smaller caps for everyone else."""
-        settings = self._settings
-        if session.authorization_id in settings.super_users:
-            self._frames.max_size = settings.max_receive
-            self._max_array = None
-        else:
-            self._frames.max_size = min(settings.max_receive, settings.user_max_receive)
-            self._max_array = settings.user_max_array
-
     def _illegal_state(self, header: RequestHeader, spec: ApiSpec, reason: str) -> list[Output]:
         body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason)
         data = encode_response(header.api_key, header.api_version, header.correlation_id, body)
         return [Send(data), self._close(reason)]
+
+
+def _limits(settings: ConnectionSettings, session: ScramSession) -> tuple[int, int | None]:
+    """(frame limit, array cap): Kafka's for super users, our smaller caps for the rest."""
+    if session.authorization_id in settings.super_users:
+        return settings.max_receive, None
+    return min(settings.max_receive, settings.user_max_receive), settings.user_max_array
+
+
+def _cached_answer(
+    settings: ConnectionSettings,
+    header: RequestHeader,
+    error: int,
+    build: Callable[[], dict[str, Any]],
+) -> Send:
+    """An answer whose body depends only on the API, version and error: encoded once."""
+    key = (header.api_key, header.api_version, error)
+    encoded = settings.cached_bodies.get(key)
+    if encoded is None:
+        encoded = encode_body(header.api_key, header.api_version, build())
+        settings.cached_bodies[key] = encoded
+    return Send(frame_response(header.api_key, header.api_version, header.correlation_id, encoded))
 
 
 def _reauthentication_too_soon(header: RequestHeader) -> Send:
