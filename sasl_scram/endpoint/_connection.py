@@ -137,6 +137,8 @@ class ConnectionSettings:
             they keep ``max_receive`` and unbounded arrays.
         user_max_receive: Frame limit for other authenticated users.
         user_max_array: The most elements one array of their requests may hold.
+        min_reauth_interval_ms: Kafka's fixed second between re-authentication
+            starts; only embedders that measure the exchange itself lower it.
     """
 
     mechanisms: tuple[ScramMechanism, ...]
@@ -148,6 +150,7 @@ class ConnectionSettings:
     super_users: frozenset[str] = frozenset()
     user_max_receive: int = DEFAULT_USER_MAX_REQUEST
     user_max_array: int = DEFAULT_USER_MAX_ARRAY
+    min_reauth_interval_ms: int = MIN_REAUTH_INTERVAL_MS
     #: Encoded bodies that never change (ApiVersions, SaslHandshake), per version.
     cached_bodies: dict[tuple[int, int, int], bytes] = field(
         default_factory=dict, compare=False, repr=False
@@ -469,7 +472,7 @@ class ServerConnection:
                 return self._illegal_state(header, spec, "Re-authentication is not enabled")
             now = self._clock_ms()
             started = self._reauth_started_ms
-            if started is not None and now - started < MIN_REAUTH_INTERVAL_MS:
+            if started is not None and now - started < self._settings.min_reauth_interval_ms:
                 # KafkaChannel.maybeBeginServerReauthentication refuses; SocketServer
                 # then closes an expired session, or KafkaApis answers the handshake
                 # with 34 and no mechanisms and the session stays.
