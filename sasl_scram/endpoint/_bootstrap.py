@@ -7,6 +7,7 @@ client properties and a kcat configuration. The password is never printed.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ScramAdmin, ScramUpsertion
 
 __all__ = ["BootstrapFiles", "ensure_bootstrap_user"]
+
+log = logging.getLogger("sasl_scram.endpoint")
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,21 @@ def _write_private(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+def _warn_if_shared(path: Path) -> None:
+    """A WARNING naming a password file that group or others may read."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if mode & 0o077:
+        log.warning(
+            "%s is readable or writable by group or others (mode %o): it holds a "
+            "password; run chmod 600 on it",
+            path,
+            mode & 0o777,
+        )
+
+
 def ensure_bootstrap_user(
     store: ScramAdmin,
     user: str,
@@ -51,6 +69,8 @@ def ensure_bootstrap_user(
     described = store.describe([user])
     exists = bool(described.results) and described.results[0].error == ErrorCode.NONE
     if exists:
+        for path in (properties_path, kcat_path):
+            _warn_if_shared(path)
         return BootstrapFiles(user, False, properties_path, kcat_path)
     password = secrets.token_urlsafe(24)
     results = store.alter(

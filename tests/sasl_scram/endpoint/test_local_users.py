@@ -92,3 +92,21 @@ def test_a_store_readable_by_others_gets_a_warning_naming_it(tmp_path: Path) -> 
             assert peer.login(*ALICE)["error_code"] == 0
         finally:
             peer.close()
+
+
+def test_a_shared_bootstrap_password_file_gets_a_warning(tmp_path: Path) -> None:
+    db = tmp_path / "data" / "creds.db"
+    props = {
+        "scram.bootstrap.user": "admin",
+        "scram.bootstrap.client.properties": str(tmp_path / "data" / "admin.properties"),
+    }
+    with Serve(tmp_path, db, props) as serve:
+        kcat = tmp_path / "data" / "admin-kcat.conf"
+        for _ in range(500):
+            if kcat.exists():
+                break
+            time.sleep(0.01)
+    kcat.chmod(0o644)
+    with Serve(tmp_path, db, props) as serve:
+        line = serve.wait_for_log(f"{kcat} is readable or writable by group or others")
+        assert " WARNING " in line
