@@ -21,6 +21,7 @@ Where this goes beyond Kafka, on purpose:
 from __future__ import annotations
 
 import binascii
+import contextlib
 import enum
 import hashlib
 import hmac
@@ -196,7 +197,8 @@ class DecoyCredentials:
         credential = ScramCredential(salt, seed[:size], seed[-size:], self._iterations)
         if len(self._cache) >= self._cache_size:
             # Oldest first: a dict keeps insertion order. Bounded whatever a prober sends.
-            del self._cache[next(iter(self._cache))]
+            with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+                del self._cache[next(iter(self._cache))]  # another thread may race us
         self._cache[key] = credential
         return credential
 

@@ -64,8 +64,10 @@ DEFAULT_MAX_REQUEST = 104857600
 # Ours, for authenticated users that are not super users (docs/security.md).
 DEFAULT_USER_MAX_REQUEST = 1048576
 DEFAULT_USER_MAX_ARRAY = 10000
-# Answers produced per drain before yielding to the transport's flow control.
-OUTPUT_BUDGET = 64 * 1024
+# Outputs per drain before yielding to the transport's flow control. Answers
+# given without a handler are small (at most a few hundred bytes), and a
+# handler's answer ends a drain, so one drain writes at most about 128 KiB.
+MAX_ANSWERS_PER_DRAIN = 256
 # KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS, in ms.
 MIN_REAUTH_INTERVAL_MS = 1000
 # ApiVersions v3+ software name and version (KIP-511; Java broker's check).
@@ -234,17 +236,16 @@ class ServerConnection:
         return self._drain()
 
     def drain(self) -> list[Output]:
-        """Answer frames already buffered; at most about :data:`OUTPUT_BUDGET` bytes
-        of answers per call, so the caller can stop while the peer does not read.
+        """Answer frames already buffered, at most :data:`MAX_ANSWERS_PER_DRAIN` per
+        call, so the caller can stop while the peer does not read.
         :attr:`backlog` says whether frames may be left."""
         return self._drain()
 
     def _drain(self) -> list[Output]:
         out: list[Output] = []
-        budget = OUTPUT_BUDGET
         self.backlog = False
         while self._waiting is None and self._state is not _State.CLOSED:
-            if budget <= 0:
+            if len(out) >= MAX_ANSWERS_PER_DRAIN:
                 self.backlog = True
                 break
             try:
@@ -254,10 +255,7 @@ class ServerConnection:
                 break
             if payload is None:
                 break
-            for item in self._handle_frame(payload):
-                if type(item) is Send:
-                    budget -= len(item.data)
-                out.append(item)
+            out.extend(self._handle_frame(payload))
         return out
 
     def _close(self, reason: str, failed_authentication: bool = False) -> Close:
@@ -313,20 +311,7 @@ class ServerConnection:
         if error == ErrorCode.NONE and self._state is _State.HANDSHAKE_OR_VERSIONS:
             # Kafka: once ApiVersions succeeded, the next request must be SaslHandshake.
             self._state = _State.HANDSHAKE
-        settings = self._settings
-        return _cached_answer(
-            settings,
-            header,
-            error,
-            lambda: {
-                "error_code": error,
-                "api_keys": [
-                    {"api_key": k, "min_version": lo, "max_version": hi}
-                    for k, lo, hi in settings.api_versions
-                ],
-                "throttle_time_ms": 0,
-            },
-        )
+        return _cached_answer(self._settings, header, error, _api_versions_body)
 
     # -- SaslHandshake ----------------------------------------------------------
     def _handshake(self, header: RequestHeader, body: dict[str, Any]) -> list[Output]:
@@ -349,15 +334,7 @@ class ServerConnection:
         self._state = _State.RAW_AUTHENTICATE if header.api_version == 0 else _State.AUTHENTICATE
         self._auth_header = None
         self._auth_version = 0
-        settings = self._settings
-        return [
-            _cached_answer(
-                settings,
-                header,
-                ErrorCode.NONE,
-                lambda: {"error_code": ErrorCode.NONE, "mechanisms": list(settings.by_name)},
-            )
-        ]
+        return [_cached_answer(self._settings, header, ErrorCode.NONE, _handshake_body)]
 
     # -- SaslAuthenticate -------------------------------------------------------
     def _authenticate(self, header: RequestHeader, token: bytes) -> list[Output]:
@@ -529,17 +506,32 @@ def _limits(settings: ConnectionSettings, session: ScramSession) -> tuple[int, i
     return min(settings.max_receive, settings.user_max_receive), settings.user_max_array
 
 
+def _api_versions_body(settings: ConnectionSettings, error: int) -> dict[str, Any]:
+    return {
+        "error_code": error,
+        "api_keys": [
+            {"api_key": k, "min_version": lo, "max_version": hi}
+            for k, lo, hi in settings.api_versions
+        ],
+        "throttle_time_ms": 0,
+    }
+
+
+def _handshake_body(settings: ConnectionSettings, error: int) -> dict[str, Any]:
+    return {"error_code": error, "mechanisms": list(settings.by_name)}
+
+
 def _cached_answer(
     settings: ConnectionSettings,
     header: RequestHeader,
     error: int,
-    build: Callable[[], dict[str, Any]],
+    build: Callable[[ConnectionSettings, int], dict[str, Any]],
 ) -> Send:
     """An answer whose body depends only on the API, version and error: encoded once."""
     key = (header.api_key, header.api_version, error)
     encoded = settings.cached_bodies.get(key)
     if encoded is None:
-        encoded = encode_body(header.api_key, header.api_version, build())
+        encoded = encode_body(header.api_key, header.api_version, build(settings, error))
         settings.cached_bodies[key] = encoded
     return Send(frame_response(header.api_key, header.api_version, header.correlation_id, encoded))
 

@@ -215,9 +215,10 @@ class ConnectionProtocol(asyncio.Protocol):
         finally:
             if not self._closing:
                 _flush(transport, sends)
-                # Frames left over wait for the peer to read what we wrote.
-                self._update_reading()
-                self._continue_backlog()
+                if self._conn.backlog or self._reading_paused:
+                    # Frames left over wait for the peer to read what we wrote.
+                    self._update_reading()
+                    self._continue_backlog()
 
     def _dispatch(
         self, transport: asyncio.Transport, outputs: list[Output], sends: list[bytes]

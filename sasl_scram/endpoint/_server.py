@@ -50,7 +50,13 @@ def _decoy_secret(config: EndpointConfig, store: CredentialStore) -> bytes | Non
     if config.decoy_secret is not None:
         return config.decoy_secret
     if isinstance(store, DecoySecretSource):
-        return store.decoy_secret()
+        try:
+            return store.decoy_secret()
+        except CredentialStoreUnavailable as exc:
+            # Serving beats agreeing on decoys: logins still work, with a
+            # per-process decoy secret until the next start.
+            log.warning("cannot read the decoy secret, using a per-process one: %s", exc)
+            return None
     log.warning(
         "%s keeps no decoy secret and scram.decoy.secret is not set: unknown users' "
         "decoy salts change with every restart",
