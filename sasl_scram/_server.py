@@ -11,6 +11,8 @@ Where this goes beyond Kafka (docs/kafka-facts.md §3.1), on purpose:
 * an unknown user gets a normal-looking server-first with a deterministic
   decoy salt and fails only at the final step, so probing does not reveal
   which users exist (Kafka fails right after client-first);
+* the client-final nonce must equal the server's exactly (``ScramSaslServer``
+  since CVE-2024-56128);
 * one opaque :class:`AuthenticationFailed` reaches the caller; the reason goes
   to a DEBUG log line without secrets;
 * a failure is sticky, and all secret comparisons are constant time.
@@ -19,6 +21,7 @@ Where this goes beyond Kafka (docs/kafka-facts.md §3.1), on purpose:
 from __future__ import annotations
 
 import binascii
+import contextlib
 import enum
 import hashlib
 import hmac
@@ -145,32 +148,59 @@ class ScramSession(NamedTuple):
 class DecoyCredentials:
     """Deterministic fake credentials for unknown users.
 
-    The salt is derived from a per-server secret and the user name, so repeated
-    probes for the same unknown user see the same salt, shaped like a salt
-    Kafka generates (a base-36 string), with a typical iteration count.
+    The salt is derived from a secret and the user name, so repeated probes for
+    the same unknown user see the same salt, shaped like a salt Kafka generates
+    (130 random bits in base 36, ``ScramFormatter.secureRandomString``), with the
+    iteration count the project gives new credentials by default.
+
+    Derived decoys are kept in a bounded cache, so that answering a probe for a
+    known name (a dictionary hit in the credential cache) and for an unknown one
+    cost the same work.
 
     Args:
-        secret: Keep it stable for the life of the server and share it between
-            processes that serve the same users; random per process by default.
-        iterations: The iteration count shown for unknown users; match what
-            your real credentials use.
+        secret: Keep it stable and share it between processes that serve the
+            same users (the endpoint persists one in its store); random per
+            instance by default.
+        iterations: The iteration count shown for unknown users.
+        cache_size: How many decoys are kept.
     """
 
-    def __init__(self, secret: bytes | None = None, iterations: int = MIN_ITERATIONS) -> None:
+    __slots__ = ("_cache", "_cache_size", "_iterations", "_secret")
+
+    def __init__(
+        self,
+        secret: bytes | None = None,
+        iterations: int = MIN_ITERATIONS,
+        cache_size: int = 4096,
+    ) -> None:
         self._secret = secret if secret is not None else secrets.token_bytes(32)
         self._iterations = iterations
+        self._cache_size = cache_size
+        self._cache: dict[tuple[str, str], ScramCredential] = {}
 
     def __repr__(self) -> str:
         return f"DecoyCredentials(iterations={self._iterations})"
 
+    @property
+    def iterations(self) -> int:
+        return self._iterations
+
     def credential(self, mechanism: ScramMechanism, username: str) -> ScramCredential:
-        seed = hmac.digest(
-            self._secret, f"{mechanism.mechanism_name}\0{username}".encode(), hashlib.sha512
-        )
+        key = (mechanism.mechanism_name, username)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        seed = hmac.digest(self._secret, f"{key[0]}\0{username}".encode(), hashlib.sha512)
         # 130 bits, like Kafka's secureRandomString, rendered in base 36.
         salt = _crypto.base36(int.from_bytes(seed[:17], "big") >> 6).encode("ascii")
         size = mechanism.digest_size
-        return ScramCredential(salt, seed[:size], seed[-size:], self._iterations)
+        credential = ScramCredential(salt, seed[:size], seed[-size:], self._iterations)
+        if len(self._cache) >= self._cache_size:
+            # Oldest first: a dict keeps insertion order. Bounded whatever a prober sends.
+            with contextlib.suppress(KeyError, RuntimeError, StopIteration):
+                del self._cache[next(iter(self._cache))]  # another thread may race us
+        self._cache[key] = credential
+        return credential
 
 
 _DEFAULT_DECOY = DecoyCredentials()
@@ -259,6 +289,11 @@ class ScramServer:
     @property
     def complete(self) -> bool:
         return self._state is _State.COMPLETE
+
+    @property
+    def requested_username(self) -> str | None:
+        """The user name (or token id) the client-first message claimed, for logs."""
+        return self._request.username if self._request is not None else None
 
     @property
     def expects_client_first(self) -> bool:
@@ -362,9 +397,10 @@ class ScramServer:
             nonce, proof, without_proof = split_client_final(data)
         except ScramError as exc:
             raise self._fail(str(exc)) from None
-        # Kafka only checks that the nonce *ends with* ours: librdkafka before
-        # 2.6.1 repeats the client nonce in front. The c= value is not checked.
-        if not nonce.endswith(self._server_nonce):
+        # Exact equality, as ScramSaslServer compares since CVE-2024-56128 (RFC
+        # 5802 section 5.1: the nonce is the client's followed by ours). The c=
+        # value is not checked, as in Kafka.
+        if nonce != self._server_nonce:
             raise self._fail("Invalid client nonce in the final client message.")
         if len(proof) != self._digest_size:
             raise self._fail("client proof has the wrong length", error="invalid-proof")

@@ -137,6 +137,11 @@ class TokenCache:
             return None
         return DelegationToken(entry.info, entry.hmacs[0])
 
+    def derived(self, token_id: str, mechanism: ScramMechanism) -> bool:
+        """Whether :meth:`credentials` answers without PBKDF2: derived already, or unknown."""
+        entry = self._entries.get(token_id)
+        return entry is None or not entry.hmacs or mechanism in entry.creds
+
     def credentials(self, token_id: str, mechanism: ScramMechanism) -> TokenCredentials | None:
         """The token and its candidate credentials for ``mechanism`` (derived on first use)."""
         entry = self._entries.get(token_id)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sasl_scram import KafkaPrincipal
-from sasl_scram.endpoint import EndpointExtension, zookeeper_store_options
+from sasl_scram.endpoint import EndpointExtension, Handler, zookeeper_store_options
 from sasl_scram.endpoint import RequestContext as EndpointContext
 from sasl_scram.kafka import ApiKey
 from tokenauth._cache import TokenCache
@@ -22,6 +22,7 @@ from tokenauth._config import TokenConfig
 from tokenauth._manager import RequestContext, TokenManager, wall_clock_ms
 from tokenauth._provider import TokenCredentialProvider
 from tokenauth._sweeper import ExpirySweeper
+from tokenauth._token import DelegationToken
 from tokenauth.stores import InMemoryTokenStore, TokenStore, open_token_store
 
 __all__ = ["build_extension", "endpoint_extension"]
@@ -44,15 +45,8 @@ def _requester(ctx: EndpointContext) -> RequestContext:
     )
 
 
-def build_extension(
-    manager: TokenManager,
-    *,
-    clock_ms: Callable[[], int] = wall_clock_ms,
-    sweeper: ExpirySweeper | None = None,
-    on_close: Callable[[], None] | None = None,
-) -> EndpointExtension:
-    """An endpoint extension serving ``manager``'s tokens."""
-    provider = TokenCredentialProvider(manager.cache, clock_ms=clock_ms)
+def _handlers(manager: TokenManager) -> dict[int, Handler]:
+    """The RPCs 38-41 over ``manager``; its calls may touch a store, so in threads."""
 
     async def create(ctx: EndpointContext, version: int, body: Body) -> Body:
         owner = None
@@ -94,27 +88,42 @@ def build_extension(
         owners = body.get("owners")
         owner_list = None if owners is None else [_principal(o) for o in owners]
         r = await asyncio.to_thread(manager.describe_tokens, _requester(ctx), owner_list)
-        return {
-            "error_code": int(r.error),
-            "tokens": [
-                {
-                    "principal_type": t.info.owner.principal_type,
-                    "principal_name": t.info.owner.name,
-                    "token_requester_principal_type": t.info.token_requester.principal_type,
-                    "token_requester_principal_name": t.info.token_requester.name,
-                    "issue_timestamp": t.info.issue_timestamp_ms,
-                    "expiry_timestamp": t.info.expiry_timestamp_ms,
-                    "max_timestamp": t.info.max_timestamp_ms,
-                    "token_id": t.info.token_id,
-                    "hmac": t.hmac,
-                    "renewers": [
-                        {"principal_type": p.principal_type, "principal_name": p.name}
-                        for p in t.info.renewers
-                    ],
-                }
-                for t in r.tokens
-            ],
-        }
+        return {"error_code": int(r.error), "tokens": [_described(t) for t in r.tokens]}
+
+    return {
+        ApiKey.CREATE_DELEGATION_TOKEN: create,
+        ApiKey.RENEW_DELEGATION_TOKEN: renew,
+        ApiKey.EXPIRE_DELEGATION_TOKEN: expire,
+        ApiKey.DESCRIBE_DELEGATION_TOKEN: describe,
+    }
+
+
+def _described(t: DelegationToken) -> Body:
+    return {
+        "principal_type": t.info.owner.principal_type,
+        "principal_name": t.info.owner.name,
+        "token_requester_principal_type": t.info.token_requester.principal_type,
+        "token_requester_principal_name": t.info.token_requester.name,
+        "issue_timestamp": t.info.issue_timestamp_ms,
+        "expiry_timestamp": t.info.expiry_timestamp_ms,
+        "max_timestamp": t.info.max_timestamp_ms,
+        "token_id": t.info.token_id,
+        "hmac": t.hmac,
+        "renewers": [
+            {"principal_type": p.principal_type, "principal_name": p.name} for p in t.info.renewers
+        ],
+    }
+
+
+def build_extension(
+    manager: TokenManager,
+    *,
+    clock_ms: Callable[[], int] = wall_clock_ms,
+    sweeper: ExpirySweeper | None = None,
+    on_close: Callable[[], None] | None = None,
+) -> EndpointExtension:
+    """An endpoint extension serving ``manager``'s tokens."""
+    provider = TokenCredentialProvider(manager.cache, clock_ms=clock_ms)
 
     def close() -> None:
         if sweeper is not None:
@@ -126,14 +135,11 @@ def build_extension(
 
     return EndpointExtension(
         name="delegation tokens (KIP-48)",
-        handlers={
-            ApiKey.CREATE_DELEGATION_TOKEN: create,
-            ApiKey.RENEW_DELEGATION_TOKEN: renew,
-            ApiKey.EXPIRE_DELEGATION_TOKEN: expire,
-            ApiKey.DESCRIBE_DELEGATION_TOKEN: describe,
-        },
+        handlers=_handlers(manager),
         token_grant=provider.grant_for,
         close=close,
+        # A token's first login derives its keys (PBKDF2): not on the event loop.
+        token_grant_may_block=provider.may_block,
     )
 
 

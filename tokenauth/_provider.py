@@ -56,6 +56,11 @@ class TokenCredentialProvider:
     def __call__(self, request: CredentialRequest) -> Grant | None:
         return self.grant_for(request)
 
+    def may_block(self, request: CredentialRequest) -> bool:
+        """Whether :meth:`grant_for` would run PBKDF2 (a token's first login with a
+        mechanism), so an event loop should call it from a thread."""
+        return request.token_auth and not self._cache.derived(request.username, request.mechanism)
+
     def grant_for(self, request: CredentialRequest, now_ms: int | None = None) -> Grant | None:
         """The grant for one login, or ``None`` to let the exchange fail opaquely.
 

@@ -116,14 +116,12 @@ async def serve(props: dict[str, str], stdout: TextIO) -> int:
     db: Path | None = None
     if config.store_location.startswith("sqlite:"):
         db = Path(config.store_location[len("sqlite:") :])
-        db.parent.mkdir(parents=True, exist_ok=True)
+        # Stored and server keys let anyone impersonate the server: the state
+        # directory is owner-only from its creation (the store creates the
+        # database 0600 before SQLite opens it), as Kafka protects /config/users
+        # with CREATOR_ALL ACLs.
+        db.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     store = open_store(config.store_location, **config.store_options())
-    if db is not None:
-        # Stored and server keys let anyone impersonate the server: owner-only,
-        # as Kafka protects /config/users with CREATOR_ALL ACLs.
-        for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-            if path.exists():
-                path.chmod(0o600)
     extensions = load_extensions(config.properties)
     endpoint = ScramEndpoint(config, store, extensions=extensions)
     closed = False

@@ -7,6 +7,7 @@ client properties and a kcat configuration. The password is never printed.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from sasl_scram.store import ScramAdmin, ScramUpsertion
 
 __all__ = ["BootstrapFiles", "ensure_bootstrap_user"]
 
+log = logging.getLogger("sasl_scram.endpoint")
+
 
 @dataclass(frozen=True)
 class BootstrapFiles:
@@ -29,7 +32,7 @@ class BootstrapFiles:
 
 
 def _write_private(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -37,6 +40,21 @@ def _write_private(path: Path, text: str) -> None:
         f.flush()
         os.fsync(f.fileno())
     tmp.replace(path)
+
+
+def _warn_if_shared(path: Path) -> None:
+    """A WARNING naming a password file that group or others may read."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if mode & 0o077:
+        log.warning(
+            "%s is readable or writable by group or others (mode %o): it holds a "
+            "password; run chmod 600 on it",
+            path,
+            mode & 0o777,
+        )
 
 
 def ensure_bootstrap_user(
@@ -51,6 +69,8 @@ def ensure_bootstrap_user(
     described = store.describe([user])
     exists = bool(described.results) and described.results[0].error == ErrorCode.NONE
     if exists:
+        for path in (properties_path, kcat_path):
+            _warn_if_shared(path)
         return BootstrapFiles(user, False, properties_path, kcat_path)
     password = secrets.token_urlsafe(24)
     results = store.alter(

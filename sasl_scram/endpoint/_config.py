@@ -35,6 +35,9 @@ STORE_PATH_KEY = "scram.credential.store.path"
 AUTH_TIMEOUT_KEY = "scram.authentication.timeout.ms"
 DECOY_SECRET_KEY = "scram.decoy.secret"  # noqa: S105 - the name of a key, not a secret
 BUSY_POLL_KEY = "scram.busy.poll.us"
+# Caps for authenticated users that are not super users (docs/security.md).
+USER_MAX_REQUEST_KEY = "scram.user.request.max.bytes"
+USER_MAX_ARRAY_KEY = "scram.user.request.max.array.length"
 # Past a few milliseconds busy polling only burns a core between bursts.
 MAX_BUSY_POLL_US = 100_000
 CLUSTER_ID_KEY = "cluster.id"
@@ -52,6 +55,8 @@ _DEFAULTS: dict[str, str] = {
     "connection.failed.authentication.delay.ms": "100",
     AUTH_TIMEOUT_KEY: "30000",
     BUSY_POLL_KEY: "0",
+    USER_MAX_REQUEST_KEY: "1048576",
+    USER_MAX_ARRAY_KEY: "10000",
 }
 
 # Keys understood here or by an endpoint extension (delegation tokens).
@@ -159,6 +164,9 @@ class EndpointConfig:
     auth_timeout_ms: int
     failed_auth_delay_ms: int
     store_location: str
+    #: Frame and array caps for authenticated users that are not super users.
+    user_max_request: int
+    user_max_array: int
     #: Adaptive busy polling window in microseconds; 0 (default) lets the loop sleep.
     busy_poll_us: int
     # Secrets (the decoy key, ssl.key.password, an inline PEM key): never in a repr.
@@ -267,6 +275,8 @@ class EndpointConfig:
             auth_timeout_ms=_int(props, AUTH_TIMEOUT_KEY, 1),
             failed_auth_delay_ms=_int(props, "connection.failed.authentication.delay.ms", 0),
             store_location=location,
+            user_max_request=_int(props, USER_MAX_REQUEST_KEY, 1),
+            user_max_array=_int(props, USER_MAX_ARRAY_KEY, 0),
             busy_poll_us=_busy_poll_us(props),
             decoy_secret=decoy.encode("utf-8") if decoy else None,
             ssl_keystore=ssl,

@@ -3,8 +3,11 @@
 It enforces Kafka's per-connection SASL rules (``SaslServerAuthenticator``,
 docs/kafka-facts.md §9.4): only ApiVersions and SaslHandshake before the
 handshake, then only SaslAuthenticate (or raw tokens after a v0 handshake),
-then everything; KIP-368 session lifetime and re-authentication; error 58 with
-Kafka's generic text on a failed authentication, then close.
+then everything; KIP-368 session lifetime and re-authentication, at most one
+re-authentication start per second (``KafkaChannel``); error 58 with Kafka's
+generic text on a failed authentication, then close. Authenticated users that
+are not super users get smaller frame and array caps, so that one request
+cannot make the server allocate much.
 
 Bytes go in through :meth:`ServerConnection.receive`; what the adapter must do
 comes out as :class:`Output` values. The credential lookup and API handlers
@@ -58,6 +61,15 @@ log = logging.getLogger("sasl_scram.endpoint")
 # Kafka's defaults: sasl.server.max.receive.size and socket.request.max.bytes.
 DEFAULT_SASL_MAX_RECEIVE = 524288
 DEFAULT_MAX_REQUEST = 104857600
+# Ours, for authenticated users that are not super users (docs/security.md).
+DEFAULT_USER_MAX_REQUEST = 1048576
+DEFAULT_USER_MAX_ARRAY = 10000
+# Outputs per drain before yielding to the transport's flow control. Answers
+# given without a handler are small (at most a few hundred bytes), and a
+# handler's answer ends a drain, so one drain writes at most about 128 KiB.
+MAX_ANSWERS_PER_DRAIN = 256
+# KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS, in ms.
+MIN_REAUTH_INTERVAL_MS = 1000
 # ApiVersions v3+ software name and version (KIP-511; Java broker's check).
 _SOFTWARE_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
@@ -76,10 +88,14 @@ class Close:
         after_failed_authentication: Kafka delays this close by
             ``connection.failed.authentication.delay.ms`` (KIP-306) so the client
             reads the error first and brute force is slowed down.
+        mechanism: The SASL mechanism of a failed authentication.
+        username: The name (or token id) a failed authentication claimed.
     """
 
     reason: str
     after_failed_authentication: bool = False
+    mechanism: str | None = None
+    username: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +135,12 @@ class ConnectionSettings:
         max_receive: Frame limit afterwards.
         max_reauth_ms: ``connections.max.reauth.ms``; 0 disables re-authentication.
         decoy: Decoy credentials for unknown users (shared by all connections).
+        super_users: Authorization ids of super users (``User:`` principals):
+            they keep ``max_receive`` and unbounded arrays.
+        user_max_receive: Frame limit for other authenticated users.
+        user_max_array: The most elements one array of their requests may hold.
+        min_reauth_interval_ms: Kafka's fixed second between re-authentication
+            starts; only embedders that measure the exchange itself lower it.
     """
 
     mechanisms: tuple[ScramMechanism, ...]
@@ -127,6 +149,10 @@ class ConnectionSettings:
     max_receive: int = DEFAULT_MAX_REQUEST
     max_reauth_ms: int = 0
     decoy: DecoyCredentials = field(default_factory=DecoyCredentials)
+    super_users: frozenset[str] = frozenset()
+    user_max_receive: int = DEFAULT_USER_MAX_REQUEST
+    user_max_array: int = DEFAULT_USER_MAX_ARRAY
+    min_reauth_interval_ms: int = MIN_REAUTH_INTERVAL_MS
     #: Encoded bodies that never change (ApiVersions, SaslHandshake), per version.
     cached_bodies: dict[tuple[int, int, int], bytes] = field(
         default_factory=dict, compare=False, repr=False
@@ -174,7 +200,11 @@ class ServerConnection:
         self._session: ScramSession | None = None
         self._session_expiry_ms: int | None = None
         self._reauth = False
+        self._reauth_started_ms: int | None = None
+        self._max_array: int | None = settings.user_max_array
         self._waiting: CredentialNeeded | ApiCall | None = None
+        #: The last drain stopped at its output budget: call :meth:`drain` again.
+        self.backlog = False
 
     # -- introspection ------------------------------------------------------
     @property
@@ -205,9 +235,19 @@ class ServerConnection:
         self._frames.feed(data)
         return self._drain()
 
+    def drain(self) -> list[Output]:
+        """Answer frames already buffered, at most :data:`MAX_ANSWERS_PER_DRAIN` per
+        call, so the caller can stop while the peer does not read.
+        :attr:`backlog` says whether frames may be left."""
+        return self._drain()
+
     def _drain(self) -> list[Output]:
         out: list[Output] = []
+        self.backlog = False
         while self._waiting is None and self._state is not _State.CLOSED:
+            if len(out) >= MAX_ANSWERS_PER_DRAIN:
+                self.backlog = True
+                break
             try:
                 payload = self._frames.next_frame()
             except KafkaCodecError as exc:
@@ -228,7 +268,7 @@ class ServerConnection:
         if self._state is _State.RAW_AUTHENTICATE:
             return self._raw_token(payload)
         try:
-            header, spec, body = decode_request(payload)
+            header, spec, body = decode_request(payload, self._max_array)
         except UnsupportedRequest as exc:
             bad: RequestHeader | None = exc.header
             if bad is not None and bad.api_key == ApiKey.API_VERSIONS and self._versions_allowed():
@@ -271,23 +311,7 @@ class ServerConnection:
         if error == ErrorCode.NONE and self._state is _State.HANDSHAKE_OR_VERSIONS:
             # Kafka: once ApiVersions succeeded, the next request must be SaslHandshake.
             self._state = _State.HANDSHAKE
-        # The body depends only on the version and the error: encode it once.
-        key = (ApiKey.API_VERSIONS, header.api_version, error)
-        encoded = self._settings.cached_bodies.get(key)
-        if encoded is None:
-            response = {
-                "error_code": error,
-                "api_keys": [
-                    {"api_key": k, "min_version": lo, "max_version": hi}
-                    for k, lo, hi in self._settings.api_versions
-                ],
-                "throttle_time_ms": 0,
-            }
-            encoded = encode_body(ApiKey.API_VERSIONS, header.api_version, response)
-            self._settings.cached_bodies[key] = encoded
-        return Send(
-            frame_response(header.api_key, header.api_version, header.correlation_id, encoded)
-        )
+        return _cached_answer(self._settings, header, error, _api_versions_body)
 
     # -- SaslHandshake ----------------------------------------------------------
     def _handshake(self, header: RequestHeader, body: dict[str, Any]) -> list[Output]:
@@ -310,15 +334,7 @@ class ServerConnection:
         self._state = _State.RAW_AUTHENTICATE if header.api_version == 0 else _State.AUTHENTICATE
         self._auth_header = None
         self._auth_version = 0
-        key = (ApiKey.SASL_HANDSHAKE, header.api_version, ErrorCode.NONE)
-        encoded = self._settings.cached_bodies.get(key)
-        if encoded is None:
-            response = {"error_code": ErrorCode.NONE, "mechanisms": list(self._settings.by_name)}
-            encoded = encode_body(ApiKey.SASL_HANDSHAKE, header.api_version, response)
-            self._settings.cached_bodies[key] = encoded
-        return [
-            Send(frame_response(header.api_key, header.api_version, header.correlation_id, encoded))
-        ]
+        return [_cached_answer(self._settings, header, ErrorCode.NONE, _handshake_body)]
 
     # -- SaslAuthenticate -------------------------------------------------------
     def _authenticate(self, header: RequestHeader, token: bytes) -> list[Output]:
@@ -377,7 +393,9 @@ class ServerConnection:
             out.append(
                 Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0))
             )
-        out.append(self._close(f"SASL {mech} {phase} failed", failed_authentication=True))
+        user = self._scram.requested_username if self._scram is not None else None
+        close = self._close(message, failed_authentication=True)
+        out.append(Close(close.reason, True, mech, user))
         return out
 
     def _auth_succeeded(self, server_final: bytes) -> list[Output]:
@@ -392,10 +410,11 @@ class ServerConnection:
                 or session.token_authenticated != self._session.token_authenticated
             )
         ):
-            # KIP-368: the principal may not change during re-authentication.
+            # KIP-368: the principal may not change during re-authentication;
+            # SaslServerAuthenticator.ReauthInfo's text, principals as type.name.
             exc = AuthenticationFailed(
                 "Cannot change principals during re-authentication from "
-                f"User:{self._session.authorization_id}: User:{session.authorization_id}"
+                f"User.{self._session.authorization_id}: User.{session.authorization_id}"
             )
             return self._auth_failed(exc)
         now = self._clock_ms()
@@ -409,7 +428,7 @@ class ServerConnection:
         self._session = session
         self._reauth = False
         self._state = _State.AUTHENTICATED
-        self._frames.max_size = self._settings.max_receive
+        self._frames.max_size, self._max_array = _limits(self._settings, session)
         send_lifetime = lifetime if self._auth_version >= 1 else 0
         out: list[Output] = [
             Send(self._auth_reply(server_final, ErrorCode.NONE, None, send_lifetime)),
@@ -428,6 +447,16 @@ class ServerConnection:
         if key == ApiKey.SASL_HANDSHAKE:
             if self._session_expiry_ms is None:
                 return self._illegal_state(header, spec, "Re-authentication is not enabled")
+            now = self._clock_ms()
+            started = self._reauth_started_ms
+            if started is not None and now - started < self._settings.min_reauth_interval_ms:
+                # KafkaChannel.maybeBeginServerReauthentication refuses; SocketServer
+                # then closes an expired session, or KafkaApis answers the handshake
+                # with 34 and no mechanisms and the session stays.
+                if expired:
+                    return [self._close("session expired without re-authentication")]
+                return [_reauthentication_too_soon(header)]
+            self._reauth_started_ms = now
             self._reauth = True
             self._frames.max_size = self._settings.max_receive_before_auth
             return self._handshake(header, body)
@@ -468,6 +497,48 @@ class ServerConnection:
         body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason)
         data = encode_response(header.api_key, header.api_version, header.correlation_id, body)
         return [Send(data), self._close(reason)]
+
+
+def _limits(settings: ConnectionSettings, session: ScramSession) -> tuple[int, int | None]:
+    """(frame limit, array cap): Kafka's for super users, our smaller caps for the rest."""
+    if session.authorization_id in settings.super_users:
+        return settings.max_receive, None
+    return min(settings.max_receive, settings.user_max_receive), settings.user_max_array
+
+
+def _api_versions_body(settings: ConnectionSettings, error: int) -> dict[str, Any]:
+    return {
+        "error_code": error,
+        "api_keys": [
+            {"api_key": k, "min_version": lo, "max_version": hi}
+            for k, lo, hi in settings.api_versions
+        ],
+        "throttle_time_ms": 0,
+    }
+
+
+def _handshake_body(settings: ConnectionSettings, error: int) -> dict[str, Any]:
+    return {"error_code": error, "mechanisms": list(settings.by_name)}
+
+
+def _cached_answer(
+    settings: ConnectionSettings,
+    header: RequestHeader,
+    error: int,
+    build: Callable[[ConnectionSettings, int], dict[str, Any]],
+) -> Send:
+    """An answer whose body depends only on the API, version and error: encoded once."""
+    key = (header.api_key, header.api_version, error)
+    encoded = settings.cached_bodies.get(key)
+    if encoded is None:
+        encoded = encode_body(header.api_key, header.api_version, build(settings, error))
+        settings.cached_bodies[key] = encoded
+    return Send(frame_response(header.api_key, header.api_version, header.correlation_id, encoded))
+
+
+def _reauthentication_too_soon(header: RequestHeader) -> Send:
+    body = {"error_code": ErrorCode.ILLEGAL_SASL_STATE, "mechanisms": []}
+    return Send(encode_response(header.api_key, header.api_version, header.correlation_id, body))
 
 
 def error_response(spec: ApiSpec, code: int, message: str | None = None) -> dict[str, Any]:

@@ -59,12 +59,16 @@ class EndpointExtension:
         handlers: Response builders by API key; the key is advertised in ApiVersions.
         token_grant: Answers ``tokenauth=true`` credential requests.
         close: Called on shutdown.
+        token_grant_may_block: Whether ``token_grant`` would do heavy work for
+            this request (a token's first login derives its keys with PBKDF2):
+            then it runs in a thread, off the event loop.
     """
 
     name: str
     handlers: dict[int, Handler] = field(default_factory=dict)
     token_grant: Callable[[CredentialRequest], Grant | None] | None = None
     close: Callable[[], None] | None = None
+    token_grant_may_block: Callable[[CredentialRequest], bool] | None = None
 
 
 ExtensionFactory = Callable[[Mapping[str, str]], EndpointExtension | None]

@@ -2,9 +2,17 @@
 the socket and :class:`ServerConnection`.
 
 A protocol (not streams) keeps the per-request cost to a callback: no task and
-no timer per read. Only API handlers run as tasks. While a request is being
-answered, reading pauses, so a client can make the server hold at most one
-frame plus one read (bounded by the frame limits).
+no timer per read. Only API handlers run as tasks.
+
+Memory per connection is bounded, before and after login, like Kafka's
+``SocketServer``, which mutes a channel while a response is in flight:
+
+* one request at a time: while a credential lookup or a handler runs, reading
+  pauses;
+* while the transport's write buffer is above :data:`WRITE_HIGH_WATER` (asyncio
+  calls :meth:`ConnectionProtocol.pause_writing`), reading pauses too, whatever
+  the answers are, so a peer that sends and never reads holds at most one read,
+  one frame and the buffer's high-water mark.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from sasl_scram._server import CredentialRequest, Grant
 from sasl_scram.config import KafkaPrincipal
@@ -36,6 +44,10 @@ from sasl_scram.endpoint._extension import Handler, RequestContext
 __all__ = ["ConnectionHost", "ConnectionProtocol"]
 
 log = logging.getLogger("sasl_scram.endpoint")
+
+#: Reading pauses while this much is waiting to be sent (asyncio's flow control).
+WRITE_HIGH_WATER = 256 * 1024
+WRITE_LOW_WATER = 64 * 1024
 
 
 class ConnectionHost(Protocol):
@@ -76,6 +88,12 @@ class ConnectionProtocol(asyncio.Protocol):
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._lost = False
+        # Why reading is paused: the peer does not read, or the close is delayed.
+        self._write_paused = False
+        self._hold = False
+        self._reading_paused = False
+        self._backlog_scheduled = False
+        self._peer = "?"
         # Created only when someone waits (shutdown): most connections never need one.
         self._closed_event: asyncio.Event | None = None
 
@@ -93,10 +111,15 @@ class ConnectionProtocol(asyncio.Protocol):
 
     # -- asyncio callbacks ----------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = transport  # type: ignore[assignment]
+        # uvloop's transports are not asyncio.Transport subclasses: a cast, no check.
+        self._transport = cast(asyncio.Transport, transport)
+        self._transport.set_write_buffer_limits(high=WRITE_HIGH_WATER, low=WRITE_LOW_WATER)
         self._endpoint.connections[self] = None
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("[%s] connection from %s", self.conn_id, transport.get_extra_info("peername"))
+        peer = transport.get_extra_info("peername")
+        if isinstance(peer, tuple) and len(peer) >= 2:
+            # Kafka logs the peer as /host; the port tells connections apart.
+            self._peer = f"/{peer[0]}:{peer[1]}"
+        log.debug("[%s] connection from %s", self.conn_id, self._peer)
         now = time.monotonic()
         self._deadlines.connected(self, now)
         poller = self._endpoint.busy_poller
@@ -110,6 +133,42 @@ class ConnectionProtocol(asyncio.Protocol):
         if poller is not None:
             poller.poke(now)
         self._run(self._conn.receive(data))
+
+    def pause_writing(self) -> None:
+        self._write_paused = True
+        self._update_reading()
+
+    def resume_writing(self) -> None:
+        self._write_paused = False
+        self._update_reading()
+        self._continue_backlog()
+
+    def _continue_backlog(self) -> None:
+        """Answer frames left buffered by a drain that reached its output budget."""
+        conn = self._conn
+        if conn.backlog and not (self._write_paused or self._task or self._backlog_scheduled):
+            self._backlog_scheduled = True
+            self._loop.call_soon(self._drain_backlog)
+
+    def _drain_backlog(self) -> None:
+        self._backlog_scheduled = False
+        transport = self._transport
+        if transport is None or self._closing or self._write_paused or self._task is not None:
+            return
+        self._run(self._conn.drain())
+
+    def _update_reading(self) -> None:
+        """Read only when nothing is in flight and the peer keeps up with our answers."""
+        transport = self._transport
+        if transport is None or self._closing:
+            return
+        pause = self._write_paused or self._hold or self._task is not None or self._conn.backlog
+        if pause != self._reading_paused:
+            self._reading_paused = pause
+            if pause:
+                transport.pause_reading()
+            else:
+                transport.resume_reading()
 
     def eof_received(self) -> bool | None:
         self.close("peer closed")
@@ -156,6 +215,10 @@ class ConnectionProtocol(asyncio.Protocol):
         finally:
             if not self._closing:
                 _flush(transport, sends)
+                if self._conn.backlog or self._reading_paused:
+                    # Frames left over wait for the peer to read what we wrote.
+                    self._update_reading()
+                    self._continue_backlog()
 
     def _dispatch(
         self, transport: asyncio.Transport, outputs: list[Output], sends: list[bytes]
@@ -168,38 +231,49 @@ class ConnectionProtocol(asyncio.Protocol):
             elif isinstance(item, CredentialNeeded):
                 if self._endpoint.lookup_may_block(item.request):
                     # A lazy cache miss reads ZooKeeper: never on the event loop.
-                    transport.pause_reading()
                     self._task = self._loop.create_task(self._grant_in_thread(item))
+                    self._update_reading()
                     return
                 grant = self._endpoint.grant(item.request, self.conn_id)
                 queue.extend(self._conn.provide_credential(grant))
             elif isinstance(item, ApiCall):
                 # Reading pauses until the handler answers: responses keep order.
-                transport.pause_reading()
                 self._task = self._loop.create_task(self._call(item))
+                self._update_reading()
                 return
             elif isinstance(item, Authenticated):
                 # The client waits for server-final: send it before the bookkeeping.
                 _flush(transport, sends)
                 self._authenticated(item)
             elif isinstance(item, Close):
-                # Like Kafka: failed logins at INFO, ordinary closes at DEBUG.
-                log.log(
-                    logging.INFO if item.after_failed_authentication else logging.DEBUG,
-                    "[%s] closing: %s",
-                    self.conn_id,
-                    item.reason,
-                )
+                self._log_close(item)
                 # What was answered before the close still goes out (close flushes).
                 _flush(transport, sends)
                 delay = self._endpoint.config.failed_auth_delay_ms / 1000
                 if item.after_failed_authentication and delay > 0:
                     # KIP-306: let the client read the error, slow brute force down.
-                    transport.pause_reading()
+                    self._hold = True
+                    self._update_reading()
                     self._loop.call_later(delay, self.close, item.reason)
                 else:
                     self.close(item.reason)
                 return
+
+    def _log_close(self, item: Close) -> None:
+        if not item.after_failed_authentication:
+            log.debug("[%s] closing: %s", self.conn_id, item.reason)
+            return
+        # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at
+        # INFO, so a failed login can be traced; the claimed name, never a secret.
+        log.info(
+            "[%s] Failed authentication with %s (listener %s, mechanism %s, user %r): %s",
+            self.conn_id,
+            self._peer,
+            self._listener.name,
+            item.mechanism or "?",
+            item.username,
+            item.reason,
+        )
 
     def _authenticated(self, item: Authenticated) -> None:
         s = item.session
@@ -226,7 +300,7 @@ class ConnectionProtocol(asyncio.Protocol):
             self._task = None
         if self._transport is None or self._transport.is_closing():
             return
-        self._transport.resume_reading()
+        self._update_reading()
         self._run(outputs)
 
     async def _call(self, call: ApiCall) -> None:
@@ -260,7 +334,7 @@ class ConnectionProtocol(asyncio.Protocol):
         if self._transport is None or self._transport.is_closing():
             return
         self._deadlines.touch(self, time.monotonic())
-        self._transport.resume_reading()
+        self._update_reading()
         self._run(outputs)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant
+from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint import _handlers
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig, Listener
@@ -23,7 +24,7 @@ from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension, Handler, RequestContext
 from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.kafka import ApiKey
-from sasl_scram.store import CredentialStore, CredentialStoreUnavailable
+from sasl_scram.store import CredentialStore, CredentialStoreUnavailable, DecoySecretSource
 
 __all__ = ["ScramEndpoint"]
 
@@ -41,6 +42,27 @@ _CORE_APIS = (
 
 def _wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def _decoy_secret(config: EndpointConfig, store: CredentialStore) -> bytes | None:
+    """``scram.decoy.secret`` if set, else the store's persisted one, so that every
+    endpoint on one store shows an unknown user the same decoy, across restarts."""
+    if config.decoy_secret is not None:
+        return config.decoy_secret
+    if isinstance(store, DecoySecretSource):
+        try:
+            return store.decoy_secret()
+        except CredentialStoreUnavailable as exc:
+            # Serving beats agreeing on decoys: logins still work, with a
+            # per-process decoy secret until the next start.
+            log.warning("cannot read the decoy secret, using a per-process one: %s", exc)
+            return None
+    log.warning(
+        "%s keeps no decoy secret and scram.decoy.secret is not set: unknown users' "
+        "decoy salts change with every restart",
+        type(store).__name__,
+    )
+    return None
 
 
 class ScramEndpoint:
@@ -71,10 +93,12 @@ class ScramEndpoint:
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._alter_scram,
         }
         self._token_grant: Callable[[CredentialRequest], Grant | None] | None = None
+        self._token_may_block: Callable[[CredentialRequest], bool] | None = None
         for ext in self._extensions:
             self._handlers.update(ext.handlers)
             if ext.token_grant is not None:
                 self._token_grant = ext.token_grant
+                self._token_may_block = ext.token_grant_may_block
         keys = set(_CORE_APIS) | set(self._handlers)
         self.settings = ConnectionSettings(
             mechanisms=config.mechanisms,
@@ -82,7 +106,12 @@ class ScramEndpoint:
             max_receive_before_auth=config.sasl_max_receive,
             max_receive=config.max_request,
             max_reauth_ms=config.max_reauth_ms,
-            decoy=DecoyCredentials(config.decoy_secret),
+            decoy=DecoyCredentials(_decoy_secret(config, store)),
+            super_users=frozenset(
+                p.name for p in config.super_users if p.principal_type == USER_TYPE
+            ),
+            user_max_receive=config.user_max_request,
+            user_max_array=config.user_max_array,
         )
         self._servers: list[asyncio.base_events.Server] = []
         self._bound: dict[str, tuple[str, int]] = {}
@@ -200,8 +229,11 @@ class ScramEndpoint:
         return self._handlers.get(api_key)
 
     def lookup_may_block(self, request: CredentialRequest) -> bool:
-        """Whether answering ``request`` may wait on the network (a lazy ZooKeeper cache)."""
-        return not request.token_auth and self.store.lookup_may_block
+        """Whether answering ``request`` may wait on the network (a lazy ZooKeeper
+        cache) or compute for long (a token's first PBKDF2): then not on the loop."""
+        if request.token_auth:
+            return self._token_may_block is not None and self._token_may_block(request)
+        return self.store.lookup_may_block
 
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None:
         """The credential for a login, from memory; ``None`` fails the login (decoy)."""

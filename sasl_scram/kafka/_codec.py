@@ -121,8 +121,13 @@ def _read_request_header(payload: bytes) -> tuple[RequestHeader, Reader]:
     return RequestHeader(api_key, api_version, correlation_id, client_id), r
 
 
-def decode_request(payload: bytes) -> tuple[RequestHeader, ApiSpec, Body]:
+def decode_request(
+    payload: bytes, max_array: int | None = None
+) -> tuple[RequestHeader, ApiSpec, Body]:
     """Decode one request frame's payload.
+
+    ``max_array`` caps the elements of every array in the body, so a peer
+    cannot make us build millions of dicts from one frame.
 
     Raises:
         UnsupportedRequest: unknown API key or version (the header is attached).
@@ -133,6 +138,8 @@ def decode_request(payload: bytes) -> tuple[RequestHeader, ApiSpec, Body]:
         token = _sasl_authenticate_token(header.api_version, payload, r.pos)
         if token is not None:
             return header, _SASL_AUTHENTICATE_SPEC, {"auth_bytes": token}
+    if max_array is not None:
+        r.max_array = max_array
     return _read_request(header, r)
 
 

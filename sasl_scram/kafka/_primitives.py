@@ -19,17 +19,22 @@ _U32 = struct.Struct(">I")
 _SMALL = [bytes([i]) for i in range(0x80)]
 # A 32-bit unsigned varint takes at most 5 bytes (7 bits per byte).
 _MAX_VARINT_BYTES = 5
+#: Java's arrays are indexed by int32: no array can announce more.
+MAX_ARRAY_LENGTH = 2**31 - 1
 
 
 class Reader:
     """Reads primitives from one message; every read checks the bounds."""
 
-    __slots__ = ("_data", "_end", "pos")
+    __slots__ = ("_data", "_end", "max_array", "pos")
 
     def __init__(self, data: bytes | memoryview, pos: int = 0) -> None:
         self._data = bytes(data)
         self._end = len(self._data)
         self.pos = pos
+        #: The most elements one array may announce; a request's caller lowers it
+        #: for peers it does not trust (the endpoint's per-user caps).
+        self.max_array = MAX_ARRAY_LENGTH
 
     def remaining(self) -> int:
         return self._end - self.pos
@@ -114,6 +119,8 @@ class Reader:
         # bytes is malformed and must not make us allocate for it.
         if n > self.remaining():
             raise MalformedMessage(f"array of {n} elements in {self.remaining()} bytes")
+        if n > self.max_array:
+            raise MalformedMessage(f"array of {n} elements exceeds the limit of {self.max_array}")
         return n
 
 

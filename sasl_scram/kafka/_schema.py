@@ -253,6 +253,7 @@ def _read_tags(r: Reader, known: Mapping[int, Field], out: dict[str, Value], ver
         f = known.get(tag)
         if f is not None:
             sub = Reader(data)
+            sub.max_array = r.max_array
             out[f.name] = _read_value(sub, f, version, True)
         # Unknown tags are skipped by their size (KIP-482).
 

@@ -155,6 +155,25 @@ class ScramAdmin(Protocol):
         ...
 
 
+@runtime_checkable
+class DecoySecretSource(Protocol):
+    """A store that keeps the secret behind the decoys of unknown users.
+
+    Every endpoint on one store then shows an unknown user the same decoy salt,
+    across restarts, so decoys cannot be told from real users by comparing
+    endpoints or restarts. The secret is as sensitive as a credential: it lives
+    where the store's protection of credentials applies (file mode, ACLs).
+    """
+
+    def decoy_secret(self) -> bytes:
+        """The store's decoy secret, made and persisted on first use.
+
+        Raises:
+            CredentialStoreUnavailable: it can be neither read nor created.
+        """
+        ...
+
+
 Listener = Callable[[str], None]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
@@ -41,9 +42,14 @@ class InMemoryCredentialStore:
         self._write_lock = threading.Lock()
         self._listeners = ListenerSet()
         self._closed = False
+        self._decoy_secret = secrets.token_bytes(32)
 
     def __repr__(self) -> str:
         return f"InMemoryCredentialStore(users={len(self._users)})"
+
+    def decoy_secret(self) -> bytes:
+        """Random per store: nothing outlives the process anyway."""
+        return self._decoy_secret
 
     @property
     def lookup_may_block(self) -> bool:

@@ -18,6 +18,7 @@ ZooKeeper:
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -36,6 +37,8 @@ DEFAULT_POLL_INTERVAL = 0.2
 # Kafka purges ZooKeeper change notifications after 15 minutes; same here.
 DEFAULT_CHANGE_RETENTION = 15 * 60.0
 
+_log = logging.getLogger("sasl_scram.store.sqlite")
+
 
 @contextmanager
 def transaction(db: sqlite3.Connection) -> Iterator[None]:
@@ -53,6 +56,33 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
+def _create_private(path: str) -> None:
+    """Create the database file (and a missing directory) owner-only before SQLite opens it.
+
+    SQLite gives its ``-journal``, ``-wal`` and ``-shm`` files the database file's
+    mode, so they are 0600 from their first byte too. An existing file that group
+    or others may read gets a WARNING: it holds stored and server keys.
+    """
+    if path == ":memory:" or path.startswith("file:"):
+        return
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        os.makedirs(parent, mode=0o700, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        mode = os.stat(path).st_mode
+        if mode & 0o077:
+            _log.warning(
+                "%s is readable or writable by group or others (mode %o): it holds "
+                "stored and server keys; run chmod 600 on it",
+                path,
+                mode & 0o777,
+            )
+        return
+    os.close(fd)
+
+
 def open_database(path: str, *, busy_timeout: float, schema: Sequence[str]) -> sqlite3.Connection:
     """Open (or create) the file in WAL mode and create the tables if missing.
 
@@ -63,6 +93,7 @@ def open_database(path: str, *, busy_timeout: float, schema: Sequence[str]) -> s
     Raises:
         sqlite3.Error: The file cannot be opened or the schema created.
     """
+    _create_private(path)
     db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     # FULL: a commit that returned is on disk even after a power loss.

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import logging
+import secrets
 import sqlite3
 import threading
 import time
@@ -61,7 +62,13 @@ _SCHEMA = (
         user TEXT NOT NULL,
         changed_at REAL NOT NULL
     )""",
+    # Server-side secrets of the store (the decoy secret), owner-only like the file.
+    """CREATE TABLE IF NOT EXISTS scram_secrets (
+        name TEXT PRIMARY KEY,
+        value BLOB NOT NULL
+    ) WITHOUT ROWID""",
 )
+_DECOY_SECRET = "decoy"  # noqa: S105 - a row name, not a secret
 
 _Rows = list[tuple[str, str, str]]
 
@@ -197,6 +204,22 @@ class SQLiteCredentialStore:
     def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call ``listener(user)`` after a user's credentials change in any process."""
         return self._listeners.add(listener)
+
+    def decoy_secret(self) -> bytes:
+        """The decoy secret in ``scram_secrets``, created once by whichever process asks first."""
+        self._check_open()
+        try:
+            with self._lock, transaction(self._db):
+                self._db.execute(
+                    "INSERT OR IGNORE INTO scram_secrets (name, value) VALUES (?, ?)",
+                    (_DECOY_SECRET, secrets.token_bytes(32)),
+                )
+                row = self._db.execute(
+                    "SELECT value FROM scram_secrets WHERE name = ?", (_DECOY_SECRET,)
+                ).fetchone()
+        except sqlite3.Error as exc:
+            raise CredentialStoreUnavailable(f"cannot read the decoy secret: {exc}") from exc
+        return bytes(row[0])
 
     def refresh(self) -> None:
         """Pick up other processes' changes now (the poller does this periodically)."""

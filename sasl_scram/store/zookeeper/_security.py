@@ -42,8 +42,13 @@ __all__ = [
     "ZooKeeperSecurity",
 ]
 
-#: ``ZkData.SensitiveRootPaths`` (docs/kafka-facts.md §5.1).
-SENSITIVE_ROOTS = ("/config/users", "/config/brokers", "/delegation_token/tokens")
+#: ``ZkData.SensitiveRootPaths`` (docs/kafka-facts.md §5.1), plus the decoy secret.
+SENSITIVE_ROOTS = (
+    "/config/users",
+    "/config/brokers",
+    "/delegation_token/tokens",
+    "/kafka-scram/secrets",
+)
 #: The JAAS section ZooKeeper clients read (``zookeeper.sasl.clientconfig``).
 ZOOKEEPER_CLIENT_CONTEXT = "Client"
 DIGEST_LOGIN_MODULE = "org.apache.zookeeper.server.auth.DigestLoginModule"

@@ -239,6 +239,10 @@ class ZkSession:
         for path in others:
             self._ensure(self.client, path)
 
+    def ensure_path(self, path: str) -> None:
+        """Create ``path`` and its parents if missing, each with its own ACL."""
+        self._ensure(self.client, path)
+
     def _ensure(self, client: KazooClient, path: str) -> None:
         """Create ``path`` level by level, each with its own ACL (``createRecursive``)."""
         parts = path.strip("/").split("/")

@@ -16,6 +16,7 @@ never needs it.
 from __future__ import annotations
 
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -64,6 +65,8 @@ _log = logging.getLogger("sasl_scram.store.zookeeper")
 
 # Optimistic-concurrency retries for one user's alteration.
 _MAX_WRITE_ATTEMPTS = 20
+# Under a sensitive root (_security.SENSITIVE_ROOTS): owner-only with secure ACLs.
+DECOY_SECRET_PATH = "/kafka-scram/secrets/decoy"  # noqa: S105 - a path, not a secret
 # Outstanding reads during a full load (pipelined, bounded).
 _READ_BATCH = 1000
 # multiRead batches: 500 users' znodes (~0.5 KB each) keep a reply well under
@@ -259,6 +262,11 @@ class ZooKeeperCredentialStore:
     def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
         """Call ``listener(user)`` after a user's credentials change anywhere."""
         return self._listeners.add(listener)
+
+    def decoy_secret(self) -> bytes:
+        """The decoy secret znode, created once (with the sensitive ACL) by the first asker."""
+        self._check_open()
+        return _decoy_secret(self._zk, self._client)
 
     def sync(self, timeout: float | None = None) -> bool:
         """Wait until the notifications present now have been processed.
@@ -495,6 +503,22 @@ class ZooKeeperCredentialStore:
     def _teardown(self) -> None:
         self._cache.close()
         self._zk.close()
+
+
+def _decoy_secret(zk: ZkSession, client: KazooClient) -> bytes:
+    for _ in range(_MAX_WRITE_ATTEMPTS):
+        try:
+            data, _stat = zk.call(client.get_async(DECOY_SECRET_PATH))
+            return bytes(data)
+        except zk.ex.NoNodeError:
+            pass
+        try:
+            zk.ensure_path(DECOY_SECRET_PATH.rsplit("/", 1)[0])
+            secret = secrets.token_bytes(32)
+            zk.call(client.create_async(DECOY_SECRET_PATH, secret, acl=zk.acl(DECOY_SECRET_PATH)))
+        except zk.ex.NodeExistsError:
+            continue  # another endpoint made it first: read theirs
+    raise CredentialStoreUnavailable("cannot create the decoy secret in ZooKeeper")
 
 
 def _desanitize_or_none(name: str) -> str | None:

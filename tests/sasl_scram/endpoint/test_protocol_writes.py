@@ -31,6 +31,9 @@ class RecordingTransport(asyncio.Transport):
     def pause_reading(self) -> None:
         pass
 
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
+
     def resume_reading(self) -> None:
         pass
 
