@@ -3,7 +3,7 @@
 Every backend (in-memory, SQLite, ZooKeeper) and the remote admin client
 implement :class:`ScramAdmin`; the servers additionally need
 :class:`CredentialLookup`. Results carry Kafka's error codes so the endpoint
-can put them on the wire unchanged (kafka-internals section 9).
+can put them on the wire unchanged (``ZkAdminManager``, ``KafkaApis``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the plan lets through, read that user's current mechanisms, call
 :func:`resolve_user` and write the resulting :class:`UserChange` atomically.
 :class:`AlterResultCollector` puts the results in Kafka's order. Describe goes
 through :func:`describe_users`. Messages and codes are Kafka's
-(``ZkAdminManager``, kafka-internals 9.3 and 9.5).
+(``ZkAdminManager``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Kafka's ZooKeeper layout for delegation tokens (kafka-internals 7.4), as pure functions.
+"""Kafka's ZooKeeper layout for delegation tokens (``DelegationTokensZNode``), as pure functions.
 
 * ``/delegation_token/tokens/<tokenId>``: JSON version 3 with sanitized
   principals (``User:alice`` -> ``User%3Aalice``) and integer ms timestamps.

@@ -1,7 +1,7 @@
 """Kafka 3.x ZooKeeper-mode bytes for user configs and change notifications (pure).
 
 * ``/config/users/<sanitized user>`` holds ``{"version":1,"config":{...}}``,
-  compact Jackson JSON, every value a string (kafka-internals 6.1).
+  compact Jackson JSON, every value a string (``ConfigEntityZNode``).
 * ``/config/changes/config_change_<10 digits>`` holds
   ``{"version":2,"entity_path":"users/<sanitized user>"}`` (6.3).
 """

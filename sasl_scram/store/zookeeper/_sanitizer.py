@@ -2,7 +2,7 @@
 
 ``Sanitizer.sanitize`` is ``URLEncoder.encode(name, "UTF-8")`` followed by
 ``*`` -> ``%2A`` (JMX treats ``*`` as a pattern) and ``+`` -> ``%20``
-(kafka-internals 6.2). The result only keeps ``[A-Za-z0-9._-]`` unescaped.
+(``Sanitizer``). The result only keeps ``[A-Za-z0-9._-]`` unescaped.
 ``desanitize`` is ``URLDecoder.decode``, which raises on malformed escapes.
 """
 

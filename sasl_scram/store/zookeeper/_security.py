@@ -42,7 +42,7 @@ __all__ = [
     "ZooKeeperSecurity",
 ]
 
-#: ``ZkData.SensitiveRootPaths`` (kafka-internals 6).
+#: ``ZkData.SensitiveRootPaths``.
 SENSITIVE_ROOTS = ("/config/users", "/config/brokers", "/delegation_token/tokens")
 #: The JAAS section ZooKeeper clients read (``zookeeper.sasl.clientconfig``).
 ZOOKEEPER_CLIENT_CONTEXT = "Client"

@@ -3,7 +3,7 @@
 Shared by :class:`~sasl_scram.store.ZooKeeperCredentialStore`
 (``/config/changes/config_change_*``) and ``tokenauth``'s
 ``ZooKeeperTokenStore`` (``/delegation_token/token_changes/token_change_*``).
-Like a broker (kafka-internals 6.4):
+Like a broker (``ZkNodeChangeNotificationListener``):
 
 * a child watch on the notification path wakes one background thread, which
   reads the children sorted lexicographically and handles every sequence

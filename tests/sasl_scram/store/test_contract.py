@@ -2,7 +2,7 @@
 
 Runs unchanged against the in-memory, SQLite and ZooKeeper (eager and lazy,
 real server) stores; expected codes and messages are Kafka's
-(kafka-internals 9.3 and 9.5).
+(``ZkAdminManager``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from sasl_scram.store import SanitizerError, desanitize, sanitize
 from sasl_scram.store.zookeeper._format import notification_user
 
-# kafka-internals 6.2, verified against the JDK.
+# Kafka's Sanitizer (URLEncoder), verified against the JDK.
 VECTORS = [
     ("alice", "alice"),
     ("User:alice", "User%3Aalice"),
