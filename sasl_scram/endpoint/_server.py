@@ -22,8 +22,9 @@ from sasl_scram.endpoint._connection import ConnectionSettings, advertised_versi
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension, Handler, RequestContext
 from sasl_scram.endpoint._protocol import ConnectionProtocol
+from sasl_scram.endpoint._refusals import RefusalLog
 from sasl_scram.kafka import ApiKey
-from sasl_scram.store import CredentialStore, CredentialStoreUnavailable
+from sasl_scram.store import CredentialStore, StoreUnavailable
 
 __all__ = ["ScramEndpoint"]
 
@@ -71,6 +72,7 @@ class ScramEndpoint:
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._alter_scram,
         }
         self._token_grant: Callable[[CredentialRequest], Grant | None] | None = None
+        self._refusals = RefusalLog(log)
         for ext in self._extensions:
             self._handlers.update(ext.handlers)
             if ext.token_grant is not None:
@@ -209,9 +211,11 @@ class ScramEndpoint:
             if request.token_auth:
                 return self._token_grant(request) if self._token_grant is not None else None
             credential = self.store.lookup(request.username, request.mechanism)
-        except CredentialStoreUnavailable as exc:
-            # Fail closed: an unreachable or too-stale store authenticates nobody.
-            log.warning("[%s] credential store unavailable, refusing login: %s", conn_id, exc)
+        except StoreUnavailable as exc:
+            # Fail closed: an unreachable or too-stale store (credentials or
+            # tokens) authenticates nobody; the client sees Kafka's ordinary
+            # authentication failure.
+            self._refusals.refused(conn_id, exc)
             return None
         except Exception:
             log.exception("[%s] credential lookup failed", conn_id)

@@ -27,9 +27,15 @@ from sasl_scram.store._api import (
     ScramAdmin,
     ScramDeletion,
     ScramUpsertion,
+    StoreUnavailable,
     UserDescription,
 )
-from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS, Freshness
+from sasl_scram.store._freshness import (
+    DEFAULT_MAX_STALENESS,
+    MAX_STALENESS_KEY,
+    Freshness,
+    parse_max_staleness,
+)
 from sasl_scram.store._listeners import ListenerSet
 from sasl_scram.store._location import SCHEMES, open_location, parse_location
 from sasl_scram.store._memory import InMemoryCredentialStore
@@ -46,6 +52,7 @@ from sasl_scram.store.zookeeper import (
 
 __all__ = [
     "DEFAULT_MAX_STALENESS",
+    "MAX_STALENESS_KEY",
     "SCHEMES",
     "AlterResult",
     "CredentialInfo",
@@ -63,6 +70,7 @@ __all__ = [
     "ScramAdmin",
     "ScramDeletion",
     "ScramUpsertion",
+    "StoreUnavailable",
     "UserDescription",
     "ZooKeeperCredentialStore",
     "ZooKeeperSecurity",
@@ -71,5 +79,6 @@ __all__ = [
     "open_location",
     "open_store",
     "parse_location",
+    "parse_max_staleness",
     "sanitize",
 ]

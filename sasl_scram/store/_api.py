@@ -30,6 +30,7 @@ __all__ = [
     "ScramAdmin",
     "ScramDeletion",
     "ScramUpsertion",
+    "StoreUnavailable",
     "UserDescription",
 ]
 
@@ -38,7 +39,16 @@ class CredentialStoreError(ScramError):
     """A store could not complete an operation; nothing was changed or lost silently."""
 
 
-class CredentialStoreUnavailable(CredentialStoreError):
+class StoreUnavailable(Exception):
+    """Any store behind a login (credentials, ``tokenauth``'s tokens) is
+    unreachable or too stale to trust: the login fails closed.
+
+    The endpoint catches this one class, so that it never needs to know the
+    token stores (``sasl_scram`` never imports ``tokenauth``).
+    """
+
+
+class CredentialStoreUnavailable(CredentialStoreError, StoreUnavailable):
     """The backing store is unreachable (or too stale to trust): fail closed."""
 
 

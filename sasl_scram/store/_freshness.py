@@ -12,10 +12,33 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-__all__ = ["DEFAULT_MAX_STALENESS", "Freshness"]
+__all__ = ["DEFAULT_MAX_STALENESS", "MAX_STALENESS_KEY", "Freshness", "parse_max_staleness"]
 
 # Ours, not Kafka's (a broker has no staleness limit).
 DEFAULT_MAX_STALENESS = 60.0
+
+#: The server.properties key for ``max_staleness``, in milliseconds; ``-1``
+#: is Kafka's behaviour (never fail closed), only ever as an explicit choice.
+MAX_STALENESS_KEY = "scram.store.max.staleness.ms"
+
+
+def parse_max_staleness(text: str) -> float:
+    """Seconds from ``scram.store.max.staleness.ms``: ``0`` or more ms, or ``-1`` for never.
+
+    Raises:
+        ValueError: anything else; the message names the key.
+    """
+    try:
+        ms = int(text.strip())
+    except ValueError:
+        raise ValueError(
+            f"{MAX_STALENESS_KEY} must be milliseconds (or -1: never fail closed), got {text!r}"
+        ) from None
+    if ms == -1:
+        return float("inf")
+    if ms < 0:
+        raise ValueError(f"{MAX_STALENESS_KEY} must be 0 or more, or -1 (never), got {ms}")
+    return ms / 1000
 
 
 class Freshness:

@@ -94,6 +94,14 @@ class ZkFollowedStore:
             ACLs (``zookeeper.set.acl``) on the znodes we create.
         clock: Wall-clock seconds, compared with notification ``ctime``.
         monotonic: Monotonic seconds, for staleness.
+        share_session: Share one ZooKeeper client (one session) with the
+            other stores of this process that name the same ZooKeeper, as an
+            endpoint's credential and token stores do.
+
+    Each state change is logged once, on the store's logger, naming the
+    hosts: a WARNING when the connection is lost, an ERROR when the store
+    starts failing closed, an INFO when it has resynced (with how long it
+    was out).
     """
 
     kind: ClassVar[ZkStoreKind]
@@ -109,6 +117,7 @@ class ZkFollowedStore:
         security: ZooKeeperSecurity | None = None,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
+        share_session: bool = False,
     ) -> None:
         kind = self.kind
         kz = load_kazoo(kind.error, f"the ZooKeeper {kind.what} needs kazoo: pip install kazoo")
@@ -116,6 +125,7 @@ class ZkFollowedStore:
         self._lock = threading.RLock()
         self._closed = False
         self._fresh = self._prepare(max_staleness, monotonic)
+        self._failing_closed_logged = False
         self._zk = ZkSession(
             zookeeper,
             paths=kind.paths,
@@ -125,6 +135,7 @@ class ZkFollowedStore:
             kazoo=kz,
             logger=kind.log,
             security=security,
+            share=share_session,
         )
         self._client: KazooClient = self._zk.client
         self._watcher = ZkChangeWatcher(
@@ -140,6 +151,7 @@ class ZkFollowedStore:
             logger=kind.log,
             what=f"{kind.what} changes",
             thread_name=kind.thread_name,
+            on_idle=self._check_failing_closed,
         )
         try:
             self._watcher.start()
@@ -226,11 +238,38 @@ class ZkFollowedStore:
         self._watcher.on_state(state)
 
     def _on_disconnect(self) -> None:
-        # kazoo's thread: never block here.
-        self._fresh.mark_disconnected()
+        # kazoo's thread: never block here (logging is quick).
+        if self._closed or self._fresh.mark_disconnected():
+            return
+        limit = self._fresh.max_staleness
+        self.kind.log.warning(
+            "lost the connection to ZooKeeper at %s; the %s serves its cached copy for %s",
+            self._zk.hosts,
+            self.kind.what,
+            "as long as it is away" if limit == float("inf") else f"up to {limit:g} s",
+        )
+
+    def _check_failing_closed(self) -> None:
+        if self._failing_closed_logged or self._closed or not self._fresh.expired():
+            return
+        self._failing_closed_logged = True
+        self.kind.log.error(
+            "ZooKeeper at %s unreachable for more than %g s: the %s fails closed until it is back",
+            self._zk.hosts,
+            self._fresh.max_staleness,
+            self.kind.what,
+        )
 
     def _on_fresh(self, changed: list[str]) -> None:
-        self._fresh.mark_fresh()
+        out = self._fresh.mark_fresh()
+        if out is not None:
+            self._failing_closed_logged = False
+            self.kind.log.info(
+                "resynced the %s with ZooKeeper at %s after %.1f s without it",
+                self.kind.what,
+                self._zk.hosts,
+                out,
+            )
         self._listeners.notify(changed)
 
     # -- requests ----------------------------------------------------------------------
