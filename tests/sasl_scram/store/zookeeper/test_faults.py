@@ -12,7 +12,7 @@ import pytest
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram.store import CredentialStoreUnavailable, ZooKeeperCredentialStore
 from tests.sasl_scram.store.test_contract import ok, ups, wait_for
-from tests.zookeeper_server import ZooKeeperServer, expire_session
+from tests.zookeeper_server import TcpProxy, ZooKeeperServer, expire_session
 
 
 def _records(caplog: pytest.LogCaptureFixture, prefix: str, level: int) -> list[str]:
@@ -111,3 +111,35 @@ def test_logins_never_refused_through_an_expiry_and_a_restart(
         store.close()
     assert lookups[0] > 100
     assert refusals == []
+
+
+def test_partition_through_a_proxy_heals_within_3_s(
+    dedicated_zookeeper: ZooKeeperServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The network between the store and ZooKeeper is cut for 8 s (ZooKeeper keeps
+    running and takes writes); once healed the store serves them within 3 s."""
+    caplog.set_level(logging.INFO)
+    proxy = TcpProxy(dedicated_zookeeper.port)
+    store = ZooKeeperCredentialStore(proxy.hosts, session_timeout=30)
+    writer = ZooKeeperCredentialStore(dedicated_zookeeper.hosts, mode="lazy")
+    try:
+        assert store.alter([], [ups("before")]) == [ok("before")]
+        proxy.cut()
+        wait_for(lambda: store._cache.disconnected, 10)
+        assert writer.alter([], [ups("during")]) == [ok("during")]
+        time.sleep(8)  # the partition itself
+        assert _serves(store, "before")  # within max_staleness: still serving
+        assert not _serves(store, "during")
+        proxy.heal()
+        healed = time.monotonic()
+        wait_for(lambda: _serves(store, "during"), 10)
+        recovered = time.monotonic() - healed
+        print(f"served a change {recovered:.2f} s after the partition healed")
+        assert recovered < 3.0, f"took {recovered:.1f} s"
+    finally:
+        writer.close()
+        store.close()
+        proxy.close()
+    ours = _records(caplog, "sasl_scram.store", logging.INFO)
+    assert [line.split()[0] for line in ours] == ["WARNING", "INFO"], ours
+    assert _records(caplog, "kazoo", logging.INFO) == []
