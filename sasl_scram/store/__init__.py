@@ -36,6 +36,7 @@ from sasl_scram.store._freshness import (
     Freshness,
     parse_max_staleness,
 )
+from sasl_scram.store._kind import StoreBase, StoreKind
 from sasl_scram.store._listeners import ListenerSet
 from sasl_scram.store._location import SCHEMES, open_location, parse_location
 from sasl_scram.store._memory import InMemoryCredentialStore
@@ -70,6 +71,8 @@ __all__ = [
     "ScramAdmin",
     "ScramDeletion",
     "ScramUpsertion",
+    "StoreBase",
+    "StoreKind",
     "StoreUnavailable",
     "UserDescription",
     "ZooKeeperCredentialStore",

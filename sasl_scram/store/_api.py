@@ -19,6 +19,7 @@ from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 
 __all__ = [
+    "CREDENTIAL_STORE_ERRORS",
     "AlterResult",
     "CredentialInfo",
     "CredentialLookup",
@@ -50,6 +51,10 @@ class StoreUnavailable(Exception):
 
 class CredentialStoreUnavailable(CredentialStoreError, StoreUnavailable):
     """The backing store is unreachable (or too stale to trust): fail closed."""
+
+
+#: A credential store's error and its fail-closed one, as a store's kind names them.
+CREDENTIAL_STORE_ERRORS = (CredentialStoreError, CredentialStoreUnavailable)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,6 @@ the :class:`~sasl_scram.store.sqlite.Poller` and closes it all again.
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 import threading
 import time
@@ -17,46 +16,26 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
-from sasl_scram.store._listeners import ListenerSet
-from sasl_scram.store.sqlite._changes import (
-    DEFAULT_CHANGE_RETENTION,
-    DEFAULT_POLL_INTERVAL,
-    ChangeLog,
-    Poller,
-    open_database,
-    transaction,
-)
+import sasl_scram.store.sqlite._changes as _changes
+from sasl_scram.store._kind import StoreBase, StoreKind
 
 __all__ = ["FollowedTable", "TableKind"]
 
 
-class TableKind:
+class TableKind(StoreKind):
     """What distinguishes one SQLite store from another, for :class:`FollowedTable`.
 
     Args:
-        what: The store, for messages (``"credential store"``).
         table: ``CREATE TABLE IF NOT EXISTS`` of the data table.
         changes: The change-log table and its column naming the changed key;
             the table is created here, the same for every store.
-        errors: The store's error (raised once closed) and its "unavailable"
-            error (the file cannot be opened).
-        thread_name: The poller thread's name.
-        logger: The store's logger.
-        listeners: Makes the store's listener set.
+        names: ``what``, ``errors`` (the second: the file cannot be opened),
+            ``logger``, ``thread_name`` (the poller's) and ``listeners``, as
+            :class:`~sasl_scram.store.StoreKind` takes them.
     """
 
-    def __init__(
-        self,
-        *,
-        what: str,
-        table: str,
-        changes: tuple[str, str],
-        errors: tuple[type[Exception], type[Exception]],
-        thread_name: str,
-        logger: logging.Logger,
-        listeners: Callable[[], ListenerSet] = ListenerSet,
-    ) -> None:
-        self.what = what
+    def __init__(self, *, table: str, changes: tuple[str, str], **names: Any) -> None:
+        super().__init__(**names)
         self.changes_table, self.key_column = changes
         self.schema = (
             table,
@@ -67,13 +46,9 @@ class TableKind:
                 changed_at REAL NOT NULL
             )""",
         )
-        self.listeners = listeners
-        self.error, self.unavailable = errors
-        self.thread_name = thread_name
-        self.log = logger
 
 
-class FollowedTable:
+class FollowedTable(StoreBase):
     """The shared half of a SQLite store: the file, the lock, the change log, the poller.
 
     A subclass sets :attr:`kind` and implements :meth:`_prepare`,
@@ -94,21 +69,22 @@ class FollowedTable:
         self,
         path: str | Path,
         *,
-        poll_interval: float = DEFAULT_POLL_INTERVAL,
-        change_retention: float = DEFAULT_CHANGE_RETENTION,
+        poll_interval: float = _changes.DEFAULT_POLL_INTERVAL,
+        change_retention: float = _changes.DEFAULT_CHANGE_RETENTION,
         busy_timeout: float = 5.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         kind = self.kind
         self._path = str(path)
         self._lock = threading.RLock()
-        self._listeners = kind.listeners()
-        self._closed = False
+        super().__init__()
         self._prepare()
         try:
-            self._db = open_database(self._path, busy_timeout=busy_timeout, schema=kind.schema)
+            self._db = _changes.open_database(
+                self._path, busy_timeout=busy_timeout, schema=kind.schema
+            )
             with self._lock:
-                self._changes = ChangeLog(
+                self._changes = _changes.ChangeLog(
                     self._db,
                     table=kind.changes_table,
                     key_column=kind.key_column,
@@ -118,7 +94,7 @@ class FollowedTable:
                 self._replace_all(self._load_all())
         except sqlite3.Error as exc:
             raise kind.unavailable(f"cannot open the SQLite {kind.what}: {exc}") from exc
-        self._poller = Poller(
+        self._poller = _changes.Poller(
             self.refresh,
             poll_interval,
             closed_error=kind.error,
@@ -150,10 +126,6 @@ class FollowedTable:
 
     # -- shared ------------------------------------------------------------------------
 
-    def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
-        """Call ``listener(key)`` after a key changes in any process; returns the remover."""
-        return self._listeners.add(listener)
-
     def refresh(self) -> None:
         """Pick up other processes' changes now (the poller does this periodically)."""
         self._check_open()
@@ -164,11 +136,8 @@ class FollowedTable:
                 notify=self._listeners.notify,
             )
 
-    def close(self) -> None:
-        """Stop polling and close the database."""
-        if self._closed:
-            return
-        self._closed = True
+    def _shutdown(self) -> None:
+        # Stop polling, then close the database.
         self._poller.stop()
         self._on_close()
         with self._lock:
@@ -177,9 +146,5 @@ class FollowedTable:
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """The store lock and one durable transaction around a write."""
-        with self._lock, transaction(self._db):
+        with self._lock, _changes.transaction(self._db):
             yield self._db
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise self.kind.error(f"the {self.kind.what} is closed")

@@ -26,9 +26,8 @@ from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import _kip554
 from sasl_scram.store._api import (
+    CREDENTIAL_STORE_ERRORS,
     AlterResult,
-    CredentialStoreError,
-    CredentialStoreUnavailable,
     DescribeResult,
     ScramDeletion,
     ScramUpsertion,
@@ -55,7 +54,7 @@ _KIND = TableKind(
     what="credential store",
     table=_TABLE,
     changes=("scram_changes", "user"),
-    errors=(CredentialStoreError, CredentialStoreUnavailable),
+    errors=CREDENTIAL_STORE_ERRORS,
     thread_name="scram-sqlite-store",
     logger=_log,
 )
@@ -135,21 +134,14 @@ class SQLiteCredentialStore(FollowedTable):
     ) -> list[AlterResult]:
         """KIP-554 alter: one durable transaction per user."""
         self._check_open()
-        plan = _kip554.plan_alterations(deletions, upsertions)
-        collector = _kip554.AlterResultCollector(plan)
-        changed: list[str] = []
-        for alteration in plan.alterations:
-            result = self._alter_user(alteration)
-            collector.add(result)
-            if result.error == ErrorCode.NONE:
-                changed.append(alteration.user)
+        results, changed = _kip554.alter_users(deletions, upsertions, self._alter_user)
         if changed:
             with self._lock:
                 try:
                     self._apply(changed)
                 except sqlite3.Error as exc:  # durable anyway; the poller retries
                     _log.warning("could not refresh the cache after a write: %s", exc)
-        return collector.results()
+        return results
 
     def _on_close(self) -> None:
         self._cache.close()
@@ -218,7 +210,3 @@ class SQLiteCredentialStore(FollowedTable):
             if self._cache.put(user, self._rows_to_users(rows).get(user, {})):
                 changed.append(user)
         self._listeners.notify(changed)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise CredentialStoreError("the credential store is closed")

@@ -12,14 +12,13 @@ notification mean for its data.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS, Freshness
-from sasl_scram.store._listeners import ListenerSet
+from sasl_scram.store._kind import StoreBase, StoreKind
 from sasl_scram.store.zookeeper._format import parse_sequence
 from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
 from sasl_scram.store.zookeeper._session import DEFAULT_REQUEST_TIMEOUT, ZkSession, load_kazoo
@@ -34,46 +33,30 @@ __all__ = ["ZkFollowedStore", "ZkStoreKind"]
 _READ_BATCH = 1000
 
 
-class ZkStoreKind:
-    """What distinguishes one ZooKeeper store from another, for the shared base.
+class ZkStoreKind(StoreKind):
+    """What distinguishes one ZooKeeper store from another, for :class:`ZkFollowedStore`.
 
     Args:
-        what: The store, for messages (``"credential store"``).
         data_path: The data root (``/config/users``); created with the
             notification parent.
         changes: The notification parent and the sequential notification's
             name prefix (``/config/changes``, ``config_change_``).
-        errors: The store's error and its fail-closed "unavailable" error.
-        logger: Its logger.
-        thread_name: The notification thread's name.
-        listeners: Makes the store's listener set.
+        names: ``what``, ``errors``, ``logger``, ``thread_name`` (the
+            notification thread's) and ``listeners``, as
+            :class:`~sasl_scram.store.StoreKind` takes them.
     """
 
-    def __init__(
-        self,
-        *,
-        what: str,
-        data_path: str,
-        changes: tuple[str, str],
-        errors: tuple[type[Exception], type[Exception]],
-        logger: logging.Logger,
-        thread_name: str,
-        listeners: Callable[[], ListenerSet] = ListenerSet,
-    ) -> None:
-        self.what = what
+    def __init__(self, *, data_path: str, changes: tuple[str, str], **names: Any) -> None:
+        super().__init__(**names)
         self.changes_path, self.change_prefix = changes
         self.paths = (data_path, self.changes_path)
-        self.error, self.unavailable = errors
-        self.listeners = listeners
-        self.log = logger
-        self.thread_name = thread_name
 
     def change_sequence(self, name: str) -> int | None:
         """A notification's sequence number, ``None`` for any other child."""
         return parse_sequence(name, self.change_prefix)
 
 
-class ZkFollowedStore:
+class ZkFollowedStore(StoreBase):
     """The session, watcher and freshness half of a ZooKeeper store.
 
     The constructor connects (when given a connect string), creates the
@@ -121,9 +104,8 @@ class ZkFollowedStore:
     ) -> None:
         kind = self.kind
         kz = load_kazoo(kind.error, f"the ZooKeeper {kind.what} needs kazoo: pip install kazoo")
-        self._listeners = kind.listeners()
+        super().__init__()
         self._lock = threading.RLock()
-        self._closed = False
         self._fresh = self._prepare(max_staleness, monotonic)
         self._failing_closed_logged = False
         self._zk = ZkSession(
@@ -214,10 +196,6 @@ class ZkFollowedStore:
         """The kazoo client (for tests and diagnostics)."""
         return self._client
 
-    def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
-        """Call ``listener(key)`` after a key changes anywhere; returns the remover."""
-        return self._listeners.add(listener)
-
     def sync(self, timeout: float | None = None) -> bool:
         """Wait until the notifications present now have been processed.
 
@@ -225,11 +203,8 @@ class ZkFollowedStore:
         """
         return self._watcher.sync(timeout)
 
-    def close(self) -> None:
-        """Stop the background thread and, if we created it, the ZooKeeper client."""
-        if self._closed:
-            return
-        self._closed = True
+    def _shutdown(self) -> None:
+        # Stop the background thread and, if we created it, the ZooKeeper client.
         self._watcher.stop()
         self._teardown()
 
@@ -273,10 +248,6 @@ class ZkFollowedStore:
         self._listeners.notify(changed)
 
     # -- requests ----------------------------------------------------------------------
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise self.kind.error(f"the {self.kind.what} is closed")
 
     def _require_connected(self, consequence: str = "") -> None:
         if not self._zk.connected():

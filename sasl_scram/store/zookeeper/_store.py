@@ -25,8 +25,8 @@ from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import _kip554
 from sasl_scram.store._api import (
+    CREDENTIAL_STORE_ERRORS,
     AlterResult,
-    CredentialStoreError,
     CredentialStoreUnavailable,
     DescribeResult,
     ScramDeletion,
@@ -67,7 +67,7 @@ _KIND = ZkStoreKind(
     what="credential store",
     data_path=USERS_PATH,
     changes=(CHANGES_PATH, CHANGE_PREFIX),
-    errors=(CredentialStoreError, CredentialStoreUnavailable),
+    errors=CREDENTIAL_STORE_ERRORS,
     logger=_log,
     thread_name="scram-zookeeper-store",
 )
@@ -197,14 +197,10 @@ class ZooKeeperCredentialStore(ZkCredentialWrites):
         queued for later.
         """
         self._check_open()
-        plan = _kip554.plan_alterations(deletions, upsertions)
-        collector = _kip554.AlterResultCollector(plan)
-        for alteration in plan.alterations:
-            result = self._alter_user(alteration)
-            collector.add(result)
-            if result.error == ErrorCode.NONE:
-                self._after_own_write(alteration.user)
-        return collector.results()
+        results, changed = _kip554.alter_users(deletions, upsertions, self._alter_user)
+        for user in changed:
+            self._after_own_write(user)
+        return results
 
     # -- cache filling -------------------------------------------------------------
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,10 +20,9 @@ import pytest
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
 from sasl_scram.cli import main
+from tests.sasl_scram.endpoint.test_serve_cli import start
 from tests.sasl_scram.store.test_contract import wait_for
 from tests.zookeeper_server import ZooKeeperEnsemble, free_port, zookeeper_available
-
-EXE = str(Path(sys.executable).parent / "kafka-scram")
 
 
 def _set_password(hosts: str, password: str) -> bool:
@@ -70,15 +68,7 @@ def _serve(tmp_path: Path, name: str, hosts: str) -> tuple[subprocess.Popen[str]
         "zookeeper.session.timeout.ms=6000\n"
         "zookeeper.connection.timeout.ms=3000\n"
     )
-    proc = subprocess.Popen(
-        [EXE, "serve", "--config", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert "kafka-scram endpoint ready" in line, proc.stderr.read() if proc.stderr else ""
+    proc = start(config)  # waits for "kafka-scram endpoint ready"
     return proc, port
 
 
