@@ -8,22 +8,29 @@ Never the system service. Usable from any test package::
         client = KazooClient(hosts=zk.hosts)
 
 ``stop()``/``start()`` (same port, same data) and ``kill()`` (SIGKILL) let
-outage tests take the server away and bring it back.
+outage tests take the server away and bring it back. :class:`ZooKeeperEnsemble`
+runs a 3-server quorum on 127.0.0.1 (kill its leader), and :class:`TcpProxy`
+stands between a client and a server so a test can cut the network (a
+partition) without stopping anything.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 __all__ = [
     "SECURE_ZOOKEEPER_USERS",
     "ZOOKEEPER_JAR",
+    "TcpProxy",
+    "ZooKeeperEnsemble",
     "ZooKeeperServer",
     "free_port",
     "secure_zookeeper_server",
@@ -76,6 +83,9 @@ class ZooKeeperServer:
             across ``stop()``/``start()``.
         tick_time_ms: ZooKeeper's tickTime; sessions may last 2..20 ticks.
     """
+
+    main_class = "org.apache.zookeeper.server.ZooKeeperServerMain"
+    ready_modes: tuple[bytes, ...] = (b"Mode: standalone",)
 
     def __init__(
         self,
@@ -150,6 +160,13 @@ class ZooKeeperServer:
         """Start the JVM and wait until it answers ``srvr``."""
         if self.running:
             return
+        self.launch()
+        self.wait_ready(timeout)
+
+    def launch(self) -> None:
+        """Start the JVM without waiting (an ensemble's members start together)."""
+        if self.running:
+            return
         if not zookeeper_available():
             raise RuntimeError(
                 f"{ZOOKEEPER_JAR} or java not found; install Debian's zookeeper (make system)"
@@ -165,7 +182,7 @@ class ZooKeeperServer:
                 *self._jvm_flags,
                 "-cp",
                 self._classpath(),
-                "org.apache.zookeeper.server.ZooKeeperServerMain",
+                self.main_class,
                 str(self.config_path),
             ],
             stdin=subprocess.DEVNULL,
@@ -174,6 +191,10 @@ class ZooKeeperServer:
             start_new_session=True,
         )
         log.close()
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        """Wait until the server answers ``srvr`` in a serving mode."""
+        assert self._proc is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
@@ -186,16 +207,21 @@ class ZooKeeperServer:
         self.kill()
         raise RuntimeError(f"ZooKeeper did not start within {timeout} s; see {self.log_path}")
 
-    def _answers(self) -> bool:
+    def srvr(self) -> bytes:
+        """The ``srvr`` four-letter answer, empty if the server does not answer."""
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as sock:
                 sock.sendall(b"srvr")
                 data = b""
                 while chunk := sock.recv(4096):
                     data += chunk
-            return b"Mode: standalone" in data
+            return data
         except OSError:
-            return False
+            return b""
+
+    def _answers(self) -> bool:
+        data = self.srvr()
+        return any(mode in data for mode in self.ready_modes)
 
     def stop(self, timeout: float = 15.0) -> None:
         """Stop the JVM (SIGTERM, then SIGKILL) and wait until the port is closed."""
@@ -230,6 +256,136 @@ class ZooKeeperServer:
 
     def __exit__(self, *_: object) -> None:
         self.stop()
+
+
+class _EnsembleMember(ZooKeeperServer):
+    """One server of a quorum (``QuorumPeerMain``), ready as leader or follower."""
+
+    main_class = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+    ready_modes = (b"Mode: leader", b"Mode: follower")
+
+    def __init__(self, base_dir: Path, myid: int, servers: str, port: int) -> None:
+        super().__init__(base_dir, port=port)
+        (self.base_dir / "data" / "myid").write_text(f"{myid}\n")
+        with self.config_path.open("a") as cfg:
+            cfg.write(f"initLimit=10\nsyncLimit=5\n{servers}")
+
+    @property
+    def is_leader(self) -> bool:
+        return b"Mode: leader" in self.srvr()
+
+
+class ZooKeeperEnsemble:
+    """``size`` ZooKeeper servers on 127.0.0.1 forming one quorum.
+
+    Args:
+        base_dir: A directory the ensemble owns.
+        size: How many servers (3 tolerates one failure).
+    """
+
+    def __init__(self, base_dir: Path, size: int = 3) -> None:
+        ports = [(free_port(), free_port(), free_port()) for _ in range(size)]
+        servers = "".join(
+            f"server.{i + 1}=127.0.0.1:{quorum}:{election}\n"
+            for i, (_client, quorum, election) in enumerate(ports)
+        )
+        self.members = [
+            _EnsembleMember(Path(base_dir) / f"zk{i + 1}", i + 1, servers, client)
+            for i, (client, _quorum, _election) in enumerate(ports)
+        ]
+
+    @property
+    def hosts(self) -> str:
+        return ",".join(m.hosts for m in self.members)
+
+    def start(self, timeout: float = 60.0) -> None:
+        for member in self.members:
+            member.launch()
+        for member in self.members:
+            member.wait_ready(timeout)
+
+    def leader(self, timeout: float = 30.0) -> ZooKeeperServer:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for member in self.members:
+                if member.running and member.is_leader:
+                    return member
+            time.sleep(0.05)
+        raise AssertionError("the ensemble has no leader")
+
+    def stop(self) -> None:
+        for member in self.members:
+            member.stop()
+
+
+class TcpProxy:
+    """A loopback TCP proxy to ``127.0.0.1:target_port``; :meth:`cut` is a partition.
+
+    While cut, every open connection is closed and new ones are accepted and
+    dropped at once, as a network that lost its route would (the client sees
+    its connection fail, the server its session time out).
+    """
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._server.getsockname()[1])
+        self._lock = threading.Lock()
+        self._open: list[socket.socket] = []
+        self._cut = False
+        self._closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def hosts(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def cut(self) -> None:
+        with self._lock:
+            self._cut = True
+            for sock in self._open:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+            self._open.clear()
+
+    def heal(self) -> None:
+        with self._lock:
+            self._cut = False
+
+    def close(self) -> None:
+        self._closed = True
+        self.cut()
+        self._server.close()
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                return
+            with self._lock:
+                if self._cut:
+                    client.close()
+                    continue
+                try:
+                    upstream = socket.create_connection(("127.0.0.1", self.target_port), 2.0)
+                except OSError:
+                    client.close()
+                    continue
+                self._open += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for sock in (src, dst):
+            with contextlib.suppress(OSError):
+                sock.close()
 
 
 # -- pytest fixtures, importable from any conftest ------------------------------

@@ -9,6 +9,8 @@ wire. No message ever contains a secret or an HMAC.
 
 from __future__ import annotations
 
+from sasl_scram.store import StoreUnavailable
+
 __all__ = [
     "TokenConfigError",
     "TokenError",
@@ -34,5 +36,9 @@ class TokenStoreError(TokenError):
     """A token store could not complete an operation; nothing changed silently."""
 
 
-class TokenStoreUnavailable(TokenStoreError):
-    """The backing store is unreachable, or too stale to trust: fail closed."""
+class TokenStoreUnavailable(TokenStoreError, StoreUnavailable):
+    """The backing store is unreachable, or too stale to trust: fail closed.
+
+    A :class:`sasl_scram.store.StoreUnavailable`, so that the endpoint refuses
+    a token login during an outage as it refuses a password login.
+    """

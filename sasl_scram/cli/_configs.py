@@ -130,9 +130,20 @@ def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
     except (ValueError, OSError, jaas.JaasError) as exc:
         raise CommandError(f"ZooKeeper login from KAFKA_OPTS: {exc}") from None
     # Lazy mode: the command alters and describes, it never needs every user.
+    timeout = getattr(args, "zookeeper_timeout", None) or ZOOKEEPER_TIMEOUT
     return ZooKeeperCredentialStore(
-        args.zookeeper, mode="lazy", request_timeout=ZOOKEEPER_TIMEOUT, security=security
+        args.zookeeper, mode="lazy", request_timeout=timeout, security=security
     )
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return value
 
 
 def _open_store(args: argparse.Namespace) -> ScramAdmin:
@@ -140,7 +151,12 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
 
     location: str = args.store
     if location.startswith("zookeeper:"):
-        return _open_zookeeper(argparse.Namespace(zookeeper=location[len("zookeeper:") :]))
+        return _open_zookeeper(
+            argparse.Namespace(
+                zookeeper=location[len("zookeeper:") :],
+                zookeeper_timeout=getattr(args, "zookeeper_timeout", None),
+            )
+        )
     try:
         return (
             open_store(location, poll_interval=0)
@@ -238,6 +254,14 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         dest="zk_tls_config_file",
         metavar="FILE",
         help="zookeeper.ssl.* properties for TLS to ZooKeeper (PEM stores), for --zookeeper",
+    )
+    parser.add_argument(
+        "--zookeeper-timeout",
+        dest="zookeeper_timeout",
+        metavar="SECONDS",
+        type=_positive_seconds,
+        default=ZOOKEEPER_TIMEOUT,
+        help=f"give up on an unreachable ZooKeeper after this long (default {ZOOKEEPER_TIMEOUT:g})",
     )
     parser.add_argument(
         "--command-config",

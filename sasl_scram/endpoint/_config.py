@@ -16,6 +16,7 @@ import jaas
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import KafkaPrincipal
+from sasl_scram.store import MAX_STALENESS_KEY, parse_max_staleness
 from sasl_scram.store.zookeeper import (
     CONTEXT_KEY,
     JAAS_FILE_KEY,
@@ -73,6 +74,7 @@ KNOWN_KEYS = frozenset(
         JAAS_FILE_KEY,
         *TLS_KEYS,
         STORE_PATH_KEY,
+        MAX_STALENESS_KEY,
         DECOY_SECRET_KEY,
         CLUSTER_ID_KEY,
         "scram.bootstrap.user",
@@ -298,7 +300,9 @@ def _busy_poll_us(props: Mapping[str, str]) -> int:
 def zookeeper_store_options(props: Mapping[str, str]) -> dict[str, Any]:
     """Keyword options for a ZooKeeper credential or token store, from server properties.
 
-    ``zookeeper.session.timeout.ms`` (Kafka's default 18 s), the connection
+    ``scram.store.max.staleness.ms`` (default 60 s; ``-1`` never fails
+    closed, as a broker), one ZooKeeper session shared by the stores of the
+    process, ``zookeeper.session.timeout.ms`` (Kafka's default 18 s), the connection
     timeout (defaults to the session timeout, as in Kafka) bounding each
     request, and the SASL login and ACLs of :meth:`ZooKeeperSecurity.from_properties`.
 
@@ -319,8 +323,15 @@ def zookeeper_store_options(props: Mapping[str, str]) -> dict[str, Any]:
         security = ZooKeeperSecurity.from_properties(props)
     except (ValueError, OSError, jaas.JaasError) as exc:
         raise ScramConfigError(f"ZooKeeper login: {exc}") from None
+    try:
+        max_staleness = parse_max_staleness(props.get(MAX_STALENESS_KEY, "60000"))
+    except ValueError as exc:
+        raise ScramConfigError(str(exc)) from None
     return {
         "security": security,
         "session_timeout": session_ms / 1000,
         "request_timeout": connection_ms / 1000,
+        "max_staleness": max_staleness,
+        # The credential and token stores of one endpoint share one session.
+        "share_session": True,
     }

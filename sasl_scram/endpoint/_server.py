@@ -23,8 +23,9 @@ from sasl_scram.endpoint._connection import ConnectionSettings, advertised_versi
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension, Handler, RequestContext
 from sasl_scram.endpoint._protocol import ConnectionProtocol
+from sasl_scram.endpoint._refusals import RefusalLog
 from sasl_scram.kafka import ApiKey
-from sasl_scram.store import CredentialStore, CredentialStoreUnavailable, DecoySecretSource
+from sasl_scram.store import CredentialStore, DecoySecretSource, StoreUnavailable
 
 __all__ = ["ScramEndpoint"]
 
@@ -52,7 +53,7 @@ def _decoy_secret(config: EndpointConfig, store: CredentialStore) -> bytes | Non
     if isinstance(store, DecoySecretSource):
         try:
             return store.decoy_secret()
-        except CredentialStoreUnavailable as exc:
+        except StoreUnavailable as exc:
             # Serving beats agreeing on decoys: logins still work, with a
             # per-process decoy secret until the next start.
             log.warning("cannot read the decoy secret, using a per-process one: %s", exc)
@@ -94,6 +95,7 @@ class ScramEndpoint:
         }
         self._token_grant: Callable[[CredentialRequest], Grant | None] | None = None
         self._token_may_block: Callable[[CredentialRequest], bool] | None = None
+        self._refusals = RefusalLog(log)
         for ext in self._extensions:
             self._handlers.update(ext.handlers)
             if ext.token_grant is not None:
@@ -241,9 +243,11 @@ class ScramEndpoint:
             if request.token_auth:
                 return self._token_grant(request) if self._token_grant is not None else None
             credential = self.store.lookup(request.username, request.mechanism)
-        except CredentialStoreUnavailable as exc:
-            # Fail closed: an unreachable or too-stale store authenticates nobody.
-            log.warning("[%s] credential store unavailable, refusing login: %s", conn_id, exc)
+        except StoreUnavailable as exc:
+            # Fail closed: an unreachable or too-stale store (credentials or
+            # tokens) authenticates nobody; the client sees Kafka's ordinary
+            # authentication failure.
+            self._refusals.refused(conn_id, exc)
             return None
         except Exception:
             log.exception("[%s] credential lookup failed", conn_id)

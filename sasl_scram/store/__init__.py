@@ -5,6 +5,12 @@ semantics: :class:`InMemoryCredentialStore` (reference and test fake),
 :class:`SQLiteCredentialStore` (the embedded default) and
 :class:`ZooKeeperCredentialStore` (Kafka 3.x ZooKeeper-mode layout; needs
 kazoo, imported only when a ZooKeeper store is created).
+
+The pieces ``tokenauth``'s token stores share with them are public too:
+:class:`Freshness` (the staleness clock that makes a store fail closed),
+:class:`ListenerSet`, :func:`parse_location` and :func:`open_location`, and the
+SQLite and ZooKeeper bases in :mod:`sasl_scram.store.sqlite` and
+:mod:`sasl_scram.store.zookeeper`.
 """
 
 from __future__ import annotations
@@ -22,10 +28,18 @@ from sasl_scram.store._api import (
     ScramAdmin,
     ScramDeletion,
     ScramUpsertion,
+    StoreUnavailable,
     UserDescription,
 )
-from sasl_scram.store._cache import DEFAULT_MAX_STALENESS
+from sasl_scram.store._freshness import (
+    DEFAULT_MAX_STALENESS,
+    MAX_STALENESS_KEY,
+    Freshness,
+    parse_max_staleness,
+)
+from sasl_scram.store._kind import StoreBase, StoreKind
 from sasl_scram.store._listeners import ListenerSet
+from sasl_scram.store._location import SCHEMES, open_location, parse_location
 from sasl_scram.store._memory import InMemoryCredentialStore
 from sasl_scram.store._open import open_store
 from sasl_scram.store.sqlite import SQLiteCredentialStore
@@ -40,6 +54,8 @@ from sasl_scram.store.zookeeper import (
 
 __all__ = [
     "DEFAULT_MAX_STALENESS",
+    "MAX_STALENESS_KEY",
+    "SCHEMES",
     "AlterResult",
     "CredentialInfo",
     "CredentialLookup",
@@ -48,6 +64,7 @@ __all__ = [
     "CredentialStoreUnavailable",
     "DecoySecretSource",
     "DescribeResult",
+    "Freshness",
     "InMemoryCredentialStore",
     "Listener",
     "ListenerSet",
@@ -56,11 +73,17 @@ __all__ = [
     "ScramAdmin",
     "ScramDeletion",
     "ScramUpsertion",
+    "StoreBase",
+    "StoreKind",
+    "StoreUnavailable",
     "UserDescription",
     "ZooKeeperCredentialStore",
     "ZooKeeperSecurity",
     "ZooKeeperTls",
     "desanitize",
+    "open_location",
     "open_store",
+    "parse_location",
+    "parse_max_staleness",
     "sanitize",
 ]

@@ -19,6 +19,7 @@ from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 
 __all__ = [
+    "CREDENTIAL_STORE_ERRORS",
     "AlterResult",
     "CredentialInfo",
     "CredentialLookup",
@@ -30,6 +31,7 @@ __all__ = [
     "ScramAdmin",
     "ScramDeletion",
     "ScramUpsertion",
+    "StoreUnavailable",
     "UserDescription",
 ]
 
@@ -38,8 +40,21 @@ class CredentialStoreError(ScramError):
     """A store could not complete an operation; nothing was changed or lost silently."""
 
 
-class CredentialStoreUnavailable(CredentialStoreError):
+class StoreUnavailable(Exception):
+    """Any store behind a login (credentials, ``tokenauth``'s tokens) is
+    unreachable or too stale to trust: the login fails closed.
+
+    The endpoint catches this one class, so that it never needs to know the
+    token stores (``sasl_scram`` never imports ``tokenauth``).
+    """
+
+
+class CredentialStoreUnavailable(CredentialStoreError, StoreUnavailable):
     """The backing store is unreachable (or too stale to trust): fail closed."""
+
+
+#: A credential store's error and its fail-closed one, as a store's kind names them.
+CREDENTIAL_STORE_ERRORS = (CredentialStoreError, CredentialStoreUnavailable)
 
 
 @dataclass(frozen=True, slots=True)

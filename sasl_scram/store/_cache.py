@@ -7,14 +7,14 @@
   notifications. An epoch counter stops a slow fill from re-inserting data
   that an invalidation made obsolete while it was being read.
 
-Staleness: while the backing store is unreachable the cache keeps answering
-for ``max_staleness`` seconds after the connection was lost, then fails closed
-with :class:`CredentialStoreUnavailable` until a full resync succeeds.
+Staleness (:class:`~sasl_scram.store._freshness.Freshness`): while the backing
+store is unreachable the cache keeps answering for ``max_staleness`` seconds
+after the connection was lost, then fails closed with
+:class:`CredentialStoreUnavailable` until a full resync succeeds.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 
@@ -23,15 +23,13 @@ import cachetools
 from sasl_scram._credential import ScramCredential
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.store._api import CredentialStoreError, CredentialStoreUnavailable
+from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS, Freshness
 
 __all__ = ["DEFAULT_LAZY_MAX_USERS", "DEFAULT_MAX_STALENESS", "CredentialCache", "UserCredentials"]
 
 UserCredentials = Mapping[ScramMechanism, ScramCredential]
 EMPTY: UserCredentials = MappingProxyType({})
 
-# Our defaults, not Kafka's (a broker has no staleness limit: it keeps serving
-# its cache for as long as ZooKeeper is away).
-DEFAULT_MAX_STALENESS = 60.0
 DEFAULT_LAZY_MAX_USERS = 10_000
 
 
@@ -40,7 +38,7 @@ def freeze(creds: Mapping[ScramMechanism, ScramCredential]) -> UserCredentials:
     return MappingProxyType(dict(creds)) if creds else EMPTY
 
 
-class CredentialCache:
+class CredentialCache(Freshness):
     """Thread-safe user -> credentials view with a freshness state.
 
     Args:
@@ -58,10 +56,14 @@ class CredentialCache:
         max_staleness: float,
         monotonic: Callable[[], float],
     ) -> None:
+        super().__init__(
+            max_staleness=max_staleness,
+            monotonic=monotonic,
+            closed_error=CredentialStoreError,
+            unavailable=CredentialStoreUnavailable,
+            what="credential store",
+        )
         self.lazy = lazy
-        self._monotonic = monotonic
-        self._max_staleness = max_staleness
-        self._lock = threading.Lock()
         # Eager: a plain dict read without locks (single get is atomic); the
         # values are immutable mappings replaced whole.
         self.users: dict[str, UserCredentials] = {}
@@ -69,56 +71,10 @@ class CredentialCache:
             maxsize=max(1, max_users)
         )
         self._epoch = 0
-        self._disconnected_at: float | None = None
-        self._closed = False
-        # True whenever a lookup must call check_usable(): keeps the hot path
-        # to one attribute test while everything is fine.
-        self.unhealthy = False
-
-    # -- freshness -----------------------------------------------------------------
-
-    def check_usable(self) -> None:
-        """Raise unless the cache may answer.
-
-        Raises:
-            CredentialStoreError: the store is closed.
-            CredentialStoreUnavailable: disconnected for longer than allowed.
-        """
-        if self._closed:
-            raise CredentialStoreError("the credential store is closed")
-        since = self._disconnected_at
-        if since is not None and self._monotonic() - since > self._max_staleness:
-            raise CredentialStoreUnavailable(
-                "credential store unreachable for more than "
-                f"{self._max_staleness:g} s; failing closed"
-            )
-
-    @property
-    def disconnected(self) -> bool:
-        return self._disconnected_at is not None
-
-    def staleness(self) -> float:
-        """Seconds since the connection was lost, 0 when fresh."""
-        since = self._disconnected_at
-        return 0.0 if since is None else max(0.0, self._monotonic() - since)
-
-    def mark_disconnected(self) -> None:
-        """Start the staleness clock (kept from the first loss until a resync)."""
-        with self._lock:
-            if self._disconnected_at is None:
-                self._disconnected_at = self._monotonic()
-            self.unhealthy = True
-
-    def mark_fresh(self) -> None:
-        """A full resync completed: stop the staleness clock."""
-        with self._lock:
-            self._disconnected_at = None
-            self.unhealthy = self._closed
 
     def close(self) -> None:
+        super().close()
         with self._lock:
-            self._closed = True
-            self.unhealthy = True
             self.users = {}
             self._lru.clear()
 

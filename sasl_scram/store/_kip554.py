@@ -224,6 +224,26 @@ class AlterResultCollector:
         return [*self._rejected, *self._not_found, *self._failures, *self._successes]
 
 
+def alter_users(
+    deletions: Sequence[ScramDeletion],
+    upsertions: Sequence[ScramUpsertion],
+    alter_user: Callable[[UserAlteration], AlterResult],
+) -> tuple[list[AlterResult], list[str]]:
+    """Run one KIP-554 alter with a backend's per-user write.
+
+    Returns every user's result in Kafka's order and the users that changed.
+    """
+    plan = plan_alterations(deletions, upsertions)
+    collector = AlterResultCollector(plan)
+    changed: list[str] = []
+    for alteration in plan.alterations:
+        result = alter_user(alteration)
+        collector.add(result)
+        if result.error == ErrorCode.NONE:
+            changed.append(alteration.user)
+    return collector.results(), changed
+
+
 class UnreadableUser(Exception):
     """A backend could not interpret a user's stored credentials (bad data)."""
 

@@ -2,29 +2,37 @@
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from sasl_scram._credential import ScramCredential
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.store import _kip554
 from sasl_scram.store._api import (
+    CREDENTIAL_STORE_ERRORS,
     AlterResult,
-    CredentialStoreError,
     DescribeResult,
     ScramDeletion,
     ScramUpsertion,
 )
-from sasl_scram.store._listeners import ListenerSet
+from sasl_scram.store._kind import StoreBase, StoreKind
 
 __all__ = ["InMemoryCredentialStore"]
 
 _Creds = Mapping[ScramMechanism, ScramCredential]
 
 
-class InMemoryCredentialStore:
+_KIND = StoreKind(
+    what="credential store",
+    errors=CREDENTIAL_STORE_ERRORS,
+    logger=logging.getLogger("sasl_scram.store"),
+)
+
+
+class InMemoryCredentialStore(StoreBase):
     """A process-local :class:`~sasl_scram.store.CredentialStore`.
 
     Each user's credentials are an immutable mapping replaced as a whole, so a
@@ -34,14 +42,15 @@ class InMemoryCredentialStore:
         credentials: Optional initial content, ``{user: {mechanism: credential}}``.
     """
 
+    kind = _KIND
+
     def __init__(self, credentials: Mapping[str, _Creds] | None = None) -> None:
+        super().__init__()
         self._users: dict[str, _Creds] = {}
         for user, creds in (credentials or {}).items():
             if creds:
                 self._users[user] = MappingProxyType(dict(creds))
         self._write_lock = threading.Lock()
-        self._listeners = ListenerSet()
-        self._closed = False
         self._decoy_secret = secrets.token_bytes(32)
 
     def __repr__(self) -> str:
@@ -75,34 +84,19 @@ class InMemoryCredentialStore:
     ) -> list[AlterResult]:
         """KIP-554 alter with per-user atomicity."""
         self._check_open()
-        plan = _kip554.plan_alterations(deletions, upsertions)
-        collector = _kip554.AlterResultCollector(plan)
-        changed: list[str] = []
-        for alteration in plan.alterations:
-            with self._write_lock:
-                current = self._users.get(alteration.user, {})
-                outcome = _kip554.resolve_user(alteration, current)
-                if isinstance(outcome, AlterResult):
-                    collector.add(outcome)
-                    continue
-                updated = outcome.apply(current)
-                if updated:
-                    self._users[alteration.user] = MappingProxyType(updated)
-                else:
-                    self._users.pop(alteration.user, None)
-            changed.append(alteration.user)
-            collector.add(AlterResult(alteration.user))
+        results, changed = _kip554.alter_users(deletions, upsertions, self._alter_user)
         self._listeners.notify(changed)
-        return collector.results()
+        return results
 
-    def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
-        """Call ``listener(user)`` after each change; returns the remover."""
-        return self._listeners.add(listener)
-
-    def close(self) -> None:
-        """Mark the store closed; later alterations raise."""
-        self._closed = True
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise CredentialStoreError("the credential store is closed")
+    def _alter_user(self, alteration: _kip554.UserAlteration) -> AlterResult:
+        with self._write_lock:
+            current = self._users.get(alteration.user, {})
+            outcome = _kip554.resolve_user(alteration, current)
+            if isinstance(outcome, AlterResult):
+                return outcome
+            updated = outcome.apply(current)
+            if updated:
+                self._users[alteration.user] = MappingProxyType(updated)
+            else:
+                self._users.pop(alteration.user, None)
+        return AlterResult(alteration.user)

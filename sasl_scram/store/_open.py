@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from sasl_scram.store._api import CredentialStore
+from sasl_scram.store._location import open_location
 from sasl_scram.store._memory import InMemoryCredentialStore
 from sasl_scram.store.sqlite import SQLiteCredentialStore
 from sasl_scram.store.zookeeper import ZooKeeperCredentialStore
 
 __all__ = ["open_store"]
+
+_BACKENDS: dict[str, Any] = {
+    "memory": InMemoryCredentialStore,
+    "sqlite": SQLiteCredentialStore,
+    "zookeeper": ZooKeeperCredentialStore,
+}
 
 
 def open_store(location: str, **options: Any) -> CredentialStore:
@@ -21,18 +28,5 @@ def open_store(location: str, **options: Any) -> CredentialStore:
         ValueError: an unknown scheme or an empty location.
         CredentialStoreUnavailable: the backend cannot be reached or loaded.
     """
-    scheme, sep, rest = location.partition(":")
-    if not sep:
-        raise ValueError(
-            f"store location must be sqlite:PATH, zookeeper:HOSTS[/chroot] or memory:, "
-            f"got {location!r}"
-        )
-    if scheme == "memory":
-        return InMemoryCredentialStore(**options)
-    if not rest:
-        raise ValueError(f"store location {location!r} has nothing after '{scheme}:'")
-    if scheme == "sqlite":
-        return SQLiteCredentialStore(rest, **options)
-    if scheme == "zookeeper":
-        return ZooKeeperCredentialStore(rest, **options)
-    raise ValueError(f"unknown store scheme {scheme!r}; expected sqlite, zookeeper or memory")
+    store: CredentialStore = open_location(location, _BACKENDS, what="store", options=options)
+    return store

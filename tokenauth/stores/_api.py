@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from typing import Protocol, runtime_checkable
 
 from sasl_scram.store import ListenerSet as _ListenerSet
-from tokenauth._errors import TokenStoreError
+from sasl_scram.store import StoreBase, StoreKind
+from tokenauth._errors import TokenStoreError, TokenStoreUnavailable
 from tokenauth._token import TokenInformation
 
 __all__ = ["InMemoryTokenStore", "ListenerSet", "TokenListener", "TokenStore"]
@@ -73,14 +74,20 @@ class ListenerSet(_ListenerSet):
         super().__init__(logger=_log, failure_message="token change listener failed")
 
 
-class InMemoryTokenStore:
+class InMemoryTokenStore(StoreBase):
     """Tokens in this process only: the reference backend and the test fake."""
 
+    kind = StoreKind(
+        what="token store",
+        errors=(TokenStoreError, TokenStoreUnavailable),
+        logger=_log,
+        listeners=ListenerSet,
+    )
+
     def __init__(self) -> None:
+        super().__init__()
         self._lock = threading.Lock()
         self._tokens: dict[str, TokenInformation] = {}
-        self._listeners = ListenerSet()
-        self._closed = False
 
     def __repr__(self) -> str:
         return f"InMemoryTokenStore(tokens={len(self._tokens)})"
@@ -112,13 +119,3 @@ class InMemoryTokenStore:
             removed = [t for t in token_ids if self._tokens.pop(t, None) is not None]
         self._listeners.notify(removed)
         return removed
-
-    def add_listener(self, listener: TokenListener) -> Callable[[], None]:
-        return self._listeners.add(listener)
-
-    def close(self) -> None:
-        self._closed = True
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise TokenStoreError("the token store is closed")

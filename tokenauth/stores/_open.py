@@ -1,37 +1,27 @@
-"""Open a token store from a one-line location, as the credential stores are named."""
+"""Open a token store from a one-line location, named as the credential stores are."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from sasl_scram.store import open_location
 from tokenauth.stores._api import InMemoryTokenStore, TokenStore
 from tokenauth.stores._sqlite import SQLiteTokenStore
 from tokenauth.stores._zookeeper import ZooKeeperTokenStore
 
 __all__ = ["open_token_store"]
 
+_BACKENDS = {"memory": InMemoryTokenStore, "sqlite": SQLiteTokenStore}
+
 
 def open_token_store(location: str, **options: Any) -> TokenStore:
-    """Open ``sqlite:PATH``, ``zookeeper:HOST:PORT[,...][/chroot]`` or ``memory:``.
-
-    Keyword options go to the backend's constructor.
+    """Open a token store at a location named as a credential store's is (see
+    :func:`sasl_scram.store.open_location`); options go to the backend.
 
     Raises:
         ValueError: an unknown scheme or an empty location.
         TokenStoreUnavailable: the backend cannot be reached or loaded.
     """
-    scheme, sep, rest = location.partition(":")
-    if not sep:
-        raise ValueError(
-            "token store location must be sqlite:PATH, zookeeper:HOSTS[/chroot] or memory:, "
-            f"got {location!r}"
-        )
-    if scheme == "memory":
-        return InMemoryTokenStore(**options)
-    if not rest:
-        raise ValueError(f"token store location {location!r} has nothing after '{scheme}:'")
-    if scheme == "sqlite":
-        return SQLiteTokenStore(rest, **options)
-    if scheme == "zookeeper":
-        return ZooKeeperTokenStore(rest, **options)
-    raise ValueError(f"unknown token store scheme {scheme!r}; expected sqlite, zookeeper or memory")
+    backends: dict[str, Any] = {**_BACKENDS, "zookeeper": ZooKeeperTokenStore}
+    store: TokenStore = open_location(location, backends, what="token store", options=options)
+    return store

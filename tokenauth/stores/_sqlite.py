@@ -19,22 +19,13 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
-import time
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-from sasl_scram.store.sqlite import (
-    DEFAULT_CHANGE_RETENTION,
-    DEFAULT_POLL_INTERVAL,
-    ChangeLog,
-    Poller,
-    open_database,
-    transaction,
-)
+from sasl_scram.store.sqlite import DEFAULT_POLL_INTERVAL, FollowedTable, TableKind
 from tokenauth._errors import TokenStoreError, TokenStoreUnavailable
 from tokenauth._token import TokenInformation
-from tokenauth.stores._api import ListenerSet, TokenListener
+from tokenauth.stores._api import ListenerSet
 from tokenauth.stores._layout import MalformedToken, decode_token, encode_token
 from tokenauth.stores._mirror import TokenMirror
 
@@ -42,66 +33,33 @@ __all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteTokenStore"]
 
 _log = logging.getLogger("tokenauth.store.sqlite")
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS delegation_tokens (
+_TABLE = """CREATE TABLE IF NOT EXISTS delegation_tokens (
         token_id TEXT PRIMARY KEY,
         data BLOB NOT NULL
-    ) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS delegation_token_changes (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        token_id TEXT NOT NULL,
-        changed_at REAL NOT NULL
-    )""",
+    ) WITHOUT ROWID"""
+
+
+_KIND = TableKind(
+    what="token store",
+    table=_TABLE,
+    changes=("delegation_token_changes", "token_id"),
+    listeners=ListenerSet,
+    errors=(TokenStoreError, TokenStoreUnavailable),
+    thread_name="tokenauth-sqlite",
+    logger=_log,
 )
 
 
-class SQLiteTokenStore:
+class SQLiteTokenStore(FollowedTable):
     """Delegation tokens in a SQLite file, mirrored in memory and synced across processes.
 
-    Args:
-        path: The database file (created if missing).
-        poll_interval: Seconds between checks for other processes' changes;
-            ``0`` disables the background thread (call :meth:`refresh`).
-        change_retention: Seconds change-log rows are kept.
-        busy_timeout: Seconds to wait for another process's write lock.
-        clock: Wall-clock seconds, for the change log.
+    Constructed like :class:`sasl_scram.store.sqlite.FollowedTable`.
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        poll_interval: float = DEFAULT_POLL_INTERVAL,
-        change_retention: float = DEFAULT_CHANGE_RETENTION,
-        busy_timeout: float = 5.0,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self._path = str(path)
-        self._lock = threading.RLock()
-        self._listeners = ListenerSet()
+    kind = _KIND
+
+    def _prepare(self) -> None:
         self._tokens = TokenMirror()
-        self._closed = False
-        try:
-            self._db = open_database(self._path, busy_timeout=busy_timeout, schema=_SCHEMA)
-            with self._lock:
-                self._changes = ChangeLog(
-                    self._db,
-                    table="delegation_token_changes",
-                    key_column="token_id",
-                    retention=change_retention,
-                    clock=clock,
-                )
-                self._tokens.replace_all(self._load_all())
-        except sqlite3.Error as exc:
-            raise TokenStoreUnavailable(f"cannot open the SQLite token store: {exc}") from exc
-        self._poller = Poller(
-            self.refresh,
-            poll_interval,
-            closed_error=TokenStoreError,
-            name="tokenauth-sqlite",
-            logger=_log,
-            failure_message="polling the SQLite token store failed",
-        )
 
     def __repr__(self) -> str:
         return f"SQLiteTokenStore(path={self._path!r}, tokens={len(self._tokens)})"
@@ -121,33 +79,19 @@ class SQLiteTokenStore:
         self._check_open()
         data = encode_token(info)
         try:
+            with self._writing() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO delegation_tokens VALUES (?, ?)", (info.token_id, data)
+                )
+                self._changes.append(info.token_id)
             with self._lock:
-                with transaction(self._db):
-                    self._db.execute(
-                        "INSERT OR REPLACE INTO delegation_tokens VALUES (?, ?)",
-                        (info.token_id, data),
-                    )
-                    self._changes.append(info.token_id)
                 self._apply([info.token_id])
         except sqlite3.Error as exc:
             raise TokenStoreError(f"SQLite error; the token was not stored: {exc}") from exc
 
     def remove(self, token_id: str) -> bool:
         self._check_open()
-        try:
-            with self._lock:
-                with transaction(self._db):
-                    cursor = self._db.execute(
-                        "DELETE FROM delegation_tokens WHERE token_id = ?", (token_id,)
-                    )
-                    existed = cursor.rowcount > 0
-                    if existed:
-                        self._changes.append(token_id)
-                if existed:
-                    self._apply([token_id])
-        except sqlite3.Error as exc:
-            raise TokenStoreError(f"SQLite error; the token was not removed: {exc}") from exc
-        return existed
+        return bool(self.remove_many([token_id]))
 
     def remove_many(self, token_ids: Iterable[str]) -> list[str]:
         """Delete several tokens in one durable transaction (the expiry sweep)."""
@@ -155,41 +99,20 @@ class SQLiteTokenStore:
         ids = list(token_ids)
         removed: list[str] = []
         try:
-            with self._lock:
-                with transaction(self._db):
-                    for token_id in ids:
-                        cursor = self._db.execute(
-                            "DELETE FROM delegation_tokens WHERE token_id = ?", (token_id,)
-                        )
-                        if cursor.rowcount > 0:
-                            self._changes.append(token_id)
-                            removed.append(token_id)
-                if removed:
+            with self._writing() as db:
+                for token_id in ids:
+                    cursor = db.execute(
+                        "DELETE FROM delegation_tokens WHERE token_id = ?", (token_id,)
+                    )
+                    if cursor.rowcount > 0:
+                        self._changes.append(token_id)
+                        removed.append(token_id)
+            if removed:
+                with self._lock:
                     self._apply(removed)
         except sqlite3.Error as exc:
             raise TokenStoreError(f"SQLite error; no token was removed: {exc}") from exc
         return removed
-
-    def add_listener(self, listener: TokenListener) -> Callable[[], None]:
-        return self._listeners.add(listener)
-
-    def refresh(self) -> None:
-        """Pick up other processes' changes now (the poller does this periodically)."""
-        self._check_open()
-        with self._lock:
-            self._changes.poll(
-                apply=self._apply,
-                reload=lambda: self._tokens.replace_all(self._load_all()),
-                notify=self._listeners.notify,
-            )
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._poller.stop()
-        with self._lock:
-            self._db.close()
 
     # -- internals -------------------------------------------------------------------
 
@@ -207,6 +130,9 @@ class SQLiteTokenStore:
             return None
         return info
 
+    def _replace_all(self, values: Mapping[str, Any]) -> list[str]:
+        return self._tokens.replace_all(values)
+
     def _load_all(self) -> dict[str, TokenInformation]:
         out: dict[str, TokenInformation] = {}
         for token_id, data in self._db.execute("SELECT token_id, data FROM delegation_tokens"):
@@ -215,7 +141,7 @@ class SQLiteTokenStore:
                 out[token_id] = info
         return out
 
-    def _apply(self, token_ids: list[str]) -> None:
+    def _apply(self, token_ids: Sequence[str]) -> None:
         changed = []
         for token_id in token_ids:
             row = self._db.execute(
@@ -225,7 +151,3 @@ class SQLiteTokenStore:
             if self._tokens.apply(token_id, info):
                 changed.append(token_id)
         self._listeners.notify(changed)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise TokenStoreError("the token store is closed")

@@ -1,7 +1,8 @@
 """The embedded SQLite backend: the credential store and the change notification
 that every SQLite-backed store (credentials, tokens) shares.
 
-:class:`ChangeLog` and :class:`Poller` let several processes on one database
+:class:`FollowedTable` is the base of such a store (file, lock, change log,
+poller); :class:`ChangeLog` and :class:`Poller` let several processes on one database
 file follow each other's writes; :func:`open_database` and :func:`transaction`
 open a database and run one atomic write the same way for every store.
 """
@@ -16,6 +17,10 @@ from sasl_scram.store.sqlite._changes import (
     open_database,
     transaction,
 )
+from sasl_scram.store.sqlite._followed import (
+    FollowedTable,
+    TableKind,
+)
 from sasl_scram.store.sqlite._store import (
     SQLiteCredentialStore,
 )
@@ -24,8 +29,10 @@ __all__ = [
     "DEFAULT_CHANGE_RETENTION",
     "DEFAULT_POLL_INTERVAL",
     "ChangeLog",
+    "FollowedTable",
     "Poller",
     "SQLiteCredentialStore",
+    "TableKind",
     "open_database",
     "transaction",
 ]

@@ -17,10 +17,9 @@ from __future__ import annotations
 import logging
 import secrets
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from sasl_scram._credential import ScramCredential
 from sasl_scram._errors import InvalidCredentialString
@@ -28,101 +27,59 @@ from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import _kip554
 from sasl_scram.store._api import (
+    CREDENTIAL_STORE_ERRORS,
     AlterResult,
-    CredentialStoreError,
     CredentialStoreUnavailable,
     DescribeResult,
     ScramDeletion,
     ScramUpsertion,
 )
 from sasl_scram.store._cache import CredentialCache
-from sasl_scram.store._listeners import ListenerSet
-from sasl_scram.store.sqlite._changes import (
-    DEFAULT_CHANGE_RETENTION,
-    DEFAULT_POLL_INTERVAL,
-    ChangeLog,
-    Poller,
-    open_database,
-    transaction,
-)
+from sasl_scram.store.sqlite._changes import DEFAULT_POLL_INTERVAL
+from sasl_scram.store.sqlite._followed import FollowedTable, TableKind
 
 __all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteCredentialStore"]
 
 _log = logging.getLogger("sasl_scram.store.sqlite")
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS scram_credentials (
+_TABLE = """CREATE TABLE IF NOT EXISTS scram_credentials (
         user TEXT NOT NULL,
         mechanism TEXT NOT NULL,
         credential TEXT NOT NULL,
         PRIMARY KEY (user, mechanism)
-    ) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS scram_changes (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        user TEXT NOT NULL,
-        changed_at REAL NOT NULL
-    )""",
-    # Server-side secrets of the store (the decoy secret), owner-only like the file.
-    """CREATE TABLE IF NOT EXISTS scram_secrets (
+    ) WITHOUT ROWID"""
+# Server-side secrets of the store (the decoy secret), in the same owner-only file.
+_SECRETS_TABLE = """CREATE TABLE IF NOT EXISTS scram_secrets (
         name TEXT PRIMARY KEY,
         value BLOB NOT NULL
-    ) WITHOUT ROWID""",
-)
+    ) WITHOUT ROWID"""
 _DECOY_SECRET = "decoy"  # noqa: S105 - a row name, not a secret
 
 _Rows = list[tuple[str, str, str]]
 
 
-class SQLiteCredentialStore:
+_KIND = TableKind(
+    what="credential store",
+    table=_TABLE,
+    changes=("scram_changes", "user"),
+    errors=CREDENTIAL_STORE_ERRORS,
+    thread_name="scram-sqlite-store",
+    logger=_log,
+)
+
+
+class SQLiteCredentialStore(FollowedTable):
     """Credentials in a SQLite file, cached in memory and kept in sync across processes.
 
-    Args:
-        path: The database file (created if missing).
-        poll_interval: Seconds between checks for other processes' changes;
-            ``0`` disables the background thread (call :meth:`refresh`).
-        change_retention: Seconds change-log rows are kept.
-        busy_timeout: Seconds to wait for another process's write lock.
-        clock: Wall-clock seconds, used for the change log.
+    Takes the arguments of :class:`~sasl_scram.store.sqlite.FollowedTable`
+    (path, poll interval, change retention, busy timeout, clock).
     """
 
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        poll_interval: float = DEFAULT_POLL_INTERVAL,
-        change_retention: float = DEFAULT_CHANGE_RETENTION,
-        busy_timeout: float = 5.0,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self._path = str(path)
-        self._lock = threading.RLock()
-        self._listeners = ListenerSet()
+    kind = _KIND
+
+    def _prepare(self) -> None:
         self._cache = CredentialCache(
             lazy=False, max_users=1, max_staleness=float("inf"), monotonic=time.monotonic
-        )
-        self._closed = False
-        try:
-            self._db = open_database(self._path, busy_timeout=busy_timeout, schema=_SCHEMA)
-            with self._lock:
-                self._changes = ChangeLog(
-                    self._db,
-                    table="scram_changes",
-                    key_column="user",
-                    retention=change_retention,
-                    clock=clock,
-                )
-                self._cache.replace_all(self._load_all())
-        except sqlite3.Error as exc:
-            raise CredentialStoreUnavailable(
-                f"cannot open the SQLite credential store: {exc}"
-            ) from exc
-        self._poller = Poller(
-            self.refresh,
-            poll_interval,
-            closed_error=CredentialStoreError,
-            name="scram-sqlite-store",
-            logger=_log,
-            failure_message="polling the SQLite credential store failed",
         )
 
     def __repr__(self) -> str:
@@ -185,71 +142,44 @@ class SQLiteCredentialStore:
     ) -> list[AlterResult]:
         """KIP-554 alter: one durable transaction per user."""
         self._check_open()
-        plan = _kip554.plan_alterations(deletions, upsertions)
-        collector = _kip554.AlterResultCollector(plan)
-        changed: list[str] = []
-        for alteration in plan.alterations:
-            result = self._alter_user(alteration)
-            collector.add(result)
-            if result.error == ErrorCode.NONE:
-                changed.append(alteration.user)
+        results, changed = _kip554.alter_users(deletions, upsertions, self._alter_user)
         if changed:
             with self._lock:
                 try:
-                    self._apply_users(changed)
+                    self._apply(changed)
                 except sqlite3.Error as exc:  # durable anyway; the poller retries
                     _log.warning("could not refresh the cache after a write: %s", exc)
-        return collector.results()
-
-    def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
-        """Call ``listener(user)`` after a user's credentials change in any process."""
-        return self._listeners.add(listener)
+        return results
 
     def decoy_secret(self) -> bytes:
         """The decoy secret in ``scram_secrets``, created once by whichever process asks first."""
         self._check_open()
         try:
-            with self._lock, transaction(self._db):
-                self._db.execute(
+            with self._writing() as db:
+                db.execute(_SECRETS_TABLE)
+                db.execute(
                     "INSERT OR IGNORE INTO scram_secrets (name, value) VALUES (?, ?)",
                     (_DECOY_SECRET, secrets.token_bytes(32)),
                 )
-                row = self._db.execute(
+                row = db.execute(
                     "SELECT value FROM scram_secrets WHERE name = ?", (_DECOY_SECRET,)
                 ).fetchone()
         except sqlite3.Error as exc:
             raise CredentialStoreUnavailable(f"cannot read the decoy secret: {exc}") from exc
         return bytes(row[0])
 
-    def refresh(self) -> None:
-        """Pick up other processes' changes now (the poller does this periodically)."""
-        self._check_open()
-        with self._lock:
-            self._changes.poll(
-                apply=self._apply_users,
-                reload=lambda: self._cache.replace_all(self._load_all()),
-                notify=self._listeners.notify,
-            )
-
-    def close(self) -> None:
-        """Stop polling and close the database."""
-        if self._closed:
-            return
-        self._closed = True
-        self._poller.stop()
+    def _on_close(self) -> None:
         self._cache.close()
-        with self._lock:
-            self._db.close()
 
     # -- internals ---------------------------------------------------------------
 
     def _alter_user(self, alteration: _kip554.UserAlteration) -> AlterResult:
         user = alteration.user
         try:
-            with self._lock, transaction(self._db):
+            with self._writing() as db:
                 present = {
                     name
-                    for (name,) in self._db.execute(
+                    for (name,) in db.execute(
                         "SELECT mechanism FROM scram_credentials WHERE user = ?", (user,)
                     )
                 }
@@ -258,12 +188,12 @@ class SQLiteCredentialStore:
                 if isinstance(outcome, AlterResult):
                     return outcome
                 for mech in outcome.deletions:
-                    self._db.execute(
+                    db.execute(
                         "DELETE FROM scram_credentials WHERE user = ? AND mechanism = ?",
                         (user, mech.mechanism_name),
                     )
                 for mech, cred in outcome.upsertions.items():
-                    self._db.execute(
+                    db.execute(
                         "INSERT OR REPLACE INTO scram_credentials VALUES (?, ?, ?)",
                         (user, mech.mechanism_name, cred.to_kafka_string()),
                     )
@@ -288,11 +218,14 @@ class SQLiteCredentialStore:
             users.setdefault(user, {})[mech] = cred
         return users
 
+    def _replace_all(self, values: Mapping[str, Any]) -> list[str]:
+        return self._cache.replace_all(values)
+
     def _load_all(self) -> dict[str, dict[ScramMechanism, ScramCredential]]:
         rows = self._db.execute("SELECT user, mechanism, credential FROM scram_credentials")
         return self._rows_to_users(rows.fetchall())
 
-    def _apply_users(self, users: Sequence[str]) -> None:
+    def _apply(self, users: Sequence[str]) -> None:
         changed = []
         for user in users:
             rows = self._db.execute(
@@ -302,7 +235,3 @@ class SQLiteCredentialStore:
             if self._cache.put(user, self._rows_to_users(rows).get(user, {})):
                 changed.append(user)
         self._listeners.notify(changed)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise CredentialStoreError("the credential store is closed")

@@ -1,8 +1,10 @@
 """The ZooKeeper backend, in the layout a Kafka 3.x broker in ZooKeeper mode uses.
 
 Besides :class:`ZooKeeperCredentialStore` it exports the pieces a token store
-reuses: the session (:class:`ZkSession`: bounded requests, fail-closed errors,
-every create with its path's ACL), the change-notification watcher
+reuses: the base of a followed store (:class:`ZkFollowedStore`: session, change
+watcher, staleness and fail-closed bookkeeping, pipelined reads, multi-op
+commits with their notification), the session (:class:`ZkSession`: bounded
+requests, fail-closed errors, every create with its path's ACL), the change-notification watcher
 (:class:`ZkChangeWatcher`), the SASL and ACL choices (:class:`ZooKeeperSecurity`),
 TLS (:class:`ZooKeeperTls`) and Kafka's ``Sanitizer`` for znode names.
 kazoo is imported only when a session is opened.
@@ -10,6 +12,10 @@ kazoo is imported only when a session is opened.
 
 from __future__ import annotations
 
+from sasl_scram.store.zookeeper._followed import (
+    ZkFollowedStore,
+    ZkStoreKind,
+)
 from sasl_scram.store.zookeeper._format import (
     parse_sequence,
 )
@@ -50,7 +56,9 @@ __all__ = [
     "TLS_KEYS",
     "SanitizerError",
     "ZkChangeWatcher",
+    "ZkFollowedStore",
     "ZkSession",
+    "ZkStoreKind",
     "ZooKeeperCredentialStore",
     "ZooKeeperSecurity",
     "ZooKeeperTls",

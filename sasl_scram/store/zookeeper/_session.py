@@ -4,7 +4,14 @@ Shared by :class:`~sasl_scram.store.ZooKeeperCredentialStore` and
 ``tokenauth``'s ``ZooKeeperTokenStore``. The session
 
 * creates the kazoo client from a connect string (and then owns it) or uses
-  one passed in (never stopped here);
+  one passed in (never stopped here). A client we create reconnects with a
+  bounded back-off (:data:`CONNECTION_RETRY`): kazoo's default doubles its
+  delay up to an hour with compounding jitter, so an endpoint could stay
+  away long after ZooKeeper came back. With ``share=True`` the stores of one
+  process that name the same ZooKeeper (credentials and tokens) share one
+  client, so one session and half the load on ZooKeeper;
+* sends kazoo's per-attempt log lines ("Connecting to", "Connection
+  dropped") to DEBUG: the stores log each state change once themselves;
 * bounds every request by ``request_timeout`` (kazoo itself would wait
   forever) and turns connection trouble into the store's "unavailable"
   exception, while ZooKeeper's answers (NoNode, BadVersion, ...) are raised
@@ -21,18 +28,29 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
 
 if TYPE_CHECKING:
     from kazoo.client import KazooClient
 
-__all__ = ["DEFAULT_REQUEST_TIMEOUT", "ZkSession", "load_kazoo"]
+__all__ = ["CONNECTION_RETRY", "DEFAULT_REQUEST_TIMEOUT", "ZkSession", "load_kazoo"]
 
 # Our bound on one ZooKeeper request; kazoo itself would wait forever.
 DEFAULT_REQUEST_TIMEOUT = 10.0
+
+#: ``KazooRetry`` arguments for reconnecting: forever, but never more than
+#: about 1.2 s between attempts, so a returning ZooKeeper is seen within seconds.
+CONNECTION_RETRY: dict[str, float] = {
+    "max_tries": -1,
+    "delay": 0.1,
+    "backoff": 2,
+    "max_jitter": 0.2,
+    "max_delay": 1.0,
+}
 
 
 def load_kazoo(error: type[Exception], message: str) -> Any:
@@ -46,15 +64,21 @@ def load_kazoo(error: type[Exception], message: str) -> Any:
         import kazoo.exceptions
         import kazoo.handlers.threading
         import kazoo.protocol.states
+        import kazoo.retry
         import kazoo.security
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise error(message) from exc
     return kazoo
 
 
+# kazoo's own BLATHER level.
+_BELOW_DEBUG = 5
+
+
 class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
-    """kazoo's own logger, remembering its last warning: kazoo logs why a
-    connection failed (refused, TLS handshake, SASL) and then only times out."""
+    """kazoo's own logger, at DEBUG, remembering its last warning: kazoo logs
+    why a connection failed (refused, TLS handshake, SASL) and then only times
+    out, and it logs every attempt (34 lines for one 20 s outage)."""
 
     def __init__(self) -> None:
         super().__init__(logging.getLogger("kazoo.client"), {})
@@ -69,7 +93,64 @@ class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
             # Its closing "Failed connecting ... retry policy" says nothing new.
             if not text.startswith("Failed connecting"):
                 self.last_problem = text
+            level = logging.DEBUG
+        else:
+            # kazoo's own debug lines dump requests and replies, credential
+            # strings included: keep them below DEBUG.
+            level = min(level, _BELOW_DEBUG)
         super().log(level, msg, *args, **kwargs)
+
+    def isEnabledFor(self, level: int) -> bool:  # noqa: N802 - logging's name
+        # Warnings are always seen (for last_problem), then logged at DEBUG.
+        return level >= logging.WARNING or self.logger.isEnabledFor(level)
+
+
+def new_client(kazoo: Any, hosts: str, *, session_timeout: float, options: dict[str, Any]) -> Any:
+    """A kazoo client with bounded reconnects and its chatter at DEBUG (not started)."""
+    handler = kazoo.handlers.threading.SequentialThreadingHandler()
+    retry = kazoo.retry.KazooRetry(sleep_func=handler.sleep_func, **CONNECTION_RETRY)
+    log = _KazooLog()
+    client = kazoo.client.KazooClient(
+        hosts=hosts,
+        timeout=session_timeout,
+        handler=handler,
+        connection_retry=retry,
+        logger=log,
+        **options,
+    )
+    client._scram_log = log  # where ZkSession finds the last problem
+    return client
+
+
+class _Shared:
+    """The process's shared clients: (hosts, session timeout, security) -> client, users."""
+
+    lock: ClassVar[threading.Lock] = threading.Lock()
+    clients: ClassVar[list[tuple[tuple[str, float, Any], Any, list[int]]]] = []
+
+    @classmethod
+    def acquire(cls, key: tuple[str, float, Any], make: Callable[[], Any]) -> Any:
+        with cls.lock:
+            for known, client, users in cls.clients:
+                if known == key:
+                    users[0] += 1
+                    return client
+            client = make()
+            cls.clients.append((key, client, [1]))
+            return client
+
+    @classmethod
+    def release(cls, client: Any) -> bool:
+        """Forget one user of ``client``; whether it was the last (then stop it)."""
+        with cls.lock:
+            for i, (_key, known, users) in enumerate(cls.clients):
+                if known is client:
+                    users[0] -= 1
+                    if users[0] > 0:
+                        return False
+                    del cls.clients[i]
+                    return True
+        return True
 
 
 class ZkSession:
@@ -88,6 +169,8 @@ class ZkSession:
         logger: Where shutdown trouble is logged.
         security: The SASL login for a client we create, and whether the
             znodes we create get Kafka's secure ACLs.
+        share: Share the client with the other stores of this process that
+            name the same ZooKeeper, session timeout and login.
     """
 
     def __init__(
@@ -101,6 +184,7 @@ class ZkSession:
         kazoo: Any,
         logger: logging.Logger,
         security: ZooKeeperSecurity | None = None,
+        share: bool = False,
     ) -> None:
         self.kz = kazoo
         self.security = security
@@ -113,18 +197,27 @@ class ZkSession:
         self._paths = tuple(paths)
         self._log = logger
         self._state_listener: Callable[[str], None] | None = None
-        self._kazoo_log = _KazooLog()
+        self._shared = False
         if isinstance(zookeeper, str):
-            self.client: KazooClient = kazoo.client.KazooClient(
-                hosts=zookeeper,
-                timeout=session_timeout,
-                logger=self._kazoo_log,
-                **self._client_options,
-            )
+
+            def make() -> Any:
+                return new_client(
+                    kazoo, zookeeper, session_timeout=session_timeout, options=self._client_options
+                )
+
+            if share:
+                self.client: KazooClient = _Shared.acquire(
+                    (zookeeper, session_timeout, security), make
+                )
+                self._shared = True
+            else:
+                self.client = make()
             self.owns_client = True
         else:
             self.client = zookeeper
             self.owns_client = False
+        self._kazoo_log: _KazooLog | None = getattr(self.client, "_scram_log", None)
+        self.hosts = ",".join(f"{h}:{p}" for h, p in self.client.hosts)
 
     def start(self, state_listener: Callable[[str], None]) -> None:
         """Connect if needed, create the paths, then register ``state_listener``."""
@@ -134,8 +227,8 @@ class ZkSession:
             except self.ex.AuthFailedError:
                 raise self._auth_failed() from None
             except self._timeout_error:
-                hosts = ",".join(f"{h}:{p}" for h, p in self.client.hosts)
-                why = self._kazoo_log.last_problem
+                hosts = self.hosts
+                why = self._kazoo_log.last_problem if self._kazoo_log else None
                 raise self.unavailable(
                     f"could not connect to ZooKeeper at {hosts} within "
                     f"{self.request_timeout:g} s"
@@ -150,6 +243,8 @@ class ZkSession:
         if self._state_listener is not None:
             with contextlib.suppress(Exception):  # best effort during shutdown
                 self.client.remove_listener(self._state_listener)
+        if self._shared and not _Shared.release(self.client):
+            return
         if self.owns_client:
             try:
                 self.client.stop()
@@ -199,6 +294,16 @@ class ZkSession:
     def _auth_failed(self) -> Exception:
         who = f" of {self.security.username!r}" if self.security and self.security.username else ""
         return self.unavailable(f"ZooKeeper rejected the SASL login{who}")
+
+    def sync(self, path: str) -> None:
+        """Make the server we are connected to catch up with the leader for ``path``.
+
+        ZooKeeper reads are served by whichever server a client is connected
+        to, and a follower may lag; a new session (after an expiry) has no
+        guarantee of seeing what an older one saw. ``sync`` then read is how
+        ZooKeeper gives an up-to-date read.
+        """
+        self.call(self.client.sync_async(path))
 
     def children(self, path: str, watch: Callable[[Any], None] | None = None) -> list[str]:
         """The children of ``path``; with ``watch``, also (re-)arm a child watch.
@@ -255,8 +360,7 @@ class ZkSession:
         chroot = self.client.chroot
         if not chroot:
             return
-        hosts = ",".join(f"{h}:{p}" for h, p in self.client.hosts)
-        helper = self.kz.client.KazooClient(hosts=hosts, **self._client_options)
+        helper = new_client(self.kz, self.hosts, session_timeout=10.0, options=self._client_options)
         try:
             helper.start(timeout=self.request_timeout)
             self._ensure(helper, chroot)

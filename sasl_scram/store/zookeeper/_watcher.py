@@ -58,6 +58,8 @@ class ZkChangeWatcher:
             what it names).
         on_disconnect: Called on kazoo's thread when the connection is
             suspended or lost: start the staleness clock. Must not block.
+        on_idle: Called on the background thread about once a second while
+            a resync is pending (to notice that the store now fails closed).
         logger: The store's logger.
         what: What is followed, for the log (``"ZooKeeper changes"``).
         thread_name: The background thread's name.
@@ -78,6 +80,7 @@ class ZkChangeWatcher:
         logger: logging.Logger,
         what: str,
         thread_name: str,
+        on_idle: Callable[[], None] = lambda: None,
     ) -> None:
         self._zk = session
         self._path = changes_path
@@ -88,6 +91,7 @@ class ZkChangeWatcher:
         self._on_fresh = on_fresh
         self._on_notification = on_notification
         self._on_disconnect = on_disconnect
+        self._on_idle = on_idle
         self._log = logger
         self._what = what
         self._thread_name = thread_name
@@ -164,6 +168,7 @@ class ZkChangeWatcher:
             try:
                 item = self._queue.get(timeout=1.0 if self._need_resync else None)
             except queue.Empty:
+                self._on_idle()
                 item = _RESYNC if self._zk.connected() else ""
             if not item:
                 continue
@@ -182,8 +187,9 @@ class ZkChangeWatcher:
                 else:
                     self._process_changes()
             except self._zk.unavailable as exc:
+                # The state listener has logged the loss; this is its echo.
                 self._need_resync = True
-                self._log.warning("ZooKeeper unavailable, will resync: %s", exc)
+                self._log.debug("ZooKeeper unavailable, will resync: %s", exc)
             except Exception:
                 self._need_resync = True
                 self._log.exception("unexpected error following %s; will resync", self._what)
@@ -191,6 +197,10 @@ class ZkChangeWatcher:
     def resync(self) -> None:
         """Re-arm the watch and reload everything (after start, reconnect, expiry)."""
         self._need_resync = False
+        # After an expiry this is a new session, possibly on a lagging
+        # follower: catch up with the leader first, so that the snapshot
+        # swapped in is never older than what the cache already holds.
+        self._zk.sync(self._path)
         children = self._zk.children(self._path, watch=self._on_changes)
         latest = self._latest(children)
         changed = self._reload()

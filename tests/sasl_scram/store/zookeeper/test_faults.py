@@ -1,0 +1,145 @@
+"""ZooKeeper faults (issue 15) against real, killed and restarted ZooKeeper processes:
+bounded reconnects, state changes logged once, no refusal through an expiry or a restart."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import pytest
+
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram.store import CredentialStoreUnavailable, ZooKeeperCredentialStore
+from tests.sasl_scram.store.test_contract import ok, ups, wait_for
+from tests.zookeeper_server import TcpProxy, ZooKeeperServer, expire_session
+
+
+def _records(caplog: pytest.LogCaptureFixture, prefix: str, level: int) -> list[str]:
+    return [
+        f"{r.levelname} {r.getMessage()}"
+        for r in caplog.records
+        if r.name.startswith(prefix) and r.levelno >= level
+    ]
+
+
+def _serves(store: ZooKeeperCredentialStore, user: str) -> bool:
+    try:
+        return store.lookup(user, SCRAM_SHA_256) is not None
+    except CredentialStoreUnavailable:
+        return False
+
+
+def test_outage_recovers_within_3_s_and_logs_each_state_once(
+    dedicated_zookeeper: ZooKeeperServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """ZooKeeper down for 12 s: kazoo's default back-off would have grown to
+    several seconds; ours reconnects within about a second of its return."""
+    caplog.set_level(logging.DEBUG)
+    hosts = dedicated_zookeeper.hosts
+    store = ZooKeeperCredentialStore(hosts, max_staleness=2, session_timeout=30)
+    try:
+        assert store.alter([], [ups("before")]) == [ok("before")]
+        dedicated_zookeeper.kill()
+        wait_for(lambda: store._cache.disconnected, 10)
+        time.sleep(12)  # the outage itself (nothing to wait for: ZooKeeper is down)
+        with pytest.raises(CredentialStoreUnavailable):
+            store.lookup("before", SCRAM_SHA_256)
+        dedicated_zookeeper.start()
+        back = time.monotonic()
+        writer = ZooKeeperCredentialStore(hosts, mode="lazy")
+        try:
+            assert writer.alter([], [ups("after")]) == [ok("after")]
+        finally:
+            writer.close()
+        wait_for(lambda: _serves(store, "after"), 10)
+        recovered = time.monotonic() - back
+        print(f"served a change {recovered:.2f} s after ZooKeeper answered again")
+        assert recovered < 3.0, f"took {recovered:.1f} s"
+    finally:
+        store.close()
+    ours = _records(caplog, "sasl_scram.store", logging.INFO)
+    assert [line.split()[0] for line in ours] == ["WARNING", "ERROR", "INFO"], ours
+    assert all(hosts in line for line in ours), ours
+    assert "fails closed" in ours[1] and "resynced" in ours[2]
+    assert _records(caplog, "kazoo", logging.INFO) == []  # per-attempt chatter: DEBUG
+    assert len(_records(caplog, "", logging.INFO)) < 20
+
+
+def test_logins_never_refused_through_an_expiry_and_a_restart(
+    dedicated_zookeeper: ZooKeeperServer,
+) -> None:
+    """Lookups run continuously while the session is expired and ZooKeeper is
+    restarted; a writer keeps changing another user. The resync swaps in a
+    complete snapshot, so a current credential is never missing."""
+    hosts = dedicated_zookeeper.hosts
+    store = ZooKeeperCredentialStore(hosts, session_timeout=6)
+    writer = ZooKeeperCredentialStore(hosts, mode="lazy")
+    refusals: list[str] = []
+    lookups = [0]
+    stop = threading.Event()
+
+    def log_in() -> None:
+        while not stop.is_set():
+            for user in ("alice", "bob"):
+                if store.lookup(user, SCRAM_SHA_256) is None:
+                    refusals.append(user)
+            lookups[0] += 1
+
+    def write() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            writer.alter([], [ups("carol", iterations=4096 + n % 100)])
+            stop.wait(0.05)
+
+    try:
+        assert store.alter([], [ups("alice"), ups("bob")]) == [ok("alice"), ok("bob")]
+        threads = [threading.Thread(target=log_in), threading.Thread(target=write)]
+        for t in threads:
+            t.start()
+        expire_session(store.client, hosts)
+        wait_for(lambda: not store._cache.disconnected, 15)
+        dedicated_zookeeper.restart()
+        wait_for(lambda: store.sync(1.0) and not store._cache.disconnected, 20)
+        stop.set()
+        for t in threads:
+            t.join(10)
+    finally:
+        stop.set()
+        writer.close()
+        store.close()
+    assert lookups[0] > 100
+    assert refusals == []
+
+
+def test_partition_through_a_proxy_heals_within_3_s(
+    dedicated_zookeeper: ZooKeeperServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The network between the store and ZooKeeper is cut for 8 s (ZooKeeper keeps
+    running and takes writes); once healed the store serves them within 3 s."""
+    caplog.set_level(logging.INFO)
+    proxy = TcpProxy(dedicated_zookeeper.port)
+    store = ZooKeeperCredentialStore(proxy.hosts, session_timeout=30)
+    writer = ZooKeeperCredentialStore(dedicated_zookeeper.hosts, mode="lazy")
+    try:
+        assert store.alter([], [ups("before")]) == [ok("before")]
+        proxy.cut()
+        wait_for(lambda: store._cache.disconnected, 10)
+        assert writer.alter([], [ups("during")]) == [ok("during")]
+        time.sleep(8)  # the partition itself
+        assert _serves(store, "before")  # within max_staleness: still serving
+        assert not _serves(store, "during")
+        proxy.heal()
+        healed = time.monotonic()
+        wait_for(lambda: _serves(store, "during"), 10)
+        recovered = time.monotonic() - healed
+        print(f"served a change {recovered:.2f} s after the partition healed")
+        assert recovered < 3.0, f"took {recovered:.1f} s"
+    finally:
+        writer.close()
+        store.close()
+        proxy.close()
+    ours = _records(caplog, "sasl_scram.store", logging.INFO)
+    assert [line.split()[0] for line in ours] == ["WARNING", "INFO"], ours
+    assert _records(caplog, "kazoo", logging.INFO) == []

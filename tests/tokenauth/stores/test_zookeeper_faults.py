@@ -1,0 +1,106 @@
+"""Token-store faults (issue 15): one ZooKeeper session shared with the credential
+store, the staleness key, and a token-store outage refused like a credential-store one."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from sasl_scram import SCRAM_SHA_256, CredentialRequest, ScramConfigError
+from sasl_scram.endpoint import EndpointConfig, ScramEndpoint, zookeeper_store_options
+from sasl_scram.endpoint._extension import EndpointExtension
+from sasl_scram.store import (
+    CredentialStoreUnavailable,
+    InMemoryCredentialStore,
+    StoreUnavailable,
+    ZooKeeperCredentialStore,
+)
+from tests.sasl_scram.store.test_contract import ok, ups, wait_for
+from tests.tokenauth.conftest import ALICE
+from tests.zookeeper_server import ZooKeeperServer
+from tokenauth import TokenInformation, TokenStoreUnavailable, ZooKeeperTokenStore
+
+
+def test_an_endpoints_stores_share_one_session(zookeeper_hosts: str) -> None:
+    options = zookeeper_store_options({"zookeeper.connect": zookeeper_hosts})
+    creds = ZooKeeperCredentialStore(zookeeper_hosts, **options)
+    tokens = ZooKeeperTokenStore(zookeeper_hosts, **options)
+    try:
+        assert creds.client is tokens.client
+        creds.close()
+        # The token store keeps the session the credential store let go of.
+        tokens.put(TokenInformation("t1", ALICE, ALICE, (), 1, 2, 3))
+        assert tokens.get("t1") is not None
+    finally:
+        creds.close()
+        tokens.close()
+    assert not tokens.client.connected
+
+
+def test_stores_of_different_processes_do_not_share(zookeeper_hosts: str) -> None:
+    creds = ZooKeeperCredentialStore(zookeeper_hosts)
+    tokens = ZooKeeperTokenStore(zookeeper_hosts)
+    try:
+        assert creds.client is not tokens.client
+    finally:
+        creds.close()
+        tokens.close()
+
+
+def test_max_staleness_is_a_server_property(caplog: pytest.LogCaptureFixture) -> None:
+    assert zookeeper_store_options({})["max_staleness"] == 60.0
+    key = "scram.store.max.staleness.ms"
+    assert zookeeper_store_options({key: "1500"})["max_staleness"] == 1.5
+    assert zookeeper_store_options({key: "-1"})["max_staleness"] == float("inf")
+    for bad in ("soon", "-2"):
+        with pytest.raises(ScramConfigError, match=key):
+            zookeeper_store_options({key: bad})
+    with caplog.at_level(logging.WARNING):
+        EndpointConfig.from_properties(
+            {"listeners": "SASL_PLAINTEXT://127.0.0.1:0", "zookeeper.connect": "h:1", key: "5000"}
+        )
+    assert caplog.records == []
+
+
+def test_staleness_applies_to_both_stores(dedicated_zookeeper: ZooKeeperServer) -> None:
+    hosts = dedicated_zookeeper.hosts
+    options = zookeeper_store_options({"scram.store.max.staleness.ms": "0"})
+    creds = ZooKeeperCredentialStore(hosts, **options)
+    tokens = ZooKeeperTokenStore(hosts, **options)
+    try:
+        assert creds.alter([], [ups("alice")]) == [ok("alice")]
+        dedicated_zookeeper.kill()
+        wait_for(lambda: creds._cache.disconnected, 10)
+        with pytest.raises(CredentialStoreUnavailable):
+            creds.lookup("alice", SCRAM_SHA_256)
+        with pytest.raises(TokenStoreUnavailable):
+            tokens.get("t1")
+    finally:
+        creds.close()
+        tokens.close()
+
+
+def test_a_token_store_outage_refuses_the_login_like_a_credential_store_outage(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    assert issubclass(TokenStoreUnavailable, StoreUnavailable)
+
+    def token_grant(request: CredentialRequest) -> None:
+        raise TokenStoreUnavailable("token store unreachable for more than 60 s; failing closed")
+
+    config = EndpointConfig.from_properties(
+        {"listeners": "SASL_PLAINTEXT://127.0.0.1:0", "scram.credential.store.path": "x.db"}
+    )
+    endpoint = ScramEndpoint(
+        config,
+        InMemoryCredentialStore(),
+        extensions=[EndpointExtension("tokens", token_grant=token_grant)],
+    )
+    request = CredentialRequest(SCRAM_SHA_256, "tokenId1", True, {})
+    with caplog.at_level(logging.WARNING, logger="sasl_scram.endpoint"):
+        for n in range(50):
+            assert endpoint.grant(request, f"c{n}") is None
+    refusals = [r for r in caplog.records if r.name == "sasl_scram.endpoint"]
+    assert [(r.levelname, r.exc_info) for r in refusals] == [("WARNING", None)]
+    assert "failing closed" in refusals[0].getMessage()
