@@ -100,7 +100,7 @@ def endpoint_auth_failures(caplog: Any, since: int = 0) -> list[str]:
     return [
         m
         for m in caplog.messages[since:]
-        if re.search(r"closing: SASL \S+ authentication failed", m)
+        if m.startswith("[") and "Failed authentication with /" in m
     ]
 
 

@@ -74,8 +74,8 @@ def test_token_and_password_logins_fail_closed_alike(
     refusals = [line for line in lines if "refusing login" in line]
     assert len(refusals) == 2, refusals  # one per kind of outage, rate-limited
     assert any("TokenStoreUnavailable" in line or "token store" in line for line in refusals)
-    # Besides the endpoint's usual line for each failed login ("closing: ...
-    # authentication failed", logged for any refused login), the outage is a
-    # few lines.
-    outage = [line for line in lines if "closing:" not in line]
+    # Besides the endpoint's usual line for each failed login (Kafka's "Failed
+    # authentication with /HOST:PORT ...", logged for any refused login), the
+    # outage is a few lines.
+    outage = [line for line in lines if "Failed authentication with" not in line]
     assert len(outage) < 20, stderr
