@@ -11,8 +11,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sasl_scram._errors import ScramConfigError, ScramError
-from sasl_scram.config import parse_properties
-from sasl_scram.endpoint import BootstrapFiles, ensure_bootstrap_user
+from sasl_scram.config import Properties, parse_properties
+from sasl_scram.endpoint import (
+    BOOTSTRAP_FILE_KEY,
+    BOOTSTRAP_USER_KEY,
+    EVENT_LOOP_KEY,
+    BootstrapFiles,
+    ensure_bootstrap_user,
+)
 
 __all__ = ["register"]
 
@@ -35,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(handler=_run, parser=parser)
 
 
-def load_properties(path: str, overrides: list[str]) -> dict[str, str]:
+def load_properties(path: str, overrides: list[str]) -> Properties:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -46,7 +52,7 @@ def load_properties(path: str, overrides: list[str]) -> dict[str, str]:
         if not sep or not key.strip():
             # The argument is not echoed: it may be a secret typed without its key.
             raise ScramConfigError("--override expects KEY=VALUE")
-        props[key.strip()] = value
+        props.set(key.strip(), value, "--override")
     return props
 
 
@@ -62,10 +68,6 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     except ScramError as exc:
         print(f"kafka-scram serve: error: {exc}", file=stderr)
         return 1
-
-
-EVENT_LOOP_KEY = "scram.event.loop"
-BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
 
 
 def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
@@ -84,9 +86,6 @@ def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
         else:
             return uvloop.run(main)
     return asyncio.run(main)
-
-
-BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
 
 
 def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
