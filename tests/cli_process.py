@@ -24,18 +24,23 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 def kafka_scram(
-    *args: str, stdin: str = "", cwd: Path | None = None, timeout: float = 60
+    *args: str, stdin: str | bytes = "", cwd: Path | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    """``kafka-scram ARGS...`` with ``stdin`` piped in; output captured."""
-    return subprocess.run(
+    """``kafka-scram ARGS...`` with ``stdin`` piped in; output captured as text."""
+    done = subprocess.run(
         [EXE, *args],
-        input=stdin,
+        input=stdin.encode() if isinstance(stdin, str) else stdin,
         capture_output=True,
-        text=True,
         timeout=timeout,
         cwd=cwd,
         env=child_env(),
         check=False,
+    )
+    return subprocess.CompletedProcess(
+        done.args,
+        done.returncode,
+        done.stdout.decode(errors="replace"),
+        done.stderr.decode(errors="replace"),
     )
 
 

@@ -40,8 +40,8 @@ def test_check(tmp_path: Path) -> None:
     code, out, err = run("jaas", "check", str(good), str(bad))
     assert code == 1 and "OK" in out
     assert err.splitlines() == [
-        f"{bad}:2:21: expected a value for option 'port', got number 9092 "
-        "(unquoted numbers are not allowed; quote the value)",
+        f"kafka-scram jaas check: error: {bad}:2:21: expected a value for option 'port', "
+        "got number 9092 (unquoted numbers are not allowed; quote the value)",
         "        m required port=9092;",
         "                        ^~~~",
     ]

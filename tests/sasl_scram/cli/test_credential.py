@@ -121,7 +121,6 @@ def test_password_from_stdin_and_fresh_salt() -> None:
             ["credential", "--mechanism", "SCRAM-SHA-256", "--password", "x", "--bogus"],
             "unrecognized arguments",
         ),
-        ([], "required"),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(argv: list[str], message: str) -> None:
