@@ -170,66 +170,73 @@ class Tokenizer:
             ctype = self._ctype(c)
 
         if ctype & _CT_DIGIT:
-            if c == ord("-"):
-                c = self._read()
-                if c != ord(".") and not (ord("0") <= c <= ord("9")):
-                    self._peekc = c
-                    return Token(TokenKind.ORDINARY, "-", start, start + 1)
-            seendot = False
-            while True:
-                if c == ord(".") and not seendot:
-                    seendot = True
-                elif not ord("0") <= c <= ord("9"):
-                    break
-                c = self._read()
-            self._peekc = c
-            end = self._i - 1
-            return Token(TokenKind.NUMBER, self._text[start:end], start, end)
-
+            return self._number(c, start)
         if ctype & _CT_ALPHA:
-            while True:
-                c = self._read()
-                if c < 0 or not self._ctype(c) & (_CT_ALPHA | _CT_DIGIT):
-                    break
-            self._peekc = c
-            end = self._i - 1
-            return Token(TokenKind.WORD, self._text[start:end], start, end)
-
+            return self._word(start)
         if ctype & _CT_QUOTE:
             return self._quoted(c, start)
-
         if c == ord("/"):
-            # Both comment styles are enabled by both callers.
+            return self._comment()
+        return Token(TokenKind.ORDINARY, chr(c), start, start + 1)
+
+    def _number(self, c: int, start: int) -> Token:
+        # StreamTokenizer.nextToken's parseNumbers branch: "-" alone is ordinary.
+        if c == ord("-"):
             c = self._read()
-            if c == ord("*"):
-                prevc = 0
-                while True:
-                    c = self._read()
-                    if c == ord("/") and prevc == ord("*"):
-                        break
-                    # Java reads past a line break without re-checking for
-                    # "*/", so "*\n/" does not close the comment.
-                    if c == 0x0D:
-                        c = self._read()
-                        if c == 0x0A:
-                            c = self._read()
-                    elif c == 0x0A:
-                        c = self._read()
-                    if c < 0:
-                        return self._eof()
-                    prevc = c
-                return None
-            # "//" and a lone "/" (a comment character) both skip to the end
-            # of the line; a lone "/" has already swallowed one character,
-            # which may itself be the line break.
+            if c != ord(".") and not (ord("0") <= c <= ord("9")):
+                self._peekc = c
+                return Token(TokenKind.ORDINARY, "-", start, start + 1)
+        seendot = False
+        while True:
+            if c == ord(".") and not seendot:
+                seendot = True
+            elif not ord("0") <= c <= ord("9"):
+                break
+            c = self._read()
+        self._peekc = c
+        end = self._i - 1
+        return Token(TokenKind.NUMBER, self._text[start:end], start, end)
+
+    def _word(self, start: int) -> Token:
+        while True:
+            c = self._read()
+            if c < 0 or not self._ctype(c) & (_CT_ALPHA | _CT_DIGIT):
+                break
+        self._peekc = c
+        end = self._i - 1
+        return Token(TokenKind.WORD, self._text[start:end], start, end)
+
+    def _comment(self) -> Token | None:
+        """Skip a comment after its "/"; ``None`` (no token), or EOF inside one."""
+        # Both comment styles are enabled by both callers.
+        c = self._read()
+        if c == ord("*"):
+            prevc = 0
             while True:
                 c = self._read()
-                if c in (0x0A, 0x0D) or c < 0:
+                if c == ord("/") and prevc == ord("*"):
                     break
-            self._peekc = c
+                # Java reads past a line break without re-checking for
+                # "*/", so "*\n/" does not close the comment.
+                if c == 0x0D:
+                    c = self._read()
+                    if c == 0x0A:
+                        c = self._read()
+                elif c == 0x0A:
+                    c = self._read()
+                if c < 0:
+                    return self._eof()
+                prevc = c
             return None
-
-        return Token(TokenKind.ORDINARY, chr(c), start, start + 1)
+        # "//" and a lone "/" (a comment character) both skip to the end
+        # of the line; a lone "/" has already swallowed one character,
+        # which may itself be the line break.
+        while True:
+            c = self._read()
+            if c in (0x0A, 0x0D) or c < 0:
+                break
+        self._peekc = c
+        return None
 
     def _quoted(self, quote: int, start: int) -> Token:
         chars: list[str] = []
