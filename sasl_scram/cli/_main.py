@@ -94,10 +94,17 @@ def build_parser(stderr: TextIO | None = None) -> OneLineParser:
             )
             continue
         register(subparsers)
+    _add_debug_below(subparsers)
+    return parser
+
+
+def _add_debug_below(subparsers: argparse._SubParsersAction[Any]) -> None:
     for sub in subparsers.choices.values():
         # SUPPRESS: "--debug" after the command must not reset one given before it.
         _add_debug(sub, argparse.SUPPRESS)
-    return parser
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _add_debug_below(action)
 
 
 def main(
