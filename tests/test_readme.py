@@ -146,3 +146,10 @@ def test_make_run_installs_no_test_tools() -> None:
     assert "run: $(VENV)/.run-installed" in makefile
     for extra in ("kafka-python", "aiokafka", "confluent", "pure-sasl", "spark"):
         assert extra in optional
+
+
+def test_compatibility_notes_the_describe_difference() -> None:
+    text = (ROOT / "docs" / "compatibility.md").read_text(encoding="utf-8")
+    marker = "--describe` without `--owner-principal`"
+    row = next(line for line in text.splitlines() if marker in line)
+    assert "up to Kafka 3.4" in row and "since 3.5" in row
