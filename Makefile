@@ -1,5 +1,8 @@
 # The two set-up commands of the README: `make run` and `make test`.
-# Both create .venv and install what they need on a fresh machine.
+# Both create .venv. `make run` installs the package and the one client library
+# the README's steps use ([kafka-python]), no test tools and no system packages;
+# `make test` installs the [test] extra, system packages (a JDK, ZooKeeper, kcat),
+# Kafka's client jars and pyspark.
 
 # The distribution's CPython 3.11 when there is one: Debian and Ubuntu build it
 # with profile-guided optimisation and link it statically, about 25% faster
@@ -15,9 +18,18 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: run test bench lint typecheck pytest system jars spark venv clean
 
-$(VENV)/.installed: pyproject.toml
+# The interpreter and pip; built only when missing (or after `make clean`).
+$(PY):
 	$(PYTHON) -m venv --clear $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+
+# What `make run` needs: the package and the README's client library.
+$(VENV)/.run-installed: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[kafka-python]'
+	touch $@
+
+# Everything the tests need.
+$(VENV)/.installed: pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
@@ -36,7 +48,7 @@ jars: venv
 	$(PY) tools/fetch_kafka_jars.py
 
 # The main job: the Kafka-protocol endpoint on 127.0.0.1:9092 (Ctrl-C stops it).
-run: venv
+run: $(VENV)/.run-installed
 	$(PY) examples/quickstart.py
 	$(VENV)/bin/kafka-scram serve --config config/server.properties
 

@@ -1,6 +1,6 @@
 """aiokafka with token-capable SCRAM, driven by a ``client.properties`` file.
 
-Usage: python examples/aiokafka_client.py [client.properties]
+Usage: python examples/aiokafka_client.py [--debug] client.properties
 (or set KAFKA_CLIENT_PROPERTIES). A user or a delegation token
 (tokenauth=true) in sasl.jaas.config. Prints the cluster's topics.
 """
@@ -8,9 +8,9 @@ Usage: python examples/aiokafka_client.py [client.properties]
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 
+from _example import run_example
 from aiokafka import AIOKafkaConsumer
 
 from sasl_scram.integrations import aiokafka as scram_aiokafka
@@ -18,17 +18,15 @@ from sasl_scram.integrations import aiokafka as scram_aiokafka
 
 async def list_topics(path: str) -> set[str]:
     consumer = AIOKafkaConsumer(**scram_aiokafka.client_kwargs(path))
-    await consumer.start()
     try:
+        # Inside the try: a failed start (a wrong password) must still close it.
+        await consumer.start()
         return set(await consumer.topics())
     finally:
         await consumer.stop()
 
 
-def main(argv: list[str]) -> int:
-    path = (
-        argv[1] if len(argv) > 1 else os.environ.get("KAFKA_CLIENT_PROPERTIES", "client.properties")
-    )
+def main(path: str) -> int:
     with scram_aiokafka.installed():  # the patch is undone when the block ends
         topics = asyncio.run(list_topics(path))
     print(f"topics: {sorted(topics)}")
@@ -36,4 +34,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(run_example(main, sys.argv))

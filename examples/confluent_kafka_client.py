@@ -1,6 +1,6 @@
 """confluent-kafka logging in with SCRAM from a ``client.properties`` file.
 
-Usage: python examples/confluent_kafka_client.py [client.properties]
+Usage: python examples/confluent_kafka_client.py [--debug] client.properties
 (or set KAFKA_CLIENT_PROPERTIES). User logins only: librdkafka cannot send
 the tokenauth=true extension, so a token login stops with a clear error.
 Prints the cluster's brokers and topics.
@@ -8,28 +8,35 @@ Prints the cluster's brokers and topics.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from _example import run_example
+from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
 from sasl_scram.integrations import UnsupportedByClient, confluent
 
 
-def main(argv: list[str]) -> int:
-    path = (
-        argv[1] if len(argv) > 1 else os.environ.get("KAFKA_CLIENT_PROPERTIES", "client.properties")
-    )
+def main(path: str) -> int:
     try:
         config = confluent.client_config(path)
     except UnsupportedByClient as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"confluent_kafka_client.py: error: {exc}", file=sys.stderr)
         return 1
-    metadata = AdminClient(config).list_topics(timeout=10)
+    # librdkafka's own log lines would repeat the error below; keep stderr to one line,
+    # with the reason librdkafka reports (a failed login) in it.
+    errors: list[str] = []
+    config["log_level"] = 0
+    config["error_cb"] = lambda err: errors.append(err.str())
+    try:
+        # AdminClient has no close(): it is released when the last reference goes.
+        metadata = AdminClient(config).list_topics(timeout=10)
+    except KafkaException as exc:
+        raise KafkaException(f"{exc.args[0].str()}{f' ({errors[-1]})' if errors else ''}") from None
     print(f"brokers: {sorted((b.host, b.port) for b in metadata.brokers.values())}")
     print(f"topics: {sorted(metadata.topics)}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(run_example(main, sys.argv))

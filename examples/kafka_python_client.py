@@ -1,6 +1,6 @@
 """kafka-python with token-capable SCRAM, driven by a ``client.properties`` file.
 
-Usage: python examples/kafka_python_client.py [client.properties]
+Usage: python examples/kafka_python_client.py [--debug] client.properties
 (or set KAFKA_CLIENT_PROPERTIES). The file holds bootstrap.servers,
 security.protocol, sasl.mechanism and sasl.jaas.config: a user, or a
 delegation token with tokenauth=true. Prints the cluster's brokers and topics.
@@ -8,18 +8,15 @@ delegation token with tokenauth=true. Prints the cluster's brokers and topics.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from _example import run_example
 from kafka import KafkaAdminClient, KafkaConsumer
 
 from sasl_scram.integrations import kafka_python
 
 
-def main(argv: list[str]) -> int:
-    path = (
-        argv[1] if len(argv) > 1 else os.environ.get("KAFKA_CLIENT_PROPERTIES", "client.properties")
-    )
+def main(path: str) -> int:
     kafka_python.install()  # explicit; undone below
     try:
         kwargs = kafka_python.client_kwargs(path)
@@ -40,4 +37,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(run_example(main, sys.argv))

@@ -1,6 +1,6 @@
 """pure-sasl's SASLClient logging into a Kafka listener with SCRAM.
 
-Usage: python examples/pure_sasl_client.py [client.properties]
+Usage: python examples/pure_sasl_client.py [--debug] client.properties
 (or set KAFKA_CLIENT_PROPERTIES). pure-sasl only produces SASL messages; this
 example carries them in Kafka's SaslHandshake and SaslAuthenticate requests
 (our codec, ``sasl_scram.kafka``) over a plain socket. A user or a
@@ -9,11 +9,11 @@ delegation token (tokenauth=true) in sasl.jaas.config.
 
 from __future__ import annotations
 
-import os
 import socket
 import sys
 from typing import Any
 
+from _example import run_example
 from puresasl.client import SASLClient
 
 from sasl_scram.integrations import ScramCredentials, load_client_config, pure_sasl
@@ -43,13 +43,12 @@ class KafkaSocket:
         self._sock.close()
 
 
-def main(argv: list[str]) -> int:
-    path = (
-        argv[1] if len(argv) > 1 else os.environ.get("KAFKA_CLIENT_PROPERTIES", "client.properties")
-    )
+def main(path: str) -> int:
     config = load_client_config(path)
     if config.security_protocol != "SASL_PLAINTEXT":
-        print("error: this example speaks SASL_PLAINTEXT only", file=sys.stderr)
+        print(
+            "pure_sasl_client.py: error: this example speaks SASL_PLAINTEXT only", file=sys.stderr
+        )
         return 1
     credentials = ScramCredentials.from_client_config(config)
     assert config.mechanism is not None
@@ -68,13 +67,20 @@ def main(argv: list[str]) -> int:
         try:
             handshake = conn.call(ApiKey.SASL_HANDSHAKE, {"mechanism": sasl.mechanism})
             if handshake["error_code"]:
-                print(f"error: broker offers {handshake['mechanisms']}", file=sys.stderr)
+                print(
+                    f"pure_sasl_client.py: error: broker offers {handshake['mechanisms']}",
+                    file=sys.stderr,
+                )
                 return 1
             token = sasl.process()
             while not sasl.complete:
                 response = conn.call(ApiKey.SASL_AUTHENTICATE, {"auth_bytes": token})
                 if response["error_code"]:
-                    print(f"error: {response['error_message']}", file=sys.stderr)
+                    print(
+                        f"pure_sasl_client.py: error: {response['error_message']}; check the "
+                        f"user and password (or token) in {path}'s sasl.jaas.config",
+                        file=sys.stderr,
+                    )
                     return 1
                 token = sasl.process(response["auth_bytes"])
             lifetime = response["session_lifetime_ms"]
@@ -88,4 +94,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(run_example(main, sys.argv))

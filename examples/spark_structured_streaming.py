@@ -11,7 +11,7 @@ connector, ``spark-sql-kafka-0-10``). Without it, it reads Spark's
 ``rate-micro-batch`` source, so the example runs anywhere; the token options
 are still set on the reader and the writer, exactly as for Kafka.
 
-Run (``pip install kafka-scram[spark]``)::
+Run (in the source tree, ``pip install '.[spark]'``; kafka-scram is on no package index)::
 
     python examples/spark_structured_streaming.py --client-properties client.properties \\
         --checkpoint /tmp/ckpt --output /tmp/out --seconds 60

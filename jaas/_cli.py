@@ -17,6 +17,19 @@ __all__ = ["handler", "register"]
 
 _OK, _ERROR, _USAGE = 0, 1, 2
 
+_CHECK_EPILOG = """examples:
+  kafka-scram jaas check /etc/kafka/kafka_server_jaas.conf
+  kafka-scram jaas check -Dkafka.home=/opt/kafka client_jaas.conf"""
+_SHOW_EPILOG = """examples:
+  kafka-scram jaas show /etc/kafka/kafka_server_jaas.conf
+  kafka-scram jaas show --json --sasl-jaas-config - < sasl_jaas_config.txt"""
+_JAAS_EPILOG = _CHECK_EPILOG + "\n  kafka-scram jaas show --json client_jaas.conf"
+
+
+def _error(command: str, message: str, stderr: TextIO) -> None:
+    # One error format for every command: the first line says which command failed.
+    print(f"kafka-scram jaas {command}: error: {message}", file=stderr)
+
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the ``jaas`` command and its ``check`` and ``show`` subcommands."""
@@ -24,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "jaas",
         help="check and show JAAS configuration",
         description="Read JAAS configuration exactly as Kafka and the JDK read it.",
+        epilog=_JAAS_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = jaas.add_subparsers(dest="jaas_command", metavar="SUBCOMMAND")
     commands.required = True
@@ -32,6 +47,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "check",
         help="validate static JAAS files",
         description="Exit 0 when every file is valid JAAS as the JDK reads it, 1 otherwise.",
+        epilog=_CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("files", nargs="+", metavar="FILE", help="JAAS file ('-' for stdin)")
     _add_define(check)
@@ -40,6 +57,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "show",
         help="print a parsed JAAS configuration",
         description="Print the parsed model; secrets are masked unless --show-secrets.",
+        epilog=_SHOW_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     source = show.add_mutually_exclusive_group(required=True)
     source.add_argument("file", nargs="?", metavar="FILE", help="JAAS file ('-' for stdin)")
@@ -49,7 +68,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="a sasl.jaas.config value ('-' reads it from stdin)",
     )
     show.add_argument("--json", action="store_true", help="print JSON")
-    show.add_argument("--show-secrets", action="store_true", help="do not mask secret values")
+    show.add_argument(
+        "--show-secrets",
+        action="store_true",
+        help="print secret values (passwords, user_NAME, HMACs) instead of a mask",
+    )
     _add_define(show)
 
     jaas.set_defaults(handler=handler)
@@ -72,7 +95,7 @@ def handler(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     for define in args.defines:
         name, sep, value = define.partition("=")
         if not sep or not name:
-            print(f"kafka-scram jaas: error: -D expects NAME=VALUE, got {define!r}", file=stderr)
+            _error(args.jaas_command, f"-D expects NAME=VALUE, got {define!r}", stderr)
             return _USAGE
         properties[name] = value
     expand = properties or None
@@ -86,6 +109,12 @@ def _read(path: str, stdin: TextIO) -> str:
         return stdin.read()
     with open(path, encoding="utf-8") as fh:  # the JDK reads JAAS files as UTF-8
         return fh.read()
+
+
+def _reason(exc: OSError | UnicodeDecodeError) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text (the JDK reads JAAS files as UTF-8)"
+    return exc.strerror or str(exc)
 
 
 def _kafka_problems(config: Configuration) -> list[str]:
@@ -113,18 +142,18 @@ def _check(
         try:
             text = _read(path, stdin)
         except (OSError, UnicodeDecodeError) as exc:
-            print(f"{shown}: cannot read: {exc}", file=stderr)
+            _error("check", f"cannot read {shown}: {_reason(exc)}", stderr)
             status = _ERROR
             continue
         try:
             config = parse_file(text, shown, expand_properties=expand)
         except JaasError as exc:
-            print(str(exc), file=stderr)
+            _error("check", str(exc), stderr)
             status = _ERROR
             continue
         problems = _kafka_problems(config)
         for problem in problems:
-            print(f"{shown}: {problem}", file=stderr)
+            _error("check", f"{shown}: {problem}", stderr)
         if problems:
             status = _ERROR
             continue
@@ -160,11 +189,11 @@ def _show(
             return _OK
         shown = "<stdin>" if args.file == "-" else args.file
         config = parse_file(_read(args.file, stdin), shown, expand_properties=expand)
-    except OSError as exc:
-        print(f"{args.file}: cannot read: {exc}", file=stderr)
+    except (OSError, UnicodeDecodeError) as exc:
+        _error("show", f"cannot read {args.file}: {_reason(exc)}", stderr)
         return _ERROR
     except JaasError as exc:
-        print(str(exc), file=stderr)
+        _error("show", str(exc), stderr)
         return _ERROR
     if args.json:
         payload = {"source": shown, **config.to_dict(show_secrets=not mask)}

@@ -21,18 +21,27 @@ _ASSIGNMENT = re.compile(
 )
 
 
-def _mask_line(line: str) -> str:
-    def repl(match: re.Match[str]) -> str:
-        key = match.group("key").strip("\"'")
-        if not is_secret_key(key):
-            return match.group(0)
-        start, end = match.span("value")
-        offset = match.start()
-        text = match.group(0)
-        # Same length, so the caret below still lines up.
-        return text[: start - offset] + "*" * (end - start) + text[end - offset :]
+def _mask_line(line: str, column: int, width: int) -> tuple[str, int, int]:
+    """Mask secret values in ``line``; move the caret (1-based ``column``, ``width``) with them.
 
-    return _ASSIGNMENT.sub(repl, line)
+    Every secret becomes the same fixed :data:`MASK`, whatever its length, so an
+    error never gives the length away; a caret inside a secret underlines the mask.
+    """
+    spans = [
+        match.span("value")
+        for match in _ASSIGNMENT.finditer(line)
+        if is_secret_key(match.group("key").strip("\"'")) and match.group("value")
+    ]
+    caret = column - 1
+    shift = 0
+    for start, end in spans:
+        if end <= caret:
+            shift += len(MASK) - (end - start)
+        elif start <= caret:  # the caret points into the secret itself
+            caret, width = start, len(MASK)
+    for start, end in reversed(spans):
+        line = line[:start] + MASK + line[end:]
+    return line, caret + shift + 1, width
 
 
 def _printable(text: str) -> str:
@@ -104,14 +113,16 @@ class Locator:
         width = max(1, min(width, len(source) - column + 1))
         if hint is None and "#" in source[: column - 1]:
             hint = "'#' does not start a comment in JAAS; use // or /* */"
+        shown, caret_column, width = _mask_line(source, column, width)
         return JaasSyntaxError(
             expected=expected,
             got=got if got is not None else describe(token, secret=secret),
             filename=self.filename,
             line=line,
             column=column,
-            source_line=_mask_line(source),
+            source_line=shown,
             width=width,
+            caret_column=caret_column,
             hint=hint,
             java_message=java_message,
         )

@@ -39,6 +39,8 @@ class JaasSyntaxError(JaasError):
         column: 1-based column (in characters) of the offending token.
         source_line: The offending line with secret values masked.
         width: How many characters the caret underline covers.
+        caret_column: Where the caret goes under ``source_line`` (1-based),
+            which differs from ``column`` when a secret before it was masked.
     """
 
     def __init__(
@@ -53,6 +55,7 @@ class JaasSyntaxError(JaasError):
         width: int = 1,
         hint: str | None = None,
         java_message: str | None = None,
+        caret_column: int | None = None,
     ) -> None:
         message = f"expected {expected}, got {got}"
         if hint:
@@ -66,10 +69,13 @@ class JaasSyntaxError(JaasError):
         self.column = column
         self.source_line = source_line
         self.width = max(1, width)
+        self.caret_column = column if caret_column is None else caret_column
 
     def __str__(self) -> str:
         # Tabs are kept so the caret stays under the token in a terminal.
-        pad = "".join("\t" if ch == "\t" else " " for ch in self.source_line[: self.column - 1])
+        pad = "".join(
+            "\t" if ch == "\t" else " " for ch in self.source_line[: self.caret_column - 1]
+        )
         caret = pad + "^" + "~" * (self.width - 1)
         return (
             f"{self.filename}:{self.line}:{self.column}: {self.message}\n"

@@ -12,8 +12,9 @@ MASK = "********"
 # message. ScramLoginModule/PlainLoginModule use "password"; delegation-token
 # logins carry the token HMAC as the password; OAuth modules use
 # "clientSecret". Spark's KafkaRedactionUtil.redactJaasParam redacts
-# "password" the same way.
-_SECRET_KEY = re.compile(r"passw(or)?d|pwd|secret|hmac|credential", re.IGNORECASE)
+# "password" the same way. PlainLoginModule's server side keeps each user's
+# password in an option "user_<name>" (PlainServerCallbackHandler).
+_SECRET_KEY = re.compile(r"passw(or)?d|pwd|secret|hmac|credential|^user_", re.IGNORECASE)
 
 
 def is_secret_key(key: str | None) -> bool:

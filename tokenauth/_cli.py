@@ -3,7 +3,8 @@
 Differences from Kafka's tool, on purpose (docs/tokens.md):
 
 * ``--describe`` without ``--owner-principal`` lists every token the caller
-  may see (Kafka 3.5+'s tool sends an empty owner list, which returns none);
+  may see, as Kafka's tool did up to 3.4 (since 3.5 it sends an empty owner
+  list, which returns none; docs/compatibility.md);
 * HMACs are printed by ``--create`` (that is what was asked for) but hidden in
   ``--describe`` and in the renew/expire banners unless ``--show-hmac`` is given.
 """
@@ -29,6 +30,13 @@ _ROW = "\n{:<15} {:<30} {:<15} {:<15} {:<25} {:<15} {:<15} {:<15}\n"
 _HIDDEN = "[hidden]"
 
 
+EPILOG = """examples:
+  kafka-scram delegation-tokens --bootstrap-server 127.0.0.1:9092 \\
+      --command-config alice.properties --create --max-life-time-period -1
+  kafka-scram delegation-tokens --bootstrap-server 127.0.0.1:9092 \\
+      --command-config alice.properties --describe"""
+
+
 class _Usage(Exception):
     pass
 
@@ -38,21 +46,81 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "delegation-tokens",
         help="create, renew, expire and describe delegation tokens (like kafka-delegation-tokens)",
         description="KIP-48 delegation tokens over the Kafka protocol.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--bootstrap-server", dest="bootstrap_server", required=True)
-    parser.add_argument("--command-config", dest="command_config", required=True)
-    for action in ("create", "renew", "expire", "describe"):
-        parser.add_argument(f"--{action}", action="store_true")
-    parser.add_argument("--owner-principal", dest="owner", action="append", default=[])
-    parser.add_argument("--renewer-principal", dest="renewers", action="append", default=[])
-    parser.add_argument("--max-life-time-period", dest="max_life", type=int)
-    parser.add_argument("--renew-time-period", dest="renew_period", type=int)
-    parser.add_argument("--expiry-time-period", dest="expiry_period", type=int)
-    parser.add_argument("--hmac")
+    parser.add_argument(
+        "--bootstrap-server",
+        dest="bootstrap_server",
+        required=True,
+        metavar="HOST:PORT",
+        help="the broker (or kafka-scram serve) to talk to",
+    )
+    parser.add_argument(
+        "--command-config",
+        dest="command_config",
+        required=True,
+        metavar="FILE",
+        help="client properties to log in with (security.protocol, sasl.mechanism, "
+        "sasl.jaas.config); tokens cannot be created with a token login",
+    )
+    for action, what in _ACTIONS.items():
+        parser.add_argument(f"--{action}", action="store_true", help=what)
+    parser.add_argument(
+        "--owner-principal",
+        dest="owner",
+        action="append",
+        default=[],
+        metavar="PRINCIPAL",
+        help="with --create: create the token for this owner (e.g. User:alice); with "
+        "--describe: only this owner's tokens (repeatable)",
+    )
+    parser.add_argument(
+        "--renewer-principal",
+        dest="renewers",
+        action="append",
+        default=[],
+        metavar="PRINCIPAL",
+        help="with --create: a principal allowed to renew the token (repeatable)",
+    )
+    parser.add_argument(
+        "--max-life-time-period",
+        dest="max_life",
+        type=int,
+        metavar="MS",
+        help="with --create: the token's longest life in ms (-1: the server's maximum)",
+    )
+    parser.add_argument(
+        "--renew-time-period",
+        dest="renew_period",
+        type=int,
+        metavar="MS",
+        help="with --renew: extend the expiry by this many ms (-1: the server's default)",
+    )
+    parser.add_argument(
+        "--expiry-time-period",
+        dest="expiry_period",
+        type=int,
+        metavar="MS",
+        help="with --expire: expire in this many ms (-1: now)",
+    )
+    parser.add_argument(
+        "--hmac",
+        metavar="BASE64",
+        help="with --renew or --expire: the token's HMAC, as --create printed it",
+    )
     parser.add_argument(
         "--show-hmac", action="store_true", help="print HMACs in --describe and the banners"
     )
     parser.set_defaults(handler=_run, parser=parser)
+
+
+_ACTIONS = {
+    "create": "create a token (needs --max-life-time-period)",
+    "renew": "renew a token (needs --hmac and --renew-time-period)",
+    "expire": "expire a token (needs --hmac and --expiry-time-period)",
+    "describe": "list tokens (all the caller may see, or --owner-principal's)",
+}
 
 
 def _principals(values: Sequence[str], flag: str) -> list[KafkaPrincipal]:

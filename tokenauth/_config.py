@@ -20,10 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from sasl_scram.config import ConfigKey
 from tokenauth._errors import TokenConfigError
 
 __all__ = [
+    "CONFIG_KEYS",
     "DEFAULT_EXPIRY_CHECK_INTERVAL_MS",
     "DEFAULT_EXPIRY_TIME_MS",
     "DEFAULT_MAX_LIFETIME_MS",
@@ -153,26 +156,68 @@ def parse_secret_list(value: str, key: str = SECRET_KEY) -> tuple[str, ...]:
     return tuple(stripped)
 
 
+def _positive_long(text: str) -> int:
+    """ConfigDef's LONG type with atLeast(1); ValueError with Kafka's reason."""
+    text = text.strip()  # ConfigDef.parseType trims LONG values
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body or not body.isascii() or not body.isdigit():
+        raise ValueError("Not a number of type LONG")
+    value = int(text)
+    if not _JAVA_LONG_MIN <= value <= _JAVA_LONG_MAX:
+        raise ValueError("Not a number of type LONG")
+    if value < 1:  # atLeast(1) in DelegationTokenManagerConfigs
+        raise ValueError("Value must be at least 1")
+    return value
+
+
 def _parse_long(props: Mapping[str, str], key: str, default: int) -> int:
     raw = props.get(key)
     if raw is None:
         return default
-    text = str(raw).strip()  # ConfigDef.parseType trims LONG values
-    body = text[1:] if text[:1] in ("+", "-") else text
-    if not body or not body.isascii() or not body.isdigit():
+    try:
+        return _positive_long(str(raw))
+    except ValueError as exc:
         raise TokenConfigError(
-            f"Invalid value {text} for configuration {key}: Not a number of type LONG"
-        )
-    value = int(text)
-    if not _JAVA_LONG_MIN <= value <= _JAVA_LONG_MAX:
-        raise TokenConfigError(
-            f"Invalid value {text} for configuration {key}: Not a number of type LONG"
-        )
-    if value < 1:  # atLeast(1) in DelegationTokenManagerConfigs
-        raise TokenConfigError(
-            f"Invalid value {value} for configuration {key}: Value must be at least 1"
-        )
-    return value
+            f"Invalid value {str(raw).strip()} for configuration {key}: {exc}"
+        ) from None
+
+
+def _long_key(value: str, _: Mapping[str, Any]) -> int:
+    try:
+        return _positive_long(value)
+    except ValueError as exc:
+        raise ValueError(f"invalid value {value.strip()!r}: {exc}") from None
+
+
+def _secret_list_key(value: str, _: Mapping[str, Any]) -> tuple[str, ...]:
+    try:
+        return parse_secret_list(value)
+    except TokenConfigError as exc:
+        # The message names a position, never the secret.
+        raise ValueError(str(exc).rpartition(f"{SECRET_KEY}: ")[2]) from None
+
+
+_LONG = "an integer from 1 to 9223372036854775807 (milliseconds)"
+_SECRETS = "a secret, or secrets newest first separated by ',' (write \\, for a comma)"
+
+#: The keys ``kafka-scram serve`` validates for tokens (one entry per key); they
+#: reach it through the endpoint extension's ``config_keys``.
+CONFIG_KEYS: tuple[ConfigKey, ...] = (
+    ConfigKey(
+        SECRET_KEY, None, _secret_list_key, _SECRETS, "HMAC secret(s) for tokens", secret=True
+    ),
+    ConfigKey(
+        MASTER_KEY,
+        None,
+        _secret_list_key,
+        _SECRETS,
+        f"deprecated alias of {SECRET_KEY}",
+        secret=True,
+    ),
+    ConfigKey(MAX_LIFETIME_KEY, None, _long_key, _LONG, "a token's longest life"),
+    ConfigKey(EXPIRY_TIME_KEY, None, _long_key, _LONG, "the default renew period"),
+    ConfigKey(EXPIRY_CHECK_INTERVAL_KEY, None, _long_key, _LONG, "how often expiry is swept"),
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from sasl_scram.endpoint import EndpointExtension, Handler, zookeeper_store_opti
 from sasl_scram.endpoint import RequestContext as EndpointContext
 from sasl_scram.kafka import ApiKey
 from tokenauth._cache import TokenCache
-from tokenauth._config import TokenConfig
+from tokenauth._config import CONFIG_KEYS, TokenConfig
 from tokenauth._manager import RequestContext, TokenManager, wall_clock_ms
 from tokenauth._provider import TokenCredentialProvider
 from tokenauth._sweeper import ExpirySweeper
@@ -168,3 +168,8 @@ def endpoint_extension(properties: Mapping[str, str]) -> EndpointExtension:
         sweeper.start()
     log.info("Delegation tokens %s", "enabled" if config.enabled else "disabled (no secret key)")
     return build_extension(manager, sweeper=sweeper, on_close=store.close)
+
+
+# The keys serve validates for this extension (file, line, "did you mean") before
+# calling it; read by sasl_scram.endpoint's factory_keys without an import of ours.
+endpoint_extension.config_keys = CONFIG_KEYS  # type: ignore[attr-defined]

@@ -1,7 +1,8 @@
 """``kafka-scram configs``: kafka-configs.sh for the ``users`` entity type.
 
-Flags, parsing and output lines follow ``kafka.admin.ConfigCommand``
-(docs/kafka-facts.md §8). The command only needs a
+Flags, parsing and output lines follow ``kafka.admin.ConfigCommand``; its
+error texts follow our one error format, ``kafka-scram configs: error: <text>``.
+The command only needs a
 :class:`~sasl_scram.store.ScramAdmin`; :data:`BACKENDS` maps each backend
 option (``--zookeeper``, ``--store``; ``--bootstrap-server`` later) to a
 factory, so a new backend is one more entry.
@@ -24,6 +25,7 @@ from typing import Any, TextIO
 
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import (
     AlterResult,
@@ -38,7 +40,6 @@ PROG = "kafka-scram configs"
 _INT_MAX = 2**31 - 1
 # How long the command waits for ZooKeeper before failing (our choice).
 ZOOKEEPER_TIMEOUT = 10.0
-_FROM_STDIN = "-"  # password=- reads the password from stdin
 # ConfigCommand.parseConfigsToBeAdded: split on "," and "=" outside [...].
 _OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
 _SPLIT_PAIRS = re.compile("," + _OUTSIDE_BRACKETS)
@@ -58,6 +59,13 @@ _EXCEPTION_NAMES = {
     ErrorCode.DUPLICATE_RESOURCE: "DuplicateResourceException",
     ErrorCode.UNACCEPTABLE_CREDENTIAL: "UnacceptableCredentialException",
 }
+
+
+EPILOG = """examples:
+  kafka-scram configs --store sqlite:.kafka-scram/credentials.db --alter \\
+      --add-config 'SCRAM-SHA-512=[password=-]' --entity-type users --entity-name alice
+  kafka-scram configs --bootstrap-server 127.0.0.1:9092 \\
+      --command-config .kafka-scram/admin.properties --describe --entity-type users"""
 
 
 class CommandError(Exception):
@@ -241,9 +249,11 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         description=(
             "Manage SCRAM credentials with kafka-configs' flags: "
             "--alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret]' "
-            "--entity-type users --entity-name alice. password=- reads the password "
-            "from stdin."
+            "--entity-type users --entity-name alice. password=- reads the password: "
+            "prompted twice without echo on a terminal, one line from a pipe."
         ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for backend in BACKENDS:
         parser.add_argument(
@@ -287,11 +297,15 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--add-config",
         dest="add_config",
-        help="e.g. 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],"
-        "SCRAM-SHA-512=[password=alice-secret]'",
+        metavar="CONFIGS",
+        help="credentials to add, e.g. 'SCRAM-SHA-256=[iterations=8192,password=-],"
+        "SCRAM-SHA-512=[password=-]' (password=- reads it)",
     )
     parser.add_argument(
-        "--delete-config", dest="delete_config", help="comma-separated, e.g. SCRAM-SHA-512"
+        "--delete-config",
+        dest="delete_config",
+        metavar="MECHANISMS",
+        help="credentials to delete, comma-separated, e.g. SCRAM-SHA-512",
     )
     parser.set_defaults(handler=_run, parser=parser)
 
@@ -326,10 +340,7 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             assert user is not None
             return _alter(admin, dialect, user, args, stdin, stdout, stderr)
         return _describe(admin, user, stdout, stderr)
-    except CommandError as exc:
-        print(str(exc), file=stderr)
-        return 1
-    except ScramError as exc:
+    except (CommandError, ScramError) as exc:
         print(f"{PROG}: error: {exc}", file=stderr)
         return 1
     finally:
@@ -360,7 +371,7 @@ def _parse_add_config(text: str) -> dict[str, str]:
     if not all(len(p) == 2 for p in pairs):
         raise CommandError(
             "requirement failed: Invalid entity config: all configs to be added must be in "
-            'the format "key=val".'
+            "the format \"key=val\". (e.g. --add-config 'SCRAM-SHA-512=[password=-]')"
         )
     # Every "[" and "]" is removed from values, passwords included, as Kafka does.
     return {p[0].strip(): p[1].replace("[", "").replace("]", "") for p in pairs}
@@ -387,12 +398,17 @@ def _upsertions(
                 iterations = MIN_ITERATIONS  # the admin path treats -1 as the default
             elif iterations < MIN_ITERATIONS:
                 raise CommandError(dialect.too_few(iterations, mech))
-        if password == _FROM_STDIN:
+        if password == READ_SECRET:
             if not stdin_password:
-                stdin_password.append(stdin.readline().rstrip("\r\n"))
+                try:
+                    stdin_password.append(
+                        read_secret(stdin, f"Password for {user}: ", confirm=True)
+                    )
+                except SecretMismatch as exc:
+                    raise CommandError(str(exc)) from None
             password = stdin_password[0]
         if not password:
-            raise CommandError("Password must not be empty")
+            raise CommandError("Password must not be empty; give password=... or password=-")
         result.append(ScramUpsertion.from_password(user, mech, password, iterations))
     return result
 
@@ -439,7 +455,10 @@ def _alter(
 def _alter_error(result: AlterResult, dialect: Dialect, deleted: list[str]) -> str:
     if dialect.zookeeper and result.error == ErrorCode.RESOURCE_NOT_FOUND:
         # processCommandWithZk checks deletions against the znode first.
-        return f"Invalid config(s): {','.join(deleted)}"
+        return (
+            f"Invalid config(s): {','.join(deleted)} (the user has no such credential; "
+            "--describe lists the ones it has)"
+        )
     name = _EXCEPTION_NAMES.get(result.error, "ApiException")
     text = result.message or result.error.default_message
     return f"Error while executing config command: {name}: {text}"

@@ -13,11 +13,13 @@ from sasl_scram._b64 import Base64Error, java_b64decode
 from sasl_scram._credential import ScramCredential
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
 
 __all__ = ["register"]
 
-# Kafka's tools take secrets on the command line; "-" keeps them out of shell history.
-READ_FROM_STDIN = "-"
+EPILOG = """examples:
+  kafka-scram credential --mechanism SCRAM-SHA-512 --password -
+  echo pencil | kafka-scram credential --mechanism SCRAM-SHA-256 --password - --iterations 8192"""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -28,12 +30,17 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
             "Print salt=...,stored_key=...,server_key=...,iterations=N exactly as Kafka "
             "formats a SCRAM credential."
         ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--mechanism", required=True, choices=ScramMechanism.names(), help="SCRAM mechanism"
     )
     parser.add_argument(
-        "--password", required=True, help="the password, or - to read it from stdin"
+        "--password",
+        required=True,
+        help="the password, or - to read it: prompted without echo on a terminal, one line "
+        "from a pipe (keeps it out of shell history)",
     )
     parser.add_argument(
         "--iterations",
@@ -69,10 +76,14 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         if not salt:
             return _usage(parser, stderr, "--salt-base64 must not be empty")
     password: str = args.password
-    if password == READ_FROM_STDIN:
-        password = stdin.readline().rstrip("\r\n")
+    if password == READ_SECRET:
+        try:
+            password = read_secret(stdin, confirm=True)
+        except SecretMismatch as exc:
+            print(f"kafka-scram credential: error: {exc}", file=stderr)
+            return 1
     if not password:
-        return _usage(parser, stderr, "the password must not be empty")
+        return _usage(parser, stderr, "the password must not be empty; give one or type it after -")
     try:
         credential = ScramCredential.from_password(
             mechanism, password, iterations=args.iterations, salt=salt

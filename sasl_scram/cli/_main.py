@@ -7,6 +7,9 @@ callable ``register(subparsers)`` that adds one subparser and sets the default
 ``handler`` to ``handler(args, stdin, stdout, stderr) -> int``.
 
 Exit codes follow Kafka's tools: 0 on success, 1 on error, 2 for a usage error.
+Every error is one line, ``kafka-scram <command>: error: <problem and fix>``, on
+stderr; an unexpected exception is reported the same way, with its traceback
+only under ``--debug`` (docs/architecture.md, "The command line").
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from __future__ import annotations
 import argparse
 import enum
 import sys
+import traceback
 from collections.abc import Callable, Sequence
-from importlib.metadata import entry_points
-from typing import NoReturn, TextIO
+from importlib.metadata import PackageNotFoundError, entry_points, version
+from typing import Any, NoReturn, TextIO
 
 __all__ = ["ExitStatus", "main"]
 
@@ -43,15 +47,42 @@ class OneLineParser(argparse.ArgumentParser):
 Handler = Callable[[argparse.Namespace, TextIO, TextIO, TextIO], int]
 
 
+EPILOG = """examples:
+  kafka-scram serve --config config/server.properties
+  kafka-scram credential --mechanism SCRAM-SHA-512 --password -
+
+Run 'kafka-scram COMMAND --help' for a command's options."""
+
+
+def installed_version() -> str:
+    """This distribution's version, from the installed package metadata."""
+    try:
+        return version("kafka-scram")
+    except PackageNotFoundError:
+        return "unknown (not installed; run pip install -e . in the source tree)"
+
+
+def _add_debug(parser: argparse.ArgumentParser, default: Any) -> None:
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=default,
+        help="print the traceback of an unexpected error",
+    )
+
+
 def build_parser(stderr: TextIO | None = None) -> OneLineParser:
     parser = OneLineParser(
         prog="kafka-scram",
         description="Kafka SCRAM credentials, delegation tokens and JAAS configuration.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"kafka-scram {installed_version()}")
+    _add_debug(parser, False)
     subparsers = parser.add_subparsers(
-        dest="command", metavar="COMMAND", parser_class=OneLineParser
+        dest="command", metavar="COMMAND", parser_class=OneLineParser, title="commands"
     )
-    subparsers.required = True
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
             register = ep.load()
@@ -63,7 +94,17 @@ def build_parser(stderr: TextIO | None = None) -> OneLineParser:
             )
             continue
         register(subparsers)
+    _add_debug_below(subparsers)
     return parser
+
+
+def _add_debug_below(subparsers: argparse._SubParsersAction[Any]) -> None:
+    for sub in subparsers.choices.values():
+        # SUPPRESS: "--debug" after the command must not reset one given before it.
+        _add_debug(sub, argparse.SUPPRESS)
+        for action in sub._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _add_debug_below(action)
 
 
 def main(
@@ -84,8 +125,31 @@ def main(
         return ExitStatus.USAGE
     except SystemExit as exc:  # --help and --version exit through argparse
         return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help(stderr)
+        print("kafka-scram: error: a command is required", file=stderr)
+        return ExitStatus.USAGE
     handler: Handler = args.handler
-    return int(handler(args, stdin, stdout, stderr))
+    try:
+        return int(handler(args, stdin, stdout, stderr))
+    except KeyboardInterrupt:
+        print(f"kafka-scram {args.command}: error: interrupted", file=stderr)
+        return ExitStatus.ERROR
+    except Exception as exc:
+        # Whatever a handler did not expect still ends in one line, not a traceback.
+        if _debugging(args):
+            traceback.print_exc(file=stderr)
+        print(
+            f"kafka-scram {args.command}: error: {type(exc).__name__}: {exc} "
+            "(run again with --debug for the traceback)",
+            file=stderr,
+        )
+        return ExitStatus.ERROR
+
+
+def _debugging(args: argparse.Namespace) -> bool:
+    level = getattr(args, "log_level", None)
+    return bool(args.debug) or (isinstance(level, str) and level.upper() == "DEBUG")
 
 
 if __name__ == "__main__":

@@ -8,13 +8,31 @@ import logging
 import signal
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sasl_scram._errors import ScramConfigError, ScramError
-from sasl_scram.config import parse_properties
-from sasl_scram.endpoint import BootstrapFiles, ensure_bootstrap_user
+from sasl_scram.config import Properties, parse_properties
+from sasl_scram.endpoint import (
+    BOOTSTRAP_FILE_KEY,
+    BOOTSTRAP_USER_KEY,
+    EVENT_LOOP_KEY,
+    BootstrapFiles,
+    ensure_bootstrap_user,
+)
+
+if TYPE_CHECKING:
+    from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
 
 __all__ = ["register"]
+
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+EPILOG = """examples:
+  kafka-scram serve --config config/server.properties
+  kafka-scram serve --config config/server.properties --override listeners=SASL_PLAINTEXT://127.0.0.1:9093
+
+The keys, their defaults and what each accepts: docs/architecture.md."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -22,20 +40,30 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         "serve",
         help="run the Kafka-protocol SCRAM endpoint",
         description="Authenticate real Kafka clients with SCRAM and serve the KIP-554 RPCs.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--config", required=True, help="server.properties file")
+    parser.add_argument(
+        "--config", required=True, metavar="FILE", help="the server.properties file to read"
+    )
     parser.add_argument(
         "--override",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a property (repeatable)",
+        help="set a property over the file's value (repeatable)",
     )
-    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        type=str.upper,
+        choices=LOG_LEVELS,
+        help="logging level (default INFO); DEBUG also prints tracebacks",
+    )
     parser.set_defaults(handler=_run, parser=parser)
 
 
-def load_properties(path: str, overrides: list[str]) -> dict[str, str]:
+def load_properties(path: str, overrides: list[str]) -> Properties:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -46,7 +74,7 @@ def load_properties(path: str, overrides: list[str]) -> dict[str, str]:
         if not sep or not key.strip():
             # The argument is not echoed: it may be a secret typed without its key.
             raise ScramConfigError("--override expects KEY=VALUE")
-        props[key.strip()] = value
+        props.set(key.strip(), value, "--override")
     return props
 
 
@@ -62,10 +90,6 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     except ScramError as exc:
         print(f"kafka-scram serve: error: {exc}", file=stderr)
         return 1
-
-
-EVENT_LOOP_KEY = "scram.event.loop"
-BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
 
 
 def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
@@ -84,9 +108,6 @@ def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
         else:
             return uvloop.run(main)
     return asyncio.run(main)
-
-
-BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
 
 
 def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
@@ -108,6 +129,19 @@ def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
     )
 
 
+async def _start(endpoint: ScramEndpoint, config: EndpointConfig) -> None:
+    try:
+        await endpoint.start()
+    except OSError as exc:
+        # A port in use or an address not on this host: a configuration problem.
+        listeners = ",".join(str(entry) for entry in config.listeners)
+        cause = f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
+        raise ScramConfigError(
+            f"cannot listen on {listeners}: {cause}; stop the process using "
+            "the port or choose another in 'listeners' (--override listeners=...)"
+        ) from None
+
+
 async def serve(props: dict[str, str], stdout: TextIO) -> int:
     from sasl_scram.endpoint import EndpointConfig, ScramEndpoint, load_extensions
     from sasl_scram.store import open_store
@@ -126,7 +160,7 @@ async def serve(props: dict[str, str], stdout: TextIO) -> int:
     endpoint = ScramEndpoint(config, store, extensions=extensions)
     closed = False
     try:
-        await endpoint.start()
+        await _start(endpoint, config)
         for listener in config.listeners:
             host, port = endpoint.advertised_address(listener.name)
             print(

@@ -11,11 +11,21 @@ from sasl_scram.config._client_config import (
     ClientConfig,
     ClientConfigError,
 )
+from sasl_scram.config._keys import (
+    ConfigKey,
+    Parser,
+    choice,
+    integer,
+    read_keys,
+    suggest_key,
+    text,
+)
 from sasl_scram.config._principal import (
     USER_TYPE,
     KafkaPrincipal,
 )
 from sasl_scram.config._properties import (
+    Properties,
     parse_properties,
 )
 
@@ -23,6 +33,14 @@ __all__ = [
     "USER_TYPE",
     "ClientConfig",
     "ClientConfigError",
+    "ConfigKey",
     "KafkaPrincipal",
+    "Parser",
+    "Properties",
+    "choice",
+    "integer",
     "parse_properties",
+    "read_keys",
+    "suggest_key",
+    "text",
 ]

@@ -7,9 +7,11 @@ a trailing backslash continues a line; backslash escapes including ``\\uXXXX``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sasl_scram._errors import ScramConfigError
 
-__all__ = ["parse_properties"]
+__all__ = ["Properties", "parse_properties"]
 
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 _WHITESPACE = " \t\f"
@@ -61,13 +63,32 @@ def _unescape(text: str, where: str) -> str:
     return "".join(out)
 
 
-def parse_properties(text: str, source: str = "<properties>") -> dict[str, str]:
+class Properties(dict[str, str]):
+    """Parsed properties that remember where each key was set, so errors can name it.
+
+    Attributes:
+        origins: ``"<file>:<line>"`` (or ``--override``) by key.
+    """
+
+    def __init__(self, *args: Any, **kwargs: str) -> None:
+        super().__init__(*args, **kwargs)
+        self.origins: dict[str, str] = {}
+
+    def set(self, key: str, value: str, origin: str) -> None:
+        """Set ``key`` and remember where it was set."""
+        self[key] = value
+        self.origins[key] = origin
+
+
+def parse_properties(text: str, source: str = "<properties>") -> Properties:
     """Parse properties text; a repeated key keeps its last value, as in Java.
+
+    The result remembers each key's file and line (:attr:`Properties.origins`).
 
     Raises:
         ScramConfigError: a malformed ``\\u`` escape, naming the file and line.
     """
-    result: dict[str, str] = {}
+    result = Properties()
     for number, line in _logical_lines(text):
         # The key ends at the first unescaped '=', ':' or whitespace.
         i = 0
@@ -84,5 +105,5 @@ def parse_properties(text: str, source: str = "<properties>") -> dict[str, str]:
         if rest[:1] in ("=", ":"):
             rest = rest[1:].lstrip(_WHITESPACE)
         where = f"{source}:{number}"
-        result[_unescape(key, where)] = _unescape(rest, where)
+        result.set(_unescape(key, where), _unescape(rest, where), where)
     return result

@@ -6,7 +6,16 @@ asyncio server is a thin adapter (:class:`ScramEndpoint`)."""
 from __future__ import annotations
 
 from sasl_scram.endpoint._bootstrap import BootstrapFiles, ensure_bootstrap_user
-from sasl_scram.endpoint._config import EndpointConfig, Listener, zookeeper_store_options
+from sasl_scram.endpoint._config import (
+    BOOTSTRAP_FILE_KEY,
+    BOOTSTRAP_USER_KEY,
+    ENDPOINT_KEYS,
+    EVENT_LOOP_KEY,
+    EndpointConfig,
+    Listener,
+    extension_keys,
+    zookeeper_store_options,
+)
 from sasl_scram.endpoint._connection import (
     ApiCall,
     Authenticated,
@@ -26,7 +35,11 @@ from sasl_scram.endpoint._extension import (
 from sasl_scram.endpoint._server import ScramEndpoint
 
 __all__ = [
+    "BOOTSTRAP_FILE_KEY",
+    "BOOTSTRAP_USER_KEY",
+    "ENDPOINT_KEYS",
     "ENTRY_POINT_GROUP",
+    "EVENT_LOOP_KEY",
     "ApiCall",
     "Authenticated",
     "BootstrapFiles",
@@ -42,6 +55,7 @@ __all__ = [
     "Send",
     "ServerConnection",
     "ensure_bootstrap_user",
+    "extension_keys",
     "load_extensions",
     "zookeeper_store_options",
 ]

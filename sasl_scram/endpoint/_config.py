@@ -1,21 +1,34 @@
 """``kafka-scram serve`` configuration, with Kafka's key names wherever Kafka has one.
 
-Unknown keys get a warning; invalid values raise :class:`ScramConfigError`
-naming the key, before anything starts.
+:data:`ENDPOINT_KEYS` is the one table of keys (name, default, parser, what
+is accepted, a doc line); extensions add theirs (the delegation-token keys)
+through their entry point. Unknown keys get a warning, with the closest known
+key when one is close; invalid values raise :class:`ScramConfigError` naming
+the file, line and key and what is accepted, before anything starts.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import jaas
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
-from sasl_scram.config import KafkaPrincipal
+from sasl_scram.config import (
+    ConfigKey,
+    KafkaPrincipal,
+    Parser,
+    choice,
+    integer,
+    read_keys,
+    suggest_key,
+    text,
+)
+from sasl_scram.endpoint._extension import extension_factories, factory_keys
 from sasl_scram.store import MAX_STALENESS_KEY, parse_max_staleness
 from sasl_scram.store.zookeeper import (
     CONTEXT_KEY,
@@ -25,7 +38,16 @@ from sasl_scram.store.zookeeper import (
     ZooKeeperSecurity,
 )
 
-__all__ = ["EndpointConfig", "Listener", "parse_listeners"]
+__all__ = [
+    "BOOTSTRAP_FILE_KEY",
+    "BOOTSTRAP_USER_KEY",
+    "ENDPOINT_KEYS",
+    "EVENT_LOOP_KEY",
+    "EndpointConfig",
+    "Listener",
+    "extension_keys",
+    "parse_listeners",
+]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -42,56 +64,9 @@ USER_MAX_ARRAY_KEY = "scram.user.request.max.array.length"
 # Past a few milliseconds busy polling only burns a core between bursts.
 MAX_BUSY_POLL_US = 100_000
 CLUSTER_ID_KEY = "cluster.id"
-
-_DEFAULTS: dict[str, str] = {
-    "listeners": "SASL_PLAINTEXT://127.0.0.1:9092",
-    "node.id": "1",
-    "sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512",
-    "super.users": "",
-    "connections.max.reauth.ms": "0",
-    "sasl.server.max.receive.size": "524288",
-    "socket.request.max.bytes": "104857600",
-    "connections.max.idle.ms": "600000",
-    # KIP-306: close a connection this long after a failed authentication.
-    "connection.failed.authentication.delay.ms": "100",
-    AUTH_TIMEOUT_KEY: "30000",
-    BUSY_POLL_KEY: "0",
-    USER_MAX_REQUEST_KEY: "1048576",
-    USER_MAX_ARRAY_KEY: "10000",
-}
-
-# Keys understood here or by an endpoint extension (delegation tokens).
-KNOWN_KEYS = frozenset(
-    {
-        *_DEFAULTS,
-        "advertised.listeners",
-        "listener.security.protocol.map",
-        "zookeeper.connect",
-        "zookeeper.session.timeout.ms",
-        "zookeeper.connection.timeout.ms",
-        SET_ACL_KEY,
-        CONTEXT_KEY,
-        JAAS_FILE_KEY,
-        *TLS_KEYS,
-        STORE_PATH_KEY,
-        MAX_STALENESS_KEY,
-        DECOY_SECRET_KEY,
-        CLUSTER_ID_KEY,
-        "scram.bootstrap.user",
-        "scram.event.loop",
-        "scram.bootstrap.client.properties",
-        "ssl.keystore.type",
-        "ssl.keystore.location",
-        "ssl.keystore.key",
-        "ssl.keystore.certificate.chain",
-        "ssl.key.password",
-        "delegation.token.secret.key",
-        "delegation.token.master.key",
-        "delegation.token.max.lifetime.ms",
-        "delegation.token.expiry.time.ms",
-        "delegation.token.expiry.check.interval.ms",
-    }
-)
+EVENT_LOOP_KEY = "scram.event.loop"
+BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
+BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
 
 _LISTENER_RE = re.compile(
     r"(?P<name>[A-Za-z0-9_]+)://(?P<host>\[[^\]]*\]|[^:\s]*):(?P<port>[0-9]+)"
@@ -111,42 +86,255 @@ class Listener:
         return f"{self.name}://{self.host}:{self.port}"
 
 
-def parse_listeners(key: str, value: str, protocol_map: Mapping[str, str]) -> list[Listener]:
+def _parse_listeners(value: str, protocol_map: Mapping[str, str]) -> list[Listener]:
     listeners: list[Listener] = []
     for item in (part.strip() for part in value.split(",")):
         if not item:
             continue
         m = _LISTENER_RE.fullmatch(item)
         if m is None:
-            raise ScramConfigError(f"{key}: {item!r} is not of the form NAME://host:port")
+            raise ValueError(f"{item!r} is not of the form NAME://host:port")
         port = int(m["port"])
         if not 0 <= port <= 65535:
-            raise ScramConfigError(f"{key}: port {port} is out of range")
+            raise ValueError(f"port {port} is out of range")
         name = m["name"].upper()
         protocol = protocol_map.get(name, name)
         if protocol not in SUPPORTED_PROTOCOLS:
-            raise ScramConfigError(
-                f"{key}: listener {name} uses security protocol {protocol}; this endpoint "
+            raise ValueError(
+                f"listener {name} uses security protocol {protocol}; this endpoint "
                 f"authenticates with SCRAM, so only {', '.join(SUPPORTED_PROTOCOLS)} are supported"
             )
         listeners.append(Listener(name, m["host"].strip("[]"), port, protocol))
     if not listeners:
-        raise ScramConfigError(f"{key}: no listener given")
+        raise ValueError("no listener given")
     names = [entry.name for entry in listeners]
     if len(set(names)) != len(names):
-        raise ScramConfigError(f"{key}: each listener name must be unique, got {names}")
+        raise ValueError(f"each listener name must be unique, got {names}")
     return listeners
 
 
-def _int(props: Mapping[str, str], key: str, minimum: int | None = None) -> int:
-    text = props[key].strip()
+def parse_listeners(key: str, value: str, protocol_map: Mapping[str, str]) -> list[Listener]:
+    """Parse ``NAME://host:port,...``; only SCRAM's security protocols are accepted.
+
+    Raises:
+        ScramConfigError: naming ``key``.
+    """
     try:
-        value = int(text)
-    except ValueError:
-        raise ScramConfigError(f"{key}: expected an integer, got {text!r}") from None
-    if minimum is not None and value < minimum:
-        raise ScramConfigError(f"{key}: must be at least {minimum}, got {value}")
-    return value
+        return _parse_listeners(value, protocol_map)
+    except ValueError as exc:
+        raise ScramConfigError(f"{key}: {exc}") from None
+
+
+def _protocol_map(value: str, _: Mapping[str, Any]) -> dict[str, str]:
+    protocol_map: dict[str, str] = {}
+    for item in value.split(","):
+        if item.strip():
+            name, sep, proto = item.partition(":")
+            if not sep:
+                raise ValueError(f"{item!r} is not NAME:PROTOCOL")
+            protocol_map[name.strip().upper()] = proto.strip().upper()
+    return protocol_map
+
+
+def _max_staleness(value: str, _: Mapping[str, Any]) -> float:
+    return parse_max_staleness(value)
+
+
+def _listeners(value: str, parsed: Mapping[str, Any]) -> tuple[Listener, ...]:
+    return tuple(_parse_listeners(value, parsed["listener.security.protocol.map"]))
+
+
+def _advertised(value: str, parsed: Mapping[str, Any]) -> dict[str, Listener]:
+    listeners: tuple[Listener, ...] = parsed["listeners"]
+    advertised = {entry.name: entry for entry in listeners}
+    if value.strip():
+        for entry in _parse_listeners(value, parsed["listener.security.protocol.map"]):
+            if entry.name not in advertised:
+                raise ValueError(f"{entry.name} is not one of the listeners")
+            advertised[entry.name] = entry
+    for name, entry in advertised.items():
+        if entry.host in ("", "0.0.0.0", "::"):  # noqa: S104 - detecting wildcard binds
+            # Clients reconnect to the advertised address; a wildcard is unusable.
+            raise ValueError(
+                f"listener {name} binds {entry.host or 'all interfaces'}; "
+                "set advertised.listeners to an address clients can reach"
+            )
+    return advertised
+
+
+def _mechanisms(value: str, _: Mapping[str, Any]) -> tuple[ScramMechanism, ...]:
+    mechanisms: list[ScramMechanism] = []
+    for name in (n.strip() for n in value.split(",")):
+        if not name:
+            continue
+        try:
+            mechanisms.append(ScramMechanism.from_name(name))
+        except ValueError:
+            raise ValueError(f"{name!r} is not supported") from None
+    if not mechanisms:
+        raise ValueError("at least one mechanism is required")
+    return tuple(mechanisms)
+
+
+def _super_users(value: str, _: Mapping[str, Any]) -> frozenset[KafkaPrincipal]:
+    return frozenset(KafkaPrincipal.parse(p.strip()) for p in value.split(";") if p.strip())
+
+
+def _optional_integer(minimum: int) -> Parser:
+    parse = integer(minimum)
+    return lambda value, parsed: parse(value, parsed) if value.strip() else None
+
+
+_INT0, _INT1 = "an integer >= 0", "an integer >= 1"
+_ZK = "read by the ZooKeeper store (docs/stores.md)"
+_SSL = "for SASL_SSL listeners (PEM only)"
+_ANY = "any text"
+
+#: Every key ``kafka-scram serve`` reads. Adding a key is adding one entry.
+ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
+    ConfigKey(
+        "listener.security.protocol.map",
+        "",
+        _protocol_map,
+        "NAME:PROTOCOL,...",
+        "security protocol of each listener name",
+    ),
+    ConfigKey(
+        "listeners",
+        "SASL_PLAINTEXT://127.0.0.1:9092",
+        _listeners,
+        "NAME://host:port,... with protocol SASL_PLAINTEXT or SASL_SSL",
+        "addresses to listen on",
+    ),
+    ConfigKey(
+        "advertised.listeners",
+        "",
+        _advertised,
+        "NAME://host:port,... naming listeners",
+        "addresses clients are told to reconnect to",
+    ),
+    ConfigKey("node.id", "1", integer(0), _INT0, "the broker id in Metadata answers"),
+    ConfigKey(CLUSTER_ID_KEY, "kafka-scram-cluster-00", text, _ANY, "the cluster id"),
+    ConfigKey(
+        "sasl.enabled.mechanisms",
+        "SCRAM-SHA-256,SCRAM-SHA-512",
+        _mechanisms,
+        f"a comma-separated list of {', '.join(ScramMechanism.names())}",
+        "mechanisms offered in SaslHandshake",
+    ),
+    ConfigKey(
+        "super.users",
+        "",
+        _super_users,
+        "principals like User:admin, separated by ';'",
+        "principals allowed every operation",
+    ),
+    ConfigKey(
+        "connections.max.reauth.ms",
+        "0",
+        integer(0),
+        _INT0,
+        "KIP-368 session lifetime (0: no re-authentication)",
+    ),
+    ConfigKey(
+        "sasl.server.max.receive.size",
+        "524288",
+        integer(1),
+        _INT1,
+        "largest SASL token before authentication",
+    ),
+    ConfigKey("socket.request.max.bytes", "104857600", integer(1), _INT1, "largest request"),
+    ConfigKey(
+        "connections.max.idle.ms",
+        "600000",
+        integer(1),
+        _INT1,
+        "idle connections are closed after this",
+    ),
+    # KIP-306: close a connection this long after a failed authentication.
+    ConfigKey(
+        "connection.failed.authentication.delay.ms",
+        "100",
+        integer(0),
+        _INT0,
+        "delay before closing after a failed login",
+    ),
+    ConfigKey(AUTH_TIMEOUT_KEY, "30000", integer(1), _INT1, "time allowed for a login"),
+    ConfigKey(
+        BUSY_POLL_KEY,
+        "0",
+        integer(0, MAX_BUSY_POLL_US),
+        f"an integer from 0 to {MAX_BUSY_POLL_US}",
+        "microseconds of spinning after each network event (0: off)",
+    ),
+    ConfigKey(
+        USER_MAX_REQUEST_KEY,
+        "1048576",
+        integer(1),
+        _INT1,
+        "largest request of an authenticated user who is not a super user",
+    ),
+    ConfigKey(
+        USER_MAX_ARRAY_KEY,
+        "10000",
+        integer(0),
+        _INT0,
+        "longest array in such a user's request",
+    ),
+    ConfigKey(STORE_PATH_KEY, "", text, "a file path", "the embedded SQLite credential store"),
+    ConfigKey(
+        MAX_STALENESS_KEY,
+        "60000",
+        _max_staleness,
+        "milliseconds (0 or more), or -1 to never fail closed",
+        "how long a store serves its cached copy without ZooKeeper",
+    ),
+    ConfigKey(
+        "zookeeper.connect",
+        "",
+        text,
+        "host:port[,host:port][/chroot]",
+        "Kafka's ZooKeeper, as the credential store",
+    ),
+    ConfigKey("zookeeper.session.timeout.ms", "", _optional_integer(1), _INT1, _ZK),
+    ConfigKey("zookeeper.connection.timeout.ms", "", _optional_integer(1), _INT1, _ZK),
+    *(
+        ConfigKey(key, None, text, _ANY, _ZK, secret="password" in key)
+        for key in sorted({SET_ACL_KEY, CONTEXT_KEY, JAAS_FILE_KEY, *TLS_KEYS})
+    ),
+    ConfigKey(
+        DECOY_SECRET_KEY, None, text, _ANY, "key for decoy salts of unknown users", secret=True
+    ),
+    ConfigKey(BOOTSTRAP_USER_KEY, None, text, "a user name", "super user created on first start"),
+    ConfigKey(BOOTSTRAP_FILE_KEY, None, text, "a file path", "where its client properties go"),
+    ConfigKey(
+        EVENT_LOOP_KEY,
+        "auto",
+        choice("auto", "uvloop", "asyncio"),
+        "auto, uvloop or asyncio",
+        "the event loop",
+    ),
+    ConfigKey("ssl.keystore.type", None, text, "PEM", _SSL),
+    ConfigKey("ssl.keystore.location", None, text, "a PEM file path", _SSL),
+    ConfigKey("ssl.keystore.certificate.chain", None, text, "PEM text", _SSL),
+    ConfigKey("ssl.keystore.key", None, text, "PEM text", _SSL, secret=True),
+    ConfigKey("ssl.key.password", None, text, _ANY, _SSL, secret=True),
+)
+
+
+def extension_keys() -> tuple[ConfigKey, ...]:
+    """Keys that installed endpoint extensions read (delegation tokens' keys)."""
+    return tuple(key for factory in extension_factories() for key in factory_keys(factory))
+
+
+def _warn_unknown(
+    given: Mapping[str, str], known: Sequence[str], origins: Mapping[str, str]
+) -> None:
+    for key in sorted(set(given) - set(known)):
+        close = suggest_key(key, known)
+        hint = f"; did you mean {close!r}?" if close else ""
+        where = f"{origins[key]}: " if key in origins else ""
+        log.warning("%sUnknown configuration key %r is ignored%s", where, key, hint)
 
 
 @dataclass(frozen=True)
@@ -184,117 +372,77 @@ class EndpointConfig:
         return dict(self.zookeeper_options)
 
     @classmethod
-    def from_properties(cls, given: Mapping[str, str]) -> EndpointConfig:
-        """Validate ``server.properties`` values (after overrides)."""
-        for key in sorted(set(given) - KNOWN_KEYS):
-            log.warning("Unknown configuration key %r is ignored", key)
-        props = {**_DEFAULTS, **given}
-        protocol_map: dict[str, str] = {}
-        for item in props.get("listener.security.protocol.map", "").split(","):
-            if item.strip():
-                name, sep, proto = item.partition(":")
-                if not sep:
-                    raise ScramConfigError(
-                        f"listener.security.protocol.map: {item!r} is not NAME:PROTOCOL"
-                    )
-                protocol_map[name.strip().upper()] = proto.strip().upper()
-        listeners = parse_listeners("listeners", props["listeners"], protocol_map)
-        advertised = {entry.name: entry for entry in listeners}
-        if props.get("advertised.listeners", "").strip():
-            for entry in parse_listeners(
-                "advertised.listeners", props["advertised.listeners"], protocol_map
-            ):
-                if entry.name not in advertised:
-                    raise ScramConfigError(
-                        f"advertised.listeners: {entry.name} is not one of the listeners"
-                    )
-                advertised[entry.name] = entry
-        for name, entry in list(advertised.items()):
-            if entry.host in ("", "0.0.0.0", "::"):  # noqa: S104 - detecting wildcard binds
-                # Clients reconnect to the advertised address; a wildcard is unusable.
-                raise ScramConfigError(
-                    f"advertised.listeners: listener {name} binds "
-                    f"{entry.host or 'all interfaces'}; "
-                    "set advertised.listeners to an address clients can reach"
-                )
-        mechanisms: list[ScramMechanism] = []
-        for name in (n.strip() for n in props["sasl.enabled.mechanisms"].split(",")):
-            if not name:
-                continue
-            try:
-                mechanisms.append(ScramMechanism.from_name(name))
-            except ValueError:
-                raise ScramConfigError(
-                    f"sasl.enabled.mechanisms: {name!r} is not supported; "
-                    f"expected {', '.join(ScramMechanism.names())}"
-                ) from None
-        if not mechanisms:
-            raise ScramConfigError("sasl.enabled.mechanisms: at least one mechanism is required")
-        super_users: set[KafkaPrincipal] = set()
-        for item in (p.strip() for p in props["super.users"].split(";")):
-            if item:
-                try:
-                    super_users.add(KafkaPrincipal.parse(item))
-                except ValueError as exc:
-                    raise ScramConfigError(f"super.users: {exc}") from None
-        store = props.get(STORE_PATH_KEY, "").strip()
-        zk = props.get("zookeeper.connect", "").strip()
-        if store and zk:
-            raise ScramConfigError(f"set either zookeeper.connect or {STORE_PATH_KEY}, not both")
-        zk_options: dict[str, Any] = {}
-        if zk:
-            location = f"zookeeper:{zk}"
-            zk_options = zookeeper_store_options(props)
-        elif store:
-            location = f"sqlite:{store}"
-        else:
-            raise ScramConfigError(
-                f"no credential store: set {STORE_PATH_KEY} (embedded SQLite file) "
-                "or zookeeper.connect"
-            )
-        ssl = {k: v for k, v in props.items() if k.startswith("ssl.")}
-        if any(entry.protocol == "SASL_SSL" for entry in listeners):
-            if props.get("ssl.keystore.type", "PEM").upper() != "PEM":
-                raise ScramConfigError("ssl.keystore.type: only PEM is supported")
-            if not (ssl.get("ssl.keystore.location") or ssl.get("ssl.keystore.certificate.chain")):
-                raise ScramConfigError(
-                    "SASL_SSL listener needs ssl.keystore.location (a PEM file with the "
-                    "certificate chain and private key) or ssl.keystore.certificate.chain "
-                    "and ssl.keystore.key"
-                )
-        decoy = props.get(DECOY_SECRET_KEY)
+    def from_properties(
+        cls, given: Mapping[str, str], extra_keys: Sequence[ConfigKey] | None = None
+    ) -> EndpointConfig:
+        """Validate ``server.properties`` values (after overrides).
+
+        Args:
+            given: The values; a :class:`~sasl_scram.config.Properties` also
+                tells where each was set, and errors name that file and line.
+            extra_keys: Keys other packages read (default: those of the
+                installed endpoint extensions), so they are not "unknown".
+
+        Raises:
+            ScramConfigError: naming the file, line and key, and what is accepted.
+        """
+        origins: Mapping[str, str] = getattr(given, "origins", {})
+        table = (*ENDPOINT_KEYS, *(extension_keys() if extra_keys is None else extra_keys))
+        _warn_unknown(given, [key.name for key in table], origins)
+        v = read_keys(table, given, origins)
+        props = {key.name: key.default for key in ENDPOINT_KEYS if key.default is not None}
+        props.update(given)
+        location, zk_options = _store(v, props)
+        ssl = {k: val for k, val in props.items() if k.startswith("ssl.")}
+        if any(entry.protocol == "SASL_SSL" for entry in v["listeners"]):
+            _check_ssl(v)
+        decoy = v[DECOY_SECRET_KEY]
         return cls(
-            listeners=tuple(listeners),
-            advertised=advertised,
-            node_id=_int(props, "node.id", 0),
-            cluster_id=props.get(CLUSTER_ID_KEY, "kafka-scram-cluster-00").strip(),
-            mechanisms=tuple(mechanisms),
-            super_users=frozenset(super_users),
-            max_reauth_ms=_int(props, "connections.max.reauth.ms", 0),
-            sasl_max_receive=_int(props, "sasl.server.max.receive.size", 1),
-            max_request=_int(props, "socket.request.max.bytes", 1),
-            idle_timeout_ms=_int(props, "connections.max.idle.ms", 1),
-            auth_timeout_ms=_int(props, AUTH_TIMEOUT_KEY, 1),
-            failed_auth_delay_ms=_int(props, "connection.failed.authentication.delay.ms", 0),
+            listeners=v["listeners"],
+            advertised=v["advertised.listeners"],
+            node_id=v["node.id"],
+            cluster_id=v[CLUSTER_ID_KEY],
+            mechanisms=v["sasl.enabled.mechanisms"],
+            super_users=v["super.users"],
+            max_reauth_ms=v["connections.max.reauth.ms"],
+            sasl_max_receive=v["sasl.server.max.receive.size"],
+            max_request=v["socket.request.max.bytes"],
+            idle_timeout_ms=v["connections.max.idle.ms"],
+            auth_timeout_ms=v[AUTH_TIMEOUT_KEY],
+            failed_auth_delay_ms=v["connection.failed.authentication.delay.ms"],
             store_location=location,
-            user_max_request=_int(props, USER_MAX_REQUEST_KEY, 1),
-            user_max_array=_int(props, USER_MAX_ARRAY_KEY, 0),
-            busy_poll_us=_busy_poll_us(props),
+            user_max_request=v[USER_MAX_REQUEST_KEY],
+            user_max_array=v[USER_MAX_ARRAY_KEY],
+            busy_poll_us=v[BUSY_POLL_KEY],
             decoy_secret=decoy.encode("utf-8") if decoy else None,
             ssl_keystore=ssl,
-            properties=dict(props),
+            properties=props,
             zookeeper_options=zk_options,
         )
 
 
-def _busy_poll_us(props: Mapping[str, str]) -> int:
-    value = _int(props, BUSY_POLL_KEY, 0)
-    if value > MAX_BUSY_POLL_US:
+def _store(v: Mapping[str, Any], props: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
+    store, zk = v[STORE_PATH_KEY], v["zookeeper.connect"]
+    if store and zk:
+        raise ScramConfigError(f"set either zookeeper.connect or {STORE_PATH_KEY}, not both")
+    if zk:
+        return f"zookeeper:{zk}", zookeeper_store_options(props)
+    if store:
+        return f"sqlite:{store}", {}
+    raise ScramConfigError(
+        f"no credential store: set {STORE_PATH_KEY} (embedded SQLite file) or zookeeper.connect"
+    )
+
+
+def _check_ssl(v: Mapping[str, Any]) -> None:
+    if (v["ssl.keystore.type"] or "PEM").upper() != "PEM":
+        raise ScramConfigError("ssl.keystore.type: only PEM is supported")
+    if not (v["ssl.keystore.location"] or v["ssl.keystore.certificate.chain"]):
         raise ScramConfigError(
-            f"{BUSY_POLL_KEY}: at most {MAX_BUSY_POLL_US} (microseconds of spinning after "
-            f"each network event), got {value}"
+            "SASL_SSL listener needs ssl.keystore.location (a PEM file with the "
+            "certificate chain and private key) or ssl.keystore.certificate.chain "
+            "and ssl.keystore.key"
         )
-    return value
 
 
 def zookeeper_store_options(props: Mapping[str, str]) -> dict[str, Any]:
@@ -309,24 +457,23 @@ def zookeeper_store_options(props: Mapping[str, str]) -> dict[str, Any]:
     Raises:
         ScramConfigError: a bad timeout, or an unusable ZooKeeper login.
     """
-    session_ms = (
-        _int(props, "zookeeper.session.timeout.ms", 1)
-        if props.get("zookeeper.session.timeout.ms", "").strip()
-        else 18_000
+    timeouts = read_keys(
+        [
+            k
+            for k in ENDPOINT_KEYS
+            if k.name == MAX_STALENESS_KEY
+            or (k.name.startswith("zookeeper.") and k.name.endswith(".ms"))
+        ],
+        props,
+        getattr(props, "origins", {}),
     )
-    connection_ms = (
-        _int(props, "zookeeper.connection.timeout.ms", 1)
-        if props.get("zookeeper.connection.timeout.ms", "").strip()
-        else session_ms
-    )
+    session_ms = timeouts["zookeeper.session.timeout.ms"] or 18_000
+    connection_ms = timeouts["zookeeper.connection.timeout.ms"] or session_ms
     try:
         security = ZooKeeperSecurity.from_properties(props)
     except (ValueError, OSError, jaas.JaasError) as exc:
         raise ScramConfigError(f"ZooKeeper login: {exc}") from None
-    try:
-        max_staleness = parse_max_staleness(props.get(MAX_STALENESS_KEY, "60000"))
-    except ValueError as exc:
-        raise ScramConfigError(str(exc)) from None
+    max_staleness: float = timeouts[MAX_STALENESS_KEY]
     return {
         "security": security,
         "session_timeout": session_ms / 1000,

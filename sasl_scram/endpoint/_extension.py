@@ -2,8 +2,10 @@
 
 ``tokenauth`` serves the delegation-token RPCs (API keys 38-41) and answers
 ``tokenauth=true`` logins through an :class:`EndpointExtension` it registers
-under the ``kafka_scram.endpoint`` entry-point group (docs/architecture.md: composition at
-the top, no upward imports).
+under the ``kafka_scram.endpoint`` entry-point group: the program is composed at
+the top, and no lower package imports a higher one. A factory may carry a
+``config_keys`` attribute, the :class:`~sasl_scram.config.ConfigKey` entries it
+reads, so ``server.properties`` validation knows them without importing it.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from sasl_scram._server import CredentialRequest, Grant, ScramSession
-from sasl_scram.config import KafkaPrincipal
+from sasl_scram.config import ConfigKey, KafkaPrincipal
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "EndpointExtension",
     "Handler",
     "RequestContext",
+    "extension_factories",
+    "factory_keys",
     "load_extensions",
 ]
 
@@ -74,6 +78,16 @@ class EndpointExtension:
 ExtensionFactory = Callable[[Mapping[str, str]], EndpointExtension | None]
 
 
+def extension_factories() -> list[ExtensionFactory]:
+    """Every installed extension factory, in entry-point name order."""
+    return [ep.load() for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)]
+
+
+def factory_keys(factory: ExtensionFactory) -> tuple[ConfigKey, ...]:
+    """The configuration keys ``factory`` reads (its ``config_keys``, if any)."""
+    return tuple(getattr(factory, "config_keys", ()))
+
+
 def load_extensions(properties: Mapping[str, str]) -> list[EndpointExtension]:
     """Instantiate every installed extension; one that fails to load stops the start.
 
@@ -81,8 +95,7 @@ def load_extensions(properties: Mapping[str, str]) -> list[EndpointExtension]:
     errors propagate with the extension's name.
     """
     extensions: list[EndpointExtension] = []
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        factory: ExtensionFactory = ep.load()
+    for factory in extension_factories():
         extension = factory(properties)
         if extension is not None:
             log.info("Endpoint extension %s enabled", extension.name)

@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import jaas
 from sasl_scram.cli._main import main
+from tests.cli_process import kafka_scram
 
 GOOD = (
     "KafkaClient {\n"
@@ -40,8 +44,8 @@ def test_check(tmp_path: Path) -> None:
     code, out, err = run("jaas", "check", str(good), str(bad))
     assert code == 1 and "OK" in out
     assert err.splitlines() == [
-        f"{bad}:2:21: expected a value for option 'port', got number 9092 "
-        "(unquoted numbers are not allowed; quote the value)",
+        f"kafka-scram jaas check: error: {bad}:2:21: expected a value for option 'port', "
+        "got number 9092 (unquoted numbers are not allowed; quote the value)",
         "        m required port=9092;",
         "                        ^~~~",
     ]
@@ -101,3 +105,34 @@ def test_subprocess(tmp_path: Path) -> None:
         [str(script), "jaas", "check", str(path)], capture_output=True, text=True, timeout=60
     )
     assert (done.returncode, done.stdout) == (0, f"{path}: OK (KafkaClient)\n")
+
+
+@pytest.mark.parametrize("secret", ["ab", "a-much-longer-secret-of-many-characters"])
+def test_errors_mask_secrets_with_a_fixed_width(secret: str) -> None:
+    with pytest.raises(jaas.JaasSyntaxError) as info:
+        jaas.parse_property(f'm required password="{secret}" other=7;')
+    text = str(info.value)
+    assert secret not in text
+    # The same text whatever the secret's length, caret included.
+    assert text.splitlines()[1:] == [
+        "    m required password=******** other=7;",
+        "                                       ^",
+    ]
+
+
+def test_show_masks_plain_login_module_user_passwords(tmp_path: Path) -> None:
+    path = tmp_path / "server.conf"
+    path.write_text(
+        "KafkaServer {\n"
+        "  org.apache.kafka.common.security.plain.PlainLoginModule required\n"
+        '  username="admin" password="admin-pw" user_admin="admin-pw" user_bob="bob-pw";\n'
+        "};\n"
+    )
+    shown = kafka_scram("jaas", "show", str(path))
+    assert shown.returncode == 0 and 'username="admin"' in shown.stdout
+    assert "bob-pw" not in shown.stdout and "admin-pw" not in shown.stdout
+    assert 'user_bob="********"' in shown.stdout
+    as_json = kafka_scram("jaas", "show", "--json", str(path))
+    assert "bob-pw" not in as_json.stdout
+    revealed = kafka_scram("jaas", "show", "--show-secrets", str(path))
+    assert 'user_bob="bob-pw"' in revealed.stdout

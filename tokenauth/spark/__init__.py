@@ -13,7 +13,7 @@ everyone else:
   user's SCRAM login, renews it, and before its maximum lifetime replaces it
   and restarts the streaming query from its checkpoint.
 
-pyspark is an optional extra (``pip install kafka-scram[spark]``); nothing
+pyspark is an optional extra (``pip install '.[spark]'`` in the source tree); nothing
 here imports it. Secrets never reach a log line, a ``repr`` or an exception
 message. See docs/spark.md.
 """

@@ -85,7 +85,10 @@ def test_password_from_stdin_is_never_echoed(sqlite_store: list[str], tmp_path: 
             "Error while executing config command: UnacceptableCredentialException: "
             "Too many iterations",
         ),
-        ("SCRAM-SHA-256=[password=]", "Password must not be empty"),
+        (
+            "SCRAM-SHA-256=[password=]",
+            "Password must not be empty; give password=... or password=-",
+        ),
         (
             "SCRAM-SHA-256=[iterations=x,password=supersecret]",
             "Invalid credential property SCRAM_SHA_256=[hidden]",
@@ -93,13 +96,13 @@ def test_password_from_stdin_is_never_echoed(sqlite_store: list[str], tmp_path: 
         (
             "SCRAM-SHA-256",
             "requirement failed: Invalid entity config: all configs to be added "
-            'must be in the format "key=val".',
+            "must be in the format \"key=val\". (e.g. --add-config 'SCRAM-SHA-512=[password=-]')",
         ),
     ],
 )
 def test_alter_errors(sqlite_store: list[str], add: str, message: str) -> None:
     code, out, err = run(*sqlite_store, "--alter", "--add-config", add, "--user", "alice")
-    assert (code, out, err) == (1, "", message + "\n")
+    assert (code, out, err) == (1, "", f"kafka-scram configs: error: {message}\n")
 
 
 def test_minus_one_iterations_means_default(sqlite_store: list[str]) -> None:
@@ -148,7 +151,10 @@ def test_zookeeper_path_output_and_layout(zookeeper_hosts: str) -> None:
         "--user",
         "nobody",
     )
-    assert code == 1 and err.endswith("Invalid config(s): SCRAM-SHA-256\n")
+    assert code == 1 and err.endswith(
+        "kafka-scram configs: error: Invalid config(s): SCRAM-SHA-256 (the user has no such "
+        "credential; --describe lists the ones it has)\n"
+    )
     code, _, err = run(
         "--zookeeper",
         zookeeper_hosts,
@@ -158,7 +164,10 @@ def test_zookeeper_path_output_and_layout(zookeeper_hosts: str) -> None:
         "--user",
         "a",
     )
-    assert err.endswith("Iterations 10 is less than the minimum 4096 required for SCRAM_SHA_256\n")
+    assert err.endswith(
+        "kafka-scram configs: error: "
+        "Iterations 10 is less than the minimum 4096 required for SCRAM_SHA_256\n"
+    )
 
 
 def test_zookeeper_unreachable_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -92,6 +92,6 @@ def test_non_super_user_is_refused(endpoint: RunningEndpoint, tmp_path: Path) ->
     )
     assert (code, out) == (1, "")
     assert err == (
-        "Error while executing config command: "
+        "kafka-scram configs: error: Error while executing config command: "
         "ClusterAuthorizationException: Cluster authorization failed.\n"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,37 @@ def test_example(token_endpoint: TokenEndpoint, tmp_path: Path, example: str, lo
         assert f"authenticated ({kind}) via SCRAM-SHA-256" in result.stdout
     else:
         assert "topics: []" in result.stdout
+
+
+def _one_error(result: subprocess.CompletedProcess[str], example: str, status: int) -> str:
+    assert result.returncode == status, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and "Unclosed" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"{example}.py: error: "), result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_example_without_arguments_is_a_usage_error(example: str) -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / f"{example}.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k != "KAFKA_CLIENT_PROPERTIES"},
+        check=False,
+    )
+    assert "give one client.properties file" in _one_error(result, example, 2)
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_example_with_a_wrong_password_is_one_line(
+    token_endpoint: TokenEndpoint, tmp_path: Path, example: str
+) -> None:
+    line = user_line(("alice", "not-the-password"))
+    path = write_properties(
+        tmp_path / "client.properties", client_properties(token_endpoint.ep, line)
+    )
+    error = _one_error(run(example, path), example, 1)
+    assert "sasl.jaas.config" in error and "not-the-password" not in error

@@ -1,0 +1,79 @@
+"""What the client examples share: their arguments and kafka-scram's error rule.
+
+An example takes one ``client.properties`` file (or ``KAFKA_CLIENT_PROPERTIES``)
+and ``--debug``. Any failure, a wrong password included, ends in one line
+``<example>: error: <what is wrong and how to fix it>`` on stderr and exit
+status 1 (2 for a usage error); the traceback only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["run_example"]
+
+# Words in an exception's class name or text that mean the login was refused.
+_AUTH_WORDS = ("authentication", "sasl", "credential")
+
+
+class _LastProblem(logging.Handler):
+    """Keeps the clients' last warning instead of printing it: the one error line names it.
+
+    kafka-python and aiokafka log why a login failed and then raise a generic
+    "Unable to bootstrap"; the logged reason is the useful half.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.message = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.message = record.getMessage().splitlines()[0] if record.getMessage() else ""
+
+
+def _fail(prog: str, message: str, status: int) -> int:
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return status
+
+
+def _describe(exc: BaseException, path: str, logged: str) -> str:
+    text = str(exc) if str(exc).startswith(type(exc).__name__) else f"{type(exc).__name__}: {exc}"
+    if logged and any(word in logged.lower() for word in _AUTH_WORDS):
+        text = f"{text} ({logged})"
+    if any(word in text.lower() for word in _AUTH_WORDS):
+        return f"{text}; check the user and password (or token) in {path}'s sasl.jaas.config"
+    return (
+        f"{text}; check that a server listens at bootstrap.servers and that the user and "
+        f"password (or token) in {path}'s sasl.jaas.config are right"
+    )
+
+
+def run_example(main: Callable[[str], int], argv: list[str]) -> int:
+    """Run ``main(path)`` for ``argv``; every failure becomes one error line."""
+    prog = Path(argv[0]).name
+    args = [a for a in argv[1:] if a != "--debug"]
+    debug = len(args) != len(argv) - 1
+    path = args[0] if args else os.environ.get("KAFKA_CLIENT_PROPERTIES", "")
+    if len(args) > 1 or not path:
+        return _fail(
+            prog,
+            "give one client.properties file (bootstrap.servers, security.protocol, "
+            f"sasl.mechanism, sasl.jaas.config): python {argv[0]} [--debug] FILE",
+            2,
+        )
+    if not Path(path).is_file():
+        return _fail(prog, f"{path} is not a file; give a client.properties file", 2)
+    problems = _LastProblem()
+    if not debug:
+        logging.basicConfig(handlers=[problems], level=logging.WARNING)
+    try:
+        return main(path)
+    except Exception as exc:
+        if debug:
+            traceback.print_exc()
+        return _fail(prog, _describe(exc, path, problems.message), 1)

@@ -1,0 +1,56 @@
+"""Run the real ``kafka-scram`` entry point (and Python scripts) in a subprocess.
+
+The child gets ``PYTHONPATH`` set to this checkout, so it runs this tree's code
+even when the virtualenv holds an editable install of another one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXE = str(Path(sys.executable).parent / "kafka-scram")
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a child process: this checkout first on PYTHONPATH."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env.update(extra)
+    return env
+
+
+def kafka_scram(
+    *args: str, stdin: str | bytes = "", cwd: Path | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """``kafka-scram ARGS...`` with ``stdin`` piped in; output captured as text."""
+    done = subprocess.run(
+        [EXE, *args],
+        input=stdin.encode() if isinstance(stdin, str) else stdin,
+        capture_output=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=child_env(),
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        done.args,
+        done.returncode,
+        done.stdout.decode(errors="replace"),
+        done.stderr.decode(errors="replace"),
+    )
+
+
+def assert_one_error(
+    result: subprocess.CompletedProcess[str], command: str, status: int = 1
+) -> str:
+    """The run failed with ``status`` and one ``kafka-scram <command>: error: ...`` line."""
+    assert result.returncode == status, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 1, result.stderr
+    assert errors[0].startswith(f"kafka-scram {command}: error: "), result.stderr
+    return errors[0]

@@ -1,0 +1,171 @@
+"""Issue 16 through the real entry point: version, usage, help, one error format.
+
+Every error is one line ``kafka-scram <command>: error: ...`` on stderr, exit 1
+for a failure and 2 for a usage error, and no traceback without --debug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pty
+import select
+import signal
+import socket
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from sasl_scram.cli._main import build_parser
+from tests.cli_process import EXE, ROOT, assert_one_error, child_env, kafka_scram
+
+COMMANDS = ("configs", "credential", "delegation-tokens", "jaas", "serve")
+
+
+def test_version_comes_from_the_package_metadata() -> None:
+    result = kafka_scram("--version")
+    assert (result.returncode, result.stdout) == (0, f"kafka-scram {version('kafka-scram')}\n")
+
+
+def test_bare_command_prints_usage_with_every_command_and_exits_2() -> None:
+    result = kafka_scram()
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("usage: kafka-scram")
+    listed = result.stderr.split("commands:")[1]
+    for command in COMMANDS:
+        line = next(line for line in listed.splitlines() if line.strip().startswith(command))
+        # The description sits on the command's line or the next one.
+        assert len(line.split()) > 1 or command == "delegation-tokens"
+    assert "create, renew, expire and describe delegation tokens" in listed
+    assert result.stderr.rstrip().endswith("kafka-scram: error: a command is required")
+
+
+def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.extend(_parsers(sub))
+    return found
+
+
+def test_every_option_has_help_and_every_help_ends_with_examples() -> None:
+    for parser in _parsers(build_parser()):
+        for action in parser._actions:
+            if action.option_strings and action.help != argparse.SUPPRESS:
+                assert action.help, f"{parser.prog} {action.option_strings[0]} has no help"
+        assert parser.epilog and "examples:" in parser.epilog, parser.prog
+        assert parser.format_help().rstrip().endswith(parser.epilog.rstrip())
+
+
+def test_delegation_tokens_help_through_the_entry_point() -> None:
+    result = kafka_scram("delegation-tokens", "--help")
+    assert result.returncode == 0
+    assert "with --create: the token's longest life in ms" in result.stdout
+    assert result.stdout.rstrip().splitlines()[-1].strip().startswith("--command-config")
+
+
+def test_serve_on_a_port_in_use(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        config = tmp_path / "server.properties"
+        config.write_text(
+            f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n"
+            f"scram.credential.store.path={tmp_path}/creds.db\n"
+        )
+        error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
+    assert f"cannot listen on SASL_PLAINTEXT://127.0.0.1:{port}" in error
+    assert "address already in use" in error.lower() and "listeners" in error
+
+
+def test_serve_with_an_unknown_log_level(tmp_path: Path) -> None:
+    result = kafka_scram("serve", "--config", "x", "--log-level", "LOUD")
+    assert "invalid choice: 'LOUD'" in assert_one_error(result, "serve", status=2)
+
+
+@pytest.mark.parametrize(
+    ("add", "message"),
+    [
+        ("SCRAM-SHA-256=[iterations=100,password=x]", "Iterations 100 is less than"),
+        ("garbage", 'must be in the format "key=val"'),
+    ],
+)
+def test_configs_errors_have_the_prefix(tmp_path: Path, add: str, message: str) -> None:
+    store = f"sqlite:{tmp_path}/creds.db"
+    result = kafka_scram("configs", "--store", store, "--alter", "--add-config", add, "--user", "a")
+    assert message in assert_one_error(result, "configs")
+
+
+def test_configs_deleting_a_missing_user(zookeeper_hosts: str) -> None:
+    result = kafka_scram(
+        "configs", "--zookeeper", zookeeper_hosts, "--alter", "--delete-config",
+        "SCRAM-SHA-256", "--user", "nobody-here",
+    )  # fmt: skip
+    assert "Invalid config(s): SCRAM-SHA-256 (the user has" in assert_one_error(result, "configs")
+
+
+def test_jaas_errors_have_the_prefix(tmp_path: Path) -> None:
+    missing = kafka_scram("jaas", "check", str(tmp_path / "missing.conf"))
+    assert "cannot read" in assert_one_error(missing, "jaas check")
+    bad = tmp_path / "bad.conf"
+    bad.write_text('KafkaClient {\n m required password="hunter2" port=9092;\n};\n')
+    for command in ("check", "show"):
+        result = kafka_scram("jaas", command, str(bad))
+        assert "expected a value for option 'port'" in assert_one_error(result, f"jaas {command}")
+        assert "hunter2" not in result.stderr
+
+
+def test_an_unexpected_error_is_one_line_unless_debug() -> None:
+    args = ("credential", "--mechanism", "SCRAM-SHA-256", "--password", "-")
+    # Bytes that are not UTF-8 where a password is read: nothing expects that.
+    result = kafka_scram(*args, stdin=b"\xff\n")
+    error = assert_one_error(result, "credential")
+    assert "Unicode" in error and "--debug" in error
+    debug = kafka_scram("--debug", *args, stdin=b"\xff\n")
+    assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
+
+
+def _pty_run(argv: list[str], answers: list[str]) -> tuple[int, str]:
+    """Run ``argv`` on a new pseudo-terminal (its controlling terminal); answer each prompt."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the pty is its stdin, stdout, stderr and /dev/tty
+        os.chdir(ROOT)
+        os.execve(argv[0], argv, child_env())  # noqa: S606 - our entry point, no shell
+    output = b""
+    pending = list(answers)
+    try:
+        while True:
+            ready, _, _ = select.select([fd], [], [], 30)
+            assert ready, output
+            try:
+                chunk = os.read(fd, 1024)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+            if pending and output.endswith(b": "):  # a prompt, waiting
+                os.write(fd, pending.pop(0).encode() + b"\n")
+    except BaseException:  # e.g. no prompt came: a failed test must not hang
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)  # the child closed the terminal: it is exiting
+    return os.waitstatus_to_exitcode(status), output.decode()
+
+
+def test_password_dash_on_a_terminal_prompts_without_echo_and_confirms() -> None:
+    argv = [EXE, "credential", "--mechanism", "SCRAM-SHA-256", "--password", "-"]
+    code, output = _pty_run(argv, ["pencil-secret", "pencil-secret"])
+    assert code == 0, output
+    assert "Password:" in output and "Confirm password:" in output
+    assert "pencil-secret" not in output
+    assert "salt=" in output and "iterations=4096" in output
+    code, output = _pty_run(argv, ["pencil-secret", "other-secret"])
+    assert code == 1 and "kafka-scram credential: error: the two passwords differ" in output
+    assert "secret" not in output.replace("passwords differ", "")

@@ -1,0 +1,103 @@
+"""server.properties errors name the file, line and key, say what is accepted,
+and suggest the known key a typo was meant to be (issue 13 and 16)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from sasl_scram._errors import ScramConfigError
+from sasl_scram.config import ConfigKey, integer, parse_properties, read_keys
+from sasl_scram.endpoint import ENDPOINT_KEYS, EndpointConfig, extension_keys
+from tests.cli_process import assert_one_error, kafka_scram
+from tests.zookeeper_server import free_port
+
+
+def write_server_properties(tmp_path: Path, extra: str) -> Path:
+    path = tmp_path / "server.properties"
+    path.write_text(
+        f"listeners=SASL_PLAINTEXT://127.0.0.1:{free_port()}\n"
+        f"scram.credential.store.path={tmp_path}/creds.db\n" + extra
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "delegation.token.max.lifetime.ms=abc",
+            "delegation.token.max.lifetime.ms: invalid value 'abc': Not a number of type LONG; "
+            "accepted: an integer from 1 to",
+        ),
+        (
+            "delegation.token.expiry.time.ms=-1",
+            "delegation.token.expiry.time.ms: invalid value '-1': Value must be at least 1",
+        ),
+        (
+            "sasl.enabled.mechanisms=PLAIN",
+            "sasl.enabled.mechanisms: 'PLAIN' is not supported; accepted: a comma-separated "
+            "list of SCRAM-SHA-256, SCRAM-SHA-512",
+        ),
+        ("connections.max.idle.ms=0", "connections.max.idle.ms: must be at least 1, got 0"),
+    ],
+)
+def test_serve_names_file_line_key_and_what_is_accepted(
+    tmp_path: Path, line: str, expected: str
+) -> None:
+    config = write_server_properties(tmp_path, f"# a comment\n{line}\n")
+    error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
+    assert f"error: {config}:4: {expected}" in error
+
+
+def test_typo_gets_a_suggestion_with_file_and_line(tmp_path: Path) -> None:
+    config = write_server_properties(
+        tmp_path,
+        "sasl.enabeld.mechanisms=SCRAM-SHA-256\ndelegation.token.secret.kye=s3cret\nnode.id=x\n",
+    )
+    result = kafka_scram("serve", "--config", str(config))
+    assert_one_error(result, "serve")
+    assert (
+        f"{config}:3: Unknown configuration key 'sasl.enabeld.mechanisms' is ignored; "
+        "did you mean 'sasl.enabled.mechanisms'?" in result.stderr
+    )
+    assert "did you mean 'delegation.token.secret.key'?" in result.stderr
+    assert "s3cret" not in result.stderr
+
+
+def test_an_override_is_named_as_such(tmp_path: Path) -> None:
+    config = write_server_properties(tmp_path, "")
+    result = kafka_scram("serve", "--config", str(config), "--override", "node.id=-3")
+    assert "--override: node.id: must be at least 0, got -3" in assert_one_error(result, "serve")
+
+
+def test_a_far_off_key_gets_no_suggestion(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    EndpointConfig.from_properties({"scram.credential.store.path": "x.db", "log.dirs": "/tmp"})
+    assert "Unknown configuration key 'log.dirs' is ignored" in caplog.text
+    assert "did you mean" not in caplog.text
+
+
+def test_token_keys_are_known_through_the_extension() -> None:
+    names = {key.name for key in extension_keys()}
+    assert "delegation.token.secret.key" in names
+    assert {key.name for key in ENDPOINT_KEYS}.isdisjoint(names)
+
+
+def test_a_secret_value_is_never_echoed() -> None:
+    props = parse_properties(
+        "scram.credential.store.path=x.db\ndelegation.token.secret.key=a,,b\n", "s.properties"
+    )
+    with pytest.raises(ScramConfigError) as info:
+        EndpointConfig.from_properties(props)
+    assert "s.properties:2: delegation.token.secret.key: " in str(info.value)
+    assert "a,,b" not in str(info.value)
+
+
+def test_adding_a_key_is_one_entry() -> None:
+    table = (ConfigKey("scram.example.ms", "5", integer(1), "an integer >= 1", "an example"),)
+    assert read_keys(table, {}) == {"scram.example.ms": 5}
+    with pytest.raises(ScramConfigError, match=r"f:2: scram\.example\.ms: must be at least 1"):
+        read_keys(table, {"scram.example.ms": "0"}, {"scram.example.ms": "f:2"})
