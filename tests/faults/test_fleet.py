@@ -1,0 +1,158 @@
+"""The fleet test (issue 15): a 3-server ZooKeeper ensemble, two ``kafka-scram
+serve`` processes, a writer changing a password every 0.5 s through ``configs
+--zookeeper``, and the ensemble's leader killed with SIGKILL.
+
+Targets: both endpoints accept the newest acknowledged password within 5 s of
+its acknowledgement, no acknowledged write is lost, and the final state is the
+same on both endpoints. Under a minute.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from tests.faults.harness import (
+    ADMIN,
+    Results,
+    ServeProcess,
+    describe,
+    login,
+    serving,
+    set_password,
+    wait_until,
+)
+from tests.zookeeper_ensemble import ZooKeeperEnsemble
+
+WRITE_EVERY = 0.5
+BEFORE_KILL = 3.0
+AFTER_KILL = 8.0
+TARGET_LAG = 5.0
+
+
+class Writer(threading.Thread):
+    """Changes alice's password to ``pw-<n>`` every 0.5 s; records acknowledgements."""
+
+    def __init__(self, hosts: str) -> None:
+        super().__init__(daemon=True, name="writer")
+        self.hosts = hosts
+        self.acked: list[tuple[int, float]] = [(0, time.monotonic())]
+        self.failed: list[int] = []
+        self.stop = threading.Event()
+
+    def latest(self) -> tuple[int, float]:
+        return self.acked[-1]
+
+    def run(self) -> None:
+        n = 0
+        hard_stop: float | None = None
+        while True:
+            if self.stop.is_set():
+                hard_stop = hard_stop or time.monotonic() + 15.0
+                # Finish on an acknowledged write, so the final state is known.
+                if n == self.acked[-1][0] or time.monotonic() > hard_stop:
+                    return
+            n += 1
+            started = time.monotonic()
+            if set_password(self.hosts, "alice", f"pw-{n}", timeout=20):
+                self.acked.append((n, time.monotonic()))
+            else:
+                self.failed.append(n)
+            self.stop.wait(max(0.0, WRITE_EVERY - (time.monotonic() - started)))
+
+
+class Prober(threading.Thread):
+    """Logs in to one endpoint with the newest acknowledged password until it works."""
+
+    def __init__(self, endpoint: ServeProcess, writer: Writer) -> None:
+        super().__init__(daemon=True, name=f"probe-{endpoint.name}")
+        self.endpoint = endpoint
+        self.writer = writer
+        self.seen: dict[int, float] = {}
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        best = -1
+        while not self.stop.is_set():
+            n, _ = self.writer.latest()
+            if n > best and login(self.endpoint.bootstrap, "alice", f"pw-{n}", timeout=3.0):
+                best = n
+                self.seen[n] = time.monotonic()
+            elif n <= best:
+                self.stop.wait(0.02)
+
+    def lag(self, n: int, acked_at: float, now: float) -> float:
+        """Seconds from acknowledging ``pw-n`` to this endpoint serving it or a newer one."""
+        later = [t for m, t in self.seen.items() if m >= n]
+        return (min(later) if later else now) - acked_at
+
+
+def test_leader_kill_loses_nothing_and_both_endpoints_converge(
+    zookeeper_ensemble: ZooKeeperEnsemble, tmp_path: Path, results: Results
+) -> None:
+    started = time.monotonic()
+    hosts = zookeeper_ensemble.hosts
+    assert set_password(hosts, ADMIN[0], ADMIN[1])
+    assert set_password(hosts, "alice", "pw-0")
+    props = {"zookeeper.connect": hosts, "super.users": f"User:{ADMIN[0]}"}
+    endpoints = (
+        ServeProcess(tmp_path, props, "serve-a"),
+        ServeProcess(tmp_path, props, "serve-b"),
+    )
+    with serving(*endpoints):
+        for ep in endpoints:
+            assert wait_until(lambda ep=ep: login(ep.bootstrap, "alice", "pw-0"), 10), ep.name
+        writer = Writer(hosts)
+        probers = [Prober(ep, writer) for ep in endpoints]
+        for thread in (writer, *probers):
+            thread.start()
+        try:
+            time.sleep(BEFORE_KILL)  # writes flowing before the fault (a duration, not a sync)
+            leader = zookeeper_ensemble.leader()
+            killed_at = time.monotonic()
+            zookeeper_ensemble.kill(leader)
+            election = zookeeper_ensemble.wait_serving(timeout=30)
+            time.sleep(max(0.0, AFTER_KILL - (time.monotonic() - killed_at)))
+            writer.stop.set()
+            writer.join(30)
+            final, _ = writer.latest()
+            for p in probers:
+                wait_until(lambda p=p: final in p.seen, TARGET_LAG + 1.0)
+        finally:
+            writer.stop.set()
+            for p in probers:
+                p.stop.set()
+                p.join(10)
+        now = time.monotonic()
+        lags = {
+            p.endpoint.name: {n: round(p.lag(n, t, now), 2) for n, t in writer.acked[1:]}
+            for p in probers
+        }
+        after_kill = [n for n, t in writer.acked if t > killed_at]
+        write_gap = min((t for _, t in writer.acked if t > killed_at), default=now) - killed_at
+        states = [describe(ep.bootstrap) for ep in endpoints]
+        old_ok = [login(ep.bootstrap, "alice", f"pw-{final - 1}") for ep in endpoints]
+        new_ok = [login(ep.bootstrap, "alice", f"pw-{final}") for ep in endpoints]
+    results.record(
+        leader_killed=leader.myid,
+        election_s=round(election, 2),
+        writes_acked=len(writer.acked) - 1,
+        writes_failed=len(writer.failed),
+        write_unavailable_after_kill_s=round(write_gap, 2),
+        max_lag_s={name: max(v.values(), default=0.0) for name, v in lags.items()},
+        runtime_s=round(time.monotonic() - started, 1),
+    )
+    assert after_kill, f"no write was acknowledged in the {AFTER_KILL:g} s after the leader kill"
+    for name, per_write in lags.items():
+        late = {n: lag for n, lag in per_write.items() if lag > TARGET_LAG}
+        assert not late, (
+            f"{name}: expected every acknowledged password served within {TARGET_LAG:g} s, "
+            f"but these writes (n: seconds) took longer: {late}"
+        )
+    assert new_ok == [True, True], (
+        f"the last acknowledged password pw-{final} is refused ({new_ok}): a lost write"
+    )
+    assert old_ok == [False, False], f"pw-{final - 1} is still accepted: {old_ok}"
+    assert states[0] == states[1], f"the endpoints describe different states: {states}"
+    assert "alice" in states[0]["users"], states[0]  # type: ignore[operator]
