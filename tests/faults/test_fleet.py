@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
+from functools import partial
+from operator import contains
 from pathlib import Path
 
 from tests.faults.harness import (
@@ -102,7 +104,7 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
     )
     with serving(*endpoints):
         for ep in endpoints:
-            assert wait_until(lambda ep=ep: login(ep.bootstrap, "alice", "pw-0"), 10), ep.name
+            assert wait_until(partial(login, ep.bootstrap, "alice", "pw-0"), 10), ep.name
         writer = Writer(hosts)
         probers = [Prober(ep, writer) for ep in endpoints]
         for thread in (writer, *probers):
@@ -118,7 +120,7 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
             writer.join(30)
             final, _ = writer.latest()
             for p in probers:
-                wait_until(lambda p=p: final in p.seen, TARGET_LAG + 1.0)
+                wait_until(partial(contains, p.seen, final), TARGET_LAG + 1.0)
         finally:
             writer.stop.set()
             for p in probers:
