@@ -65,24 +65,45 @@ class Writer(threading.Thread):
 
 
 class Prober(threading.Thread):
-    """Logs in to one endpoint with the newest acknowledged password until it works."""
+    """Logs in to one endpoint with the newest acknowledged password until it works.
+
+    When the newest is refused it asks which password the endpoint holds, from
+    the write not yet acknowledged down to the last one it accepted. A round in
+    which the endpoint refuses all of them, twice in a row, is a blackout: the
+    endpoint had no recent credential for the user (or went back in time).
+    """
 
     def __init__(self, endpoint: ServeProcess, writer: Writer) -> None:
         super().__init__(daemon=True, name=f"probe-{endpoint.name}")
         self.endpoint = endpoint
         self.writer = writer
         self.seen: dict[int, float] = {}
+        self.blackouts: list[tuple[float, int, int]] = []
+        self.logins = 0
         self.stop = threading.Event()
+        self._best = -1
+
+    def _try(self, n: int) -> bool:
+        self.logins += 1
+        if not login(self.endpoint.bootstrap, "alice", f"pw-{n}", timeout=3.0):
+            return False
+        if n > self._best:
+            self._best = n
+            self.seen[n] = time.monotonic()
+        return True
+
+    def _holds_any(self, newest: int) -> bool:
+        return any(self._try(m) for m in range(newest + 1, max(self._best, 0) - 1, -1))
 
     def run(self) -> None:
-        best = -1
         while not self.stop.is_set():
             n, _ = self.writer.latest()
-            if n > best and login(self.endpoint.bootstrap, "alice", f"pw-{n}", timeout=3.0):
-                best = n
-                self.seen[n] = time.monotonic()
-            elif n <= best:
+            if n <= self._best:
                 self.stop.wait(0.02)
+                continue
+            if self._try(n) or self._holds_any(n) or self._holds_any(self.writer.latest()[0]):
+                continue
+            self.blackouts.append((time.monotonic(), self._best, n))
 
     def lag(self, n: int, acked_at: float, now: float) -> float:
         """Seconds from acknowledging ``pw-n`` to this endpoint serving it or a newer one."""
@@ -97,7 +118,12 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
     hosts = zookeeper_ensemble.hosts
     assert set_password(hosts, ADMIN[0], ADMIN[1])
     assert set_password(hosts, "alice", "pw-0")
-    props = {"zookeeper.connect": hosts, "super.users": f"User:{ADMIN[0]}"}
+    props = {
+        "zookeeper.connect": hosts,
+        "super.users": f"User:{ADMIN[0]}",
+        # Refusals answer at once, so a probe round is short (KIP-306's delay is 100 ms).
+        "connection.failed.authentication.delay.ms": "0",
+    }
     endpoints = (
         ServeProcess(tmp_path, props, "serve-a"),
         ServeProcess(tmp_path, props, "serve-b"),
@@ -143,6 +169,8 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
         writes_failed=len(writer.failed),
         write_unavailable_after_kill_s=round(write_gap, 2),
         max_lag_s={name: max(v.values(), default=0.0) for name, v in lags.items()},
+        probe_logins={p.endpoint.name: p.logins for p in probers},
+        blackouts={p.endpoint.name: len(p.blackouts) for p in probers},
         runtime_s=round(time.monotonic() - started, 1),
     )
     assert after_kill, f"no write was acknowledged in the {AFTER_KILL:g} s after the leader kill"
@@ -151,6 +179,13 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
         assert not late, (
             f"{name}: expected every acknowledged password served within {TARGET_LAG:g} s, "
             f"but these writes (n: seconds) took longer: {late}"
+        )
+    for p in probers:
+        when = [(round(t - killed_at, 2), best, n) for t, best, n in p.blackouts]
+        assert not when, (
+            f"{p.endpoint.name} refused every recent password of alice (from the last one it "
+            f"accepted to the newest acknowledged + 1), twice in a row, at (s after the kill, "
+            f"last accepted, newest): {when}"
         )
     assert new_ok == [True, True], (
         f"the last acknowledged password pw-{final} is refused ({new_ok}): a lost write"
