@@ -20,8 +20,8 @@ def _check(proc_stderr: str, returncode: int, took: float, hosts: list[str], bou
     lines = [line for line in proc_stderr.splitlines() if not line.startswith(_DEPRECATION)]
     assert returncode == 1, f"expected exit 1, got {returncode}; stderr: {proc_stderr!r}"
     assert len(lines) == 1, (
-        f"expected one 'kafka-scram configs: error: ...' line on stderr, got {len(lines)}: "
-        f"{lines!r}"
+        f"expected one 'kafka-scram configs: error: ...' line on stderr, got {len(lines)}, "
+        f"the first and last: {lines[:1] + lines[-1:]!r}"
     )
     assert re.match(r"kafka-scram configs: error: \S", lines[0]), lines[0]
     for host in hosts:

@@ -111,6 +111,23 @@ class Prober(threading.Thread):
         return (min(later) if later else now) - acked_at
 
 
+def _znodes(ensemble: ZooKeeperEnsemble) -> dict[int, bytes]:
+    """alice's znode as each server (the restarted one included) holds it."""
+    from kazoo.client import KazooClient
+
+    out = {}
+    for member in ensemble.members:
+        client = KazooClient(hosts=member.hosts)
+        client.start(timeout=10)
+        try:
+            client.sync("/config/users/alice")  # catch up with the leader first
+            out[member.myid] = client.get("/config/users/alice")[0]
+        finally:
+            client.stop()
+            client.close()
+    return out
+
+
 def test_leader_kill_loses_nothing_and_both_endpoints_converge(
     zookeeper_ensemble: ZooKeeperEnsemble, tmp_path: Path, results: Results
 ) -> None:
@@ -160,12 +177,17 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
         after_kill = [n for n, t in writer.acked if t > killed_at]
         write_gap = min((t for _, t in writer.acked if t > killed_at), default=now) - killed_at
         states = [describe(ep.bootstrap) for ep in endpoints]
+        zookeeper_ensemble.restart(leader)
+        znodes = _znodes(zookeeper_ensemble)
         old_ok = [login(ep.bootstrap, "alice", f"pw-{final - 1}") for ep in endpoints]
         new_ok = [login(ep.bootstrap, "alice", f"pw-{final}") for ep in endpoints]
     results.record(
         leader_killed=leader.myid,
         election_s=round(election, 2),
         writes_acked=len(writer.acked) - 1,
+        write_interval_s=round(
+            (writer.acked[-1][1] - writer.acked[1][1]) / max(1, len(writer.acked) - 2), 2
+        ),
         writes_failed=len(writer.failed),
         write_unavailable_after_kill_s=round(write_gap, 2),
         max_lag_s={name: max(v.values(), default=0.0) for name, v in lags.items()},
@@ -192,4 +214,8 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
     )
     assert old_ok == [False, False], f"pw-{final - 1} is still accepted: {old_ok}"
     assert states[0] == states[1], f"the endpoints describe different states: {states}"
+    assert len(set(znodes.values())) == 1, (
+        f"the servers hold different versions of alice's znode after the old leader "
+        f"{leader.myid} rejoined: {sorted(znodes)}"
+    )
     assert "alice" in states[0]["users"], states[0]  # type: ignore[operator]
