@@ -166,6 +166,7 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
                 wait_until(partial(contains, p.seen, final), TARGET_LAG + 1.0)
         finally:
             writer.stop.set()
+            writer.join(30)  # its configs process ends before the ensemble is stopped
             for p in probers:
                 p.stop.set()
                 p.join(10)
