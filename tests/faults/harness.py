@@ -1,0 +1,276 @@
+"""Real ``kafka-scram serve`` processes on a ZooKeeper store, and the probes the
+fault tests use: SCRAM logins over real sockets, ``kafka-scram configs
+--zookeeper`` writes as subprocesses, and a results file of measured figures."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sasl_scram import SCRAM_SHA_256, ScramMechanism
+from sasl_scram.admin import (
+    KafkaConnection,
+    KafkaConnectionError,
+    RemoteScramAdmin,
+    SaslCredentials,
+)
+from tests.zookeeper_server import free_port
+
+__all__ = [
+    "ADMIN",
+    "EXE",
+    "LoginLoop",
+    "Results",
+    "ServeProcess",
+    "configs",
+    "describe",
+    "login",
+    "serving",
+    "set_password",
+    "wait_until",
+]
+
+EXE = str(Path(sys.executable).parent / "kafka-scram")
+ADMIN = ("admin", "admin-secret")
+# Every write sets both mechanisms; logins use SHA-256 (4096 iterations: cheap).
+_BOTH = "SCRAM-SHA-256=[password={pw}],SCRAM-SHA-512=[password={pw}]"
+
+
+def _env() -> dict[str, str]:
+    """The child's environment: this worktree's code first (PYTHONPATH)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def configs(zookeeper: str, *args: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
+    """``kafka-scram configs --zookeeper <hosts> <args>`` as a subprocess."""
+    return subprocess.run(
+        [EXE, "configs", "--zookeeper", zookeeper, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def set_password(zookeeper: str, user: str, password: str, timeout: float = 30.0) -> bool:
+    """Change ``user``'s password through ``configs --zookeeper``; True when acknowledged."""
+    proc = configs(
+        zookeeper,
+        "--alter",
+        "--add-config",
+        _BOTH.format(pw=password),
+        "--entity-type",
+        "users",
+        "--entity-name",
+        user,
+        timeout=timeout,
+    )
+    return proc.returncode == 0
+
+
+def login(
+    bootstrap: str,
+    user: str,
+    password: str,
+    *,
+    token: bool = False,
+    mechanism: ScramMechanism = SCRAM_SHA_256,
+    timeout: float = 5.0,
+) -> bool:
+    """One SCRAM login over a fresh TCP connection; True when the endpoint accepts it."""
+    try:
+        with KafkaConnection(
+            bootstrap, SaslCredentials(mechanism, user, password, token), timeout=timeout
+        ):
+            return True
+    except (KafkaConnectionError, OSError):
+        return False
+
+
+def describe(bootstrap: str, timeout: float = 10.0) -> dict[str, object]:
+    """Every user's mechanisms and iterations, through the KIP-554 describe RPC (as admin)."""
+    creds = SaslCredentials(SCRAM_SHA_256, *ADMIN)
+    with KafkaConnection(bootstrap, creds, timeout=timeout) as conn:
+        result = RemoteScramAdmin(conn).describe()
+    return {
+        "error": result.error.name,
+        "users": {
+            u.user: sorted((c.mechanism.name, c.iterations) for c in u.credentials)
+            for u in sorted(result.results, key=lambda u: u.user)
+        },
+    }
+
+
+def wait_until(
+    predicate: Callable[[], bool], timeout: float, interval: float = 0.05
+) -> float | None:
+    """Poll ``predicate`` until true; the seconds it took, or ``None`` at the timeout."""
+    started = time.monotonic()
+    while True:
+        if predicate():
+            return time.monotonic() - started
+        if time.monotonic() - started > timeout:
+            return None
+        time.sleep(interval)
+
+
+@dataclass
+class ServeProcess:
+    """``kafka-scram serve`` on 127.0.0.1:<free port>, its log in ``log_path``."""
+
+    base_dir: Path
+    properties: Mapping[str, str]
+    name: str = "serve"
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[str] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        return self.base_dir / f"{self.name}.log"
+
+    def start(self, timeout: float = 60.0) -> None:
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+        config = self.base_dir / f"{self.name}.properties"
+        props = {"listeners": f"SASL_PLAINTEXT://127.0.0.1:{self.port}", **self.properties}
+        config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        with self.log_path.open("w") as log:
+            self.proc = subprocess.Popen(
+                [EXE, "serve", "--config", str(config)],
+                stdout=subprocess.PIPE,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                env=_env(),
+                start_new_session=True,
+            )
+        assert self.proc.stdout is not None
+        ready = threading.Event()
+        first: list[str] = []
+
+        def read_banner() -> None:
+            assert self.proc is not None and self.proc.stdout is not None
+            first.append(self.proc.stdout.readline())
+            ready.set()
+
+        threading.Thread(target=read_banner, daemon=True).start()
+        if not ready.wait(timeout) or "kafka-scram endpoint ready" not in first[0]:
+            self.stop()
+            raise AssertionError(f"{self.name} did not start: {self.log_text()[-2000:]}")
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def log_lines(self) -> list[str]:
+        return self.log_text().splitlines()
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL after 10 s."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self.proc = None
+
+
+@contextlib.contextmanager
+def serving(*processes: ServeProcess) -> Iterator[tuple[ServeProcess, ...]]:
+    """Start every process; stop all of them on the way out, whatever happened."""
+    try:
+        for p in processes:
+            p.start()
+        yield processes
+    finally:
+        for p in processes:
+            p.stop()
+
+
+class Results:
+    """Measured figures: printed (``pytest -s``) and appended to a JSON-lines file."""
+
+    def __init__(self, path: Path, test: str) -> None:
+        self.path = path
+        self.test = test
+
+    def record(self, **figures: object) -> None:
+        line = json.dumps({"test": self.test, **figures}, sort_keys=True)
+        print(f"\nFAULT-RESULT {line}")
+        with self.path.open("a") as f:
+            f.write(line + "\n")
+
+
+class LoginLoop:
+    """Log in continuously from ``threads`` threads, recording every attempt.
+
+    ``password`` is read before each attempt, so a test can switch what counts
+    as current. ``attempts`` holds ``(monotonic time, password, accepted)``.
+    """
+
+    def __init__(self, bootstrap: str, user: str, password: str, threads: int = 1) -> None:
+        self.bootstrap = bootstrap
+        self.user = user
+        self.password = password
+        self.attempts: list[tuple[float, str, bool]] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads = [
+            threading.Thread(target=self._run, daemon=True, name=f"login-{i}")
+            for i in range(threads)
+        ]
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            password = self.password
+            ok = login(self.bootstrap, self.user, password, timeout=3.0)
+            with self._lock:
+                self.attempts.append((time.monotonic(), password, ok))
+            if not ok:
+                self._stop.wait(0.02)
+
+    def since(self, t: float) -> list[tuple[float, str, bool]]:
+        with self._lock:
+            return [a for a in self.attempts if a[0] >= t]
+
+    def first(self, accepted: bool, after: float, password: str | None = None) -> float | None:
+        """When the first attempt after ``after`` was accepted (or refused)."""
+        for t, pw, ok in self.since(after):
+            if ok == accepted and (password is None or pw == password):
+                return t
+        return None
+
+    def __enter__(self) -> LoginLoop:
+        for t in self._threads:
+            t.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(10)
