@@ -35,6 +35,8 @@ __all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "ZkChangeWatcher"]
 # ZkNodeChangeNotificationListener.changeExpirationMs: 15 minutes.
 DEFAULT_NOTIFICATION_EXPIRY = 15 * 60.0
 
+# An empty item only makes the thread go round its loop again.
+_WAKE = ""
 _RESYNC = "resync"
 _CHANGES = "changes"
 _STOP = "stop"
@@ -151,6 +153,9 @@ class ZkChangeWatcher:
         if state in (kz_state.SUSPENDED, kz_state.LOST):
             self._on_disconnect()
             self._need_resync = True
+            # Wake the thread: it may be blocked without a timeout, and from now
+            # on it must tick once a second to notice when the copy goes stale.
+            self._queue.put(_WAKE)
         elif state == kz_state.CONNECTED:
             self._queue.put(_RESYNC)
 
