@@ -71,6 +71,7 @@ KNOWN_KEYS = frozenset(
         DECOY_SECRET_KEY,
         CLUSTER_ID_KEY,
         "scram.bootstrap.user",
+        "scram.metrics.listener",
         "scram.event.loop",
         "scram.bootstrap.client.properties",
         "ssl.keystore.type",

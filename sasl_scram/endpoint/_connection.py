@@ -17,6 +17,7 @@ import enum
 import functools
 import logging
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +81,9 @@ class Close:
 
     reason: str
     after_failed_authentication: bool = False
+    #: For the failed-(re)authentication metrics: the SASL mechanism, if one was chosen.
+    mechanism: str = ""
+    reauthentication: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +95,19 @@ class CredentialNeeded:
 
 @dataclass(frozen=True, slots=True)
 class Authenticated:
+    """A login or KIP-368 re-authentication completed.
+
+    Attributes:
+        client_supports_reauth: False after SaslAuthenticate v0 or raw tokens
+            (``SaslServerAuthenticator.connectedClientSupportsReauthentication``).
+        reauth_began: Monotonic time of the re-authentication's SaslHandshake,
+            for ``reauthentication-latency``.
+    """
+
     session: ScramSession
     reauthentication: bool
+    client_supports_reauth: bool = True
+    reauth_began: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +169,7 @@ class ServerConnection:
         settings: Shared server settings.
         clock_ms: Returns the current time in ms (injected for KIP-368 tests).
         security_protocol: The listener's protocol, for handlers that care.
+        monotonic: Seconds, for the re-authentication latency metric.
     """
 
     def __init__(
@@ -161,6 +177,7 @@ class ServerConnection:
         settings: ConnectionSettings,
         clock_ms: Callable[[], int],
         security_protocol: str = "SASL_PLAINTEXT",
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._settings = settings
         self._clock_ms = clock_ms
@@ -175,6 +192,8 @@ class ServerConnection:
         self._session_expiry_ms: int | None = None
         self._reauth = False
         self._waiting: CredentialNeeded | ApiCall | None = None
+        self._monotonic = monotonic
+        self._reauth_began = 0.0
 
     # -- introspection ------------------------------------------------------
     @property
@@ -377,7 +396,8 @@ class ServerConnection:
             out.append(
                 Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0))
             )
-        out.append(self._close(f"SASL {mech} {phase} failed", failed_authentication=True))
+        self._close("")
+        out.append(Close(f"SASL {mech} {phase} failed", True, mech, self._reauth))
         return out
 
     def _auth_succeeded(self, server_final: bytes) -> list[Output]:
@@ -413,7 +433,7 @@ class ServerConnection:
         send_lifetime = lifetime if self._auth_version >= 1 else 0
         out: list[Output] = [
             Send(self._auth_reply(server_final, ErrorCode.NONE, None, send_lifetime)),
-            Authenticated(session, was_reauth),
+            Authenticated(session, was_reauth, self._auth_version > 0, self._reauth_began),
         ]
         return out
 
@@ -429,6 +449,7 @@ class ServerConnection:
             if self._session_expiry_ms is None:
                 return self._illegal_state(header, spec, "Re-authentication is not enabled")
             self._reauth = True
+            self._reauth_began = self._monotonic()
             self._frames.max_size = self._settings.max_receive_before_auth
             return self._handshake(header, body)
         if expired:

@@ -32,6 +32,7 @@ from sasl_scram.endpoint._connection import (
 )
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import Handler, RequestContext
+from sasl_scram.endpoint._metrics import AuthMetrics
 
 __all__ = ["ConnectionHost", "ConnectionProtocol"]
 
@@ -57,6 +58,8 @@ class ConnectionHost(Protocol):
     def deadlines(self) -> ConnectionDeadlines[ConnectionProtocol] | None: ...
     @property
     def busy_poller(self) -> BusyPoller | None: ...
+    @property
+    def metrics(self) -> AuthMetrics | None: ...
     def handler(self, api_key: int) -> Handler | None: ...
     def lookup_may_block(self, request: CredentialRequest) -> bool: ...
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
@@ -91,13 +94,23 @@ class ConnectionProtocol(asyncio.Protocol):
     def busy(self) -> bool:
         return self._task is not None
 
+    @property
+    def listener_name(self) -> str:
+        return self._listener.name
+
+    @property
+    def authenticated_mechanism(self) -> str | None:
+        """The SASL mechanism of an authenticated connection (for the metrics' gauges)."""
+        session = self._conn.session if self._conn.authenticated else None
+        return session.mechanism.mechanism_name if session is not None else None
+
     # -- asyncio callbacks ----------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport  # type: ignore[assignment]
         self._endpoint.connections[self] = None
         if log.isEnabledFor(logging.DEBUG):
             log.debug("[%s] connection from %s", self.conn_id, transport.get_extra_info("peername"))
-        now = time.monotonic()
+        now = self._opened = time.monotonic()
         self._deadlines.connected(self, now)
         poller = self._endpoint.busy_poller
         if poller is not None:
@@ -192,6 +205,10 @@ class ConnectionProtocol(asyncio.Protocol):
                 )
                 # What was answered before the close still goes out (close flushes).
                 _flush(transport, sends)
+                if item.after_failed_authentication and self._endpoint.metrics is not None:
+                    self._endpoint.metrics.failed(
+                        self._listener.name, item.mechanism, item.reauthentication
+                    )
                 delay = self._endpoint.config.failed_auth_delay_ms / 1000
                 if item.after_failed_authentication and delay > 0:
                     # KIP-306: let the client read the error, slow brute force down.
@@ -213,8 +230,18 @@ class ConnectionProtocol(asyncio.Protocol):
             s.mechanism.mechanism_name,
             " (delegation token)" if s.token_authenticated else "",
         )
+        now = time.monotonic()
         if not item.reauthentication:
-            self._deadlines.authenticated(self, time.monotonic())
+            self._deadlines.authenticated(self, now)
+        if (metrics := self._endpoint.metrics) is not None:
+            began = item.reauth_began if item.reauthentication else self._opened
+            metrics.succeeded(
+                self._listener.name,
+                s.mechanism.mechanism_name,
+                item.reauthentication,
+                item.client_supports_reauth,
+                now - began,
+            )
 
     async def _grant_in_thread(self, item: CredentialNeeded) -> None:
         try:
