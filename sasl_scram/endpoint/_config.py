@@ -52,6 +52,8 @@ _DEFAULTS: dict[str, str] = {
     "connection.failed.authentication.delay.ms": "100",
     AUTH_TIMEOUT_KEY: "30000",
     BUSY_POLL_KEY: "0",
+    # Kafka's default (SocketServer's listen backlog for each listener).
+    "socket.listen.backlog.size": "50",
 }
 
 # Keys understood here or by an endpoint extension (delegation tokens).
@@ -169,6 +171,8 @@ class EndpointConfig:
     #: Options for a ZooKeeper store (login, ACLs, timeouts); the login's repr
     #: hides its password.
     zookeeper_options: dict[str, Any] = field(default_factory=dict)
+    #: ``socket.listen.backlog.size``: pending connections each listener queues.
+    listen_backlog: int = 50
 
     def store_options(self) -> dict[str, Any]:
         """Keyword options for the credential store this configuration names."""
@@ -273,6 +277,7 @@ class EndpointConfig:
             ssl_keystore=ssl,
             properties=dict(props),
             zookeeper_options=zk_options,
+            listen_backlog=_int(props, "socket.listen.backlog.size", 1),
         )
 
 

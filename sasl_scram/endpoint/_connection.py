@@ -17,6 +17,7 @@ import enum
 import functools
 import logging
 import re
+import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,9 @@ log = logging.getLogger("sasl_scram.endpoint")
 DEFAULT_SASL_MAX_RECEIVE = 524288
 DEFAULT_MAX_REQUEST = 104857600
 # ApiVersions v3+ software name and version (KIP-511; Java broker's check).
+# A cached response's frame size and correlation id, packed in one call.
+_CORRELATION = struct.Struct(">ii")
+_SIZE_PREFIX = struct.Struct(">i")
 _SOFTWARE_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
@@ -142,8 +146,10 @@ class ConnectionSettings:
     max_receive: int = DEFAULT_MAX_REQUEST
     max_reauth_ms: int = 0
     decoy: DecoyCredentials = field(default_factory=DecoyCredentials)
-    #: Encoded bodies that never change (ApiVersions, SaslHandshake), per version.
-    cached_bodies: dict[tuple[int, int, int], bytes] = field(
+    #: Responses that never change but for the correlation id (ApiVersions,
+    #: SaslHandshake), per (api key, version, error): the frame's size and the
+    #: bytes after the correlation id, built once per process.
+    cached_responses: dict[tuple[int, int, int], tuple[bytes, bytes]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -291,9 +297,10 @@ class ServerConnection:
             # Kafka: once ApiVersions succeeded, the next request must be SaslHandshake.
             self._state = _State.HANDSHAKE
         # The body depends only on the version and the error: encode it once.
-        key = (ApiKey.API_VERSIONS, header.api_version, error)
-        encoded = self._settings.cached_bodies.get(key)
-        if encoded is None:
+        cached = self._settings.cached_responses.get(
+            (ApiKey.API_VERSIONS, header.api_version, error)
+        )
+        if cached is None:
             response = {
                 "error_code": error,
                 "api_keys": [
@@ -302,11 +309,18 @@ class ServerConnection:
                 ],
                 "throttle_time_ms": 0,
             }
-            encoded = encode_body(ApiKey.API_VERSIONS, header.api_version, response)
-            self._settings.cached_bodies[key] = encoded
-        return Send(
-            frame_response(header.api_key, header.api_version, header.correlation_id, encoded)
-        )
+            cached = self._cache_response(header, error, response)
+        return Send(_CORRELATION.pack(cached[0], header.correlation_id) + cached[1])
+
+    def _cache_response(
+        self, header: RequestHeader, error: int, response: dict[str, Any]
+    ) -> tuple[bytes, bytes]:
+        """Frame ``response`` once; later answers only pack a correlation id in front."""
+        encoded = encode_body(header.api_key, header.api_version, response)
+        framed = frame_response(header.api_key, header.api_version, 0, encoded)
+        cached = (_SIZE_PREFIX.unpack_from(framed)[0], framed[8:])
+        self._settings.cached_responses[header.api_key, header.api_version, error] = cached
+        return cached
 
     # -- SaslHandshake ----------------------------------------------------------
     def _handshake(self, header: RequestHeader, body: dict[str, Any]) -> list[Output]:
@@ -330,14 +344,11 @@ class ServerConnection:
         self._auth_header = None
         self._auth_version = 0
         key = (ApiKey.SASL_HANDSHAKE, header.api_version, ErrorCode.NONE)
-        encoded = self._settings.cached_bodies.get(key)
-        if encoded is None:
+        cached = self._settings.cached_responses.get(key)
+        if cached is None:
             response = {"error_code": ErrorCode.NONE, "mechanisms": list(self._settings.by_name)}
-            encoded = encode_body(ApiKey.SASL_HANDSHAKE, header.api_version, response)
-            self._settings.cached_bodies[key] = encoded
-        return [
-            Send(frame_response(header.api_key, header.api_version, header.correlation_id, encoded))
-        ]
+            cached = self._cache_response(header, ErrorCode.NONE, response)
+        return [Send(_CORRELATION.pack(cached[0], header.correlation_id) + cached[1])]
 
     # -- SaslAuthenticate -------------------------------------------------------
     def _authenticate(self, header: RequestHeader, token: bytes) -> list[Output]:

@@ -221,15 +221,17 @@ class ConnectionProtocol(asyncio.Protocol):
     def _authenticated(self, item: Authenticated) -> None:
         s = item.session
         # Kafka logs successful logins at DEBUG; one line per connection at INFO
-        # would cost more than the SCRAM exchange itself.
-        log.debug(
-            "[%s] %sauthenticated User:%s with %s%s",
-            self.conn_id,
-            "re-" if item.reauthentication else "",
-            s.authorization_id,
-            s.mechanism.mechanism_name,
-            " (delegation token)" if s.token_authenticated else "",
-        )
+        # would cost more than the SCRAM exchange itself, and even the
+        # arguments are built only when DEBUG is on.
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "[%s] %sauthenticated User:%s with %s%s",
+                self.conn_id,
+                "re-" if item.reauthentication else "",
+                s.authorization_id,
+                s.mechanism.mechanism_name,
+                " (delegation token)" if s.token_authenticated else "",
+            )
         now = time.monotonic()
         if not item.reauthentication:
             self._deadlines.authenticated(self, now)

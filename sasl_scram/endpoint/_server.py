@@ -123,7 +123,12 @@ class ScramEndpoint:
                 return ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
 
             server = await loop.create_server(
-                factory, listener.host or None, listener.port, ssl=context, reuse_address=True
+                factory,
+                listener.host or None,
+                listener.port,
+                ssl=context,
+                reuse_address=True,
+                backlog=self.config.listen_backlog,
             )
             sock = server.sockets[0].getsockname()
             self._bound[listener.name] = (sock[0], sock[1])
