@@ -20,7 +20,7 @@ def listen_backlog(port: int) -> int:
 
 
 @pytest.mark.parametrize(
-    ("given", "expected"), [({}, 50), ({"socket.listen.backlog.size": "7"}, 7)]
+    ("given", "expected"), [({}, 512), ({"socket.listen.backlog.size": "7"}, 7)]
 )
 def test_listeners_use_the_configured_backlog(given: dict[str, str], expected: int) -> None:
     with RunningEndpoint(properties=given) as ep:
