@@ -1,7 +1,7 @@
 """One client connection of the endpoint, as a sans-IO state machine.
 
-It enforces Kafka's per-connection SASL rules (``SaslServerAuthenticator``,
-kafka-wire-protocol 4.1): only ApiVersions and SaslHandshake before the
+It enforces Kafka's per-connection SASL rules (``SaslServerAuthenticator``):
+only ApiVersions and SaslHandshake before the
 handshake, then only SaslAuthenticate (or raw tokens after a v0 handshake),
 then everything; KIP-368 session lifetime and re-authentication; error 58 with
 Kafka's generic text on a failed authentication, then close.
@@ -519,6 +519,6 @@ def error_response(spec: ApiSpec, code: int, message: str | None = None) -> dict
 def advertised_versions(keys: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
     """``(key, min, max)`` for the given API keys, from the schema table.
 
-    Minimum 0 for 17, 18 and 36 (librdkafka feature checks, kafka-wire-protocol 4.5).
+    Minimum 0 for 17, 18 and 36: librdkafka's feature checks look for version 0.
     """
     return tuple((k, API_SPECS[k].min_version, API_SPECS[k].max_version) for k in sorted(keys))
