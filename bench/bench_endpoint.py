@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import gc
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -352,8 +353,9 @@ def java_style(
 
 
 def _span(values: list[float], fmt: str = ",.0f") -> str:
-    lo, hi = min(values), max(values)
-    return f"{lo:{fmt}}" if f"{lo:{fmt}}" == f"{hi:{fmt}}" else f"{lo:{fmt}}-{hi:{fmt}}"
+    """The median, then the range: neighbours on a shared VM move single rounds a lot."""
+    lo, hi, mid = min(values), max(values), statistics.median(values)
+    return f"{mid:{fmt}} [{lo:{fmt}}-{hi:{fmt}}]"
 
 
 def _row(label: str, samples: list[Sample]) -> str:
@@ -380,8 +382,8 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
         "\n  re-auth: SaslHandshake v1 and two SaslAuthenticate v2 on open connections (KIP-368)."
         "\n  pipelined (secondary): no ApiVersions, SaslHandshake and client-first in one "
         "write, as our KafkaConnection; Java clients never do this."
-        f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows; figures are ranges "
-        "over the rounds. No Kafka broker here: compare with the baseline."
+        f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows. No Kafka broker here: compare with the baseline."
+        "\n  Each figure: median [min-max] over the rounds."
     )
     rows = [("login", c) for c in CONCURRENCIES] + [("reauth", 10)]
     rows += [("pipelined", c) for c in CONCURRENCIES]
@@ -392,9 +394,10 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
             if _ALL_CPUS:
                 os.sched_setaffinity(proc.pid, {server_cpu})
             servers[name] = (proc, port)
-        for _ in range(rounds):
+        for i in range(rounds):
             for mode, c in rows:
-                for name, _tree in trees:
+                # Which server goes first alternates too: no order bias.
+                for name, _tree in trees[:: 1 if i % 2 == 0 else -1]:
                     proc, port = servers[name]
                     sample = java_style(exe, proc, port, c, mode)
                     results.setdefault((name, mode, c), []).append(sample)
