@@ -358,13 +358,13 @@ def _span(values: list[float], fmt: str = ",.0f") -> str:
     return f"{mid:{fmt}} [{lo:{fmt}}-{hi:{fmt}}]"
 
 
-def _row(label: str, samples: list[Sample]) -> str:
+def _row(label: str, samples: list[Sample], unit: str = "login") -> str:
     return (
-        f"{label}: {_span([s.rate for s in samples])} logins/s, "
+        f"{label}: {_span([s.rate for s in samples])} {unit}s/s, "
         f"p50 {_span([s.p50_ms for s in samples], '.2f')} ms, "
         f"p99 {_span([s.p99_ms for s in samples], '.2f')} ms, "
-        f"server CPU {_span([s.server_us for s in samples])} us/login, "
-        f"client CPU {_span([s.client_us for s in samples])} us/login"
+        f"server CPU {_span([s.server_us for s in samples])} us/{unit}, "
+        f"client CPU {_span([s.client_us for s in samples])} us/{unit}"
     )
 
 
@@ -408,7 +408,8 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
     for mode, c in rows:
         for name, _tree in trees:
             label = f"{labels[mode]} c={c:<3d} {name:9s}"
-            print(_row(label, results[name, mode, c]))
+            unit = "re-auth" if mode == "reauth" else "login"
+            print(_row(label, results[name, mode, c], unit))
     if baseline:
         for mode, c in rows:
             ratios = [
