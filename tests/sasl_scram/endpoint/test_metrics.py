@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sasl_scram import SCRAM_SHA_256, ScramClient
 from sasl_scram.kafka import decode_response, encode_request
+from tests.endpoint_harness import ALICE, RunningEndpoint
 from tests.sasl_scram.endpoint.test_serve_cli import start, write_config
 from tests.zookeeper_server import free_port
 
@@ -39,13 +40,14 @@ class _Client:
             data += more
         return data
 
-    def login(self, user: str, password: str) -> bool:
+    def login(self, user: str, password: str, version: int = 2) -> bool:
+        """SaslHandshake v1 and two SaslAuthenticate (v0 cannot re-authenticate)."""
         assert self.roundtrip(17, 1, {"mechanism": "SCRAM-SHA-256"})["error_code"] == 0
         client = ScramClient(SCRAM_SHA_256, user, password)
-        first = self.roundtrip(36, 2, {"auth_bytes": client.client_first()})
+        first = self.roundtrip(36, version, {"auth_bytes": client.client_first()})
         assert first["error_code"] == 0
         final = client.receive_server_first(first["auth_bytes"])  # type: ignore[arg-type]
-        answer = self.roundtrip(36, 2, {"auth_bytes": final})
+        answer = self.roundtrip(36, version, {"auth_bytes": final})
         if answer["error_code"]:
             return False
         client.receive_server_final(answer["auth_bytes"])  # type: ignore[arg-type]
@@ -110,3 +112,28 @@ def test_metrics_count_logins_failures_and_reauthentications(tmp_path: Path) -> 
     # No user names in the metrics; the URL is logged once at start.
     assert "admin" not in scrape
     assert f"Metrics at http://127.0.0.1:{metrics_port}/metrics" in stderr
+
+
+def test_failed_reauthentication_and_clients_that_cannot_reauthenticate() -> None:
+    props = {
+        "scram.metrics.listener": "127.0.0.1:0",
+        "connections.max.reauth.ms": "60000",
+        "connection.failed.authentication.delay.ms": "0",
+    }
+    with RunningEndpoint(properties=props) as ep:
+        old_client = _Client(ep.port)
+        assert old_client.login(*ALICE, version=0)
+        client = _Client(ep.port)
+        assert client.login(*ALICE)
+        assert not client.login("alice", "not-the-password")
+        old_client.roundtrip(18, 3, {"client_software_name": "t", "client_software_version": "1"})
+        assert ep.endpoint.metrics is not None and ep.endpoint.metrics.address is not None
+        host, port = ep.endpoint.metrics.address
+        with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as r:
+            samples = _samples(r.read().decode())
+    labels = '{listener="SASL_PLAINTEXT",mechanism="SCRAM-SHA-256"}'
+    assert samples[f"kafka_scram_successful_authentication_total{labels}"] == 2
+    assert samples[f"kafka_scram_successful_authentication_no_reauth_total{labels}"] == 1
+    assert samples[f"kafka_scram_failed_reauthentication_total{labels}"] == 1
+    assert samples[f"kafka_scram_failed_authentication_total{labels}"] == 0
+    assert samples[f"kafka_scram_authenticated_connections{labels}"] == 1
