@@ -316,12 +316,10 @@ class Sample:
     client_us: float  # load generator CPU per login
 
 
-def java_style(
-    exe: Path, proc: subprocess.Popen[str], port: int, concurrency: int, mode: str
-) -> Sample:
+def java_style(exe: Path, server_pid: int, port: int, concurrency: int, mode: str) -> Sample:
     """One window of ``mode`` (login, reauth or pipelined) at ``concurrency``."""
     _, client_cpu = _cpus()
-    before = cpu_seconds(proc.pid)
+    before = cpu_seconds(server_pid)
     result = subprocess.run(
         [
             *(["taskset", "-c", str(client_cpu)] if _ALL_CPUS else []),
@@ -338,7 +336,7 @@ def java_style(
         text=True,
         check=False,
     )
-    server_s = cpu_seconds(proc.pid) - before
+    server_s = cpu_seconds(server_pid) - before
     if result.returncode:
         raise RuntimeError(f"load generator failed: {result.stdout}{result.stderr}")
     fields = dict(item.split("=") for item in result.stdout.split())
@@ -399,7 +397,7 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
                 # Which server goes first alternates too: no order bias.
                 for name, _tree in trees[:: 1 if i % 2 == 0 else -1]:
                     proc, port = servers[name]
-                    sample = java_style(exe, proc, port, c, mode)
+                    sample = java_style(exe, proc.pid, port, c, mode)
                     results.setdefault((name, mode, c), []).append(sample)
     finally:
         for proc, _ in servers.values():
@@ -421,16 +419,62 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
             print(f"{labels[mode]} c={c:<3d} this tree / baseline logins/s: {_span(ratios, '.2f')}")
 
 
-def metrics_cost() -> None:
-    """The authentication metrics' cost per login, timed in process, against the
-    server's CPU per login measured above."""
-    from sasl_scram.endpoint._metrics import AuthMetrics
+def metrics_cost(rounds: int) -> None:
+    """The authentication metrics' cost: an A/B in this process, and the counting alone.
 
-    metrics = AuthMetrics("127.0.0.1", 0, list)
+    A real endpoint runs on a uvloop loop in a thread of this process, pinned
+    to the server's core; between windows its metrics are switched on and off
+    (alternating, which goes first alternates too) while the Java-style client
+    logs in at concurrency 10. Then the counting call alone is timed.
+    """
+    import threading
+
+    import uvloop
+
+    from sasl_scram import SCRAM_SHA_256
+    from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
+    from sasl_scram.endpoint._metrics import AuthMetrics
+    from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
+
+    store = InMemoryCredentialStore()
+    store.alter([], [ScramUpsertion.from_password("bench", SCRAM_SHA_256, "bench-secret")])
+    config = EndpointConfig.from_properties(
+        {"listeners": "SASL_PLAINTEXT://127.0.0.1:0", "scram.credential.store.path": "unused.db"}
+    )
+    endpoint = ScramEndpoint(config, store)
+    loop = uvloop.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(endpoint.start(), loop).result()
+    counting = AuthMetrics("127.0.0.1", 0, lambda: endpoint.connections)
+    server_cpu, _ = _cpus()
+    if _ALL_CPUS:
+        os.sched_setaffinity(0, {server_cpu})
+    exe = build_client()
+    port = endpoint.bound_address()[1]
+    results: dict[bool, list[Sample]] = {True: [], False: []}
+    try:
+        for i in range(rounds):
+            for on in (True, False) if i % 2 == 0 else (False, True):
+                endpoint.metrics = counting if on else None
+                results[on].append(java_style(exe, os.getpid(), port, 10, "login"))
+    finally:
+        asyncio.run_coroutine_threadsafe(endpoint.close(grace_seconds=1), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        if _ALL_CPUS:
+            os.sched_setaffinity(0, _ALL_CPUS)
+    ratios = [a.rate / b.rate for a, b in zip(results[True], results[False], strict=True)]
+    print(
+        "metrics A/B in process (Java-style logins, concurrency 10, metrics on / off in "
+        f"alternating windows): logins/s ratio {_span(ratios, '.3f')}; server CPU "
+        f"{_span([s.server_us for s in results[True]])} us/login on, "
+        f"{_span([s.server_us for s in results[False]])} us/login off"
+    )
     calls = 200_000
     start = time.perf_counter()
     for _ in range(calls):
-        metrics.succeeded("SASL_PLAINTEXT", "SCRAM-SHA-256", False, True, 0.0012)
+        counting.succeeded("SASL_PLAINTEXT", "SCRAM-SHA-256", False, True, 0.0012)
     per_call = (time.perf_counter() - start) / calls * 1e6
     print(
         f"metrics: {per_call:.2f} us of counting per login, in process "
@@ -445,7 +489,7 @@ def main() -> None:
     parser.add_argument("--skip-tokens", action="store_true", help="the endpoint figures only")
     args = parser.parse_args()
     java_style_section(args.baseline, args.rounds)
-    metrics_cost()
+    metrics_cost(args.rounds)
     if args.skip_tokens:
         return
     # Users and tokens against the same server, in alternating windows: the
