@@ -203,7 +203,13 @@ class AuthMetrics:
 
         registry = CollectorRegistry(auto_describe=False)
         registry.register(self)
-        self._server, _ = start_http_server(self._port, self._host, registry=registry)
+        try:
+            self._server, _ = start_http_server(self._port, self._host, registry=registry)
+        except OSError as exc:
+            raise ScramConfigError(
+                f"{METRICS_LISTENER_KEY}: cannot listen on {self._host}:{self._port} "
+                f"({exc.strerror}); choose a free port or leave the key unset"
+            ) from None
         host, port = self._server.server_address[:2]
         self.address = (str(host), int(port))
         log.info("Metrics at http://%s:%d/metrics (%s)", host, port, METRICS_LISTENER_KEY)

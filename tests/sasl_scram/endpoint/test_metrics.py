@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 import signal
 import socket
+import subprocess
 import urllib.request
 from pathlib import Path
 
 from sasl_scram import SCRAM_SHA_256, ScramClient
 from sasl_scram.kafka import decode_response, encode_request
 from tests.endpoint_harness import ALICE, RunningEndpoint
-from tests.sasl_scram.endpoint.test_serve_cli import start, write_config
+from tests.sasl_scram.endpoint.test_serve_cli import EXE, start, write_config
 from tests.zookeeper_server import free_port
 
 
@@ -137,3 +138,24 @@ def test_failed_reauthentication_and_clients_that_cannot_reauthenticate() -> Non
     assert samples[f"kafka_scram_failed_reauthentication_total{labels}"] == 1
     assert samples[f"kafka_scram_failed_authentication_total{labels}"] == 0
     assert samples[f"kafka_scram_authenticated_connections{labels}"] == 1
+
+
+def test_metrics_port_in_use_is_a_cli_error_without_traceback(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        config = write_config(tmp_path, free_port(), f"scram.metrics.listener=127.0.0.1:{busy}\n")
+        proc = subprocess.run(
+            [EXE, "serve", "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    assert proc.returncode == 1
+    assert (
+        f"kafka-scram serve: error: scram.metrics.listener: cannot listen on 127.0.0.1:{busy}"
+        in proc.stderr
+    )
+    assert "Traceback" not in proc.stderr
