@@ -17,7 +17,7 @@ from tests.sasl_scram.endpoint.test_serve_cli import EXE, start, write_config
 from tests.zookeeper_server import free_port
 
 
-class _Client:
+class Client:
     """A Java-style SASL client on one socket: ApiVersions, then logins (KIP-368 re-auth)."""
 
     def __init__(self, port: int) -> None:
@@ -41,10 +41,10 @@ class _Client:
             data += more
         return data
 
-    def login(self, user: str, password: str, version: int = 2) -> bool:
+    def login(self, user: str, password: str, version: int = 2, token: bool = False) -> bool:
         """SaslHandshake v1 and two SaslAuthenticate (v0 cannot re-authenticate)."""
         assert self.roundtrip(17, 1, {"mechanism": "SCRAM-SHA-256"})["error_code"] == 0
-        client = ScramClient(SCRAM_SHA_256, user, password)
+        client = ScramClient(SCRAM_SHA_256, user, password, token_auth=token)
         first = self.roundtrip(36, version, {"auth_bytes": client.client_first()})
         assert first["error_code"] == 0
         final = client.receive_server_first(first["auth_bytes"])  # type: ignore[arg-type]
@@ -55,7 +55,7 @@ class _Client:
         return client.complete
 
 
-def _samples(text: str) -> dict[str, float]:
+def samples_of(text: str) -> dict[str, float]:
     """``name{labels}`` -> value, for the kafka_scram_ lines of a scrape."""
     out: dict[str, float] = {}
     for line in text.splitlines():
@@ -82,11 +82,11 @@ def test_metrics_count_logins_failures_and_reauthentications(tmp_path: Path) -> 
         password = re.search(r"^sasl\.password=(.*)$", kcat_conf, re.M).group(1)  # type: ignore[union-attr]
         kept = []
         for _ in range(5):
-            client = _Client(port)
+            client = Client(port)
             assert client.login("admin", password)
             kept.append(client)
         for _ in range(3):
-            assert not _Client(port).login("admin", "not-the-password")
+            assert not Client(port).login("admin", "not-the-password")
         for _ in range(2):
             assert kept[0].login("admin", password)
         # An answer after the last login: the server's bookkeeping of it is done.
@@ -99,7 +99,7 @@ def test_metrics_count_logins_failures_and_reauthentications(tmp_path: Path) -> 
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=15)
     labels = '{listener="SASL_PLAINTEXT",mechanism="SCRAM-SHA-256"}'
-    samples = _samples(scrape)
+    samples = samples_of(scrape)
     assert samples[f"kafka_scram_successful_authentication_total{labels}"] == 5
     assert samples[f"kafka_scram_failed_authentication_total{labels}"] == 3
     assert samples[f"kafka_scram_successful_reauthentication_total{labels}"] == 2
@@ -122,16 +122,16 @@ def test_failed_reauthentication_and_clients_that_cannot_reauthenticate() -> Non
         "connection.failed.authentication.delay.ms": "0",
     }
     with RunningEndpoint(properties=props) as ep:
-        old_client = _Client(ep.port)
+        old_client = Client(ep.port)
         assert old_client.login(*ALICE, version=0)
-        client = _Client(ep.port)
+        client = Client(ep.port)
         assert client.login(*ALICE)
         assert not client.login("alice", "not-the-password")
         old_client.roundtrip(18, 3, {"client_software_name": "t", "client_software_version": "1"})
         assert ep.endpoint.metrics is not None and ep.endpoint.metrics.address is not None
         host, port = ep.endpoint.metrics.address
         with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as r:
-            samples = _samples(r.read().decode())
+            samples = samples_of(r.read().decode())
     labels = '{listener="SASL_PLAINTEXT",mechanism="SCRAM-SHA-256"}'
     assert samples[f"kafka_scram_successful_authentication_total{labels}"] == 2
     assert samples[f"kafka_scram_successful_authentication_no_reauth_total{labels}"] == 1
