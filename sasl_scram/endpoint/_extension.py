@@ -2,8 +2,8 @@
 
 ``tokenauth`` serves the delegation-token RPCs (API keys 38-41) and answers
 ``tokenauth=true`` logins through an :class:`EndpointExtension` it registers
-under the ``kafka_scram.endpoint`` entry-point group (STYLE.md: composition at
-the top, no upward imports).
+under the ``kafka_scram.endpoint`` entry-point group: composition at the top,
+no upward imports (docs/architecture.md).
 """
 
 from __future__ import annotations

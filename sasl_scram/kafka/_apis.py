@@ -1,5 +1,5 @@
 """The API subset this project speaks, transcribed from Kafka's message JSON
-(kafka-wire-protocol section 3). Versions: Kafka 3.9 ranges, plus Metadata v13
+(``clients/src/main/resources/common/message``). Versions: Kafka 3.9 ranges, plus Metadata v13
 from Kafka 4.x."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Frames and headers: the entry points of the wire codec (sans-IO).
 
-A frame is an int32 size then that many bytes (kafka-wire-protocol 1.1). The
+A frame is an int32 size then that many bytes (Kafka's ``NetworkReceive``). The
 request header's client id is always the classic int16 string, even in header
 v2, so it can be read before the API version is known to be supported.
 """

@@ -1,4 +1,4 @@
-"""Kafka's primitive encodings (kafka-wire-protocol section 2): fixed-width
+"""Kafka's primitive encodings (``ByteUtils``, ``Type``): fixed-width
 big-endian integers, unsigned varints, classic and compact strings, bytes and
 arrays, UUIDs and tagged-field sections."""
 
