@@ -75,6 +75,17 @@ class _Histogram:
         return out
 
 
+class _Row:
+    """The counters and histograms of one (listener, mechanism): one lookup per login."""
+
+    __slots__ = ("counts", "login_ms", "reauth_ms")
+
+    def __init__(self) -> None:
+        self.counts = [0] * 5
+        self.login_ms = _Histogram()
+        self.reauth_ms = _Histogram()
+
+
 class LiveConnection(Protocol):
     """What the gauges read from a live connection (``ConnectionProtocol``)."""
 
@@ -99,9 +110,7 @@ class AuthMetrics:
         self._host = host
         self._port = port
         self._connections = connections
-        self._counts: dict[tuple[str, str], list[int]] = {}
-        self._login_ms: dict[tuple[str, str], _Histogram] = {}
-        self._reauth_ms: dict[tuple[str, str], _Histogram] = {}
+        self._rows: dict[tuple[str, str], _Row] = {}
         self._server: WSGIServer | None = None
         self.address: tuple[str, int] | None = None
 
@@ -121,12 +130,10 @@ class AuthMetrics:
         return cls(host.strip("[]") or "0.0.0.0", int(port), connections)  # noqa: S104
 
     # -- counting (event loop) ---------------------------------------------------
-    def _row(self, listener: str, mechanism: str) -> list[int]:
-        row = self._counts.get((listener, mechanism))
+    def _row(self, listener: str, mechanism: str) -> _Row:
+        row = self._rows.get((listener, mechanism))
         if row is None:
-            row = self._counts[listener, mechanism] = [0] * 5
-            self._login_ms[listener, mechanism] = _Histogram()
-            self._reauth_ms[listener, mechanism] = _Histogram()
+            row = self._rows[listener, mechanism] = _Row()
         return row
 
     def succeeded(
@@ -138,18 +145,18 @@ class AuthMetrics:
         latency_s: float,
     ) -> None:
         """A login or re-authentication completed (Kafka's ``Selector.poll``)."""
-        row = self._row(listener, mechanism)
+        row = self._rows.get((listener, mechanism)) or self._row(listener, mechanism)
         if reauthentication:
-            row[_REAUTH_OK] += 1
-            self._reauth_ms[listener, mechanism].observe(latency_s * 1000)
+            row.counts[_REAUTH_OK] += 1
+            row.reauth_ms.observe(latency_s * 1000)
         else:
-            row[_OK] += 1
+            row.counts[_OK] += 1
             if not client_supports_reauth:
-                row[_NO_REAUTH] += 1
-            self._login_ms[listener, mechanism].observe(latency_s * 1000)
+                row.counts[_NO_REAUTH] += 1
+            row.login_ms.observe(latency_s * 1000)
 
     def failed(self, listener: str, mechanism: str, reauthentication: bool) -> None:
-        self._row(listener, mechanism)[_REAUTH_FAILED if reauthentication else _FAILED] += 1
+        self._row(listener, mechanism).counts[_REAUTH_FAILED if reauthentication else _FAILED] += 1
 
     # -- exposition (prometheus-client's thread) ----------------------------------
     def collect(self) -> Iterator[Any]:
@@ -160,22 +167,23 @@ class AuthMetrics:
         )
 
         labels = ["listener", "mechanism"]
-        rows = list(self._counts.items())
+        rows = list(self._rows.items())
         for name, slot, doc in _COUNTERS:
             family = CounterMetricFamily(PREFIX + name, doc, labels=labels)
             for key, row in rows:
-                family.add_metric(list(key), row[slot])
+                family.add_metric(list(key), row.counts[slot])
             yield family
-        for name, table, doc in (
-            ("authentication_latency_ms", self._login_ms, "From accept to authenticated, in ms"),
+        for name, reauth, doc in (
+            ("authentication_latency_ms", False, "From accept to authenticated, in ms"),
             (
                 "reauthentication_latency_ms",
-                self._reauth_ms,
+                True,
                 "From the re-authentication's SaslHandshake to its completion, in ms",
             ),
         ):
             histogram = HistogramMetricFamily(PREFIX + name, doc, labels=labels)
-            for key, h in list(table.items()):
+            for key, row in rows:
+                h = row.reauth_ms if reauth else row.login_ms
                 histogram.add_metric(list(key), h.cumulative(), h.total)
             yield histogram
         open_by: dict[str, int] = {}
