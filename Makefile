@@ -73,10 +73,15 @@ pytest: venv system jars spark
 
 test: lint typecheck pytest
 
+# The endpoint bench builds bench/java_style_client.c with the system compiler
+# and libcrypto. `make bench BENCH_BASELINE=/tmp/old` also runs the code of
+# another checkout (git worktree add /tmp/old <commit>), in alternating rounds.
 bench: venv system
+	@if ! command -v cc >/dev/null 2>&1 || [ ! -f /usr/include/openssl/hmac.h ]; then \
+	  apt-get update -q && apt-get install -y -q gcc libssl-dev; fi
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/bench_scram.py
-	$(PY) bench/bench_endpoint.py
+	$(PY) bench/bench_endpoint.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) bench/bench_stores.py
 
 clean:

@@ -29,6 +29,7 @@ from sasl_scram.config import (
     text,
 )
 from sasl_scram.endpoint._extension import extension_factories, factory_keys
+from sasl_scram.endpoint._metrics import METRICS_LISTENER_KEY
 from sasl_scram.store import MAX_STALENESS_KEY, parse_max_staleness
 from sasl_scram.store.zookeeper import (
     CONTEXT_KEY,
@@ -64,6 +65,7 @@ USER_MAX_ARRAY_KEY = "scram.user.request.max.array.length"
 # Past a few milliseconds busy polling only burns a core between bursts.
 MAX_BUSY_POLL_US = 100_000
 CLUSTER_ID_KEY = "cluster.id"
+BACKLOG_KEY = "socket.listen.backlog.size"
 EVENT_LOOP_KEY = "scram.event.loop"
 BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
 BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
@@ -267,6 +269,24 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         f"an integer from 0 to {MAX_BUSY_POLL_US}",
         "microseconds of spinning after each network event (0: off)",
     ),
+    # Each listener's accept queue. Kafka's default is 50, drained by a dedicated
+    # Acceptor thread (SocketServer); here the event loop that answers requests
+    # also accepts, so a burst of 100 connects overflowed 50 (1 s SYN
+    # retransmits at the bench's concurrency 100): 512 instead.
+    ConfigKey(
+        BACKLOG_KEY,
+        "512",
+        integer(1),
+        _INT1,
+        "pending connections each listener queues",
+    ),
+    ConfigKey(
+        METRICS_LISTENER_KEY,
+        "",
+        text,
+        "HOST:PORT (empty: off)",
+        "where Prometheus scrapes /metrics",
+    ),
     ConfigKey(
         USER_MAX_REQUEST_KEY,
         "1048576",
@@ -366,6 +386,8 @@ class EndpointConfig:
     #: Options for a ZooKeeper store (login, ACLs, timeouts); the login's repr
     #: hides its password.
     zookeeper_options: dict[str, Any] = field(default_factory=dict)
+    #: ``socket.listen.backlog.size``: pending connections each listener queues.
+    listen_backlog: int = 512
 
     def store_options(self) -> dict[str, Any]:
         """Keyword options for the credential store this configuration names."""
@@ -418,6 +440,7 @@ class EndpointConfig:
             ssl_keystore=ssl,
             properties=props,
             zookeeper_options=zk_options,
+            listen_backlog=v[BACKLOG_KEY],
         )
 
 

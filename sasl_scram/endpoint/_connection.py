@@ -20,6 +20,8 @@ import enum
 import functools
 import logging
 import re
+import struct
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +73,9 @@ MAX_ANSWERS_PER_DRAIN = 256
 # KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS, in ms.
 MIN_REAUTH_INTERVAL_MS = 1000
 # ApiVersions v3+ software name and version (KIP-511; Java broker's check).
+# A cached response's frame size and correlation id, packed in one call.
+_CORRELATION = struct.Struct(">ii")
+_SIZE_PREFIX = struct.Struct(">i")
 _SOFTWARE_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 
 
@@ -96,6 +101,8 @@ class Close:
     after_failed_authentication: bool = False
     mechanism: str | None = None
     username: str | None = None
+    #: Whether the failure ended a re-authentication (for the metrics).
+    reauthentication: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +114,19 @@ class CredentialNeeded:
 
 @dataclass(frozen=True, slots=True)
 class Authenticated:
+    """A login or KIP-368 re-authentication completed.
+
+    Attributes:
+        client_supports_reauth: False after SaslAuthenticate v0 or raw tokens
+            (``SaslServerAuthenticator.connectedClientSupportsReauthentication``).
+        reauth_began: Monotonic time of the re-authentication's SaslHandshake,
+            for ``reauthentication-latency``.
+    """
+
     session: ScramSession
     reauthentication: bool
+    client_supports_reauth: bool = True
+    reauth_began: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +171,10 @@ class ConnectionSettings:
     user_max_receive: int = DEFAULT_USER_MAX_REQUEST
     user_max_array: int = DEFAULT_USER_MAX_ARRAY
     min_reauth_interval_ms: int = MIN_REAUTH_INTERVAL_MS
-    #: Encoded bodies that never change (ApiVersions, SaslHandshake), per version.
-    cached_bodies: dict[tuple[int, int, int], bytes] = field(
+    #: Responses that never change but for the correlation id (ApiVersions,
+    #: SaslHandshake), per (api key, version, error): the frame's size and the
+    #: bytes after the correlation id, built once per process.
+    cached_responses: dict[tuple[int, int, int], tuple[bytes, bytes]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -180,6 +200,7 @@ class ServerConnection:
         settings: Shared server settings.
         clock_ms: Returns the current time in ms (injected for KIP-368 tests).
         security_protocol: The listener's protocol, for handlers that care.
+        monotonic: Seconds, for the re-authentication latency metric.
     """
 
     def __init__(
@@ -187,6 +208,7 @@ class ServerConnection:
         settings: ConnectionSettings,
         clock_ms: Callable[[], int],
         security_protocol: str = "SASL_PLAINTEXT",
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._settings = settings
         self._clock_ms = clock_ms
@@ -205,6 +227,8 @@ class ServerConnection:
         self._waiting: CredentialNeeded | ApiCall | None = None
         #: The last drain stopped at its output budget: call :meth:`drain` again.
         self.backlog = False
+        self._monotonic = monotonic
+        self._reauth_began = 0.0
 
     # -- introspection ------------------------------------------------------
     @property
@@ -394,8 +418,9 @@ class ServerConnection:
                 Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0))
             )
         user = self._scram.requested_username if self._scram is not None else None
+        reauthentication = self._reauth
         close = self._close(message, failed_authentication=True)
-        out.append(Close(close.reason, True, mech, user))
+        out.append(Close(close.reason, True, mech, user, reauthentication))
         return out
 
     def _auth_succeeded(self, server_final: bytes) -> list[Output]:
@@ -432,7 +457,7 @@ class ServerConnection:
         send_lifetime = lifetime if self._auth_version >= 1 else 0
         out: list[Output] = [
             Send(self._auth_reply(server_final, ErrorCode.NONE, None, send_lifetime)),
-            Authenticated(session, was_reauth),
+            Authenticated(session, was_reauth, self._auth_version > 0, self._reauth_began),
         ]
         return out
 
@@ -458,6 +483,7 @@ class ServerConnection:
                 return [_reauthentication_too_soon(header)]
             self._reauth_started_ms = now
             self._reauth = True
+            self._reauth_began = self._monotonic()
             self._frames.max_size = self._settings.max_receive_before_auth
             return self._handshake(header, body)
         if expired:
@@ -527,13 +553,16 @@ def _cached_answer(
     error: int,
     build: Callable[[ConnectionSettings, int], dict[str, Any]],
 ) -> Send:
-    """An answer whose body depends only on the API, version and error: encoded once."""
+    """An answer whose body depends only on the API, version and error: framed once
+    per process; later answers only pack the frame size and correlation id in front."""
     key = (header.api_key, header.api_version, error)
-    encoded = settings.cached_bodies.get(key)
-    if encoded is None:
+    cached = settings.cached_responses.get(key)
+    if cached is None:
         encoded = encode_body(header.api_key, header.api_version, build(settings, error))
-        settings.cached_bodies[key] = encoded
-    return Send(frame_response(header.api_key, header.api_version, header.correlation_id, encoded))
+        framed = frame_response(header.api_key, header.api_version, 0, encoded)
+        cached = (_SIZE_PREFIX.unpack_from(framed)[0], framed[8:])
+        settings.cached_responses[key] = cached
+    return Send(_CORRELATION.pack(cached[0], header.correlation_id) + cached[1])
 
 
 def _reauthentication_too_soon(header: RequestHeader) -> Send:

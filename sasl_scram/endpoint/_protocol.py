@@ -40,6 +40,7 @@ from sasl_scram.endpoint._connection import (
 )
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import Handler, RequestContext
+from sasl_scram.endpoint._metrics import AuthMetrics
 
 __all__ = ["ConnectionHost", "ConnectionProtocol"]
 
@@ -69,6 +70,8 @@ class ConnectionHost(Protocol):
     def deadlines(self) -> ConnectionDeadlines[ConnectionProtocol] | None: ...
     @property
     def busy_poller(self) -> BusyPoller | None: ...
+    @property
+    def metrics(self) -> AuthMetrics | None: ...
     def handler(self, api_key: int) -> Handler | None: ...
     def lookup_may_block(self, request: CredentialRequest) -> bool: ...
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
@@ -109,6 +112,16 @@ class ConnectionProtocol(asyncio.Protocol):
     def busy(self) -> bool:
         return self._task is not None
 
+    @property
+    def listener_name(self) -> str:
+        return self._listener.name
+
+    @property
+    def authenticated_mechanism(self) -> str | None:
+        """The SASL mechanism of an authenticated connection (for the metrics' gauges)."""
+        session = self._conn.session if self._conn.authenticated else None
+        return session.mechanism.mechanism_name if session is not None else None
+
     # -- asyncio callbacks ----------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports are not asyncio.Transport subclasses: a cast, no check.
@@ -120,7 +133,7 @@ class ConnectionProtocol(asyncio.Protocol):
             # Kafka logs the peer as /host; the port tells connections apart.
             self._peer = f"/{peer[0]}:{peer[1]}"
         log.debug("[%s] connection from %s", self.conn_id, self._peer)
-        now = time.monotonic()
+        now = self._opened = time.monotonic()
         self._deadlines.connected(self, now)
         poller = self._endpoint.busy_poller
         if poller is not None:
@@ -249,6 +262,10 @@ class ConnectionProtocol(asyncio.Protocol):
                 self._log_close(item)
                 # What was answered before the close still goes out (close flushes).
                 _flush(transport, sends)
+                if item.after_failed_authentication and self._endpoint.metrics is not None:
+                    self._endpoint.metrics.failed(
+                        self._listener.name, item.mechanism or "", item.reauthentication
+                    )
                 delay = self._endpoint.config.failed_auth_delay_ms / 1000
                 if item.after_failed_authentication and delay > 0:
                     # KIP-306: let the client read the error, slow brute force down.
@@ -278,17 +295,29 @@ class ConnectionProtocol(asyncio.Protocol):
     def _authenticated(self, item: Authenticated) -> None:
         s = item.session
         # Kafka logs successful logins at DEBUG; one line per connection at INFO
-        # would cost more than the SCRAM exchange itself.
-        log.debug(
-            "[%s] %sauthenticated User:%s with %s%s",
-            self.conn_id,
-            "re-" if item.reauthentication else "",
-            s.authorization_id,
-            s.mechanism.mechanism_name,
-            " (delegation token)" if s.token_authenticated else "",
-        )
+        # would cost more than the SCRAM exchange itself, and even the
+        # arguments are built only when DEBUG is on.
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug(
+                "[%s] %sauthenticated User:%s with %s%s",
+                self.conn_id,
+                "re-" if item.reauthentication else "",
+                s.authorization_id,
+                s.mechanism.mechanism_name,
+                " (delegation token)" if s.token_authenticated else "",
+            )
+        now = time.monotonic()
         if not item.reauthentication:
-            self._deadlines.authenticated(self, time.monotonic())
+            self._deadlines.authenticated(self, now)
+        if (metrics := self._endpoint.metrics) is not None:
+            began = item.reauth_began if item.reauthentication else self._opened
+            metrics.succeeded(
+                self._listener.name,
+                s.mechanism.mechanism_name,
+                item.reauthentication,
+                item.client_supports_reauth,
+                now - began,
+            )
 
     async def _grant_in_thread(self, item: CredentialNeeded) -> None:
         try:

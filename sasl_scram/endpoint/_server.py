@@ -22,6 +22,7 @@ from sasl_scram.endpoint._config import EndpointConfig, Listener
 from sasl_scram.endpoint._connection import ConnectionSettings, advertised_versions
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension, Handler, RequestContext
+from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.endpoint._refusals import RefusalLog
 from sasl_scram.kafka import ApiKey
@@ -125,6 +126,8 @@ class ScramEndpoint:
         self.busy_poller: BusyPoller | None = None
         #: Authentication and idle deadlines of every connection (set by :meth:`start`).
         self.deadlines: ConnectionDeadlines[ConnectionProtocol] | None = None
+        #: Kafka's authentication metrics, when ``scram.metrics.listener`` is set.
+        self.metrics = AuthMetrics.from_properties(config.properties, lambda: self.connections)
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:
@@ -142,6 +145,8 @@ class ScramEndpoint:
                 "Busy polling for %d us after each network event (scram.busy.poll.us)",
                 self.config.busy_poll_us,
             )
+        if self.metrics is not None:
+            self.metrics.start()
         for listener in self.config.listeners:
             context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
 
@@ -149,7 +154,12 @@ class ScramEndpoint:
                 return ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
 
             server = await loop.create_server(
-                factory, listener.host or None, listener.port, ssl=context, reuse_address=True
+                factory,
+                listener.host or None,
+                listener.port,
+                ssl=context,
+                reuse_address=True,
+                backlog=self.config.listen_backlog,
             )
             sock = server.sockets[0].getsockname()
             self._bound[listener.name] = (sock[0], sock[1])
@@ -198,6 +208,8 @@ class ScramEndpoint:
                 await asyncio.wait_for(server.wait_closed(), 1.0)
         if self.deadlines is not None:
             self.deadlines.close()
+        if self.metrics is not None:
+            self.metrics.close()
         for ext in self._extensions:
             if ext.close is not None:
                 ext.close()

@@ -8,8 +8,7 @@ v2, so it can be read before the API version is known to be supported.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sasl_scram.kafka._apis import API_SPECS, ApiKey, ApiSpec
 from sasl_scram.kafka._errors import ErrorCode, MalformedMessage, UnsupportedRequest
@@ -40,6 +39,7 @@ _REQUEST_HEAD = struct.Struct(">ihhih")  # frame size, then _HEADER
 _AUTH_V0_HEAD = struct.Struct(">ihhi")
 Body = dict[str, Any]
 _SASL_AUTHENTICATE_SPEC = API_SPECS[ApiKey.SASL_AUTHENTICATE]
+_API_VERSIONS_SPEC = API_SPECS[ApiKey.API_VERSIONS]
 
 
 def frame(payload: bytes) -> bytes:
@@ -81,8 +81,11 @@ class FrameBuffer:
         return payload
 
 
-@dataclass(frozen=True, slots=True)
-class RequestHeader:
+class RequestHeader(NamedTuple):
+    """Request header v1/v2 fields. A named tuple, not a frozen dataclass: four
+    are built per login, and a frozen dataclass's ``__init__`` costs twice as
+    much (``object.__setattr__`` per field)."""
+
     api_key: int
     api_version: int
     correlation_id: int
@@ -134,13 +137,40 @@ def decode_request(
         MalformedMessage: the body does not decode.
     """
     header, r = decode_request_header(payload)
-    if header.api_key == ApiKey.SASL_AUTHENTICATE:
+    key = header.api_key
+    if key == ApiKey.SASL_AUTHENTICATE:
         token = _sasl_authenticate_token(header.api_version, payload, r.pos)
         if token is not None:
             return header, _SASL_AUTHENTICATE_SPEC, {"auth_bytes": token}
+    elif key == ApiKey.API_VERSIONS and 3 <= header.api_version <= _API_VERSIONS_SPEC.max_version:
+        software = _api_versions_software(payload, r.pos)
+        if software is not None:
+            return header, _API_VERSIONS_SPEC, software
     if max_array is not None:
         r.max_array = max_array
     return _read_request(header, r)
+
+
+def _api_versions_software(payload: bytes, pos: int) -> Body | None:
+    """ApiVersions v3+ as Java clients send it (no tagged fields, short strings),
+    read directly: it opens every connection (``NetworkClient``). Anything else
+    returns ``None`` for :func:`_read_request`, which gives the same body or
+    names the problem."""
+    if pos >= len(payload) or payload[pos] != 0:
+        return None
+    name = _compact_bytes_span(payload, pos + 1)
+    if name is None:
+        return None
+    version = _compact_bytes_span(payload, name[1])
+    if version is None or version[1] >= len(payload) or payload[version[1]] != 0:
+        return None
+    try:
+        return {
+            "client_software_name": payload[name[0] : name[1]].decode("utf-8"),
+            "client_software_version": payload[version[0] : version[1]].decode("utf-8"),
+        }
+    except UnicodeDecodeError:
+        return None
 
 
 def _sasl_authenticate_token(version: int, payload: bytes, pos: int) -> bytes | None:

@@ -489,3 +489,51 @@ def test_fast_sasl_authenticate_request_reads_like_the_general_reader(payload: b
     assert outcome(decode_request) == outcome(
         lambda data: _read_request(*_read_request_header(data))
     )
+
+
+@settings(max_examples=300)
+@given(
+    version=st.sampled_from([3, 4]),
+    header_tags=st.sampled_from([b"\x00", b"\x01\x00\x00", b""]),
+    name=st.text(max_size=20).map(str.encode) | st.binary(max_size=6),
+    software_version=st.text(max_size=20).map(str.encode),
+    name_len=st.integers(-1, 3),
+    tail=st.sampled_from([b"\x00", b"", b"\x01\x00\x01\x05", b"\x00junk"]),
+)
+def test_fast_api_versions_body_matches_the_schema_reader(
+    version: int,
+    header_tags: bytes,
+    name: bytes,
+    software_version: bytes,
+    name_len: int,
+    tail: bytes,
+) -> None:
+    """ApiVersions v3+ is read directly; the general reader is the reference."""
+    from sasl_scram.kafka._codec import _read_request, decode_request_header
+
+    head = encode_request(ApiKey.API_VERSIONS, version, 7, "c", {})[4:]
+    head = head[: len(head) - 4] + header_tags  # the header before its tags
+    encoded_len = len(name) + 1 if name_len == 3 else name_len + 1
+    payload = (
+        head
+        + bytes([encoded_len])
+        + name
+        + bytes([len(software_version) + 1])
+        + software_version
+        + tail
+    )
+
+    def general() -> Any:
+        header, reader = decode_request_header(payload)
+        return _read_request(header, reader)[2]
+
+    expected: Any
+    try:
+        expected = general()
+    except MalformedMessage as exc:
+        expected = ("error", str(exc))
+    try:
+        got: Any = decode_request(payload)[2]
+    except MalformedMessage as exc:
+        got = ("error", str(exc))
+    assert got == expected
