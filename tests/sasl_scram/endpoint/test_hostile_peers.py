@@ -77,8 +77,13 @@ def test_client_final_nonce_must_equal_the_servers(server: Serve, forge: str) ->
 # -- 2. back-pressure ----------------------------------------------------------------------
 
 
+# The server's whole growth while a peer pipelines for 4 s and never reads: the
+# answers are held back by flow control (measured: under 1 MiB; 16-20 MiB for
+# 9 MiB sent when every answer was queued). The issue's target is 64 MiB per 100 MB.
+
+
 def _pipeline_without_reading(
-    serve: Serve, peer: Peer, frame: bytes, seconds: float = 3.0
+    serve: Serve, peer: Peer, frame: bytes, seconds: float = 4.0
 ) -> tuple[int, int]:
     """Send ``frame`` over and over for ``seconds`` (or 100 MB) and never read.
 
@@ -102,7 +107,7 @@ def _pipeline_without_reading(
     return sent, max(peak, serve.rss()) - before
 
 
-@pytest.mark.parametrize("version", [99, 3])
+@pytest.mark.parametrize("version", [3, 99])
 def test_pipelining_before_login_without_reading_is_bounded(server: Serve, version: int) -> None:
     # Answers that need no handler and keep the state: a too-new ApiVersions gets
     # v0 and error 35 (KIP-511); a v3 one with an empty software name gets error 42
@@ -117,7 +122,7 @@ def test_pipelining_before_login_without_reading_is_bounded(server: Serve, versi
         sent, growth = _pipeline_without_reading(server, peer, frame)
     finally:
         peer.close()
-    assert growth <= 8 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
+    assert growth <= 4 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
 
 
 def test_pipelining_after_login_without_reading_is_bounded(server: Serve) -> None:
@@ -129,7 +134,7 @@ def test_pipelining_after_login_without_reading_is_bounded(server: Serve) -> Non
         sent, growth = _pipeline_without_reading(server, peer, frame)
     finally:
         peer.close()
-    assert growth <= 8 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
+    assert growth <= 4 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
 
 
 # -- 3. one request must not stall everyone -----------------------------------------------
