@@ -49,6 +49,8 @@ log = logging.getLogger("sasl_scram.endpoint")
 #: Reading pauses while this much is waiting to be sent (asyncio's flow control).
 WRITE_HIGH_WATER = 256 * 1024
 WRITE_LOW_WATER = 64 * 1024
+#: Frames this big are buffered, decoded and answered in a worker thread.
+LARGE_INPUT = 256 * 1024
 
 
 class ConnectionHost(Protocol):
@@ -96,6 +98,8 @@ class ConnectionProtocol(asyncio.Protocol):
         self._hold = False
         self._reading_paused = False
         self._backlog_scheduled = False
+        # The request in flight came in a big frame (decoded in a thread).
+        self._large = False
         self._peer = "?"
         # Created only when someone waits (shutdown): most connections never need one.
         self._closed_event: asyncio.Event | None = None
@@ -145,7 +149,24 @@ class ConnectionProtocol(asyncio.Protocol):
         poller = self._endpoint.busy_poller
         if poller is not None:
             poller.poke(now)
+        if self._conn.buffered() + len(data) >= LARGE_INPUT and self._conn.authenticated:
+            # A big frame (a super user may send up to socket.request.max.bytes):
+            # buffer and decode it in a thread, so other connections go on.
+            self._large = True
+            self._task = self._loop.create_task(self._receive_in_thread(data))
+            self._update_reading()
+            return
         self._run(self._conn.receive(data))
+
+    async def _receive_in_thread(self, data: bytes) -> None:
+        try:
+            outputs = await asyncio.to_thread(self._conn.receive, data)
+        finally:
+            self._task = None
+        if self._transport is None or self._transport.is_closing():
+            return
+        self._update_reading()
+        self._run(outputs)
 
     def pause_writing(self) -> None:
         self._write_paused = True
@@ -357,7 +378,12 @@ class ConnectionProtocol(asyncio.Protocol):
                     )
                     outputs = self._conn.fail_call("handler failed")
                 else:
-                    outputs = self._conn.respond(body)
+                    if self._large:
+                        # The answer to a big request is big too: encode it in a thread.
+                        outputs = await asyncio.to_thread(self._conn.respond, body)
+                    else:
+                        outputs = self._conn.respond(body)
+                    self._large = False
         finally:
             self._task = None
         if self._transport is None or self._transport.is_closing():

@@ -125,13 +125,17 @@ class Peer:
         self.corr += 1
         self.sock.sendall(encode_request(key, version, self.corr, "hostile", body))
 
-    def receive(self, key: int, version: int) -> dict[str, Any]:
+    def receive_frame(self) -> bytes:
+        """One response frame's payload, undecoded."""
         while (payload := self.frames.next_frame()) is None:
             data = self.sock.recv(1 << 20)
             if not data:
                 raise ConnectionError("closed by the server")
             self.frames.feed(data)
-        _, body = decode_response(key, version, payload)
+        return payload
+
+    def receive(self, key: int, version: int) -> dict[str, Any]:
+        _, body = decode_response(key, version, self.receive_frame())
         return body
 
     def call(self, key: int, version: int, body: dict[str, Any]) -> dict[str, Any]:

@@ -77,8 +77,13 @@ def test_client_final_nonce_must_equal_the_servers(server: Serve, forge: str) ->
 # -- 2. back-pressure ----------------------------------------------------------------------
 
 
+# The server's whole growth while a peer pipelines for 4 s and never reads: the
+# answers are held back by flow control (measured: under 1 MiB; 16-20 MiB for
+# 9 MiB sent when every answer was queued). The issue's target is 64 MiB per 100 MB.
+
+
 def _pipeline_without_reading(
-    serve: Serve, peer: Peer, frame: bytes, seconds: float = 3.0
+    serve: Serve, peer: Peer, frame: bytes, seconds: float = 4.0
 ) -> tuple[int, int]:
     """Send ``frame`` over and over for ``seconds`` (or 100 MB) and never read.
 
@@ -102,7 +107,7 @@ def _pipeline_without_reading(
     return sent, max(peak, serve.rss()) - before
 
 
-@pytest.mark.parametrize("version", [99, 3])
+@pytest.mark.parametrize("version", [3, 99])
 def test_pipelining_before_login_without_reading_is_bounded(server: Serve, version: int) -> None:
     # Answers that need no handler and keep the state: a too-new ApiVersions gets
     # v0 and error 35 (KIP-511); a v3 one with an empty software name gets error 42
@@ -117,7 +122,7 @@ def test_pipelining_before_login_without_reading_is_bounded(server: Serve, versi
         sent, growth = _pipeline_without_reading(server, peer, frame)
     finally:
         peer.close()
-    assert growth <= 8 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
+    assert growth <= 4 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
 
 
 def test_pipelining_after_login_without_reading_is_bounded(server: Serve) -> None:
@@ -129,15 +134,20 @@ def test_pipelining_after_login_without_reading_is_bounded(server: Serve) -> Non
         sent, growth = _pipeline_without_reading(server, peer, frame)
     finally:
         peer.close()
-    assert growth <= 8 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
+    assert growth <= 4 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
 
 
 # -- 3. one request must not stall everyone -----------------------------------------------
 
 
-def test_huge_metadata_from_a_user_does_not_stall_other_logins(server: Serve) -> None:
-    huge = metadata_request(1_000_000)  # about 25 MiB
-    assert len(huge) > 20 * MiB
+def _logins_while(
+    server: Serve, attacker: tuple[str, str], request: bytes
+) -> tuple[list[float], int, int]:
+    """Fresh logins every 50 ms for 3 s while ``attacker`` repeats ``request``.
+
+    Returns the latencies (from each login's scheduled start), the number of
+    attacks, and the server's RSS growth at its highest.
+    """
     cache = SaltedPasswordCache()
     stop = threading.Event()
     baseline = server.rss()
@@ -148,17 +158,18 @@ def test_huge_metadata_from_a_user_does_not_stall_other_logins(server: Serve) ->
         while not stop.is_set():
             peer = Peer(server.port, timeout=30)
             try:
-                assert peer.login(*ALICE, cache=cache)["error_code"] == 0
-                peer.sock.sendall(huge)
-                peer.receive(METADATA, 1)
+                assert peer.login(*attacker, cache=cache)["error_code"] == 0
+                peer.sock.sendall(request)
+                # Not decoded: the test process's own work must not slow the logins.
+                peer.receive_frame()
             except OSError:
                 pass  # refused: the frame is over the user's cap
             finally:
                 attacks[0] += 1
                 peer.close()
 
-    attacker = threading.Thread(target=attack, daemon=True)
-    attacker.start()
+    thread = threading.Thread(target=attack, daemon=True)
+    thread.start()
     latencies: list[float] = []
     try:
         start = time.monotonic()
@@ -175,12 +186,33 @@ def test_huge_metadata_from_a_user_does_not_stall_other_logins(server: Serve) ->
             peak[0] = max(peak[0], server.rss())
     finally:
         stop.set()
-        attacker.join(60)
-    latencies.sort()
-    p99 = latencies[int(len(latencies) * 0.99) - 1]
-    assert attacks[0] >= 1
+        thread.join(60)
+    return sorted(latencies), attacks[0], peak[0] - baseline
+
+
+def _p99(latencies: list[float]) -> float:
+    return latencies[int(len(latencies) * 0.99) - 1]
+
+
+def test_huge_metadata_from_a_user_does_not_stall_other_logins(server: Serve) -> None:
+    huge = metadata_request(1_000_000)  # about 25 MiB
+    assert len(huge) > 20 * MiB
+    latencies, attacks, growth = _logins_while(server, ALICE, huge)
+    p99 = _p99(latencies)
+    assert attacks >= 1
     assert p99 <= 0.25, f"p50 {statistics.median(latencies):.3f} s, p99 {p99:.3f} s"
-    assert peak[0] - baseline <= 256 * MiB, f"grew {(peak[0] - baseline) / MiB:.0f} MiB"
+    assert growth <= 256 * MiB, f"grew {growth / MiB:.0f} MiB"
+
+
+def test_a_super_users_big_metadata_is_decoded_and_answered_off_the_loop(server: Serve) -> None:
+    # 200,000 topics (5 MiB): allowed to a super user by socket.request.max.bytes.
+    big = metadata_request(200_000)
+    latencies, attacks, _ = _logins_while(server, ADMIN, big)
+    p99 = _p99(latencies)
+    assert attacks >= 1
+    # The worker thread shares the GIL with the loop (handed over every 5 ms), so
+    # a bound looser than a user's; on the loop itself p99 was 17 s and more.
+    assert p99 <= 0.5, f"p50 {statistics.median(latencies):.3f} s, p99 {p99:.3f} s"
 
 
 def test_a_super_user_keeps_kafkas_request_limit(server: Serve) -> None:
