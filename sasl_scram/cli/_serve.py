@@ -115,7 +115,7 @@ def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
     return (
         f"\nBootstrap super user {files.user!r} {state}; its credentials are in "
         f"{files.client_properties} (mode 0600).\n"
-        "Connect with kcat:\n"
+        "Connect with kcat (librdkafka 2.6.1 or newer):\n"
         f"  kcat -F {files.kcat_config} -L\n"
         "Connect with confluent-kafka:\n"
         "  from confluent_kafka.admin import AdminClient\n"
