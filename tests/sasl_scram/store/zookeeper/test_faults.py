@@ -12,7 +12,8 @@ import pytest
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram.store import CredentialStoreUnavailable, ZooKeeperCredentialStore
 from tests.sasl_scram.store.test_contract import ok, ups, wait_for
-from tests.zookeeper_server import TcpProxy, ZooKeeperServer, expire_session
+from tests.tcp_proxy import TcpProxy
+from tests.zookeeper_server import ZooKeeperServer, expire_session
 
 
 def _records(caplog: pytest.LogCaptureFixture, prefix: str, level: int) -> list[str]:
@@ -119,12 +120,12 @@ def test_partition_through_a_proxy_heals_within_3_s(
     """The network between the store and ZooKeeper is cut for 8 s (ZooKeeper keeps
     running and takes writes); once healed the store serves them within 3 s."""
     caplog.set_level(logging.INFO)
-    proxy = TcpProxy(dedicated_zookeeper.port)
-    store = ZooKeeperCredentialStore(proxy.hosts, session_timeout=30)
+    proxy = TcpProxy("127.0.0.1", dedicated_zookeeper.port)
+    store = ZooKeeperCredentialStore(proxy.address, session_timeout=30)
     writer = ZooKeeperCredentialStore(dedicated_zookeeper.hosts, mode="lazy")
     try:
         assert store.alter([], [ups("before")]) == [ok("before")]
-        proxy.cut()
+        proxy.partition("refuse")
         wait_for(lambda: store._cache.disconnected, 10)
         assert writer.alter([], [ups("during")]) == [ok("during")]
         time.sleep(8)  # the partition itself
