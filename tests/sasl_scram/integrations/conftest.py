@@ -32,6 +32,17 @@ def client_properties(
     return props
 
 
+def own_scram_kwargs(bootstrap: str) -> dict[str, str]:
+    """alice's login through the client library's own SCRAM (kafka-python, aiokafka)."""
+    return {
+        "bootstrap_servers": bootstrap,
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_plain_username": ALICE[0],
+        "sasl_plain_password": ALICE[1],
+    }
+
+
 def user_line(user: tuple[str, str] = ALICE) -> str:
     return jaas.scram_login_line(*user)
 

@@ -17,9 +17,8 @@ import jaas
 from sasl_scram import ScramClient
 from sasl_scram.integrations import IntegrationError, ScramCredentials, as_provider
 from sasl_scram.integrations import aiokafka as scram_aiokafka
-from tests.endpoint_harness import ALICE
 
-from .conftest import MECHS, TokenEndpoint, client_properties, user_line
+from .conftest import MECHS, TokenEndpoint, client_properties, own_scram_kwargs, user_line
 
 OWN = aiokafka.conn.AIOKafkaConnection.authenticator_scram
 
@@ -120,13 +119,7 @@ def test_other_connections_keep_aiokafkas_authenticator(
     """The patch only acts on connections carrying our provider."""
 
     async def run() -> set[str]:
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=token_endpoint.bootstrap,
-            security_protocol="SASL_PLAINTEXT",
-            sasl_mechanism="SCRAM-SHA-512",
-            sasl_plain_username=ALICE[0],
-            sasl_plain_password=ALICE[1],
-        )
+        consumer = AIOKafkaConsumer(**own_scram_kwargs(token_endpoint.bootstrap))
         await consumer.start()
         try:
             return set(await consumer.topics())

@@ -29,13 +29,13 @@ from sasl_scram.integrations import (
     kafka_python,
 )
 from sasl_scram.store import ScramUpsertion
-from tests.endpoint_harness import ALICE
 
 from .conftest import (
     ENDPOINT_LOGGER,
     MECHS,
     TokenEndpoint,
     client_properties,
+    own_scram_kwargs,
     user_line,
     write_properties,
 )
@@ -308,13 +308,7 @@ def test_uninstall_restores_kafka_pythons_mechanism(token_endpoint: TokenEndpoin
         assert sasl.get_sasl_mechanism(name) is SaslMechanismScram
     kafka_python.uninstall()  # a no-op now
     # kafka-python's own mechanism still logs users in.
-    admin = KafkaAdminClient(
-        bootstrap_servers=token_endpoint.bootstrap,
-        security_protocol="SASL_PLAINTEXT",
-        sasl_mechanism="SCRAM-SHA-512",
-        sasl_plain_username=ALICE[0],
-        sasl_plain_password=ALICE[1],
-    )
+    admin = KafkaAdminClient(**own_scram_kwargs(token_endpoint.bootstrap))
     try:
         assert admin.list_topics() == []
     finally:
