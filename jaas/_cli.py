@@ -31,35 +31,48 @@ def _error(command: str, message: str, stderr: TextIO) -> None:
     print(f"kafka-scram jaas {command}: error: {message}", file=stderr)
 
 
-def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    """Add the ``jaas`` command and its ``check`` and ``show`` subcommands."""
-    jaas = subparsers.add_parser(
-        "jaas",
-        help="check and show JAAS configuration",
-        description="Read JAAS configuration exactly as Kafka and the JDK read it.",
-        epilog=_JAAS_EPILOG,
+# name: (help, description, epilog) of ``kafka-scram jaas`` and its subcommands.
+_COMMANDS = {
+    "jaas": (
+        "check and show JAAS configuration",
+        "Read JAAS configuration exactly as Kafka and the JDK read it.",
+        _JAAS_EPILOG,
+    ),
+    "check": (
+        "validate static JAAS files",
+        "Exit 0 when every file is valid JAAS as the JDK reads it, 1 otherwise.",
+        _CHECK_EPILOG,
+    ),
+    "show": (
+        "print a parsed JAAS configuration",
+        "Print the parsed model; secrets are masked unless --show-secrets.",
+        _SHOW_EPILOG,
+    ),
+}
+
+
+def _add_command(subparsers: argparse._SubParsersAction[Any], name: str) -> argparse.ArgumentParser:
+    help_, description, epilog = _COMMANDS[name]
+    return subparsers.add_parser(  # type: ignore[no-any-return]
+        name,
+        help=help_,
+        description=description,
+        epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add the ``jaas`` command and its ``check`` and ``show`` subcommands."""
+    jaas = _add_command(subparsers, "jaas")
     commands = jaas.add_subparsers(dest="jaas_command", metavar="SUBCOMMAND")
     commands.required = True
 
-    check = commands.add_parser(
-        "check",
-        help="validate static JAAS files",
-        description="Exit 0 when every file is valid JAAS as the JDK reads it, 1 otherwise.",
-        epilog=_CHECK_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    check = _add_command(commands, "check")
     check.add_argument("files", nargs="+", metavar="FILE", help="JAAS file ('-' for stdin)")
     _add_define(check)
 
-    show = commands.add_parser(
-        "show",
-        help="print a parsed JAAS configuration",
-        description="Print the parsed model; secrets are masked unless --show-secrets.",
-        epilog=_SHOW_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    show = _add_command(commands, "show")
     source = show.add_mutually_exclusive_group(required=True)
     source.add_argument("file", nargs="?", metavar="FILE", help="JAAS file ('-' for stdin)")
     source.add_argument(

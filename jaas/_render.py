@@ -8,16 +8,6 @@ from collections.abc import Iterable
 from jaas._model import Configuration, Context, LoginModuleEntry
 from jaas._secrets import MASK, is_secret_key
 
-__all__ = [
-    "SCRAM_LOGIN_MODULE",
-    "quote",
-    "render_entry",
-    "render_file",
-    "render_property",
-    "scram_login_line",
-    "scram_token_login_line",
-]
-
 SCRAM_LOGIN_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
 # A bare word both tokenizers read back unchanged: it starts with a letter,

@@ -10,19 +10,6 @@ from jaas._errors import JaasConfigurationError
 from jaas._model import Configuration, Context, LoginModuleEntry
 from jaas._property import parse_property
 
-__all__ = [
-    "ALLOWED_LOGIN_MODULES_PROPERTY",
-    "CLIENT_CONTEXT",
-    "DEFAULT_DISALLOWED_LOGIN_MODULES",
-    "DISALLOWED_LOGIN_MODULES_PROPERTY",
-    "SASL_JAAS_CONFIG",
-    "SERVER_CONTEXT",
-    "LoginModulePolicy",
-    "load_client_context",
-    "load_server_context",
-    "server_property_name",
-]
-
 log = logging.getLogger("jaas")
 
 SASL_JAAS_CONFIG = "sasl.jaas.config"

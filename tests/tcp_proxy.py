@@ -27,13 +27,19 @@ import contextlib
 import socket
 import struct
 import threading
-from types import TracebackType
 from typing import Literal
 
 __all__ = ["PartitionMode", "TcpProxy"]
 
 PartitionMode = Literal["refuse", "drop"]
 _CHUNK = 65536
+
+
+def _reset_pairs(pairs: list[tuple[socket.socket, socket.socket | None]]) -> None:
+    for down, up in pairs:
+        _reset(down)
+        if up is not None:
+            _reset(up)
 
 
 def _reset(sock: socket.socket) -> None:
@@ -88,10 +94,7 @@ class TcpProxy:
             pairs = list(self._pairs) if mode == "refuse" else []
             if mode == "refuse":
                 self._pairs.clear()
-        for down, up in pairs:
-            _reset(down)
-            if up is not None:
-                _reset(up)
+        _reset_pairs(pairs)
 
     def heal(self) -> None:
         """Restore the link. Black-holed connections are reset (their streams lost
@@ -101,10 +104,7 @@ class TcpProxy:
             pairs = list(self._pairs) if mode == "drop" else []
             if mode == "drop":
                 self._pairs.clear()
-        for down, up in pairs:
-            _reset(down)
-            if up is not None:
-                _reset(up)
+        _reset_pairs(pairs)
 
     def _accept_loop(self) -> None:
         while not self._closed:
@@ -170,19 +170,11 @@ class TcpProxy:
         with self._lock:
             pairs = list(self._pairs)
             self._pairs.clear()
-        for down, up in pairs:
-            _reset(down)
-            if up is not None:
-                _reset(up)
+        _reset_pairs(pairs)
         self._thread.join(5)
 
     def __enter__(self) -> TcpProxy:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()

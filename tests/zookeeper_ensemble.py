@@ -2,7 +2,8 @@
 
 Debian's ``zookeeper`` package, run as ``QuorumPeerMain`` JVMs in the
 foreground, each with free client, quorum and election ports and its own data
-directory (the same jars and JVM flags as :mod:`tests.zookeeper_server`)::
+directory (each member is a :class:`tests.zookeeper_server.ZooKeeperServer`:
+the same jars, JVM flags and ``zoo.cfg``, plus the quorum's lines)::
 
     from tests.zookeeper_ensemble import ZooKeeperEnsemble
     with ZooKeeperEnsemble(tmp_path) as ensemble:
@@ -18,138 +19,57 @@ currently serving requests" while it has no quorum.
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import TracebackType
 
 import pytest
 
 from tests.zookeeper_server import (
-    _CLASSPATH_JARS,
-    JAVA_DIR,
     ZOOKEEPER_JAR,
+    ZooKeeperServer,
     free_port,
     zookeeper_available,
 )
 
-__all__ = ["EnsembleMember", "ZooKeeperEnsemble", "four_letter_word", "zookeeper_ensemble"]
+__all__ = ["EnsembleMember", "ZooKeeperEnsemble", "zookeeper_ensemble"]
 
 
-def four_letter_word(port: int, word: str = "srvr", timeout: float = 1.0) -> str:
-    """Send a ZooKeeper four-letter word to 127.0.0.1:port; '' if it does not answer."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-            sock.sendall(word.encode("ascii"))
-            data = b""
-            while chunk := sock.recv(4096):
-                data += chunk
-        return data.decode("utf-8", "replace")
-    except OSError:
-        return ""
+class EnsembleMember(ZooKeeperServer):
+    """One ``QuorumPeerMain`` JVM of an ensemble (``myid`` 1..n), ready as leader or follower."""
 
-
-class EnsembleMember:
-    """One ``QuorumPeerMain`` JVM of an ensemble (``myid`` 1..n)."""
+    main_class = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+    ready_modes = (b"Mode: leader", b"Mode: follower", b"Mode: observer")
+    max_heap = "-Xmx128m"
 
     def __init__(self, base_dir: Path, myid: int, tick_time_ms: int) -> None:
+        super().__init__(base_dir, tick_time_ms=tick_time_ms)
         self.myid = myid
-        self.base_dir = base_dir
-        self.port = free_port()
         self.quorum_port = free_port()
         self.election_port = free_port()
-        self.tick_time_ms = tick_time_ms
-        self.config_path = base_dir / "zoo.cfg"
-        self.log_path = base_dir / "zookeeper.log"
-        self._proc: subprocess.Popen[bytes] | None = None
-        (base_dir / "data").mkdir(parents=True, exist_ok=True)
-        (base_dir / "data" / "myid").write_text(f"{myid}\n")
-
-    @property
-    def hosts(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    @property
-    def running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+        (self.base_dir / "data" / "myid").write_text(f"{myid}\n")
 
     def write_config(self, peers: list[EnsembleMember]) -> None:
+        """Add the quorum's lines to ``zoo.cfg`` (once, when every peer has its ports)."""
         servers = "".join(
             f"server.{p.myid}=127.0.0.1:{p.quorum_port}:{p.election_port}\n" for p in peers
         )
-        self.config_path.write_text(
-            f"tickTime={self.tick_time_ms}\n"
-            # Followers connect and sync within initLimit ticks, stay within syncLimit.
-            "initLimit=20\n"
-            "syncLimit=10\n"
-            f"dataDir={self.base_dir / 'data'}\n"
-            f"clientPort={self.port}\n"
-            "clientPortAddress=127.0.0.1\n"
-            "admin.enableServer=false\n"
-            "maxClientCnxns=0\n"
-            "4lw.commands.whitelist=srvr,stat,ruok,cons,mntr\n"
-            "minSessionTimeout=400\n"
-            "maxSessionTimeout=30000\n"
-            # A killed peer's election port refuses at once on loopback; a short
-            # connect timeout only matters for a peer that hangs.
-            "cnxTimeout=1000\n" + servers
-        )
-
-    def start(self) -> None:
-        """Start the JVM without waiting (a lone member cannot serve until a quorum forms)."""
-        if self.running:
-            return
-        jars = [str(JAVA_DIR / j) for j in _CLASSPATH_JARS if (JAVA_DIR / j).exists()]
-        log = self.log_path.open("ab")
-        self._proc = subprocess.Popen(
-            [
-                "java",
-                "-Xshare:auto",
-                "-Xmx128m",
-                "-XX:TieredStopAtLevel=1",
-                "-Dzookeeper.admin.enableServer=false",
-                "-cp",
-                os.pathsep.join(jars),
-                "org.apache.zookeeper.server.quorum.QuorumPeerMain",
-                str(self.config_path),
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
+        with self.config_path.open("a") as cfg:
+            cfg.write(
+                # Followers connect and sync within initLimit ticks, stay within syncLimit.
+                "initLimit=20\n"
+                "syncLimit=10\n"
+                # A killed peer's election port refuses at once on loopback; a short
+                # connect timeout only matters for a peer that hangs.
+                "cnxTimeout=1000\n" + servers
+            )
 
     def mode(self) -> str | None:
         """``leader``, ``follower``, ``observer``; ``None`` while not serving."""
-        for line in four_letter_word(self.port).splitlines():
+        for line in self.srvr().decode("utf-8", "replace").splitlines():
             if line.startswith("Mode: "):
                 return line[len("Mode: ") :].strip()
         return None
-
-    def kill(self) -> None:
-        """SIGKILL (``kill -9``): no goodbye to clients or peers."""
-        if self._proc is None:
-            return
-        if self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait(timeout=15)
-        self._proc = None
-
-    def stop(self, timeout: float = 15.0) -> None:
-        if self._proc is None:
-            return
-        if self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(timeout=timeout)
-        self._proc = None
 
 
 class ZooKeeperEnsemble:
@@ -181,7 +101,7 @@ class ZooKeeperEnsemble:
         if not zookeeper_available():
             raise RuntimeError(f"{ZOOKEEPER_JAR} or java not found; install Debian's zookeeper")
         for m in self.members:
-            m.start()
+            m.launch()  # a lone member cannot serve until a quorum forms
         self.wait_serving(timeout, every=True)
 
     def wait_serving(self, timeout: float = 30.0, every: bool = False) -> float:
@@ -217,12 +137,7 @@ class ZooKeeperEnsemble:
     def restart(self, member: EnsembleMember, timeout: float = 30.0) -> None:
         """Start a stopped or killed member again (same ports, same data) and wait."""
         member.kill()
-        member.start()
-        deadline = time.monotonic() + timeout
-        while member.mode() is None:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"ZooKeeper {member.myid} did not rejoin within {timeout} s")
-            time.sleep(0.05)
+        member.start(timeout)
 
     def stop(self) -> None:
         for m in self.members:
@@ -236,12 +151,7 @@ class ZooKeeperEnsemble:
             raise
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_: object) -> None:
         self.stop()
 
 

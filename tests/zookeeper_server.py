@@ -8,30 +8,26 @@ Never the system service. Usable from any test package::
         client = KazooClient(hosts=zk.hosts)
 
 ``stop()``/``start()`` (same port, same data) and ``kill()`` (SIGKILL) let
-outage tests take the server away and bring it back. :class:`ZooKeeperEnsemble`
-runs a 3-server quorum on 127.0.0.1 (kill its leader), and :class:`TcpProxy`
-stands between a client and a server so a test can cut the network (a
-partition) without stopping anything.
+outage tests take the server away and bring it back. A 3-server quorum is
+:mod:`tests.zookeeper_ensemble` (each member is a ``ZooKeeperServer`` running
+``QuorumPeerMain``); a network partition is :mod:`tests.tcp_proxy`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import signal
 import socket
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 __all__ = [
     "SECURE_ZOOKEEPER_USERS",
     "ZOOKEEPER_JAR",
-    "TcpProxy",
-    "ZooKeeperEnsemble",
     "ZooKeeperServer",
+    "four_letter_word",
     "free_port",
     "secure_zookeeper_server",
     "tls_zookeeper_server",
@@ -74,6 +70,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def four_letter_word(port: int, word: str = "srvr", timeout: float = 1.0) -> bytes:
+    """Send a ZooKeeper four-letter word to 127.0.0.1:port; empty if it does not answer."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(word.encode("ascii"))
+            data = b""
+            while chunk := sock.recv(4096):
+                data += chunk
+        return data
+    except OSError:
+        return b""
+
+
 class ZooKeeperServer:
     """One standalone ZooKeeper JVM.
 
@@ -86,6 +95,7 @@ class ZooKeeperServer:
 
     main_class = "org.apache.zookeeper.server.ZooKeeperServerMain"
     ready_modes: tuple[bytes, ...] = (b"Mode: standalone",)
+    max_heap = "-Xmx256m"
 
     def __init__(
         self,
@@ -110,7 +120,7 @@ class ZooKeeperServer:
             "clientPortAddress=127.0.0.1\n"
             "admin.enableServer=false\n"
             "maxClientCnxns=0\n"
-            "4lw.commands.whitelist=srvr,ruok\n"
+            "4lw.commands.whitelist=srvr,stat,ruok,cons,mntr\n"
             # Short sessions make expiry tests fast: 2..20 ticks.
             "minSessionTimeout=400\n"
             "maxSessionTimeout=30000\n"
@@ -176,7 +186,7 @@ class ZooKeeperServer:
             [
                 "java",
                 "-Xshare:auto",
-                "-Xmx256m",
+                self.max_heap,
                 "-XX:TieredStopAtLevel=1",
                 "-Dzookeeper.admin.enableServer=false",
                 *self._jvm_flags,
@@ -209,15 +219,7 @@ class ZooKeeperServer:
 
     def srvr(self) -> bytes:
         """The ``srvr`` four-letter answer, empty if the server does not answer."""
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as sock:
-                sock.sendall(b"srvr")
-                data = b""
-                while chunk := sock.recv(4096):
-                    data += chunk
-            return data
-        except OSError:
-            return b""
+        return four_letter_word(self.port)
 
     def _answers(self) -> bool:
         data = self.srvr()
@@ -256,136 +258,6 @@ class ZooKeeperServer:
 
     def __exit__(self, *_: object) -> None:
         self.stop()
-
-
-class _EnsembleMember(ZooKeeperServer):
-    """One server of a quorum (``QuorumPeerMain``), ready as leader or follower."""
-
-    main_class = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
-    ready_modes = (b"Mode: leader", b"Mode: follower")
-
-    def __init__(self, base_dir: Path, myid: int, servers: str, port: int) -> None:
-        super().__init__(base_dir, port=port)
-        (self.base_dir / "data" / "myid").write_text(f"{myid}\n")
-        with self.config_path.open("a") as cfg:
-            cfg.write(f"initLimit=10\nsyncLimit=5\n{servers}")
-
-    @property
-    def is_leader(self) -> bool:
-        return b"Mode: leader" in self.srvr()
-
-
-class ZooKeeperEnsemble:
-    """``size`` ZooKeeper servers on 127.0.0.1 forming one quorum.
-
-    Args:
-        base_dir: A directory the ensemble owns.
-        size: How many servers (3 tolerates one failure).
-    """
-
-    def __init__(self, base_dir: Path, size: int = 3) -> None:
-        ports = [(free_port(), free_port(), free_port()) for _ in range(size)]
-        servers = "".join(
-            f"server.{i + 1}=127.0.0.1:{quorum}:{election}\n"
-            for i, (_client, quorum, election) in enumerate(ports)
-        )
-        self.members = [
-            _EnsembleMember(Path(base_dir) / f"zk{i + 1}", i + 1, servers, client)
-            for i, (client, _quorum, _election) in enumerate(ports)
-        ]
-
-    @property
-    def hosts(self) -> str:
-        return ",".join(m.hosts for m in self.members)
-
-    def start(self, timeout: float = 60.0) -> None:
-        for member in self.members:
-            member.launch()
-        for member in self.members:
-            member.wait_ready(timeout)
-
-    def leader(self, timeout: float = 30.0) -> ZooKeeperServer:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for member in self.members:
-                if member.running and member.is_leader:
-                    return member
-            time.sleep(0.05)
-        raise AssertionError("the ensemble has no leader")
-
-    def stop(self) -> None:
-        for member in self.members:
-            member.stop()
-
-
-class TcpProxy:
-    """A loopback TCP proxy to ``127.0.0.1:target_port``; :meth:`cut` is a partition.
-
-    While cut, every open connection is closed and new ones are accepted and
-    dropped at once, as a network that lost its route would (the client sees
-    its connection fail, the server its session time out).
-    """
-
-    def __init__(self, target_port: int) -> None:
-        self.target_port = target_port
-        self._server = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self._server.getsockname()[1])
-        self._lock = threading.Lock()
-        self._open: list[socket.socket] = []
-        self._cut = False
-        self._closed = False
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    @property
-    def hosts(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def cut(self) -> None:
-        with self._lock:
-            self._cut = True
-            for sock in self._open:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                sock.close()
-            self._open.clear()
-
-    def heal(self) -> None:
-        with self._lock:
-            self._cut = False
-
-    def close(self) -> None:
-        self._closed = True
-        self.cut()
-        self._server.close()
-
-    def _accept(self) -> None:
-        while not self._closed:
-            try:
-                client, _ = self._server.accept()
-            except OSError:
-                return
-            with self._lock:
-                if self._cut:
-                    client.close()
-                    continue
-                try:
-                    upstream = socket.create_connection(("127.0.0.1", self.target_port), 2.0)
-                except OSError:
-                    client.close()
-                    continue
-                self._open += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    def _pump(self, src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while data := src.recv(65536):
-                dst.sendall(data)
-        except OSError:
-            pass
-        for sock in (src, dst):
-            with contextlib.suppress(OSError):
-                sock.close()
 
 
 # -- pytest fixtures, importable from any conftest ------------------------------

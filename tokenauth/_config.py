@@ -25,21 +25,6 @@ from typing import Any
 from sasl_scram.config import ConfigKey
 from tokenauth._errors import TokenConfigError
 
-__all__ = [
-    "CONFIG_KEYS",
-    "DEFAULT_EXPIRY_CHECK_INTERVAL_MS",
-    "DEFAULT_EXPIRY_TIME_MS",
-    "DEFAULT_MAX_LIFETIME_MS",
-    "EXPIRY_CHECK_INTERVAL_KEY",
-    "EXPIRY_TIME_KEY",
-    "MASTER_KEY",
-    "MAX_LIFETIME_KEY",
-    "SECRET_KEY",
-    "TokenConfig",
-    "TokenSecrets",
-    "parse_secret_list",
-]
-
 SECRET_KEY = "delegation.token.secret.key"  # noqa: S105 - a key name, not a secret
 # Deprecated alias, read only when SECRET_KEY is absent (KafkaConfig.delegationTokenSecretKey).
 MASTER_KEY = "delegation.token.master.key"

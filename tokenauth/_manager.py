@@ -258,15 +258,9 @@ class TokenManager:
         KRaft differs: 66 is checked before 63, and a period ``<= 0`` means the
         default while ``> 0`` means ``min(default, requested)``.
         """
-        if not ctx.allow_token_requests:
-            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
-        if not self.enabled:
-            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
-        info = self._cache.find_by_hmac(hmac)
-        if info is None:
-            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_NOT_FOUND)
-        if not info.may_renew(ctx.principal):
-            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
+        info = self._token_to_change(ctx, hmac)
+        if isinstance(info, ErrorCode):
+            return RenewTokenResult(info)
         now = self._now(now_ms)
         if info.is_expired(now):
             return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_EXPIRED)
@@ -278,6 +272,21 @@ class TokenManager:
             _log.warning("could not renew token %s: %s", info.token_id, exc)
             return RenewTokenResult(ErrorCode.UNKNOWN_SERVER_ERROR)
         return RenewTokenResult(ErrorCode.NONE, expiry)
+
+    def _token_to_change(self, ctx: RequestContext, hmac: bytes) -> TokenInformation | ErrorCode:
+        """The token a renew or an expire acts on, or its error in Kafka's order:
+        64 (token requests not allowed), 61 (tokens disabled), 62 (no token has
+        this HMAC), 63 (the requester is neither owner nor renewer)."""
+        if not ctx.allow_token_requests:
+            return ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
+        if not self.enabled:
+            return ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED
+        info = self._cache.find_by_hmac(hmac)
+        if info is None:
+            return ErrorCode.DELEGATION_TOKEN_NOT_FOUND
+        if not info.may_renew(ctx.principal):
+            return ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH
+        return info
 
     # -- ExpireDelegationToken (API 40) --------------------------------------------
 
@@ -297,15 +306,9 @@ class TokenManager:
         gives 66, else the expiry becomes ``min(max, now + period)``. KRaft has
         the same order.
         """
-        if not ctx.allow_token_requests:
-            return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
-        if not self.enabled:
-            return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
-        info = self._cache.find_by_hmac(hmac)
-        if info is None:
-            return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_NOT_FOUND)
-        if not info.may_renew(ctx.principal):
-            return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
+        info = self._token_to_change(ctx, hmac)
+        if isinstance(info, ErrorCode):
+            return ExpireTokenResult(info)
         now = self._now(now_ms)
         try:
             if expiry_period_ms < 0:

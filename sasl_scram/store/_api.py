@@ -18,23 +18,6 @@ from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 
-__all__ = [
-    "CREDENTIAL_STORE_ERRORS",
-    "AlterResult",
-    "CredentialInfo",
-    "CredentialLookup",
-    "CredentialStore",
-    "CredentialStoreError",
-    "CredentialStoreUnavailable",
-    "DescribeResult",
-    "Listener",
-    "ScramAdmin",
-    "ScramDeletion",
-    "ScramUpsertion",
-    "StoreUnavailable",
-    "UserDescription",
-]
-
 
 class CredentialStoreError(ScramError):
     """A store could not complete an operation; nothing was changed or lost silently."""

@@ -148,24 +148,20 @@ def plan_alterations(
     order: dict[str, None] = {}
     per_user_del: dict[str, list[ScramMechanism]] = {}
     per_user_ups: dict[str, list[tuple[ScramMechanism, ScramUpsertion]]] = {}
-    for deletion in deletions:
-        if deletion.user in invalid:
+    # Deletions first, then upsertions: a (user, mechanism) in both is a duplicate.
+    changes: list[ScramDeletion | ScramUpsertion] = [*deletions, *upsertions]
+    for change in changes:
+        if change.user in invalid:
             continue
-        mech = ScramMechanism.from_type(deletion.mechanism)
-        if (deletion.user, mech) in seen:
-            duplicated[deletion.user] = None
-        seen.add((deletion.user, mech))
-        order[deletion.user] = None
-        per_user_del.setdefault(deletion.user, []).append(mech)
-    for upsertion in upsertions:
-        if upsertion.user in invalid:
-            continue
-        mech = ScramMechanism.from_type(upsertion.mechanism)
-        if (upsertion.user, mech) in seen:
-            duplicated[upsertion.user] = None
-        seen.add((upsertion.user, mech))
-        order[upsertion.user] = None
-        per_user_ups.setdefault(upsertion.user, []).append((mech, upsertion))
+        mech = ScramMechanism.from_type(change.mechanism)
+        if (change.user, mech) in seen:
+            duplicated[change.user] = None
+        seen.add((change.user, mech))
+        order[change.user] = None
+        if isinstance(change, ScramUpsertion):
+            per_user_ups.setdefault(change.user, []).append((mech, change))
+        else:
+            per_user_del.setdefault(change.user, []).append(mech)
 
     rejected = [*invalid.values()]
     rejected += [AlterResult(u, ErrorCode.DUPLICATE_RESOURCE, MSG_DUPLICATE) for u in duplicated]

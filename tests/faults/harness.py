@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from sasl_scram import SCRAM_SHA_256, ScramMechanism
@@ -31,9 +32,11 @@ __all__ = [
     "LoginLoop",
     "Results",
     "ServeProcess",
+    "alice_serving",
     "configs",
     "describe",
     "login",
+    "seed_users",
     "serving",
     "set_password",
     "wait_until",
@@ -210,6 +213,30 @@ def serving(*processes: ServeProcess) -> Iterator[tuple[ServeProcess, ...]]:
     finally:
         for p in processes:
             p.stop()
+
+
+def seed_users(zookeeper: str, alice: str = "pw-0") -> None:
+    """The admin (the endpoints' super user) and alice, whom every fault test logs in as."""
+    assert set_password(zookeeper, ADMIN[0], ADMIN[1])
+    assert set_password(zookeeper, "alice", alice)
+
+
+@contextlib.contextmanager
+def alice_serving(
+    base_dir: Path,
+    connect: str,
+    *names: str,
+    alice: str = "pw-0",
+    properties: Mapping[str, str] | None = None,
+) -> Iterator[tuple[ServeProcess, ...]]:
+    """``serve`` processes on ``zookeeper.connect=connect`` (admin as super user, plus
+    ``properties``), each of which has accepted alice's login; stopped on the way out."""
+    props = {"zookeeper.connect": connect, "super.users": f"User:{ADMIN[0]}", **(properties or {})}
+    endpoints = tuple(ServeProcess(base_dir, props, name) for name in names or ("serve",))
+    with serving(*endpoints):
+        for ep in endpoints:
+            assert wait_until(partial(login, ep.bootstrap, "alice", alice), 10), ep.name
+        yield endpoints
 
 
 class Results:

@@ -16,12 +16,12 @@ from pathlib import Path
 from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512
 from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
 from tests.faults.harness import (
-    ADMIN,
     LoginLoop,
     Results,
     ServeProcess,
+    alice_serving,
     login,
-    serving,
+    seed_users,
     set_password,
     wait_until,
 )
@@ -69,18 +69,12 @@ def test_zero_refusals_through_session_expiry_and_restart(
     dedicated_zookeeper: ZooKeeperServer, tmp_path: Path, results: Results
 ) -> None:
     zk = dedicated_zookeeper
-    assert set_password(zk.hosts, ADMIN[0], ADMIN[1])
-    assert set_password(zk.hosts, "alice", "alice-secret")
+    seed_users(zk.hosts, alice="alice-secret")
     _seed(zk.hosts)
     with TcpProxy("127.0.0.1", zk.port) as proxy:
-        props = {
-            "zookeeper.connect": proxy.address,
-            "zookeeper.session.timeout.ms": str(SESSION_MS),
-            "super.users": f"User:{ADMIN[0]}",
-        }
-        ep = ServeProcess(tmp_path, props, "serve")
-        with serving(ep):
-            assert wait_until(lambda: login(ep.bootstrap, "alice", "alice-secret"), 10)
+        session = {"zookeeper.session.timeout.ms": str(SESSION_MS)}
+        serve = alice_serving(tmp_path, proxy.address, alice="alice-secret", properties=session)
+        with serve as (ep,):
             resync: dict[str, float | None] = {}
             with LoginLoop(ep.bootstrap, "alice", "alice-secret", threads=2) as logins:
                 _expire(zk, proxy)

@@ -16,12 +16,12 @@ from operator import contains
 from pathlib import Path
 
 from tests.faults.harness import (
-    ADMIN,
     Results,
     ServeProcess,
+    alice_serving,
     describe,
     login,
-    serving,
+    seed_users,
     set_password,
     wait_until,
 )
@@ -31,6 +31,8 @@ WRITE_EVERY = 0.5
 BEFORE_KILL = 3.0
 AFTER_KILL = 8.0
 TARGET_LAG = 5.0
+MIN_WRITES = 8  # writes keep flowing: a write every 0.5 s, few lost to the election
+MAX_RUNTIME = 60.0
 
 
 class Writer(threading.Thread):
@@ -133,21 +135,10 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
 ) -> None:
     started = time.monotonic()
     hosts = zookeeper_ensemble.hosts
-    assert set_password(hosts, ADMIN[0], ADMIN[1])
-    assert set_password(hosts, "alice", "pw-0")
-    props = {
-        "zookeeper.connect": hosts,
-        "super.users": f"User:{ADMIN[0]}",
-        # Refusals answer at once, so a probe round is short (KIP-306's delay is 100 ms).
-        "connection.failed.authentication.delay.ms": "0",
-    }
-    endpoints = (
-        ServeProcess(tmp_path, props, "serve-a"),
-        ServeProcess(tmp_path, props, "serve-b"),
-    )
-    with serving(*endpoints):
-        for ep in endpoints:
-            assert wait_until(partial(login, ep.bootstrap, "alice", "pw-0"), 10), ep.name
+    seed_users(hosts)
+    # Refusals answer at once, so a probe round is short (KIP-306's delay is 100 ms).
+    props = {"connection.failed.authentication.delay.ms": "0"}
+    with alice_serving(tmp_path, hosts, "serve-a", "serve-b", properties=props) as endpoints:
         writer = Writer(hosts)
         probers = [Prober(ep, writer) for ep in endpoints]
         for thread in (writer, *probers):
@@ -220,3 +211,6 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
         f"{leader.myid} rejoined: {sorted(znodes)}"
     )
     assert "alice" in states[0]["users"], states[0]  # type: ignore[operator]
+    assert len(writer.acked) - 1 >= MIN_WRITES, f"only {len(writer.acked) - 1} writes acknowledged"
+    runtime = time.monotonic() - started
+    assert runtime < MAX_RUNTIME, f"the fleet test took {runtime:.0f} s"

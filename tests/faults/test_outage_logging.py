@@ -14,9 +14,9 @@ from sasl_scram.config._client_config import ClientConfig
 from tests.faults.harness import (
     ADMIN,
     Results,
-    ServeProcess,
+    alice_serving,
     login,
-    serving,
+    seed_users,
     set_password,
     wait_until,
 )
@@ -75,17 +75,12 @@ def test_one_outage_is_a_few_lines_naming_the_hosts(
     dedicated_zookeeper: ZooKeeperServer, tmp_path: Path, results: Results
 ) -> None:
     zk = dedicated_zookeeper
-    assert set_password(zk.hosts, ADMIN[0], ADMIN[1])
-    assert set_password(zk.hosts, "alice", "pw-0")
+    seed_users(zk.hosts)
     props = {
-        "zookeeper.connect": zk.hosts,
-        "super.users": f"User:{ADMIN[0]}",
         "scram.store.max.staleness.ms": str(STALENESS_MS),
         "delegation.token.secret.key": "fault-test-token-key",
     }
-    ep = ServeProcess(tmp_path, props, "serve")
-    with serving(ep):
-        assert wait_until(lambda: login(ep.bootstrap, "alice", "pw-0"), 10)
+    with alice_serving(tmp_path, zk.hosts, properties=props) as (ep,):
         token_id, hmac = _create_token(ep.bootstrap)
         assert wait_until(lambda: login(ep.bootstrap, token_id, hmac, token=True), 10)
         before = len(ep.log_lines())

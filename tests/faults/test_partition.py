@@ -16,12 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.faults.harness import (
-    ADMIN,
     LoginLoop,
     Results,
-    ServeProcess,
+    alice_serving,
     login,
-    serving,
+    seed_users,
     set_password,
     wait_until,
 )
@@ -46,36 +45,33 @@ def test_partition_serves_from_cache_then_fails_closed_then_recovers(
     zk = dedicated_zookeeper
     staleness = STALENESS_MS / 1000
     latest = staleness + NOTICED[mode] + LATE
-    assert set_password(zk.hosts, ADMIN[0], ADMIN[1])
-    assert set_password(zk.hosts, "alice", "pw-0")
+    seed_users(zk.hosts)
     with TcpProxy("127.0.0.1", zk.port) as proxy:
         props = {
-            "zookeeper.connect": proxy.address,
-            "super.users": f"User:{ADMIN[0]}",
             "scram.store.max.staleness.ms": str(STALENESS_MS),
             "zookeeper.session.timeout.ms": str(SESSION_MS),
         }
-        ep = ServeProcess(tmp_path, props, "serve")
-        with serving(ep):
-            assert wait_until(lambda: login(ep.bootstrap, "alice", "pw-0"), 10)
-            with LoginLoop(ep.bootstrap, "alice", "pw-0") as logins:
-                accepted_before = wait_until(lambda: bool(logins.since(0.0)), 5)
-                assert accepted_before is not None
-                accepts_before = proxy.accepted
-                cut_at = time.monotonic()
-                proxy.partition(mode)
-                wait_until(lambda: logins.first(False, cut_at) is not None, latest + 5, 0.05)
-                refused_at = logins.first(False, cut_at)
-                # A change made on the far side of the partition.
-                assert set_password(zk.hosts, "alice", "pw-1")
-                still_closed = not login(ep.bootstrap, "alice", "pw-0")
-                attempts_during = proxy.accepted - accepts_before
-                logins.password = "pw-1"
-                healed_at = time.monotonic()
-                proxy.heal()
-                wait_until(lambda: logins.first(True, healed_at, "pw-1") is not None, 30, 0.05)
-                recovered_at = logins.first(True, healed_at, "pw-1")
-                partitioned = healed_at - cut_at
+        with (
+            alice_serving(tmp_path, proxy.address, properties=props) as (ep,),
+            LoginLoop(ep.bootstrap, "alice", "pw-0") as logins,
+        ):
+            accepted_before = wait_until(lambda: bool(logins.since(0.0)), 5)
+            assert accepted_before is not None
+            accepts_before = proxy.accepted
+            cut_at = time.monotonic()
+            proxy.partition(mode)
+            wait_until(lambda: logins.first(False, cut_at) is not None, latest + 5, 0.05)
+            refused_at = logins.first(False, cut_at)
+            # A change made on the far side of the partition.
+            assert set_password(zk.hosts, "alice", "pw-1")
+            still_closed = not login(ep.bootstrap, "alice", "pw-0")
+            attempts_during = proxy.accepted - accepts_before
+            logins.password = "pw-1"
+            healed_at = time.monotonic()
+            proxy.heal()
+            wait_until(lambda: logins.first(True, healed_at, "pw-1") is not None, 30, 0.05)
+            recovered_at = logins.first(True, healed_at, "pw-1")
+            partitioned = healed_at - cut_at
     fail_closed = None if refused_at is None else refused_at - cut_at
     recovery = None if recovered_at is None else recovered_at - healed_at
     results.record(

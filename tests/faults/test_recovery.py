@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import threading
 import time
-from functools import partial
 from pathlib import Path
 
 from tests.faults.harness import (
-    ADMIN,
     Results,
     ServeProcess,
+    alice_serving,
     login,
-    serving,
+    seed_users,
     set_password,
     wait_until,
 )
@@ -30,16 +29,8 @@ def test_every_endpoint_serves_a_change_within_3_s_of_zookeeper_returning(
     dedicated_zookeeper: ZooKeeperServer, tmp_path: Path, results: Results
 ) -> None:
     zk = dedicated_zookeeper
-    assert set_password(zk.hosts, ADMIN[0], ADMIN[1])
-    assert set_password(zk.hosts, "alice", "pw-0")
-    props = {"zookeeper.connect": zk.hosts, "super.users": f"User:{ADMIN[0]}"}
-    endpoints = (
-        ServeProcess(tmp_path, props, "serve-a"),
-        ServeProcess(tmp_path, props, "serve-b"),
-    )
-    with serving(*endpoints):
-        for ep in endpoints:
-            assert wait_until(partial(login, ep.bootstrap, "alice", "pw-0"), 10), ep.name
+    seed_users(zk.hosts)
+    with alice_serving(tmp_path, zk.hosts, "serve-a", "serve-b") as endpoints:
         zk.kill()
         time.sleep(OUTAGE)  # the outage itself: a duration, not a synchronisation
         zk.start()  # returns once ZooKeeper answers srvr: it accepts connections

@@ -18,20 +18,6 @@ import jaas
 from jaas import is_secret_key
 from tokenauth._errors import TokenError
 
-__all__ = [
-    "JAAS_OPTION",
-    "KAFKA_PREFIX",
-    "JaasConflictError",
-    "KafkaOptions",
-    "OptionTarget",
-    "OptionsNotInspectableError",
-    "SparkTokenError",
-    "TokenLike",
-    "apply_kafka_options",
-    "existing_option",
-    "kafka_options",
-]
-
 _log = logging.getLogger("tokenauth.spark")
 
 #: Spark's Kafka source/sink passes options with this prefix to the Kafka

@@ -12,6 +12,7 @@ ZooKeeper unchanged.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 
 from sasl_scram import KafkaPrincipal, ScramUsageError
@@ -28,6 +29,7 @@ __all__ = [
     "MalformedToken",
     "change_sequence",
     "decode_notification",
+    "decode_stored",
     "decode_token",
     "encode_notification",
     "encode_token",
@@ -141,6 +143,27 @@ def decode_token(data: bytes | None) -> TokenInformation | None:
         _long(document, "expiryTimestamp"),
         _long(document, "maxTimestamp"),
     )
+
+
+def decode_stored(
+    data: bytes | None, token_id: str, where: str, log: logging.Logger
+) -> TokenInformation | None:
+    """:func:`decode_token` for a store's reload: a token that is malformed, empty, not
+    JSON or filed under another id is logged (``where`` names the row or znode) and
+    skipped (``None``) so that one bad entry does not hide the others."""
+    try:
+        info = decode_token(data)
+    except MalformedToken as exc:
+        log.warning("skipping malformed %s: %s", where, exc)
+        return None
+    if info is None:
+        # fromBytes gives None for empty or non-JSON data: no token.
+        log.warning("skipping %s: empty or not JSON", where)
+        return None
+    if info.token_id != token_id:
+        log.warning("skipping %s: it holds token id %r", where, info.token_id)
+        return None
+    return info
 
 
 def encode_notification(token_id: str) -> bytes:

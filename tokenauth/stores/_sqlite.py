@@ -26,7 +26,7 @@ from sasl_scram.store.sqlite import DEFAULT_POLL_INTERVAL, FollowedTable, TableK
 from tokenauth._errors import TokenStoreError, TokenStoreUnavailable
 from tokenauth._token import TokenInformation
 from tokenauth.stores._api import ListenerSet
-from tokenauth.stores._layout import MalformedToken, decode_token, encode_token
+from tokenauth.stores._layout import decode_stored, encode_token
 from tokenauth.stores._mirror import TokenMirror
 
 __all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteTokenStore"]
@@ -118,17 +118,7 @@ class SQLiteTokenStore(FollowedTable):
 
     def _decode(self, token_id: str, data: bytes | str) -> TokenInformation | None:
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        try:
-            info = decode_token(raw)
-        except MalformedToken as exc:
-            _log.warning("skipping malformed token row %r: %s", token_id, exc)
-            return None
-        if info is None:
-            _log.warning("skipping token row %r: not JSON", token_id)
-        elif info.token_id != token_id:
-            _log.warning("skipping token row %r: it holds token id %r", token_id, info.token_id)
-            return None
-        return info
+        return decode_stored(raw, token_id, f"token row {token_id!r}", _log)
 
     def _replace_all(self, values: Mapping[str, Any]) -> list[str]:
         return self._tokens.replace_all(values)

@@ -39,7 +39,7 @@ from tokenauth.stores._layout import (
     TOKENS_PATH,
     MalformedToken,
     decode_notification,
-    decode_token,
+    decode_stored,
     encode_notification,
     encode_token,
     token_path,
@@ -199,16 +199,4 @@ class ZooKeeperTokenStore(ZkFollowedStore):
 
 
 def _decode(path: str, token_id: str, data: bytes | None) -> TokenInformation | None:
-    try:
-        info = decode_token(data)
-    except MalformedToken as exc:
-        _log.warning("skipping malformed token znode %s: %s", path, exc)
-        return None
-    if info is None:
-        # fromBytes gives None for empty or non-JSON data: no token.
-        _log.warning("skipping token znode %s: empty or not JSON", path)
-        return None
-    if info.token_id != token_id:
-        _log.warning("skipping token znode %s: it holds token id %r", path, info.token_id)
-        return None
-    return info
+    return decode_stored(data, token_id, f"token znode {path}", _log)

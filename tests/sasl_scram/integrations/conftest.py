@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,17 @@ def client_properties(
     if jaas_line is not None:
         props["sasl.jaas.config"] = jaas_line
     return props
+
+
+def own_scram_kwargs(bootstrap: str) -> dict[str, str]:
+    """alice's login through the client library's own SCRAM (kafka-python, aiokafka)."""
+    return {
+        "bootstrap_servers": bootstrap,
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_plain_username": ALICE[0],
+        "sasl_plain_password": ALICE[1],
+    }
 
 
 def user_line(user: tuple[str, str] = ALICE) -> str:
@@ -67,9 +79,20 @@ class TokenEndpoint:
         token = self.create_token()
         return str(jaas.scram_token_login_line(token.token_id, token.hmac_base64))
 
+    def token_properties(self, mechanism: str) -> dict[str, str]:
+        """client.properties that log in with a new token of alice's."""
+        return client_properties(self.ep, self.token_line(), mechanism)
+
     def expire_token(self, token: Any) -> None:
         with self.token_client() as client:
             client.expire_token(token.hmac, -1)  # negative: removed at once
+
+
+@pytest.fixture
+def endpoint_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """``caplog`` with the endpoint's login lines (DEBUG) captured."""
+    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
+    return caplog
 
 
 def make_token_endpoint(properties: dict[str, str] | None = None) -> Iterator[TokenEndpoint]:

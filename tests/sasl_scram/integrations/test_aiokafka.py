@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -18,9 +17,8 @@ import jaas
 from sasl_scram import ScramClient
 from sasl_scram.integrations import IntegrationError, ScramCredentials, as_provider
 from sasl_scram.integrations import aiokafka as scram_aiokafka
-from tests.endpoint_harness import ALICE
 
-from .conftest import ENDPOINT_LOGGER, MECHS, TokenEndpoint, client_properties, user_line
+from .conftest import MECHS, TokenEndpoint, client_properties, own_scram_kwargs, user_line
 
 OWN = aiokafka.conn.AIOKafkaConnection.authenticator_scram
 
@@ -34,12 +32,8 @@ def installed() -> Iterator[None]:
 
 
 async def consumer_and_admin(kwargs: dict[str, Any]) -> tuple[set[str], list[str]]:
-    consumer = AIOKafkaConsumer(**kwargs)
-    await consumer.start()
-    try:
+    async with AIOKafkaConsumer(**kwargs) as consumer:  # start(), then stop()
         topics = set(await consumer.topics())
-    finally:
-        await consumer.stop()
     admin = AIOKafkaAdminClient(**kwargs)
     await admin.start()
     try:
@@ -59,13 +53,11 @@ def test_user_login(installed: None, token_endpoint: TokenEndpoint, mechanism: s
 
 @pytest.mark.parametrize("mechanism", MECHS)
 def test_delegation_token_login(
-    installed: None, token_endpoint: TokenEndpoint, mechanism: str, caplog: Any
+    installed: None, token_endpoint: TokenEndpoint, mechanism: str, endpoint_log: Any
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    line = token_endpoint.token_line()
-    kwargs = scram_aiokafka.client_kwargs(client_properties(token_endpoint.ep, line, mechanism))
+    kwargs = scram_aiokafka.client_kwargs(token_endpoint.token_properties(mechanism))
     assert asyncio.run(consumer_and_admin(kwargs)) == (set(), [])
-    assert any("User:alice" in m and "(delegation token)" in m for m in caplog.messages)
+    assert any("User:alice" in m and "(delegation token)" in m for m in endpoint_log.messages)
 
 
 def test_async_provider_and_pbkdf2_off_the_loop(
@@ -127,13 +119,7 @@ def test_other_connections_keep_aiokafkas_authenticator(
     """The patch only acts on connections carrying our provider."""
 
     async def run() -> set[str]:
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=token_endpoint.bootstrap,
-            security_protocol="SASL_PLAINTEXT",
-            sasl_mechanism="SCRAM-SHA-512",
-            sasl_plain_username=ALICE[0],
-            sasl_plain_password=ALICE[1],
-        )
+        consumer = AIOKafkaConsumer(**own_scram_kwargs(token_endpoint.bootstrap))
         await consumer.start()
         try:
             return set(await consumer.topics())

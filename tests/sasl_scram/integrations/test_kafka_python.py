@@ -29,13 +29,13 @@ from sasl_scram.integrations import (
     kafka_python,
 )
 from sasl_scram.store import ScramUpsertion
-from tests.endpoint_harness import ALICE
 
 from .conftest import (
     ENDPOINT_LOGGER,
     MECHS,
     TokenEndpoint,
     client_properties,
+    own_scram_kwargs,
     user_line,
     write_properties,
 )
@@ -57,19 +57,13 @@ def installed() -> Iterator[None]:
 
 
 def admin_topics(kwargs: dict[str, Any]) -> list[str]:
-    admin = KafkaAdminClient(**kwargs)
-    try:
+    with KafkaAdminClient(**kwargs) as admin:  # closes on the way out
         return list(admin.list_topics())
-    finally:
-        admin.close()
 
 
 def consumer_topics(kwargs: dict[str, Any]) -> set[str]:
-    consumer = KafkaConsumer(**kwargs)
-    try:
+    with KafkaConsumer(**kwargs) as consumer:
         return set(consumer.topics())
-    finally:
-        consumer.close()
 
 
 @pytest.mark.parametrize("mechanism", MECHS)
@@ -85,14 +79,12 @@ def test_user_login_admin_and_consumer(
 
 @pytest.mark.parametrize("mechanism", MECHS)
 def test_delegation_token_login_admin_and_consumer(
-    installed: None, token_endpoint: TokenEndpoint, mechanism: str, caplog: Any
+    installed: None, token_endpoint: TokenEndpoint, mechanism: str, endpoint_log: Any
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    line = token_endpoint.token_line()
-    kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, line, mechanism))
+    kwargs = kafka_python.client_kwargs(token_endpoint.token_properties(mechanism))
     assert admin_topics(kwargs) == []
     assert consumer_topics(kwargs) == set()
-    token_logins = [r for r in caplog.messages if "(delegation token)" in r]
+    token_logins = [r for r in endpoint_log.messages if "(delegation token)" in r]
     assert token_logins and all("User:alice" in m for m in token_logins)
 
 
@@ -316,13 +308,7 @@ def test_uninstall_restores_kafka_pythons_mechanism(token_endpoint: TokenEndpoin
         assert sasl.get_sasl_mechanism(name) is SaslMechanismScram
     kafka_python.uninstall()  # a no-op now
     # kafka-python's own mechanism still logs users in.
-    admin = KafkaAdminClient(
-        bootstrap_servers=token_endpoint.bootstrap,
-        security_protocol="SASL_PLAINTEXT",
-        sasl_mechanism="SCRAM-SHA-512",
-        sasl_plain_username=ALICE[0],
-        sasl_plain_password=ALICE[1],
-    )
+    admin = KafkaAdminClient(**own_scram_kwargs(token_endpoint.bootstrap))
     try:
         assert admin.list_topics() == []
     finally:
