@@ -163,10 +163,7 @@ class ConnectionProtocol(asyncio.Protocol):
             outputs = await asyncio.to_thread(self._conn.receive, data)
         finally:
             self._task = None
-        if self._transport is None or self._transport.is_closing():
-            return
-        self._update_reading()
-        self._run(outputs)
+        self._resume(outputs)
 
     def pause_writing(self) -> None:
         self._write_paused = True
@@ -348,6 +345,10 @@ class ConnectionProtocol(asyncio.Protocol):
             outputs = self._conn.provide_credential(grant)
         finally:
             self._task = None
+        self._resume(outputs)
+
+    def _resume(self, outputs: list[Output]) -> None:
+        """After work off the loop: go on, unless the connection went away meanwhile."""
         if self._transport is None or self._transport.is_closing():
             return
         self._update_reading()

@@ -14,21 +14,6 @@ from sasl_scram.kafka._apis import API_SPECS, ApiKey, ApiSpec
 from sasl_scram.kafka._errors import ErrorCode, MalformedMessage, UnsupportedRequest
 from sasl_scram.kafka._primitives import Reader, Writer
 
-__all__ = [
-    "FrameBuffer",
-    "RequestHeader",
-    "api_versions_unsupported_response",
-    "decode_request",
-    "decode_request_header",
-    "decode_response",
-    "encode_body",
-    "encode_request",
-    "encode_response",
-    "encode_sasl_authenticate_response",
-    "frame",
-    "frame_response",
-]
-
 _SIZE = struct.Struct(">i")
 _I16 = struct.Struct(">h")
 _I64 = struct.Struct(">q")

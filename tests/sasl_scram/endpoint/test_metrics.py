@@ -6,14 +6,13 @@ from __future__ import annotations
 import re
 import signal
 import socket
-import subprocess
 import urllib.request
 from pathlib import Path
 
 from sasl_scram import SCRAM_SHA_256, ScramClient
 from sasl_scram.kafka import decode_response, encode_request
 from tests.endpoint_harness import ALICE, RunningEndpoint
-from tests.sasl_scram.endpoint.test_serve_cli import EXE, start, write_config
+from tests.sasl_scram.endpoint.test_serve_cli import serve_until_exit, start, write_config
 from tests.zookeeper_server import free_port
 
 
@@ -148,13 +147,7 @@ def test_metrics_port_in_use_is_a_cli_error_without_traceback(tmp_path: Path) ->
         taken.listen()
         busy = taken.getsockname()[1]
         config = write_config(tmp_path, free_port(), f"scram.metrics.listener=127.0.0.1:{busy}\n")
-        proc = subprocess.run(
-            [EXE, "serve", "--config", str(config)],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
+        proc = serve_until_exit(config)
     assert proc.returncode == 1
     assert (
         f"kafka-scram serve: error: scram.metrics.listener: cannot listen on 127.0.0.1:{busy}"

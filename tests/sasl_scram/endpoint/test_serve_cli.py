@@ -30,6 +30,17 @@ def write_config(tmp_path: Path, port: int, extra: str = "") -> Path:
     return path
 
 
+def serve_until_exit(config: Path) -> subprocess.CompletedProcess[str]:
+    """``kafka-scram serve`` that is expected to stop by itself (a bad start)."""
+    return subprocess.run(
+        [EXE, "serve", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+
 def start(config: Path) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
         [EXE, "serve", "--config", str(config)],
@@ -111,13 +122,7 @@ def test_serve_bootstraps_admin_and_stops_on_sigterm(tmp_path: Path) -> None:
 
 def test_invalid_config_fails_at_start_naming_the_key(tmp_path: Path) -> None:
     config = write_config(tmp_path, free_port(), "connections.max.reauth.ms=soon\n")
-    proc = subprocess.run(
-        [EXE, "serve", "--config", str(config)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    proc = serve_until_exit(config)
     assert proc.returncode == 1
     assert "connections.max.reauth.ms: expected an integer, got 'soon'" in proc.stderr
 
