@@ -56,7 +56,7 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-typecheck: venv
+typecheck: venv spark
 	$(VENV)/bin/mypy
 
 # PySpark 4.3.0 is a ~450 MB sdist: build its wheel once into $(CACHE)/wheels
