@@ -14,9 +14,10 @@ __all__ = ["Locator", "describe", "java_str"]
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 # A lenient "name = value" matcher for masking displayed source lines: the
-# line may be malformed, so this does not use the real tokenizer.
+# line may be malformed (a ':' or nothing where '=' belongs), so this does not
+# use the real tokenizer.
 _ASSIGNMENT = re.compile(
-    r"""(?P<key>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|[^\s=;"'{}]+)\s*=\s*"""
+    r"""(?P<key>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|[^\s=:;"'{}]+)\s*[=:]?\s*"""
     r"""(?P<value>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|[^\s;"'{}]*)"""
 )
 
@@ -113,6 +114,11 @@ class Locator:
         width = max(1, min(width, len(source) - column + 1))
         if hint is None and "#" in source[: column - 1]:
             hint = "'#' does not start a comment in JAAS; use // or /* */"
+        if secret and at is None:
+            # The token itself is the secret (say, a value whose '=' is missing):
+            # mask it in the line, whatever key precedes it, on this line or not.
+            source = source[: column - 1] + MASK + source[column - 1 + width :]
+            width = len(MASK)
         shown, caret_column, width = _mask_line(source, column, width)
         return JaasSyntaxError(
             expected=expected,

@@ -16,7 +16,7 @@ from jaas._diagnostics import Locator, java_str
 from jaas._expand import ExpansionError, expand
 from jaas._model import Configuration, Context, ControlFlag, LoginModuleEntry
 from jaas._property import FLAG_CHOICES
-from jaas._secrets import is_secret_key
+from jaas._secrets import MASK, is_secret_key
 from jaas._tokenizer import FILE_SYNTAX, Token, Tokenizer, TokenKind
 
 __all__ = ["parse_file"]
@@ -135,7 +135,7 @@ class _FileParser:
             options: dict[str, str] = {}
             while not self._look.is_char(";"):
                 key = self._match("option key")
-                self._match("=")
+                self._match("=", key=key)
                 value_token = self._look
                 value = self._match("option value", key=key)
                 options[key] = self._expand(key, value, value_token)
@@ -165,8 +165,11 @@ class _FileParser:
                 at=self._prev_end,
                 java_message=f"{_PREFIX}expected [{expect}], read [end of file]",
             )
-        secret = expect == "option value" and is_secret_key(key)
-        found = "********" if secret and token.sval is not None else java_str(token.sval)
+        # The value is secret, and so is what stands where a secret's '=' belongs.
+        secret = is_secret_key(key) and (
+            expect == "option value" or token.kind is not TokenKind.ORDINARY
+        )
+        found = MASK if secret and token.sval is not None else java_str(token.sval)
         if token.kind is TokenKind.WORD or (token.kind is TokenKind.QUOTED and token.quote == '"'):
             if expect in _VALUE_EXPECTS:
                 self._advance()

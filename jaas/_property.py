@@ -163,6 +163,8 @@ class _PropertyParser:
                 raise self._loc.error(
                     equals,
                     f"'=' after option name {key!r}",
+                    # What stands where '=' belongs may be the secret value itself.
+                    secret=is_secret_key(key) and equals.kind is not TokenKind.ORDINARY,
                     at=self._last_end if equals.kind is TokenKind.EOF else None,
                     java_message=java,
                 )

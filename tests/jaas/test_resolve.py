@@ -134,6 +134,18 @@ def test_secrets_are_masked_everywhere() -> None:
     assert "hunter2" not in str(info.value) and "hunter2" not in str(info.value.java_message)
 
 
+@pytest.mark.parametrize("separator", [" ", ":", "\n  "])
+def test_a_secret_without_its_equals_sign_is_masked_too(separator: str) -> None:
+    # A missing '=' is reported at the value's token: the value must not show.
+    options = f'username="alice" password{separator}"hunter2"'
+    with pytest.raises(jaas.JaasSyntaxError) as info:
+        jaas.parse_property(f"m required {options};")
+    assert "hunter2" not in str(info.value) and "hunter2" not in str(info.value.java_message)
+    with pytest.raises(jaas.JaasSyntaxError) as info:
+        jaas.parse_file(f"A {{ m required {options}; }};")
+    assert "hunter2" not in str(info.value) and "hunter2" not in str(info.value.java_message)
+
+
 def test_model_rules() -> None:
     with pytest.raises(ValueError, match="non-empty"):
         jaas.LoginModuleEntry("")
