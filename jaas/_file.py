@@ -203,7 +203,7 @@ class _FileParser:
                 java_message=exc.java_message,
             ) from None
         if not expanded:
-            shown = "********" if is_secret_key(key) else value
+            shown = MASK if is_secret_key(key) else value
             raise self._loc.error(
                 token,
                 f"a non-empty value for option {key!r}",

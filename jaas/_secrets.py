@@ -13,8 +13,11 @@ MASK = "********"
 # logins carry the token HMAC as the password; OAuth modules use
 # "clientSecret". Spark's KafkaRedactionUtil.redactJaasParam redacts
 # "password" the same way. PlainLoginModule's server side keeps each user's
-# password in an option "user_<name>" (PlainServerCallbackHandler).
-_SECRET_KEY = re.compile(r"passw(or)?d|pwd|secret|hmac|credential|^user_", re.IGNORECASE)
+# password in an option "user_<name>" (PlainServerCallbackHandler). Kafka's
+# ssl.keystore.key holds a PEM private key (a PASSWORD-type config in SslConfigs).
+_SECRET_KEY = re.compile(
+    r"passw(or)?d|pwd|secret|hmac|credential|^user_|ssl\.keystore\.key$", re.IGNORECASE
+)
 
 
 def is_secret_key(key: str | None) -> bool:

@@ -159,12 +159,9 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
 
     location: str = args.store
     if location.startswith("zookeeper:"):
-        return _open_zookeeper(
-            argparse.Namespace(
-                zookeeper=location[len("zookeeper:") :],
-                zookeeper_timeout=getattr(args, "zookeeper_timeout", None),
-            )
-        )
+        # The same flags as --zookeeper (TLS file, timeout), only the hosts differ.
+        hosts = location[len("zookeeper:") :]
+        return _open_zookeeper(argparse.Namespace(**{**vars(args), "zookeeper": hosts}))
     try:
         return (
             open_store(location, poll_interval=0)

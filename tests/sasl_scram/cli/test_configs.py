@@ -211,3 +211,14 @@ def test_cli_credential_authenticates_kafka_java_client(
             assert server.session.username == "User:alice"
     finally:
         store.close()
+
+
+def test_store_zookeeper_honours_the_tls_file(tmp_path: Path) -> None:
+    # --store zookeeper:... must not drop --zk-tls-config-file (a silent plaintext session).
+    missing = tmp_path / "missing-tls.properties"
+    code, _, err = run(
+        "--store", "zookeeper:127.0.0.1:1", "--zk-tls-config-file", str(missing),
+        "--zookeeper-timeout", "1", "--describe", "--entity-type", "users",
+    )  # fmt: skip
+    assert code == 1 and err.count("\n") == 1
+    assert "--zk-tls-config-file" in err, err

@@ -116,9 +116,11 @@ def test_kafka_options_rejects(token: DelegationToken, kwargs: dict[str, Any], m
 
 
 def test_repr_masks_secrets(token: DelegationToken) -> None:
-    options = kafka_options(token, "b:1", extra={"ssl.key.password": "kpw"})
+    pem = "-----BEGIN PRIVATE KEY-----MIIEv-----END PRIVATE KEY-----"
+    extra = {"ssl.key.password": "kpw", "ssl.keystore.key": pem}
+    options = kafka_options(token, "b:1", extra=extra)
     for text in (repr(options), str(options), f"{options}"):
-        assert token.hmac_base64 not in text and "kpw" not in text
+        assert token.hmac_base64 not in text and "kpw" not in text and "MIIEv" not in text
         assert "********" in text and token.token_id in text
     assert dict(options)[JAAS_OPTION].endswith(f'password="{token.hmac_base64}";')
 
