@@ -127,7 +127,9 @@ def read_keys(
         try:
             values[key.name] = key.parse(raw, values)
         except ValueError as exc:
+            # A secret's parser error could quote the value: say only that it is bad.
+            problem = "invalid value" if key.secret else str(exc)
             raise ScramConfigError(
-                f"{_where(key.name, origins)}{key.name}: {exc}; accepted: {key.accepted}"
+                f"{_where(key.name, origins)}{key.name}: {problem}; accepted: {key.accepted}"
             ) from None
     return values

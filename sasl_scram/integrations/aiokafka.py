@@ -35,7 +35,7 @@ import threading
 import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError, ScramServerError
@@ -183,12 +183,18 @@ def _send(self: Any, request: Any, expect_response: bool = True) -> Any:
 
 
 def _send_now(self: Any, state: ConnectionReauth, request: Any, expect_response: bool) -> Any:
-    from aiokafka.conn import SaslAuthenticateRequest
-
     sent = _own(self, "send")(self, request, expect_response)
-    if isinstance(request, SaslAuthenticateRequest):
+    if isinstance(request, _sasl_authenticate_request()):
         return _noting_lifetime(state, sent)
     return sent
+
+
+@functools.cache
+def _sasl_authenticate_request() -> type:
+    # Resolved once, not on every request this patched send() sees.
+    from aiokafka.conn import SaslAuthenticateRequest
+
+    return cast(type, SaslAuthenticateRequest)
 
 
 def _own(conn: Any, name: str) -> Callable[..., Any]:

@@ -101,3 +101,14 @@ def test_adding_a_key_is_one_entry() -> None:
     assert read_keys(table, {}) == {"scram.example.ms": 5}
     with pytest.raises(ScramConfigError, match=r"f:2: scram\.example\.ms: must be at least 1"):
         read_keys(table, {"scram.example.ms": "0"}, {"scram.example.ms": "f:2"})
+
+
+def test_a_secret_keys_bad_value_is_never_quoted() -> None:
+    def strict(value: str, _: object) -> str:
+        raise ValueError(f"{value!r} is too short")
+
+    table = (ConfigKey("scram.example.secret", None, strict, "32 characters", "x", secret=True),)
+    with pytest.raises(ScramConfigError) as info:
+        read_keys(table, {"scram.example.secret": "hunter2"})
+    assert "hunter2" not in str(info.value)
+    assert "scram.example.secret: invalid value; accepted: 32 characters" in str(info.value)
