@@ -145,6 +145,11 @@ class ScramSession(NamedTuple):
         return reauth or 0
 
 
+# Longest name whose decoy is cached. Real user names are far shorter; a longer
+# claimed name (a pre-auth frame may hold 512 KiB) is derived on each probe.
+_MAX_CACHED_NAME = 256
+
+
 class DecoyCredentials:
     """Deterministic fake credentials for unknown users.
 
@@ -195,8 +200,11 @@ class DecoyCredentials:
         salt = _crypto.base36(int.from_bytes(seed[:17], "big") >> 6).encode("ascii")
         size = mechanism.digest_size
         credential = ScramCredential(salt, seed[:size], seed[-size:], self._iterations)
+        if len(username) > _MAX_CACHED_NAME:
+            return credential  # a prober's long name: derive it again rather than keep it
         if len(self._cache) >= self._cache_size:
-            # Oldest first: a dict keeps insertion order. Bounded whatever a prober sends.
+            # Oldest first: a dict keeps insertion order. With the name-length cap,
+            # bounded in bytes too (about cache_size * 1 KiB) whatever a prober sends.
             with contextlib.suppress(KeyError, RuntimeError, StopIteration):
                 del self._cache[next(iter(self._cache))]  # another thread may race us
         self._cache[key] = credential

@@ -299,9 +299,10 @@ class ConnectionProtocol(asyncio.Protocol):
             log.debug("[%s] closing: %s", self.conn_id, item.reason)
             return
         # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at
-        # INFO, so a failed login can be traced; the claimed name, never a secret.
+        # INFO, so a failed login can be traced; the claimed name (cut to 200
+        # characters: a prober's name may fill a frame), never a secret.
         log.info(
-            "[%s] Failed authentication with %s (listener %s, mechanism %s, user %r): %s",
+            "[%s] Failed authentication with %s (listener %s, mechanism %s, user %.200r): %s",
             self.conn_id,
             self._peer,
             self._listener.name,
@@ -348,10 +349,12 @@ class ConnectionProtocol(asyncio.Protocol):
         self._resume(outputs)
 
     def _resume(self, outputs: list[Output]) -> None:
-        """After work off the loop: go on, unless the connection went away meanwhile."""
+        """After work off the loop: go on, unless the connection went away meanwhile.
+
+        ``_run`` resumes reading afterwards when nothing else holds it paused.
+        """
         if self._transport is None or self._transport.is_closing():
             return
-        self._update_reading()
         self._run(outputs)
 
     async def _call(self, call: ApiCall) -> None:
@@ -379,19 +382,16 @@ class ConnectionProtocol(asyncio.Protocol):
                     )
                     outputs = self._conn.fail_call("handler failed")
                 else:
-                    if self._large:
-                        # The answer to a big request is big too: encode it in a thread.
-                        outputs = await asyncio.to_thread(self._conn.respond, body)
-                    else:
-                        outputs = self._conn.respond(body)
-                    self._large = False
+                    # The answer to a big request is big too: encode it in a thread.
+                    respond = self._conn.respond
+                    big = self._large
+                    outputs = await asyncio.to_thread(respond, body) if big else respond(body)
         finally:
             self._task = None
-        if self._transport is None or self._transport.is_closing():
-            return
-        self._deadlines.touch(self, time.monotonic())
-        self._update_reading()
-        self._run(outputs)
+            self._large = False  # whatever happened, the next answer is judged afresh
+        if self._transport is not None and not self._transport.is_closing():
+            self._deadlines.touch(self, time.monotonic())
+        self._resume(outputs)
 
 
 def _flush(transport: asyncio.Transport, sends: list[bytes]) -> None:

@@ -184,6 +184,18 @@ def test_unknown_user_rejects_even_the_right_guess_of_decoy() -> None:
         server.receive_client_final(b"c=biws,r=abcX,p=" + b"A" * 43 + b"=")
 
 
+def test_decoys_are_cached_for_plausible_names_only() -> None:
+    # Cached, so a probe costs what a known user's dictionary hit costs...
+    decoy = DecoyCredentials(secret=b"k" * 32, cache_size=4)
+    assert decoy.credential(SCRAM_SHA_256, "mallory") is decoy.credential(SCRAM_SHA_256, "mallory")
+    # ...but a prober's long names (a pre-auth frame holds 512 KiB) must not be
+    # kept: the cache's bytes are bounded, not only its entries.
+    long_name = "x" * 100_000
+    first = decoy.credential(SCRAM_SHA_256, long_name)
+    assert decoy.credential(SCRAM_SHA_256, long_name) == first  # still deterministic
+    assert decoy.credential(SCRAM_SHA_256, long_name) is not first
+
+
 def test_low_iteration_credential_is_refused() -> None:
     low = creds(SCRAM_SHA_256, iterations=1000)
     server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(low))

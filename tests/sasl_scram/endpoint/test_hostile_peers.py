@@ -290,6 +290,18 @@ def test_failed_login_is_logged_with_peer_listener_and_mechanism(server: Serve, 
     assert wrong not in server.log.read_text()
 
 
+def test_a_long_claimed_name_is_cut_in_the_failed_login_line(server: Serve) -> None:
+    name = "n" * 50_000
+    peer = Peer(server.port)
+    try:
+        assert peer.login(name, "whatever", SCRAM_SHA_256)["error_code"] == 58
+        port = peer.local_port
+    finally:
+        peer.close()
+    line = server.wait_for_log(f"Failed authentication with /127.0.0.1:{port} ")
+    assert "nnnn" in line and len(line) < 1_000
+
+
 # -- 5. decoys ---------------------------------------------------------------------------
 
 
