@@ -48,18 +48,6 @@ _QUOTA_KEYS = frozenset(
     {"producer_byte_rate", "consumer_byte_rate", "request_percentage", "controller_mutation_rate"}
 )
 
-# org.apache.kafka.common.errors class names for Errors codes, as ConfigCommand
-# prints them ("<ExceptionSimpleName>: <message>").
-_EXCEPTION_NAMES = {
-    ErrorCode.UNKNOWN_SERVER_ERROR: "UnknownServerException",
-    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "ClusterAuthorizationException",
-    ErrorCode.UNSUPPORTED_SASL_MECHANISM: "UnsupportedSaslMechanismException",
-    ErrorCode.NOT_CONTROLLER: "NotControllerException",
-    ErrorCode.RESOURCE_NOT_FOUND: "ResourceNotFoundException",
-    ErrorCode.DUPLICATE_RESOURCE: "DuplicateResourceException",
-    ErrorCode.UNACCEPTABLE_CREDENTIAL: "UnacceptableCredentialException",
-}
-
 
 EPILOG = """examples:
   kafka-scram configs --store sqlite:.kafka-scram/credentials.db --alter \\
@@ -456,7 +444,7 @@ def _alter_error(result: AlterResult, dialect: Dialect, deleted: list[str]) -> s
             f"Invalid config(s): {','.join(deleted)} (the user has no such credential; "
             "--describe lists the ones it has)"
         )
-    name = _EXCEPTION_NAMES.get(result.error, "ApiException")
+    name = result.error.exception_name
     text = result.message or result.error.default_message
     return f"Error while executing config command: {name}: {text}"
 
@@ -464,7 +452,7 @@ def _alter_error(result: AlterResult, dialect: Dialect, deleted: list[str]) -> s
 def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextIO) -> int:
     answer = admin.describe(None if user is None else [user])
     if answer.error != ErrorCode.NONE:
-        name = _EXCEPTION_NAMES.get(answer.error, "ApiException")
+        name = answer.error.exception_name
         raise CommandError(
             "Error while executing config command: "
             f"{name}: {answer.message or answer.error.default_message}"
@@ -473,7 +461,7 @@ def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextI
         if description.error == ErrorCode.RESOURCE_NOT_FOUND:
             continue  # describeUserScramCredentials().users() omits them
         if description.error != ErrorCode.NONE:
-            name = _EXCEPTION_NAMES.get(description.error, "ApiException")
+            name = description.error.exception_name
             print(
                 f"Error retrieving SCRAM credential configs for user-principal "
                 f"'{description.user}': {name}: "

@@ -63,48 +63,112 @@ class ErrorCode(enum.IntEnum):
     @property
     def default_message(self) -> str:
         """Kafka's text for the code when a response carries no message (``Errors``)."""
-        return _DEFAULT_MESSAGES[self]
+        return _ERRORS[self][1]
+
+    @property
+    def exception_name(self) -> str:
+        """The simple name of Kafka's exception for the code, as its tools print it."""
+        return _ERRORS[self][0]
 
 
-_DEFAULT_MESSAGES: dict[ErrorCode, str] = {
+# Each code's exception class (org.apache.kafka.common.errors) and default message.
+_ERRORS: dict[ErrorCode, tuple[str, str]] = {
     ErrorCode.UNKNOWN_SERVER_ERROR: (
-        "The server experienced an unexpected error when processing the request."
+        "UnknownServerException",
+        ("The server experienced an unexpected error when processing the request."),
     ),
-    ErrorCode.NONE: "",
-    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: "This server does not host this topic-partition.",
+    ErrorCode.NONE: (
+        "",
+        "",
+    ),
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: (
+        "UnknownTopicOrPartitionException",
+        "This server does not host this topic-partition.",
+    ),
     ErrorCode.LEADER_NOT_AVAILABLE: (
-        "There is no leader for this topic-partition as we are in the middle of a "
-        "leadership election."
+        "LeaderNotAvailableException",
+        (
+            "There is no leader for this topic-partition as we are in the middle of a "
+            "leadership election."
+        ),
     ),
-    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
+        "ClusterAuthorizationException",
+        "Cluster authorization failed.",
+    ),
     ErrorCode.UNSUPPORTED_SASL_MECHANISM: (
-        "The broker does not support the requested SASL mechanism."
+        "UnsupportedSaslMechanismException",
+        ("The broker does not support the requested SASL mechanism."),
     ),
-    ErrorCode.ILLEGAL_SASL_STATE: "Request is not valid given the current SASL state.",
-    ErrorCode.UNSUPPORTED_VERSION: "The version of API is not supported.",
-    ErrorCode.NOT_CONTROLLER: "This is not the correct controller for this cluster.",
+    ErrorCode.ILLEGAL_SASL_STATE: (
+        "IllegalSaslStateException",
+        "Request is not valid given the current SASL state.",
+    ),
+    ErrorCode.UNSUPPORTED_VERSION: (
+        "UnsupportedVersionException",
+        "The version of API is not supported.",
+    ),
+    ErrorCode.NOT_CONTROLLER: (
+        "NotControllerException",
+        "This is not the correct controller for this cluster.",
+    ),
     ErrorCode.INVALID_REQUEST: (
-        "This most likely occurs because of a request being malformed by the client library "
-        "or the message was sent to an incompatible broker. See the broker logs for more "
-        "details."
+        "InvalidRequestException",
+        (
+            "This most likely occurs because of a request being malformed by the client library "
+            "or the message was sent to an incompatible broker. See the broker logs for more "
+            "details."
+        ),
     ),
-    ErrorCode.SASL_AUTHENTICATION_FAILED: "SASL Authentication failed.",
-    ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED: "Delegation Token feature is not enabled.",
-    ErrorCode.DELEGATION_TOKEN_NOT_FOUND: "Delegation Token is not found on server.",
-    ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH: "Specified Principal is not valid Owner/Renewer.",
+    ErrorCode.SASL_AUTHENTICATION_FAILED: (
+        "SaslAuthenticationException",
+        "SASL Authentication failed.",
+    ),
+    ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED: (
+        "DelegationTokenDisabledException",
+        "Delegation Token feature is not enabled.",
+    ),
+    ErrorCode.DELEGATION_TOKEN_NOT_FOUND: (
+        "DelegationTokenNotFoundException",
+        "Delegation Token is not found on server.",
+    ),
+    ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH: (
+        "DelegationTokenOwnerMismatchException",
+        "Specified Principal is not valid Owner/Renewer.",
+    ),
     ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: (
-        "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on "
-        "delegation token authenticated channels."
+        "UnsupportedByAuthenticationException",
+        (
+            "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on "
+            "delegation token authenticated channels."
+        ),
     ),
-    ErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED: "Delegation Token authorization failed.",
-    ErrorCode.DELEGATION_TOKEN_EXPIRED: "Delegation Token is expired.",
-    ErrorCode.INVALID_PRINCIPAL_TYPE: "Supplied principalType is not supported.",
+    ErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED: (
+        "DelegationTokenAuthorizationException",
+        "Delegation Token authorization failed.",
+    ),
+    ErrorCode.DELEGATION_TOKEN_EXPIRED: (
+        "DelegationTokenExpiredException",
+        "Delegation Token is expired.",
+    ),
+    ErrorCode.INVALID_PRINCIPAL_TYPE: (
+        "InvalidPrincipalTypeException",
+        "Supplied principalType is not supported.",
+    ),
     ErrorCode.RESOURCE_NOT_FOUND: (
-        "A request illegally referred to a resource that does not exist."
+        "ResourceNotFoundException",
+        ("A request illegally referred to a resource that does not exist."),
     ),
-    ErrorCode.DUPLICATE_RESOURCE: "A request illegally referred to the same resource twice.",
+    ErrorCode.DUPLICATE_RESOURCE: (
+        "DuplicateResourceException",
+        "A request illegally referred to the same resource twice.",
+    ),
     ErrorCode.UNACCEPTABLE_CREDENTIAL: (
-        "Requested credential would not meet criteria for acceptability."
+        "UnacceptableCredentialException",
+        ("Requested credential would not meet criteria for acceptability."),
     ),
-    ErrorCode.UNKNOWN_TOPIC_ID: "This server does not host this topic ID.",
+    ErrorCode.UNKNOWN_TOPIC_ID: (
+        "UnknownTopicIdException",
+        "This server does not host this topic ID.",
+    ),
 }
