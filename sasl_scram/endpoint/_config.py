@@ -30,7 +30,7 @@ from sasl_scram.config import (
 )
 from sasl_scram.endpoint._extension import extension_factories, factory_keys
 from sasl_scram.endpoint._metrics import METRICS_LISTENER_KEY
-from sasl_scram.store import MAX_STALENESS_KEY, parse_max_staleness
+from sasl_scram.store import DEFAULT_MAX_STALENESS, MAX_STALENESS_KEY, parse_max_staleness
 from sasl_scram.store.zookeeper import (
     CONTEXT_KEY,
     JAAS_FILE_KEY,
@@ -304,7 +304,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey(STORE_PATH_KEY, "", text, "a file path", "the embedded SQLite credential store"),
     ConfigKey(
         MAX_STALENESS_KEY,
-        "60000",
+        str(int(DEFAULT_MAX_STALENESS * 1000)),
         _max_staleness,
         "milliseconds (0 or more), or -1 to never fail closed",
         "how long a store serves its cached copy without ZooKeeper",

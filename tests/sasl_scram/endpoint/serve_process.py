@@ -13,7 +13,6 @@ import signal
 import socket
 import struct
 import subprocess
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,10 +21,10 @@ from typing import Any
 from sasl_scram import SCRAM_SHA_256, SaltedPasswordCache, ScramClient, ScramMechanism, _crypto
 from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
 from sasl_scram.store import SQLiteCredentialStore
+from tests.cli_process import EXE, child_env
 from tests.endpoint_harness import seed_users
 from tests.zookeeper_server import free_port
 
-EXE = str(Path(sys.executable).parent / "kafka-scram")
 SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, API_VERSIONS = 17, 36, 3, 18
 
 
@@ -67,6 +66,7 @@ class Serve:
         with self.log.open("w") as log:
             self.proc = subprocess.Popen(
                 [EXE, "serve", "--config", str(config)],
+                env=child_env(),
                 stdout=subprocess.PIPE,
                 stderr=log,
                 text=True,

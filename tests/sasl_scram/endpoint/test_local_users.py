@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_process import EXE, child_env
 from tests.endpoint_harness import ALICE
-from tests.sasl_scram.endpoint.serve_process import EXE, Peer, Serve, seed
+from tests.sasl_scram.endpoint.serve_process import Peer, Serve, seed
 
 
 def mode(path: Path) -> str:
@@ -67,6 +68,7 @@ def test_configs_store_creates_an_owner_only_database(tmp_path: Path, directory:
             "--entity-name",
             "bob",
         ],
+        env=child_env(),
         capture_output=True,
         text=True,
         timeout=60,

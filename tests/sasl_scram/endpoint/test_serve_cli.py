@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,9 +12,8 @@ import pytest
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.cli._main import main
 from sasl_scram.endpoint import EndpointConfig
+from tests.cli_process import EXE, child_env
 from tests.zookeeper_server import free_port
-
-EXE = str(Path(sys.executable).parent / "kafka-scram")
 
 
 def write_config(tmp_path: Path, port: int, extra: str = "") -> Path:
@@ -34,6 +32,7 @@ def serve_until_exit(config: Path) -> subprocess.CompletedProcess[str]:
     """``kafka-scram serve`` that is expected to stop by itself (a bad start)."""
     return subprocess.run(
         [EXE, "serve", "--config", str(config)],
+        env=child_env(),
         capture_output=True,
         text=True,
         timeout=30,
@@ -44,6 +43,7 @@ def serve_until_exit(config: Path) -> subprocess.CompletedProcess[str]:
 def start(config: Path) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
         [EXE, "serve", "--config", str(config)],
+        env=child_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -130,6 +130,7 @@ def test_invalid_config_fails_at_start_naming_the_key(tmp_path: Path) -> None:
 def test_missing_config_file(tmp_path: Path) -> None:
     proc = subprocess.run(
         [EXE, "serve", "--config", str(tmp_path / "nope")],
+        env=child_env(),
         capture_output=True,
         text=True,
         timeout=30,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from sasl_scram.config._client_config import ClientConfig
+from sasl_scram.config import ClientConfig
 from tests.endpoint_harness import ALICE, RunningEndpoint
 from tokenauth import DelegationToken, DelegationTokenClient
 from tokenauth.spark import (

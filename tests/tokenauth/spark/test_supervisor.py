@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sasl_scram.config._client_config import ClientConfigError
+from sasl_scram.config import ClientConfigError
 from sasl_scram.kafka import ErrorCode
 from tokenauth import TokenRequestError, hmac_base64
 from tokenauth.spark import (
