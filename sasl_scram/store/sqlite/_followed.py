@@ -92,7 +92,8 @@ class FollowedTable(StoreBase):
                     clock=clock,
                 )
                 self._replace_all(self._load_all())
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
+            # OSError: creating the owner-only file (or its folder) before SQLite opens it.
             raise kind.unavailable(f"cannot open the SQLite {kind.what}: {exc}") from exc
         self._poller = _changes.Poller(
             self.refresh,

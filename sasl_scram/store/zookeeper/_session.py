@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -129,15 +130,16 @@ class _Shared:
     clients: ClassVar[list[tuple[tuple[str, float, Any], Any, list[int]]]] = []
 
     @classmethod
-    def acquire(cls, key: tuple[str, float, Any], make: Callable[[], Any]) -> Any:
+    def acquire(cls, key: tuple[str, float, Any], make: Callable[[], Any]) -> tuple[Any, bool]:
+        """The client for ``key`` and whether this call made it (then the caller starts it)."""
         with cls.lock:
             for known, client, users in cls.clients:
                 if known == key:
                     users[0] += 1
-                    return client
+                    return client, False
             client = make()
             cls.clients.append((key, client, [1]))
-            return client
+            return client, True
 
     @classmethod
     def release(cls, client: Any) -> bool:
@@ -198,6 +200,8 @@ class ZkSession:
         self._log = logger
         self._state_listener: Callable[[str], None] | None = None
         self._shared = False
+        # Joined a shared client another store started: never start it again.
+        self._joined = False
         if isinstance(zookeeper, str):
 
             def make() -> Any:
@@ -206,10 +210,10 @@ class ZkSession:
                 )
 
             if share:
-                self.client: KazooClient = _Shared.acquire(
-                    (zookeeper, session_timeout, security), make
-                )
+                self.client: KazooClient
+                self.client, created = _Shared.acquire((zookeeper, session_timeout, security), make)
                 self._shared = True
+                self._joined = not created
             else:
                 self.client = make()
             self.owns_client = True
@@ -221,7 +225,12 @@ class ZkSession:
 
     def start(self, state_listener: Callable[[str], None]) -> None:
         """Connect if needed, create the paths, then register ``state_listener``."""
-        if self.client.state != self.states.KazooState.CONNECTED:
+        if self._joined:
+            # Starting a started kazoo client stops its handler and then waits,
+            # with no limit, for a connection thread that retries forever: wait
+            # for the session the first store keeps alive, as any request does.
+            self._wait_connected()
+        elif self.client.state != self.states.KazooState.CONNECTED:
             try:
                 self.client.start(timeout=self.request_timeout)
             except self.ex.AuthFailedError:
@@ -237,6 +246,17 @@ class ZkSession:
         self.ensure_paths()
         self._state_listener = state_listener
         self.client.add_listener(state_listener)
+
+    def _wait_connected(self) -> None:
+        deadline = time.monotonic() + self.request_timeout
+        while self.client.state != self.states.KazooState.CONNECTED:
+            if time.monotonic() >= deadline:
+                raise self.unavailable(
+                    f"could not connect to ZooKeeper at {self.hosts} within "
+                    f"{self.request_timeout:g} s (the session shared with this "
+                    "process's other store is not connected)"
+                )
+            time.sleep(0.05)
 
     def close(self) -> None:
         """Remove the state listener and stop the client if we created it (best effort)."""

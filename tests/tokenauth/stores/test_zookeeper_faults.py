@@ -4,6 +4,7 @@ store, the staleness key, and a token-store outage refused like a credential-sto
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 
@@ -104,3 +105,37 @@ def test_a_token_store_outage_refuses_the_login_like_a_credential_store_outage(
     refusals = [r for r in caplog.records if r.name == "sasl_scram.endpoint"]
     assert [(r.levelname, r.exc_info) for r in refusals] == [("WARNING", None)]
     assert "failing closed" in refusals[0].getMessage()
+
+
+def test_a_store_joining_a_shared_session_during_an_outage_fails_fast(
+    dedicated_zookeeper: ZooKeeperServer,
+) -> None:
+    # Starting the shared client again (kazoo stops its handler, then waits forever
+    # for a connection thread that retries forever) hung the joiner and broke the
+    # first store. A joiner waits for the session like any request, then says so.
+    hosts = dedicated_zookeeper.hosts
+    options = {**zookeeper_store_options({"zookeeper.connect": hosts}), "request_timeout": 1.0}
+    creds = ZooKeeperCredentialStore(hosts, **options)
+    result: list[BaseException | ZooKeeperTokenStore] = []
+    try:
+        dedicated_zookeeper.kill()
+        wait_for(lambda: not creds.client.connected, 10)
+
+        def open_tokens() -> None:
+            try:
+                result.append(ZooKeeperTokenStore(hosts, **options))
+            except BaseException as exc:
+                result.append(exc)
+
+        opener = threading.Thread(target=open_tokens, daemon=True)
+        opener.start()
+        opener.join(10)
+        assert not opener.is_alive(), "the second store hung while ZooKeeper was down"
+        assert isinstance(result[0], TokenStoreUnavailable), result
+        # The first store still follows ZooKeeper once it is back.
+        dedicated_zookeeper.start()
+        wait_for(lambda: creds.client.connected, 15)
+        assert creds.alter([], [ups("late", SCRAM_SHA_256)]) == [ok("late")]
+        wait_for(lambda: creds.lookup("late", SCRAM_SHA_256) is not None, 10)
+    finally:
+        creds.close()

@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram.store import SQLiteCredentialStore
 from tests.sasl_scram.store.test_contract import ok, ups, wait_for
@@ -139,3 +141,12 @@ def test_unwritable_database_fails_loudly(tmp_path: Path) -> None:
         blocker.close()
         store.close()
     assert os.path.exists(db)
+
+
+def test_an_unusable_path_is_the_stores_unavailable_error() -> None:
+    # The file is created owner-only before SQLite opens it; an OS error there
+    # must read like SQLite's own failure (one line in the CLI, no traceback).
+    from sasl_scram.store import CredentialStoreUnavailable
+
+    with pytest.raises(CredentialStoreUnavailable):
+        SQLiteCredentialStore("/proc/no-such-dir/creds.db")
