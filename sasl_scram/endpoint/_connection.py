@@ -24,7 +24,7 @@ import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from sasl_scram._errors import AuthenticationFailed, ScramStateError
 from sasl_scram._mechanism import ScramMechanism
@@ -77,10 +77,16 @@ MIN_REAUTH_INTERVAL_MS = 1000
 _CORRELATION = struct.Struct(">ii")
 _SIZE_PREFIX = struct.Struct(">i")
 _SOFTWARE_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
+# Software pairs already found valid, bounded: a peer cannot grow it past this.
+_VALID_SOFTWARE: set[tuple[str | None, str | None]] = set()
+_MAX_VALID_SOFTWARE = 64
 
 
-@dataclass(frozen=True, slots=True)
-class Send:
+class Send(NamedTuple):
+    """Write these bytes. Named tuples, not frozen dataclasses, for the outputs
+    of every login (Send, CredentialNeeded, Authenticated): a frozen
+    dataclass's ``__init__`` costs a call to ``object.__setattr__`` per field."""
+
     data: bytes
 
 
@@ -105,15 +111,13 @@ class Close:
     reauthentication: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class CredentialNeeded:
+class CredentialNeeded(NamedTuple):
     """Answer with :meth:`ServerConnection.provide_credential`."""
 
     request: CredentialRequest
 
 
-@dataclass(frozen=True, slots=True)
-class Authenticated:
+class Authenticated(NamedTuple):
     """A login or KIP-368 re-authentication completed.
 
     Attributes:
@@ -256,6 +260,12 @@ class ServerConnection:
         """Feed bytes from the socket; returns what to do next."""
         if self._state is _State.CLOSED:
             return []
+        if self._waiting is None:
+            # The usual case: one whole request in one read, nothing buffered.
+            payload = self._frames.whole(data)
+            if payload is not None:
+                self.backlog = False
+                return self._handle_frame(payload)
         self._frames.feed(data)
         return self._drain()
 
@@ -327,9 +337,8 @@ class ServerConnection:
     # -- ApiVersions ----------------------------------------------------------
     def _api_versions(self, header: RequestHeader, body: dict[str, Any]) -> Send:
         error = ErrorCode.NONE
-        if header.api_version >= 3 and not (
-            _SOFTWARE_RE.fullmatch(body["client_software_name"] or "")
-            and _SOFTWARE_RE.fullmatch(body["client_software_version"] or "")
+        if header.api_version >= 3 and not _valid_software(
+            body["client_software_name"], body["client_software_version"]
         ):
             error = ErrorCode.INVALID_REQUEST
         if error == ErrorCode.NONE and self._state is _State.HANDSHAKE_OR_VERSIONS:
@@ -392,7 +401,14 @@ class ServerConnection:
         self._waiting = None
         server_first = self._scram.provide(grant)
         out: list[Output] = [Send(self._auth_reply(server_first, ErrorCode.NONE, None, 0))]
-        out.extend(self._drain())
+        return self._then_drain(out)
+
+    def _then_drain(self, out: list[Output]) -> list[Output]:
+        """``out``, then the answers to frames that came in meanwhile (usually none)."""
+        if len(self._frames):
+            out.extend(self._drain())
+        else:
+            self.backlog = False
         return out
 
     def _auth_reply(self, token: bytes, error: int, message: str | None, lifetime: int) -> bytes:
@@ -511,8 +527,7 @@ class ServerConnection:
         out: list[Output] = [
             Send(encode_response(h.api_key, h.api_version, h.correlation_id, body))
         ]
-        out.extend(self._drain())
-        return out
+        return self._then_drain(out)
 
     def fail_call(self, reason: str) -> list[Output]:
         """The handler for the outstanding call failed unexpectedly: close, like Kafka."""
@@ -530,6 +545,19 @@ def _limits(settings: ConnectionSettings, session: ScramSession) -> tuple[int, i
     if session.authorization_id in settings.super_users:
         return settings.max_receive, None
     return min(settings.max_receive, settings.user_max_receive), settings.user_max_array
+
+
+def _valid_software(name: str | None, version: str | None) -> bool:
+    """KIP-511's check of the client software name and version (the Java broker's
+    pattern). The few pairs seen pass once through the regex, then a set lookup:
+    every connection of a Java client sends the same pair."""
+    key = (name, version)
+    if key in _VALID_SOFTWARE:
+        return True
+    valid = bool(_SOFTWARE_RE.fullmatch(name or "") and _SOFTWARE_RE.fullmatch(version or ""))
+    if valid and len(_VALID_SOFTWARE) < _MAX_VALID_SOFTWARE:
+        _VALID_SOFTWARE.add(key)
+    return valid
 
 
 def _api_versions_body(settings: ConnectionSettings, error: int) -> dict[str, Any]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
@@ -63,6 +62,8 @@ class ConnectionHost(Protocol):
     @property
     def config(self) -> EndpointConfig: ...
     @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+    @property
     def settings(self) -> ConnectionSettings: ...
     @property
     def clock_ms(self) -> Callable[[], int]: ...
@@ -80,16 +81,46 @@ class ConnectionHost(Protocol):
 
 
 class ConnectionProtocol(asyncio.Protocol):
+    # Slots: one of these is built per connection, and read on every request.
+    __slots__ = (
+        "_authed",
+        "_backlog_scheduled",
+        "_closed_event",
+        "_closing",
+        "_conn",
+        "_deadlines",
+        "_endpoint",
+        "_hold",
+        "_large",
+        "_listener",
+        "_loop",
+        "_lost",
+        "_opened",
+        "_peername",
+        "_poller",
+        "_reading_paused",
+        "_task",
+        "_transport",
+        "_write_paused",
+        "conn_id",
+    )
+
     def __init__(self, endpoint: ConnectionHost, listener: Listener, conn_id: str) -> None:
         self._endpoint = endpoint
         self._listener = listener
         self.conn_id = conn_id
         self._conn = ServerConnection(endpoint.settings, endpoint.clock_ms, listener.protocol)
         self._transport: asyncio.Transport | None = None
-        self._loop = asyncio.get_running_loop()
+        # The host's loop, not asyncio.get_running_loop(): that one calls
+        # getpid() each time, a system call per connection.
+        self._loop = endpoint.loop
         deadlines = endpoint.deadlines
         assert deadlines is not None, "the endpoint is not started"
         self._deadlines = deadlines
+        self._poller = endpoint.busy_poller
+        # Authenticated once: from then on reads count as activity (idle deadline).
+        self._authed = False
+        self._opened = 0.0
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._lost = False
@@ -100,7 +131,7 @@ class ConnectionProtocol(asyncio.Protocol):
         self._backlog_scheduled = False
         # The request in flight came in a big frame (decoded in a thread).
         self._large = False
-        self._peer = "?"
+        self._peername: object = None
         # Created only when someone waits (shutdown): most connections never need one.
         self._closed_event: asyncio.Event | None = None
 
@@ -132,24 +163,36 @@ class ConnectionProtocol(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)
         self._transport.set_write_buffer_limits(high=WRITE_HIGH_WATER, low=WRITE_LOW_WATER)
         self._endpoint.connections[self] = None
-        peer = transport.get_extra_info("peername")
-        if isinstance(peer, tuple) and len(peer) >= 2:
-            # Kafka logs the peer as /host; the port tells connections apart.
-            self._peer = f"/{peer[0]}:{peer[1]}"
-        log.debug("[%s] connection from %s", self.conn_id, self._peer)
+        # Formatted only when a line names it (a failed login, DEBUG).
+        self._peername = transport.get_extra_info("peername")
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("[%s] connection from %s", self.conn_id, self._peer)
         now = self._opened = time.monotonic()
         self._deadlines.connected(self, now)
-        poller = self._endpoint.busy_poller
-        if poller is not None:
-            poller.poke(now)
+        if self._poller is not None:
+            self._poller.poke(now)
+
+    @property
+    def _peer(self) -> str:
+        """The peer as Kafka logs it, /host, with the port to tell connections apart."""
+        peer = self._peername
+        if isinstance(peer, tuple) and len(peer) >= 2:
+            return f"/{peer[0]}:{peer[1]}"
+        return "?"
 
     def data_received(self, data: bytes) -> None:
-        now = time.monotonic()
-        self._deadlines.touch(self, now)  # a no-op until authenticated
-        poller = self._endpoint.busy_poller
-        if poller is not None:
-            poller.poke(now)
-        if self._conn.buffered() + len(data) >= LARGE_INPUT and self._conn.authenticated:
+        poller = self._poller
+        if self._authed or poller is not None:
+            now = time.monotonic()
+            if self._authed:
+                self._deadlines.touch(self, now)
+            if poller is not None:
+                poller.poke(now)
+        if (
+            self._authed
+            and self._conn.authenticated
+            and self._conn.buffered() + len(data) >= LARGE_INPUT
+        ):
             # A big frame (a super user may send up to socket.request.max.bytes):
             # buffer and decode it in a thread, so other connections go on.
             self._large = True
@@ -238,6 +281,14 @@ class ConnectionProtocol(asyncio.Protocol):
     def _run(self, outputs: list[Output]) -> None:
         transport = self._transport
         assert transport is not None
+        if len(outputs) == 1 and type(outputs[0]) is Send:
+            # The usual answer: one response to one request.
+            if not self._closing:
+                transport.write(outputs[0].data)
+                if self._conn.backlog or self._reading_paused:
+                    self._update_reading()
+                    self._continue_backlog()
+            return
         # Responses to frames that arrived together leave in one write: a
         # pipelining client then wakes once, not once per response.
         sends: list[bytes] = []
@@ -254,10 +305,12 @@ class ConnectionProtocol(asyncio.Protocol):
     def _dispatch(
         self, transport: asyncio.Transport, outputs: list[Output], sends: list[bytes]
     ) -> None:
-        queue: deque[Output] = deque(outputs)
-        while queue:
-            item = queue.popleft()
-            if isinstance(item, Send):
+        # ``outputs`` is ours: a credential's answer is appended to it as we go.
+        i = 0
+        while i < len(outputs):
+            item = outputs[i]
+            i += 1
+            if type(item) is Send:
                 sends.append(item.data)
             elif isinstance(item, CredentialNeeded):
                 if self._endpoint.lookup_may_block(item.request):
@@ -266,7 +319,7 @@ class ConnectionProtocol(asyncio.Protocol):
                     self._update_reading()
                     return
                 grant = self._endpoint.grant(item.request, self.conn_id)
-                queue.extend(self._conn.provide_credential(grant))
+                outputs.extend(self._conn.provide_credential(grant))
             elif isinstance(item, ApiCall):
                 # Reading pauses until the handler answers: responses keep order.
                 self._task = self._loop.create_task(self._call(item))
@@ -327,6 +380,7 @@ class ConnectionProtocol(asyncio.Protocol):
             )
         now = time.monotonic()
         if not item.reauthentication:
+            self._authed = True
             self._deadlines.authenticated(self, now)
         if (metrics := self._endpoint.metrics) is not None:
             began = item.reauth_began if item.reauthentication else self._opened
@@ -359,39 +413,47 @@ class ConnectionProtocol(asyncio.Protocol):
 
     async def _call(self, call: ApiCall) -> None:
         try:
-            handler = self._endpoint.handler(call.header.api_key)
-            if handler is None:
-                outputs = self._conn.fail_call(f"API key {call.header.api_key} is not served here")
+            body = await _handle(self._endpoint, self._listener, self.conn_id, call)
+            if isinstance(body, str):
+                outputs = self._conn.fail_call(body)
             else:
-                principal = KafkaPrincipal.user(call.session.authorization_id)
-                ctx = RequestContext(
-                    principal=principal,
-                    session=call.session,
-                    security_protocol=self._listener.protocol,
-                    listener_name=self._listener.name,
-                    # Kafka's authorizer compares type and name; a token session acts as its owner.
-                    super_user=principal in self._endpoint.config.super_users,
-                    client_id=call.header.client_id,
-                    connection_id=self.conn_id,
-                )
-                try:
-                    body: dict[str, Any] = await handler(ctx, call.header.api_version, call.body)
-                except Exception:
-                    log.exception(
-                        "[%s] handler for API key %s failed", self.conn_id, call.header.api_key
-                    )
-                    outputs = self._conn.fail_call("handler failed")
-                else:
-                    # The answer to a big request is big too: encode it in a thread.
-                    respond = self._conn.respond
-                    big = self._large
-                    outputs = await asyncio.to_thread(respond, body) if big else respond(body)
+                # The answer to a big request is big too: encode it in a thread.
+                respond = self._conn.respond
+                outputs = await asyncio.to_thread(respond, body) if self._large else respond(body)
         finally:
             self._task = None
             self._large = False  # whatever happened, the next answer is judged afresh
         if self._transport is not None and not self._transport.is_closing():
             self._deadlines.touch(self, time.monotonic())
         self._resume(outputs)
+
+
+async def _handle(
+    host: ConnectionHost, listener: Listener, conn_id: str, call: ApiCall
+) -> dict[str, Any] | str:
+    """The handler's response body for an authenticated request, or why there is
+    none (the API is not served, or the handler failed): the connection then
+    closes, like Kafka."""
+    handler = host.handler(call.header.api_key)
+    if handler is None:
+        return f"API key {call.header.api_key} is not served here"
+    principal = KafkaPrincipal.user(call.session.authorization_id)
+    ctx = RequestContext(
+        principal=principal,
+        session=call.session,
+        security_protocol=listener.protocol,
+        listener_name=listener.name,
+        # Kafka's authorizer compares type and name; a token session acts as its owner.
+        super_user=principal in host.config.super_users,
+        client_id=call.header.client_id,
+        connection_id=conn_id,
+    )
+    try:
+        body: dict[str, Any] = await handler(ctx, call.header.api_version, call.body)
+    except Exception:
+        log.exception("[%s] handler for API key %s failed", conn_id, call.header.api_key)
+        return "handler failed"
+    return body
 
 
 def _flush(transport: asyncio.Transport, sends: list[bytes]) -> None:

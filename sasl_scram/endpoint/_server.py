@@ -126,12 +126,13 @@ class ScramEndpoint:
         self.busy_poller: BusyPoller | None = None
         #: Authentication and idle deadlines of every connection (set by :meth:`start`).
         self.deadlines: ConnectionDeadlines[ConnectionProtocol] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         #: Kafka's authentication metrics, when ``scram.metrics.listener`` is set.
         self.metrics = AuthMetrics.from_properties(config.properties, lambda: self.connections)
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         self.deadlines = ConnectionDeadlines(
             loop,
             self.config.auth_timeout_ms / 1000,
@@ -167,6 +168,13 @@ class ScramEndpoint:
             log.info(
                 "Listening on %s (%s) at %s:%s", listener.name, listener.protocol, sock[0], sock[1]
             )
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the endpoint was started on."""
+        if self._loop is None:
+            raise RuntimeError("the endpoint is not started")
+        return self._loop
 
     def bound_address(self, listener_name: str | None = None) -> tuple[str, int]:
         """Where a listener actually listens (useful with port 0)."""

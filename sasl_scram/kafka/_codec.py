@@ -25,6 +25,12 @@ _AUTH_V0_HEAD = struct.Struct(">ihhi")
 Body = dict[str, Any]
 _SASL_AUTHENTICATE_SPEC = API_SPECS[ApiKey.SASL_AUTHENTICATE]
 _API_VERSIONS_SPEC = API_SPECS[ApiKey.API_VERSIONS]
+_SASL_HANDSHAKE_SPEC = API_SPECS[ApiKey.SASL_HANDSHAKE]
+# SaslAuthenticate v2's usual answer up to the token: frame size, correlation
+# id, header tags, error, null message, token length (one varint byte); after
+# the token: session lifetime, body tags.
+_AUTH_V2_HEAD = struct.Struct(">iiBhBB")
+_AUTH_V2_TAIL = struct.Struct(">qB")
 
 
 def frame(payload: bytes) -> bytes:
@@ -50,6 +56,17 @@ class FrameBuffer:
 
     def feed(self, data: bytes) -> None:
         self._buf += data
+
+    def whole(self, data: bytes) -> bytes | None:
+        """The payload of ``data`` when nothing is buffered and ``data`` is exactly
+        one frame within the limit (how requests usually arrive), without
+        buffering; otherwise ``None``, and the caller feeds ``data`` instead."""
+        if self._buf or len(data) < 4:
+            return None
+        (size,) = _SIZE.unpack_from(data)
+        if size != len(data) - 4 or size > self.max_size:
+            return None
+        return data[4:]
 
     def next_frame(self) -> bytes | None:
         buf = self._buf
@@ -79,24 +96,28 @@ class RequestHeader(NamedTuple):
 
 def decode_request_header(payload: bytes) -> tuple[RequestHeader, Reader]:
     """Read the header fields common to v1 and v2; the caller handles tags."""
+    header, pos = _header(payload)
+    return header, Reader(payload, pos)
+
+
+def _header(payload: bytes) -> tuple[RequestHeader, int]:
+    """The header and where the rest begins. No :class:`Reader` is built: the
+    fast paths below read the three requests of every login without one."""
     if len(payload) >= _HEADER.size:
         # One unpack for the fixed part: three of these arrive with every login.
         api_key, api_version, correlation_id, n = _HEADER.unpack_from(payload)
         end = _HEADER.size + n
         if n >= -1 and end <= len(payload):
             if n == -1:
-                return RequestHeader(api_key, api_version, correlation_id, None), Reader(
-                    payload, _HEADER.size
-                )
+                return RequestHeader(api_key, api_version, correlation_id, None), _HEADER.size
             try:
                 client_id = payload[_HEADER.size : end].decode("utf-8")
             except UnicodeDecodeError:
                 raise MalformedMessage("string is not valid UTF-8") from None
-            return RequestHeader(api_key, api_version, correlation_id, client_id), Reader(
-                payload, end
-            )
+            return RequestHeader(api_key, api_version, correlation_id, client_id), end
     # Short or bad client id: the general reader names the exact problem.
-    return _read_request_header(payload)
+    header, r = _read_request_header(payload)
+    return header, r.pos
 
 
 def _read_request_header(payload: bytes) -> tuple[RequestHeader, Reader]:
@@ -121,16 +142,21 @@ def decode_request(
         UnsupportedRequest: unknown API key or version (the header is attached).
         MalformedMessage: the body does not decode.
     """
-    header, r = decode_request_header(payload)
+    header, pos = _header(payload)
     key = header.api_key
     if key == ApiKey.SASL_AUTHENTICATE:
-        token = _sasl_authenticate_token(header.api_version, payload, r.pos)
+        token = _sasl_authenticate_token(header.api_version, payload, pos)
         if token is not None:
             return header, _SASL_AUTHENTICATE_SPEC, {"auth_bytes": token}
     elif key == ApiKey.API_VERSIONS and 3 <= header.api_version <= _API_VERSIONS_SPEC.max_version:
-        software = _api_versions_software(payload, r.pos)
+        software = _api_versions_software(payload, pos)
         if software is not None:
             return header, _API_VERSIONS_SPEC, software
+    elif key == ApiKey.SASL_HANDSHAKE and 0 <= header.api_version <= 1:
+        mechanism = _handshake_mechanism(payload, pos)
+        if mechanism is not None:
+            return header, _SASL_HANDSHAKE_SPEC, {"mechanism": mechanism}
+    r = Reader(payload, pos)
     if max_array is not None:
         r.max_array = max_array
     return _read_request(header, r)
@@ -154,6 +180,22 @@ def _api_versions_software(payload: bytes, pos: int) -> Body | None:
             "client_software_name": payload[name[0] : name[1]].decode("utf-8"),
             "client_software_version": payload[version[0] : version[1]].decode("utf-8"),
         }
+    except UnicodeDecodeError:
+        return None
+
+
+def _handshake_mechanism(payload: bytes, pos: int) -> str | None:
+    """SaslHandshake v0/v1's one string, read directly: it opens every login.
+    Anything unusual returns ``None`` for :func:`_read_request`, which gives the
+    same body or names the problem."""
+    if pos + 2 > len(payload):
+        return None
+    (length,) = _I16.unpack_from(payload, pos)
+    end = pos + 2 + length
+    if length < 0 or end > len(payload):
+        return None
+    try:
+        return payload[pos + 2 : end].decode("utf-8")
     except UnicodeDecodeError:
         return None
 
@@ -258,6 +300,10 @@ def encode_sasl_authenticate_response(
     """
     if not 0 <= version <= 2:
         raise ValueError(f"SaslAuthenticate version {version} is not supported")
+    if version == 2 and message is None and len(token) < 0x7F:
+        # Every login's two answers: no message, a token under 127 bytes.
+        head = _AUTH_V2_HEAD.pack(18 + len(token), correlation_id, 0, error, 0, len(token) + 1)
+        return head + token + _AUTH_V2_TAIL.pack(lifetime, 0)
     parts = [_I16.pack(error)]
     raw = None if message is None else message.encode("utf-8")
     if version == 2:

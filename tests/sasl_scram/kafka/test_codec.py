@@ -528,3 +528,53 @@ def _result_or_error(read: Callable[[], Any]) -> Any:
         return read()
     except MalformedMessage as exc:
         return ("error", str(exc))
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 128, 200])
+@pytest.mark.parametrize("message", [None, "bad"])
+def test_sasl_authenticate_v2_encoder_at_the_one_byte_varint_boundary(
+    size: int, message: str | None
+) -> None:
+    """The direct v2 encoder's short-token case ends where a length needs two varint bytes."""
+    from sasl_scram.kafka import encode_sasl_authenticate_response
+
+    token = bytes(range(256))[:size]
+    body = {"error_code": 0, "error_message": message, "auth_bytes": token}
+    body["session_lifetime_ms"] = 3_600_000
+    assert encode_sasl_authenticate_response(2, 9, 0, message, token, 3_600_000) == encode_response(
+        36, 2, 9, body
+    )
+
+
+@given(
+    chunks=st.lists(st.binary(max_size=12), max_size=4),
+    data=st.binary(max_size=12)
+    | st.binary(max_size=40).map(lambda b: len(b).to_bytes(4, "big") + b),
+    max_size=st.integers(0, 64),
+)
+def test_whole_frame_shortcut_agrees_with_feeding(
+    chunks: list[bytes], data: bytes, max_size: int
+) -> None:
+    """``FrameBuffer.whole`` gives a payload only where feeding and reading gives the
+    same payload and leaves nothing behind; otherwise it changes nothing."""
+    shortcut, reference = FrameBuffer(max_size), FrameBuffer(max_size)
+    for chunk in chunks:
+        shortcut.feed(chunk)
+        reference.feed(chunk)
+    before = len(shortcut)
+    payload = shortcut.whole(data)
+    assert len(shortcut) == before
+    if payload is not None:
+        reference.feed(data)
+        assert reference.next_frame() == payload
+        assert len(reference) == 0
+
+
+def test_whole_frame_shortcut_takes_one_whole_frame_and_only_that() -> None:
+    assert FrameBuffer(100).whole(b"\x00\x00\x00\x02hi") == b"hi"
+    assert FrameBuffer(1).whole(b"\x00\x00\x00\x02hi") is None  # over the limit
+    assert FrameBuffer(100).whole(b"\x00\x00\x00\x02hi!") is None  # more than one frame
+    assert FrameBuffer(100).whole(b"\x00\x00\x00\x03hi") is None  # a partial frame
+    buffered = FrameBuffer(100)
+    buffered.feed(b"\x00")
+    assert buffered.whole(b"\x00\x00\x00\x02hi") is None  # bytes before it
