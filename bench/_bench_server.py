@@ -10,17 +10,27 @@ import argparse
 import asyncio
 import dataclasses
 import logging
-import socket
+import struct
 import sys
 import threading
-import time
+from typing import Any
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, KafkaPrincipal
+from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, Grant, KafkaPrincipal, ScramServer
 from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
-from sasl_scram.endpoint._busy_poll import BusyPoller
+from sasl_scram.kafka import (
+    ApiKey,
+    decode_request,
+    encode_response,
+    encode_sasl_authenticate_response,
+)
 from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
 from tokenauth import InMemoryTokenStore, RequestContext, TokenCache, TokenConfig, TokenManager
 from tokenauth._endpoint import build_extension
+
+# The floor server's ApiVersions: what a Java client needs to log in.
+FLOOR_APIS = ((ApiKey.SASL_HANDSHAKE, 1), (ApiKey.API_VERSIONS, 3), (ApiKey.SASL_AUTHENTICATE, 2))
+# A cached answer's frame size and correlation id.
+_CORRELATION = struct.Struct(">ii")
 
 
 def main() -> None:
@@ -28,14 +38,11 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=0)
     parser.add_argument("--sample", type=int, default=200)
     parser.add_argument("--asyncio", action="store_true", help="asyncio's own loop, not uvloop")
-    parser.add_argument("--echo", action="store_true", help="a do-nothing echo server instead")
+    parser.add_argument("--floor", action="store_true", help="the floor server instead")
     parser.add_argument("--max-reauth-ms", type=int, default=3_600_000)
     parser.add_argument("--busy-poll-us", type=int, default=0, help="scram.busy.poll.us")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    if args.echo:
-        serve_echo(args.busy_poll_us)
-        return
     store = InMemoryCredentialStore()
     store.alter(
         [],
@@ -44,6 +51,9 @@ def main() -> None:
             for m in (SCRAM_SHA_256, SCRAM_SHA_512)
         ],
     )
+    if args.floor:
+        serve_floor(store)
+        return
     config = TokenConfig.of("bench-token-secret")
     tstore = InMemoryTokenStore()
     cache = TokenCache(tstore, config.secrets)
@@ -92,31 +102,66 @@ def main() -> None:
     loop.close()
 
 
-class _Echo(asyncio.Protocol):
-    def __init__(self, poller: BusyPoller | None) -> None:
-        self._poller = poller
+class _Floor(asyncio.Protocol):
+    """The floor: one login as Kafka's Java client does it, with the same SCRAM
+    core and codec and nothing else. No state machine, limits, deadlines, metrics
+    or back-pressure: it trusts its peer, so it is for measuring only. What it
+    costs per login is what any Python server on uvloop pays for the sockets,
+    the loop and the SCRAM exchange."""
+
+    def __init__(self, lookup: Any, answers: dict[int, bytes]) -> None:
+        self._lookup = lookup
+        self._answers = answers  # framed ApiVersions and SaslHandshake answers
+        self._scram: ScramServer | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport: asyncio.Transport = transport  # type: ignore[assignment]
-        if self._poller is not None:
-            self._poller.poke(time.monotonic())
 
     def data_received(self, data: bytes) -> None:
-        if self._poller is not None:
-            self._poller.poke(time.monotonic())
-        self._transport.write(data)
+        header, _, body = decode_request(data[4:])
+        if header.api_key in self._answers:
+            if header.api_key == ApiKey.SASL_HANDSHAKE:
+                self._scram = ScramServer(SCRAM_SHA_256)
+            answer = self._answers[header.api_key]
+            self._transport.write(
+                _CORRELATION.pack(len(answer) - 4, header.correlation_id) + answer[8:]
+            )
+            return
+        scram = self._scram
+        assert scram is not None
+        if scram.expects_client_first:
+            request = scram.receive_client_first(body["auth_bytes"])
+            token = scram.provide(Grant.of(self._lookup(request.username, request.mechanism)))
+        else:
+            token = scram.receive_client_final(body["auth_bytes"])
+        self._transport.write(
+            encode_sasl_authenticate_response(
+                header.api_version, header.correlation_id, 0, None, token, 0
+            )
+        )
+
+    def eof_received(self) -> None:
+        self._transport.close()
 
 
-def serve_echo(busy_poll_us: int) -> None:
-    """The benchmark's ceiling: the same loop and sockets (and busy polling), no work at all."""
+def serve_floor(store: InMemoryCredentialStore) -> None:
+    """Serve :class:`_Floor` on uvloop until stdin closes."""
     import uvloop
 
+    versions = [{"api_key": k, "min_version": 0, "max_version": v} for k, v in FLOOR_APIS]
+    answers = {
+        ApiKey.API_VERSIONS: encode_response(
+            ApiKey.API_VERSIONS, 3, 0, {"error_code": 0, "api_keys": versions}
+        ),
+        ApiKey.SASL_HANDSHAKE: encode_response(
+            ApiKey.SASL_HANDSHAKE, 1, 0, {"error_code": 0, "mechanisms": ["SCRAM-SHA-256"]}
+        ),
+    }
     loop = uvloop.new_event_loop()
-    poller = BusyPoller(loop, busy_poll_us / 1_000_000) if busy_poll_us else None
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = loop.run_until_complete(loop.create_server(lambda: _Echo(poller), sock=sock))
-    print(sock.getsockname()[1], flush=True)
+    server = loop.run_until_complete(
+        loop.create_server(lambda: _Floor(store.lookup, answers), "127.0.0.1", 0, backlog=512)
+    )
+    print(server.sockets[0].getsockname()[1], flush=True)
     done = loop.run_in_executor(None, sys.stdin.read)
     loop.run_until_complete(done)
     server.close()

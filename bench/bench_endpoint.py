@@ -371,6 +371,11 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
     exe = build_client()
     servers: dict[str, tuple[subprocess.Popen[str], int]] = {}
     trees = [("this tree", ROOT)] + ([("baseline", baseline)] if baseline else [])
+    # The floor server (bench/_bench_server.py --floor) runs the login rows only.
+    servers_of_row = {
+        mode: trees + ([("floor", ROOT)] if mode == "login" else [])
+        for mode in ("login", "reauth", "pipelined")
+    }
     server_cpu, client_cpu = _cpus()
     print(
         "\nkafka-scram endpoint, Java-style logins: one server process pinned to CPU "
@@ -381,21 +386,25 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
         "\n  pipelined (secondary): no ApiVersions, SaslHandshake and client-first in one "
         "write, as our KafkaConnection; Java clients never do this."
         f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows. No Kafka broker here: compare with the baseline."
+        "\n  floor: the same SCRAM core and codec in a minimal uvloop protocol with none of the"
+        "\n  endpoint's rules (no state machine, limits, deadlines, metrics): what any Python"
+        "\n  server on uvloop pays per login for sockets, loop and SCRAM."
         "\n  Each figure: median [min-max] over the rounds."
     )
     rows = [("login", c) for c in CONCURRENCIES] + [("reauth", 10)]
     rows += [("pipelined", c) for c in CONCURRENCIES]
     results: dict[tuple[str, str, int], list[Sample]] = {}
     try:
-        for name, tree in trees:
-            proc, port, _ = start_server(0, pythonpath=tree)
+        for name, tree in servers_of_row["login"]:
+            extra = ("--floor",) if name == "floor" else ()
+            proc, port, _ = start_server(0, pythonpath=tree, extra=extra)
             if _ALL_CPUS:
                 os.sched_setaffinity(proc.pid, {server_cpu})
             servers[name] = (proc, port)
         for i in range(rounds):
             for mode, c in rows:
                 # Which server goes first alternates too: no order bias.
-                for name, _tree in trees[:: 1 if i % 2 == 0 else -1]:
+                for name, _tree in servers_of_row[mode][:: 1 if i % 2 == 0 else -1]:
                     proc, port = servers[name]
                     sample = java_style(exe, proc.pid, port, c, mode)
                     results.setdefault((name, mode, c), []).append(sample)
@@ -404,7 +413,7 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
             stop(proc)
     labels = {"login": "login    ", "reauth": "re-auth  ", "pipelined": "pipelined"}
     for mode, c in rows:
-        for name, _tree in trees:
+        for name, _tree in servers_of_row[mode]:
             label = f"{labels[mode]} c={c:<3d} {name:9s}"
             unit = "re-auth" if mode == "reauth" else "login"
             print(_row(label, results[name, mode, c], unit))
