@@ -12,6 +12,11 @@ Shared by :class:`~sasl_scram.store.ZooKeeperCredentialStore` and
   client, so one session and half the load on ZooKeeper;
 * sends kazoo's per-attempt log lines ("Connecting to", "Connection
   dropped") to DEBUG: the stores log each state change once themselves;
+* keeps znode data out of kazoo's log: kazoo logs requests and replies with
+  their data (credential strings) at DEBUG and below, and a reply it cannot
+  read as an ERROR naming the request; a filter on the ``kazoo.client``
+  logger (our clients' and, by default, any client's) replaces every such
+  argument by its type name, at every level;
 * bounds every request by ``request_timeout`` (kazoo itself would wait
   forever) and turns connection trouble into the store's "unavailable"
   exception, while ZooKeeper's answers (NoNode, BadVersion, ...) are raised
@@ -30,7 +35,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
@@ -69,11 +74,58 @@ def load_kazoo(error: type[Exception], message: str) -> Any:
         import kazoo.security
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise error(message) from exc
+    _install_payload_filter()
     return kazoo
 
 
 # kazoo's own BLATHER level.
 _BELOW_DEBUG = 5
+# The logger kazoo clients log to unless given another (ours log to it too).
+_KAZOO_LOGGER = "kazoo.client"
+# Arguments that cannot hold znode data: paths, xids, hosts, states, errors.
+_NO_PAYLOAD = (str, int, float, type(None), BaseException)
+
+
+def _without_payload(value: object) -> object:
+    """``value`` when it cannot carry znode data, else only its type's name.
+
+    kazoo's requests and replies (``Create``, ``SetData``, ``Transaction``,
+    ``(data, ZnodeStat)``, lists of results) are tuples, lists or bytes; the
+    session password is bytes. Rendering them would print the data.
+    """
+    return value if isinstance(value, _NO_PAYLOAD) else f"<{type(value).__name__}>"
+
+
+def _scrub(args: Any) -> Any:
+    if isinstance(args, Mapping):
+        return {key: _without_payload(value) for key, value in args.items()}
+    if isinstance(args, tuple):
+        return tuple(_without_payload(value) for value in args)
+    return args
+
+
+class _PayloadFilter(logging.Filter):
+    """Strips znode data from every record of the ``kazoo.client`` logger, at any level.
+
+    A filter, not a level: kazoo's "Exception raised during deserialization of
+    request" is an ERROR (we show it at DEBUG), and a logger at NOTSET lets
+    BLATHER through, so demoting is no protection. It also covers a client an
+    application passes in, which logs to this logger by default.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = _scrub(record.args)
+        return True
+
+
+_PAYLOAD_FILTER = _PayloadFilter()
+
+
+def _install_payload_filter() -> None:
+    logger = logging.getLogger(_KAZOO_LOGGER)
+    if _PAYLOAD_FILTER not in logger.filters:  # once per process
+        logger.addFilter(_PAYLOAD_FILTER)
 
 
 class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
@@ -82,10 +134,12 @@ class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     out, and it logs every attempt (34 lines for one 20 s outage)."""
 
     def __init__(self) -> None:
-        super().__init__(logging.getLogger("kazoo.client"), {})
+        super().__init__(logging.getLogger(_KAZOO_LOGGER), {})
         self.last_problem: str | None = None
 
     def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        # Before last_problem is formatted: it may reach an exception's message.
+        args = _scrub(args)
         if level >= logging.WARNING:
             try:
                 text = str(msg) % args if args else str(msg)
@@ -96,8 +150,8 @@ class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
                 self.last_problem = text
             level = logging.DEBUG
         else:
-            # kazoo's own debug lines dump requests and replies, credential
-            # strings included: keep them below DEBUG.
+            # kazoo's own debug lines dump requests and replies (their data is
+            # scrubbed above): noise, kept below DEBUG.
             level = min(level, _BELOW_DEBUG)
         super().log(level, msg, *args, **kwargs)
 
