@@ -177,36 +177,41 @@ def new_client(kazoo: Any, hosts: str, *, session_timeout: float, options: dict[
     return client
 
 
+_SharedKey = tuple[str, float, Any]  # (connect string, session timeout, ZooKeeperSecurity)
+
+
 class _Shared:
-    """The process's shared clients: (hosts, session timeout, security) -> client, users."""
+    """The process's shared clients, by what identifies a session: the connect
+    string, session timeout and login; each with its count of users."""
 
     lock: ClassVar[threading.Lock] = threading.Lock()
-    clients: ClassVar[list[tuple[tuple[str, float, Any], Any, list[int]]]] = []
+    clients: ClassVar[dict[_SharedKey, tuple[Any, int]]] = {}
 
     @classmethod
-    def acquire(cls, key: tuple[str, float, Any], make: Callable[[], Any]) -> tuple[Any, bool]:
+    def acquire(cls, key: _SharedKey, make: Callable[[], Any]) -> tuple[Any, bool]:
         """The client for ``key`` and whether this call made it (then the caller starts it)."""
         with cls.lock:
-            for known, client, users in cls.clients:
-                if known == key:
-                    users[0] += 1
-                    return client, False
+            known = cls.clients.get(key)
+            if known is not None:
+                client, users = known
+                cls.clients[key] = (client, users + 1)
+                return client, False
             client = make()
-            cls.clients.append((key, client, [1]))
+            cls.clients[key] = (client, 1)
             return client, True
 
     @classmethod
-    def release(cls, client: Any) -> bool:
+    def release(cls, key: _SharedKey, client: Any) -> bool:
         """Forget one user of ``client``; whether it was the last (then stop it)."""
         with cls.lock:
-            for i, (_key, known, users) in enumerate(cls.clients):
-                if known is client:
-                    users[0] -= 1
-                    if users[0] > 0:
-                        return False
-                    del cls.clients[i]
-                    return True
-        return True
+            known = cls.clients.get(key)
+            if known is None or known[0] is not client:
+                return True
+            if known[1] > 1:
+                cls.clients[key] = (client, known[1] - 1)
+                return False
+            del cls.clients[key]
+            return True
 
 
 class ZkSession:
@@ -253,7 +258,8 @@ class ZkSession:
         self._paths = tuple(paths)
         self._log = logger
         self._state_listener: Callable[[str], None] | None = None
-        self._shared = False
+        # Set when the client is shared (see _Shared).
+        self._shared_key: _SharedKey | None = None
         # Joined a shared client another store started: never start it again.
         self._joined = False
         if isinstance(zookeeper, str):
@@ -265,8 +271,8 @@ class ZkSession:
 
             if share:
                 self.client: KazooClient
-                self.client, created = _Shared.acquire((zookeeper, session_timeout, security), make)
-                self._shared = True
+                self._shared_key = (zookeeper, session_timeout, security)
+                self.client, created = _Shared.acquire(self._shared_key, make)
                 self._joined = not created
             else:
                 self.client = make()
@@ -317,7 +323,7 @@ class ZkSession:
         if self._state_listener is not None:
             with contextlib.suppress(Exception):  # best effort during shutdown
                 self.client.remove_listener(self._state_listener)
-        if self._shared and not _Shared.release(self.client):
+        if self._shared_key is not None and not _Shared.release(self._shared_key, self.client):
             return
         if self.owns_client:
             try:
