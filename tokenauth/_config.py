@@ -22,7 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sasl_scram.config import ConfigKey
+from sasl_scram import ScramConfigError
+from sasl_scram.config import ConfigKey, read_keys
 from tokenauth._errors import TokenConfigError
 
 SECRET_KEY = "delegation.token.secret.key"  # noqa: S105 - a key name, not a secret
@@ -155,18 +156,6 @@ def _positive_long(text: str) -> int:
     return value
 
 
-def _parse_long(props: Mapping[str, str], key: str, default: int) -> int:
-    raw = props.get(key)
-    if raw is None:
-        return default
-    try:
-        return _positive_long(str(raw))
-    except ValueError as exc:
-        raise TokenConfigError(
-            f"Invalid value {str(raw).strip()} for configuration {key}: {exc}"
-        ) from None
-
-
 def _long_key(value: str, _: Mapping[str, Any]) -> int:
     try:
         return _positive_long(value)
@@ -185,8 +174,10 @@ def _secret_list_key(value: str, _: Mapping[str, Any]) -> tuple[str, ...]:
 _LONG = "an integer from 1 to 9223372036854775807 (milliseconds)"
 _SECRETS = "a secret, or secrets newest first separated by ',' (write \\, for a comma)"
 
-#: The keys ``kafka-scram serve`` validates for tokens (one entry per key); they
-#: reach it through the endpoint extension's ``config_keys``.
+#: The one table of the token keys, each with its one parser: ``kafka-scram
+#: serve`` reads them through the endpoint extension's ``config_keys`` and hands
+#: the values to :meth:`TokenConfig.from_values`; :meth:`TokenConfig.from_properties`
+#: reads them with the same table.
 CONFIG_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey(
         SECRET_KEY, None, _secret_list_key, _SECRETS, "HMAC secret(s) for tokens", secret=True
@@ -199,9 +190,19 @@ CONFIG_KEYS: tuple[ConfigKey, ...] = (
         f"deprecated alias of {SECRET_KEY}",
         secret=True,
     ),
-    ConfigKey(MAX_LIFETIME_KEY, None, _long_key, _LONG, "a token's longest life"),
-    ConfigKey(EXPIRY_TIME_KEY, None, _long_key, _LONG, "the default renew period"),
-    ConfigKey(EXPIRY_CHECK_INTERVAL_KEY, None, _long_key, _LONG, "how often expiry is swept"),
+    ConfigKey(
+        MAX_LIFETIME_KEY, str(DEFAULT_MAX_LIFETIME_MS), _long_key, _LONG, "a token's longest life"
+    ),
+    ConfigKey(
+        EXPIRY_TIME_KEY, str(DEFAULT_EXPIRY_TIME_MS), _long_key, _LONG, "the default renew period"
+    ),
+    ConfigKey(
+        EXPIRY_CHECK_INTERVAL_KEY,
+        str(DEFAULT_EXPIRY_CHECK_INTERVAL_MS),
+        _long_key,
+        _LONG,
+        "how often expiry is swept",
+    ),
 )
 
 
@@ -248,19 +249,29 @@ class TokenConfig:
         empty secret key disables tokens.
 
         Raises:
-            TokenConfigError: a value is invalid; the message names the key.
+            TokenConfigError: a value is invalid; the message is the one
+                ``kafka-scram serve`` gives (:data:`CONFIG_KEYS`): the file and
+                line when ``props`` knows them, the key, what is accepted.
         """
-        raw: str | None
-        if SECRET_KEY in props:
-            key, raw = SECRET_KEY, props[SECRET_KEY]
-        else:
-            key, raw = MASTER_KEY, props.get(MASTER_KEY)
-        secrets = parse_secret_list(raw, key) if raw is not None else ()
+        try:
+            values = read_keys(CONFIG_KEYS, props, getattr(props, "origins", {}))
+        except ScramConfigError as exc:
+            raise TokenConfigError(str(exc)) from None
+        return cls.from_values(values)
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> TokenConfig:
+        """Build from the values :data:`CONFIG_KEYS` parsed (``read_keys``), by key name.
+
+        ``kafka-scram serve`` parses every key once, with its table entry, and
+        hands the token extension these values.
+        """
+        secrets = values[SECRET_KEY]
+        if secrets is None:  # absent, not empty: Kafka falls back to the alias
+            secrets = values[MASTER_KEY]
         return cls(
             TokenSecrets(secrets) if secrets else None,
-            max_lifetime_ms=_parse_long(props, MAX_LIFETIME_KEY, DEFAULT_MAX_LIFETIME_MS),
-            expiry_time_ms=_parse_long(props, EXPIRY_TIME_KEY, DEFAULT_EXPIRY_TIME_MS),
-            expiry_check_interval_ms=_parse_long(
-                props, EXPIRY_CHECK_INTERVAL_KEY, DEFAULT_EXPIRY_CHECK_INTERVAL_MS
-            ),
+            max_lifetime_ms=values[MAX_LIFETIME_KEY],
+            expiry_time_ms=values[EXPIRY_TIME_KEY],
+            expiry_check_interval_ms=values[EXPIRY_CHECK_INTERVAL_KEY],
         )

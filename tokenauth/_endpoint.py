@@ -143,13 +143,21 @@ def build_extension(
     )
 
 
-def endpoint_extension(properties: Mapping[str, str]) -> EndpointExtension:
+def endpoint_extension(
+    properties: Mapping[str, str], settings: Mapping[str, Any] | None = None
+) -> EndpointExtension:
     """The ``kafka_scram.endpoint`` entry point: tokens stored beside the credentials.
 
-    With no ``delegation.token.secret.key`` the RPCs still answer, with
-    DELEGATION_TOKEN_AUTH_DISABLED (61), as a Kafka broker does.
+    ``settings`` are the values the endpoint's table parsed (:data:`CONFIG_KEYS`
+    among them), so no token key is parsed twice; without them the keys are
+    read from ``properties``. With no ``delegation.token.secret.key`` the RPCs
+    still answer, with DELEGATION_TOKEN_AUTH_DISABLED (61), as a Kafka broker does.
     """
-    config = TokenConfig.from_properties(properties)
+    config = (
+        TokenConfig.from_properties(properties)
+        if settings is None
+        else TokenConfig.from_values(settings)
+    )
     store: TokenStore
     if not config.enabled:
         store = InMemoryTokenStore()

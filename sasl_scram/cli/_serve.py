@@ -13,15 +13,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from sasl_scram._errors import ScramConfigError, ScramError
 from sasl_scram.config import Properties, parse_properties
 from sasl_scram.endpoint import (
-    BOOTSTRAP_FILE_KEY,
-    BOOTSTRAP_USER_KEY,
     EVENT_LOOP_KEY,
     BootstrapFiles,
+    EndpointConfig,
     ensure_bootstrap_user,
 )
 
 if TYPE_CHECKING:
-    from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
+    from sasl_scram.endpoint import ScramEndpoint
 
 __all__ = ["register"]
 
@@ -85,26 +84,27 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
     try:
-        props = load_properties(args.config, args.override)
-        return _run_loop(serve(props, stdout), props.get(EVENT_LOOP_KEY, "auto"))
+        # Every key is parsed once, here, before the loop is chosen: a bad value
+        # is reported with its file and line, whichever key it is.
+        config = EndpointConfig.from_properties(load_properties(args.config, args.override))
+        return _run_loop(serve(config, stdout), config.event_loop)
     except ScramError as exc:
         print(f"kafka-scram serve: error: {exc}", file=stderr)
         return 1
 
 
 def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
-    """Run on uvloop when available (``auto``) or asked for, else asyncio's loop."""
-    choice = choice.strip().lower()
-    if choice not in ("auto", "uvloop", "asyncio"):
-        raise ScramConfigError(
-            f"{EVENT_LOOP_KEY}: expected auto, uvloop or asyncio, got {choice!r}"
-        )
+    """Run on uvloop when available (``auto``) or asked for, else asyncio's loop.
+
+    ``choice`` is ``scram.event.loop`` as its table entry parsed it (which
+    already refused ``uvloop`` when it is not installed).
+    """
     if choice != "asyncio":
         try:
             import uvloop
         except ImportError:
-            if choice == "uvloop":
-                raise ScramConfigError(f"{EVENT_LOOP_KEY}: uvloop is not installed") from None
+            if choice == "uvloop":  # found by the parser, yet broken
+                raise ScramConfigError(f"{EVENT_LOOP_KEY}: uvloop cannot be imported") from None
         else:
             return uvloop.run(main)
     return asyncio.run(main)
@@ -142,11 +142,10 @@ async def _start(endpoint: ScramEndpoint, config: EndpointConfig) -> None:
         ) from None
 
 
-async def serve(props: dict[str, str], stdout: TextIO) -> int:
-    from sasl_scram.endpoint import EndpointConfig, ScramEndpoint, load_extensions
+async def serve(config: EndpointConfig, stdout: TextIO) -> int:
+    from sasl_scram.endpoint import ScramEndpoint, load_extensions
     from sasl_scram.store import open_store
 
-    config = EndpointConfig.from_properties(props)
     db: Path | None = None
     if config.store_location.startswith("sqlite:"):
         db = Path(config.store_location[len("sqlite:") :])
@@ -156,7 +155,7 @@ async def serve(props: dict[str, str], stdout: TextIO) -> int:
         # with CREATOR_ALL ACLs.
         db.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     store = open_store(config.store_location, **config.store_options())
-    extensions = load_extensions(config.properties)
+    extensions = load_extensions(config.properties, config.settings)
     endpoint = ScramEndpoint(config, store, extensions=extensions)
     closed = False
     try:
@@ -168,14 +167,14 @@ async def serve(props: dict[str, str], stdout: TextIO) -> int:
                 file=stdout,
                 flush=True,
             )
-        user = props.get(BOOTSTRAP_USER_KEY, "").strip()
+        user = config.bootstrap_user
         if user:
             host, port = endpoint.advertised_address(config.listeners[0].name)
             files = await asyncio.to_thread(
                 ensure_bootstrap_user,
                 store,
                 user,
-                Path(props.get(BOOTSTRAP_FILE_KEY, "bootstrap-admin.properties")),
+                config.bootstrap_file,
                 config.mechanisms,
                 f"{host}:{port}",
             )

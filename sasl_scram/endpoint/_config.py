@@ -9,10 +9,13 @@ the file, line and key and what is accepted, before anything starts.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import jaas
@@ -29,7 +32,7 @@ from sasl_scram.config import (
     text,
 )
 from sasl_scram.endpoint._extension import extension_factories, factory_keys
-from sasl_scram.endpoint._metrics import METRICS_LISTENER_KEY
+from sasl_scram.endpoint._metrics import METRICS_LISTENER
 from sasl_scram.store import DEFAULT_MAX_STALENESS, MAX_STALENESS_KEY, parse_max_staleness
 from sasl_scram.store.zookeeper import (
     CONTEXT_KEY,
@@ -182,6 +185,33 @@ def _super_users(value: str, _: Mapping[str, Any]) -> frozenset[KafkaPrincipal]:
     return frozenset(KafkaPrincipal.parse(p.strip()) for p in value.split(";") if p.strip())
 
 
+def _event_loop(value: str, parsed: Mapping[str, Any]) -> str:
+    chosen: str = choice("auto", "uvloop", "asyncio")(value, parsed)
+    # Checked here, not when the loop starts, so the error names the file and line.
+    if chosen == "uvloop" and importlib.util.find_spec("uvloop") is None:
+        raise ValueError("uvloop is not installed")
+    return chosen
+
+
+def _bootstrap_user(value: str, _: Mapping[str, Any]) -> str | None:
+    user = value.strip()
+    # The name is written into line-based files (client properties, kcat's
+    # configuration): a line break (``\n`` in a properties file) would split them.
+    if any(unicodedata.category(char) == "Cc" for char in user):
+        raise ValueError("a user name must not contain control characters")
+    return user or None
+
+
+def _bootstrap_file(value: str, _: Mapping[str, Any]) -> Path:
+    if not value.strip():
+        raise ValueError("expected a file path, got nothing")
+    path = Path(value.strip())
+    # Checked before the user is created: a password nobody can read is lost.
+    if path.is_dir():
+        raise ValueError(f"{str(path)!r} is a directory")
+    return path
+
+
 def _optional_integer(minimum: int) -> Parser:
     parse = integer(minimum)
     return lambda value, parsed: parse(value, parsed) if value.strip() else None
@@ -280,13 +310,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _INT1,
         "pending connections each listener queues",
     ),
-    ConfigKey(
-        METRICS_LISTENER_KEY,
-        "",
-        text,
-        "HOST:PORT (empty: off)",
-        "where Prometheus scrapes /metrics",
-    ),
+    METRICS_LISTENER,
     ConfigKey(
         USER_MAX_REQUEST_KEY,
         "1048576",
@@ -325,13 +349,25 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey(
         DECOY_SECRET_KEY, None, text, _ANY, "key for decoy salts of unknown users", secret=True
     ),
-    ConfigKey(BOOTSTRAP_USER_KEY, None, text, "a user name", "super user created on first start"),
-    ConfigKey(BOOTSTRAP_FILE_KEY, None, text, "a file path", "where its client properties go"),
+    ConfigKey(
+        BOOTSTRAP_USER_KEY,
+        None,
+        _bootstrap_user,
+        "a user name without control characters",
+        "super user created on first start",
+    ),
+    ConfigKey(
+        BOOTSTRAP_FILE_KEY,
+        "bootstrap-admin.properties",
+        _bootstrap_file,
+        "a file path (not a directory)",
+        "where its client properties go",
+    ),
     ConfigKey(
         EVENT_LOOP_KEY,
         "auto",
-        choice("auto", "uvloop", "asyncio"),
-        "auto, uvloop or asyncio",
+        _event_loop,
+        "auto, uvloop (when installed) or asyncio",
         "the event loop",
     ),
     ConfigKey("ssl.keystore.type", None, text, "PEM", _SSL),
@@ -388,6 +424,15 @@ class EndpointConfig:
     zookeeper_options: dict[str, Any] = field(default_factory=dict)
     #: ``socket.listen.backlog.size``: pending connections each listener queues.
     listen_backlog: int = 512
+    #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.
+    event_loop: str = "auto"
+    #: ``scram.bootstrap.user`` (``None``: no bootstrap user) and where its
+    #: client properties go (``scram.bootstrap.client.properties``).
+    bootstrap_user: str | None = None
+    bootstrap_file: Path = Path("bootstrap-admin.properties")
+    #: Every key of the table (the extensions' keys included) as its parser
+    #: returned it, for the extensions (``load_extensions``): parsed once.
+    settings: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def store_options(self) -> dict[str, Any]:
         """Keyword options for the credential store this configuration names."""
@@ -441,6 +486,10 @@ class EndpointConfig:
             properties=props,
             zookeeper_options=zk_options,
             listen_backlog=v[BACKLOG_KEY],
+            event_loop=v[EVENT_LOOP_KEY],
+            bootstrap_user=v[BOOTSTRAP_USER_KEY],
+            bootstrap_file=v[BOOTSTRAP_FILE_KEY],
+            settings=v,
         )
 
 

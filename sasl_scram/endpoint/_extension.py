@@ -5,7 +5,9 @@
 under the ``kafka_scram.endpoint`` entry-point group: the program is composed at
 the top, and no lower package imports a higher one. A factory may carry a
 ``config_keys`` attribute, the :class:`~sasl_scram.config.ConfigKey` entries it
-reads, so ``server.properties`` validation knows them without importing it.
+reads, so ``server.properties`` validation knows them without importing it;
+such a factory is then called with the values the table parsed as its second
+argument, so no key is parsed twice.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from sasl_scram._server import CredentialRequest, Grant, ScramSession
-from sasl_scram.config import ConfigKey, KafkaPrincipal
+from sasl_scram.config import ConfigKey, KafkaPrincipal, read_keys
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -75,7 +77,9 @@ class EndpointExtension:
     token_grant_may_block: Callable[[CredentialRequest], bool] | None = None
 
 
-ExtensionFactory = Callable[[Mapping[str, str]], EndpointExtension | None]
+#: ``factory(properties)``, or ``factory(properties, settings)`` for a factory
+#: with ``config_keys`` (``settings``: each key's parsed value, by name).
+ExtensionFactory = Callable[..., EndpointExtension | None]
 
 
 def extension_factories() -> list[ExtensionFactory]:
@@ -88,15 +92,30 @@ def factory_keys(factory: ExtensionFactory) -> tuple[ConfigKey, ...]:
     return tuple(getattr(factory, "config_keys", ()))
 
 
-def load_extensions(properties: Mapping[str, str]) -> list[EndpointExtension]:
+def load_extensions(
+    properties: Mapping[str, str], settings: Mapping[str, Any] | None = None
+) -> list[EndpointExtension]:
     """Instantiate every installed extension; one that fails to load stops the start.
 
     A broken extension must not silently drop features (e.g. token logins), so
     errors propagate with the extension's name.
+
+    Args:
+        properties: The server properties.
+        settings: The values ``EndpointConfig`` parsed (its ``settings``); a
+            factory with ``config_keys`` gets them. Without them its keys are
+            read here, with the same table.
     """
     extensions: list[EndpointExtension] = []
     for factory in extension_factories():
-        extension = factory(properties)
+        keys = factory_keys(factory)
+        if keys:
+            parsed = settings
+            if parsed is None:
+                parsed = read_keys(keys, properties, getattr(properties, "origins", {}))
+            extension = factory(properties, parsed)
+        else:
+            extension = factory(properties)
         if extension is not None:
             log.info("Endpoint extension %s enabled", extension.name)
             extensions.append(extension)

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import bisect
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sasl_scram._errors import ScramConfigError
+from sasl_scram.config import ConfigKey, read_keys
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
 
-__all__ = ["METRICS_LISTENER_KEY", "AuthMetrics", "LiveConnection"]
+__all__ = ["METRICS_LISTENER", "METRICS_LISTENER_KEY", "AuthMetrics", "LiveConnection"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -49,6 +50,27 @@ _COUNTERS = (
         _NO_REAUTH,
         "Successful authentications by clients that cannot re-authenticate (SaslAuthenticate v0)",
     ),
+)
+
+
+def _listener_address(value: str, _: Mapping[str, Any]) -> tuple[str, int] | None:
+    """``HOST:PORT`` (an IPv6 host in brackets; no host: every interface); empty: off."""
+    value = value.strip()
+    if not value:
+        return None
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isascii() or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"expected HOST:PORT (e.g. 127.0.0.1:9404), got {value!r}")
+    return host.strip("[]") or "0.0.0.0", int(port)  # noqa: S104 - the operator asked for it
+
+
+#: The table entry (``ENDPOINT_KEYS`` holds it); its parser is the only one of the key.
+METRICS_LISTENER = ConfigKey(
+    METRICS_LISTENER_KEY,
+    "",
+    _listener_address,
+    "HOST:PORT (empty: off)",
+    "where Prometheus scrapes /metrics",
 )
 
 
@@ -116,18 +138,20 @@ class AuthMetrics:
 
     @classmethod
     def from_properties(
-        cls, props: dict[str, str], connections: Callable[[], Iterable[LiveConnection]]
+        cls, props: Mapping[str, str], connections: Callable[[], Iterable[LiveConnection]]
     ) -> AuthMetrics | None:
-        """``None`` unless ``scram.metrics.listener=HOST:PORT`` is set."""
-        value = props.get(METRICS_LISTENER_KEY, "").strip()
-        if not value:
+        """``None`` unless ``scram.metrics.listener=HOST:PORT`` is set.
+
+        Read with the table's entry (:data:`METRICS_LISTENER`), so a bad value
+        is reported as every key's is; ``serve`` has already validated it
+        (with its file and line) in ``EndpointConfig``.
+        """
+        origins: Mapping[str, str] = getattr(props, "origins", {})
+        address = read_keys((METRICS_LISTENER,), props, origins)[METRICS_LISTENER_KEY]
+        if address is None:
             return None
-        host, sep, port = value.rpartition(":")
-        if not sep or not port.isdigit() or int(port) > 65535:
-            raise ScramConfigError(
-                f"{METRICS_LISTENER_KEY}: expected HOST:PORT (e.g. 127.0.0.1:9404), got {value!r}"
-            )
-        return cls(host.strip("[]") or "0.0.0.0", int(port), connections)  # noqa: S104
+        host, port = address
+        return cls(host, port, connections)
 
     # -- counting (event loop) ---------------------------------------------------
     def _row(self, listener: str, mechanism: str) -> _Row:

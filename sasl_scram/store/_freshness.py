@@ -96,11 +96,6 @@ class Freshness:
     def disconnected(self) -> bool:
         return self._disconnected_at is not None
 
-    def staleness(self) -> float:
-        """Seconds since the connection was lost, 0 when fresh."""
-        since = self._disconnected_at
-        return 0.0 if since is None else max(0.0, self._monotonic() - since)
-
     def mark_disconnected(self) -> bool:
         """Start the staleness clock (kept from the first loss until a resync).
 

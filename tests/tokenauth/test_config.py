@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from sasl_scram.config import parse_properties, read_keys
 from tokenauth import (
     DEFAULT_EXPIRY_CHECK_INTERVAL_MS,
     DEFAULT_EXPIRY_TIME_MS,
@@ -11,6 +12,7 @@ from tokenauth import (
     TokenSecrets,
     parse_secret_list,
 )
+from tokenauth._config import CONFIG_KEYS
 
 
 def test_defaults_are_kafkas() -> None:
@@ -125,3 +127,32 @@ def test_secrets_validation() -> None:
         TokenSecrets("abc")
     with pytest.raises(TokenConfigError):
         TokenConfig(max_lifetime_ms=0)
+
+
+def test_errors_are_the_tables_naming_file_line_and_key() -> None:
+    # One parser per key: the same wording as kafka-scram serve gives, with the
+    # file and line a Properties remembers.
+    props = parse_properties(
+        "# tokens\ndelegation.token.max.lifetime.ms=abc\n", "server.properties"
+    )
+    with pytest.raises(TokenConfigError) as info:
+        TokenConfig.from_properties(props)
+    assert str(info.value) == (
+        "server.properties:2: delegation.token.max.lifetime.ms: invalid value 'abc': "
+        "Not a number of type LONG; accepted: an integer from 1 to 9223372036854775807 "
+        "(milliseconds)"
+    )
+
+
+def test_from_values_takes_what_the_table_parsed() -> None:
+    values = read_keys(
+        CONFIG_KEYS,
+        {"delegation.token.master.key": "old", "delegation.token.expiry.time.ms": "7"},
+    )
+    config = TokenConfig.from_values(values)
+    assert config.secrets == TokenSecrets(["old"])
+    assert config.expiry_time_ms == 7
+    assert config.max_lifetime_ms == DEFAULT_MAX_LIFETIME_MS
+    assert config == TokenConfig.from_properties(
+        {"delegation.token.master.key": "old", "delegation.token.expiry.time.ms": "7"}
+    )

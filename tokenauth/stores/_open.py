@@ -11,7 +11,11 @@ from tokenauth.stores._zookeeper import ZooKeeperTokenStore
 
 __all__ = ["open_token_store"]
 
-_BACKENDS = {"memory": InMemoryTokenStore, "sqlite": SQLiteTokenStore}
+_BACKENDS: dict[str, Any] = {
+    "memory": InMemoryTokenStore,
+    "sqlite": SQLiteTokenStore,
+    "zookeeper": ZooKeeperTokenStore,
+}
 
 
 def open_token_store(location: str, **options: Any) -> TokenStore:
@@ -22,6 +26,5 @@ def open_token_store(location: str, **options: Any) -> TokenStore:
         ValueError: an unknown scheme or an empty location.
         TokenStoreUnavailable: the backend cannot be reached or loaded.
     """
-    backends: dict[str, Any] = {**_BACKENDS, "zookeeper": ZooKeeperTokenStore}
-    store: TokenStore = open_location(location, backends, what="token store", options=options)
+    store: TokenStore = open_location(location, _BACKENDS, what="token store", options=options)
     return store

@@ -29,12 +29,16 @@ class TableKind(StoreKind):
         table: ``CREATE TABLE IF NOT EXISTS`` of the data table.
         changes: The change-log table and its column naming the changed key;
             the table is created here, the same for every store.
+        also: More ``CREATE TABLE IF NOT EXISTS`` statements of the store's
+            schema, created with it at open (new and existing files alike).
         names: ``what``, ``errors`` (the second: the file cannot be opened),
             ``logger``, ``thread_name`` (the poller's) and ``listeners``, as
             :class:`~sasl_scram.store.StoreKind` takes them.
     """
 
-    def __init__(self, *, table: str, changes: tuple[str, str], **names: Any) -> None:
+    def __init__(
+        self, *, table: str, changes: tuple[str, str], also: Sequence[str] = (), **names: Any
+    ) -> None:
         super().__init__(**names)
         self.changes_table, self.key_column = changes
         self.schema = (
@@ -45,6 +49,7 @@ class TableKind(StoreKind):
                 {self.key_column} TEXT NOT NULL,
                 changed_at REAL NOT NULL
             )""",
+            *also,
         )
 
 

@@ -48,7 +48,8 @@ _TABLE = """CREATE TABLE IF NOT EXISTS scram_credentials (
         credential TEXT NOT NULL,
         PRIMARY KEY (user, mechanism)
     ) WITHOUT ROWID"""
-# Server-side secrets of the store (the decoy secret), in the same owner-only file.
+# Server-side secrets of the store (the decoy secret), in the same owner-only
+# file; part of the schema, so a login never has to create it.
 _SECRETS_TABLE = """CREATE TABLE IF NOT EXISTS scram_secrets (
         name TEXT PRIMARY KEY,
         value BLOB NOT NULL
@@ -62,6 +63,7 @@ _KIND = TableKind(
     what="credential store",
     table=_TABLE,
     changes=("scram_changes", "user"),
+    also=(_SECRETS_TABLE,),
     errors=CREDENTIAL_STORE_ERRORS,
     thread_name="scram-sqlite-store",
     logger=_log,
@@ -152,18 +154,23 @@ class SQLiteCredentialStore(FollowedTable):
         return results
 
     def decoy_secret(self) -> bytes:
-        """The decoy secret in ``scram_secrets``, created once by whichever process asks first."""
+        """The decoy secret in ``scram_secrets``, created once by whichever process asks first.
+
+        Once it exists it is only read: no write lock, so a login waits for no
+        other process's write.
+        """
         self._check_open()
+        select = "SELECT value FROM scram_secrets WHERE name = ?"
         try:
-            with self._writing() as db:
-                db.execute(_SECRETS_TABLE)
-                db.execute(
-                    "INSERT OR IGNORE INTO scram_secrets (name, value) VALUES (?, ?)",
-                    (_DECOY_SECRET, secrets.token_bytes(32)),
-                )
-                row = db.execute(
-                    "SELECT value FROM scram_secrets WHERE name = ?", (_DECOY_SECRET,)
-                ).fetchone()
+            with self._lock:
+                row = self._db.execute(select, (_DECOY_SECRET,)).fetchone()
+            if row is None:
+                with self._writing() as db:
+                    db.execute(
+                        "INSERT OR IGNORE INTO scram_secrets (name, value) VALUES (?, ?)",
+                        (_DECOY_SECRET, secrets.token_bytes(32)),
+                    )
+                    row = db.execute(select, (_DECOY_SECRET,)).fetchone()
         except sqlite3.Error as exc:
             raise CredentialStoreUnavailable(f"cannot read the decoy secret: {exc}") from exc
         return bytes(row[0])

@@ -12,6 +12,11 @@ Shared by :class:`~sasl_scram.store.ZooKeeperCredentialStore` and
   client, so one session and half the load on ZooKeeper;
 * sends kazoo's per-attempt log lines ("Connecting to", "Connection
   dropped") to DEBUG: the stores log each state change once themselves;
+* keeps znode data out of kazoo's log: kazoo logs requests and replies with
+  their data (credential strings) at DEBUG and below, and a reply it cannot
+  read as an ERROR naming the request; a filter on the ``kazoo.client``
+  logger (our clients' and, by default, any client's) replaces every such
+  argument by its type name, at every level;
 * bounds every request by ``request_timeout`` (kazoo itself would wait
   forever) and turns connection trouble into the store's "unavailable"
   exception, while ZooKeeper's answers (NoNode, BadVersion, ...) are raised
@@ -30,7 +35,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
@@ -69,11 +74,58 @@ def load_kazoo(error: type[Exception], message: str) -> Any:
         import kazoo.security
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise error(message) from exc
+    _install_payload_filter()
     return kazoo
 
 
 # kazoo's own BLATHER level.
 _BELOW_DEBUG = 5
+# The logger kazoo clients log to unless given another (ours log to it too).
+_KAZOO_LOGGER = "kazoo.client"
+# Arguments that cannot hold znode data: paths, xids, hosts, states, errors.
+_NO_PAYLOAD = (str, int, float, type(None), BaseException)
+
+
+def _without_payload(value: object) -> object:
+    """``value`` when it cannot carry znode data, else only its type's name.
+
+    kazoo's requests and replies (``Create``, ``SetData``, ``Transaction``,
+    ``(data, ZnodeStat)``, lists of results) are tuples, lists or bytes; the
+    session password is bytes. Rendering them would print the data.
+    """
+    return value if isinstance(value, _NO_PAYLOAD) else f"<{type(value).__name__}>"
+
+
+def _scrub(args: Any) -> Any:
+    if isinstance(args, Mapping):
+        return {key: _without_payload(value) for key, value in args.items()}
+    if isinstance(args, tuple):
+        return tuple(_without_payload(value) for value in args)
+    return args
+
+
+class _PayloadFilter(logging.Filter):
+    """Strips znode data from every record of the ``kazoo.client`` logger, at any level.
+
+    A filter, not a level: kazoo's "Exception raised during deserialization of
+    request" is an ERROR (we show it at DEBUG), and a logger at NOTSET lets
+    BLATHER through, so demoting is no protection. It also covers a client an
+    application passes in, which logs to this logger by default.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = _scrub(record.args)
+        return True
+
+
+_PAYLOAD_FILTER = _PayloadFilter()
+
+
+def _install_payload_filter() -> None:
+    logger = logging.getLogger(_KAZOO_LOGGER)
+    if _PAYLOAD_FILTER not in logger.filters:  # once per process
+        logger.addFilter(_PAYLOAD_FILTER)
 
 
 class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
@@ -82,10 +134,12 @@ class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     out, and it logs every attempt (34 lines for one 20 s outage)."""
 
     def __init__(self) -> None:
-        super().__init__(logging.getLogger("kazoo.client"), {})
+        super().__init__(logging.getLogger(_KAZOO_LOGGER), {})
         self.last_problem: str | None = None
 
     def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        # Before last_problem is formatted: it may reach an exception's message.
+        args = _scrub(args)
         if level >= logging.WARNING:
             try:
                 text = str(msg) % args if args else str(msg)
@@ -96,8 +150,8 @@ class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
                 self.last_problem = text
             level = logging.DEBUG
         else:
-            # kazoo's own debug lines dump requests and replies, credential
-            # strings included: keep them below DEBUG.
+            # kazoo's own debug lines dump requests and replies (their data is
+            # scrubbed above): noise, kept below DEBUG.
             level = min(level, _BELOW_DEBUG)
         super().log(level, msg, *args, **kwargs)
 
@@ -123,36 +177,41 @@ def new_client(kazoo: Any, hosts: str, *, session_timeout: float, options: dict[
     return client
 
 
+_SharedKey = tuple[str, float, Any]  # (connect string, session timeout, ZooKeeperSecurity)
+
+
 class _Shared:
-    """The process's shared clients: (hosts, session timeout, security) -> client, users."""
+    """The process's shared clients, by what identifies a session: the connect
+    string, session timeout and login; each with its count of users."""
 
     lock: ClassVar[threading.Lock] = threading.Lock()
-    clients: ClassVar[list[tuple[tuple[str, float, Any], Any, list[int]]]] = []
+    clients: ClassVar[dict[_SharedKey, tuple[Any, int]]] = {}
 
     @classmethod
-    def acquire(cls, key: tuple[str, float, Any], make: Callable[[], Any]) -> tuple[Any, bool]:
+    def acquire(cls, key: _SharedKey, make: Callable[[], Any]) -> tuple[Any, bool]:
         """The client for ``key`` and whether this call made it (then the caller starts it)."""
         with cls.lock:
-            for known, client, users in cls.clients:
-                if known == key:
-                    users[0] += 1
-                    return client, False
+            known = cls.clients.get(key)
+            if known is not None:
+                client, users = known
+                cls.clients[key] = (client, users + 1)
+                return client, False
             client = make()
-            cls.clients.append((key, client, [1]))
+            cls.clients[key] = (client, 1)
             return client, True
 
     @classmethod
-    def release(cls, client: Any) -> bool:
+    def release(cls, key: _SharedKey, client: Any) -> bool:
         """Forget one user of ``client``; whether it was the last (then stop it)."""
         with cls.lock:
-            for i, (_key, known, users) in enumerate(cls.clients):
-                if known is client:
-                    users[0] -= 1
-                    if users[0] > 0:
-                        return False
-                    del cls.clients[i]
-                    return True
-        return True
+            known = cls.clients.get(key)
+            if known is None or known[0] is not client:
+                return True
+            if known[1] > 1:
+                cls.clients[key] = (client, known[1] - 1)
+                return False
+            del cls.clients[key]
+            return True
 
 
 class ZkSession:
@@ -199,7 +258,8 @@ class ZkSession:
         self._paths = tuple(paths)
         self._log = logger
         self._state_listener: Callable[[str], None] | None = None
-        self._shared = False
+        # Set when the client is shared (see _Shared).
+        self._shared_key: _SharedKey | None = None
         # Joined a shared client another store started: never start it again.
         self._joined = False
         if isinstance(zookeeper, str):
@@ -211,8 +271,8 @@ class ZkSession:
 
             if share:
                 self.client: KazooClient
-                self.client, created = _Shared.acquire((zookeeper, session_timeout, security), make)
-                self._shared = True
+                self._shared_key = (zookeeper, session_timeout, security)
+                self.client, created = _Shared.acquire(self._shared_key, make)
                 self._joined = not created
             else:
                 self.client = make()
@@ -263,7 +323,7 @@ class ZkSession:
         if self._state_listener is not None:
             with contextlib.suppress(Exception):  # best effort during shutdown
                 self.client.remove_listener(self._state_listener)
-        if self._shared and not _Shared.release(self.client):
+        if self._shared_key is not None and not _Shared.release(self._shared_key, self.client):
             return
         if self.owns_client:
             try:

@@ -234,7 +234,14 @@ class ZkChangeWatcher:
         self._purge(names)
 
     def _purge(self, names: Sequence[str]) -> None:
-        """Delete notifications whose ctime is older than the expiry, like every broker."""
+        """Delete notifications whose ctime is older than the expiry, like every broker.
+
+        ``names`` are the live children: the ctimes of the others (purged,
+        here or by another reader) are forgotten, so the map never outgrows them.
+        """
+        live = set(names)
+        for gone in [name for name in self._ctimes if name not in live]:
+            del self._ctimes[gone]
         now_ms = int(self._clock() * 1000)
         for name in names:
             if self._sequence(name) is None:

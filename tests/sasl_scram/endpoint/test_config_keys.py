@@ -4,13 +4,16 @@ and suggest the known key a typo was meant to be (issue 13 and 16)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import ConfigKey, integer, parse_properties, read_keys
-from sasl_scram.endpoint import ENDPOINT_KEYS, EndpointConfig, extension_keys
+from sasl_scram.endpoint import ENDPOINT_KEYS, EndpointConfig, extension_keys, load_extensions
+from sasl_scram.endpoint import _config as endpoint_config
+from sasl_scram.endpoint import _extension as endpoint_extension
 from tests.cli_process import assert_one_error, kafka_scram
 from tests.zookeeper_server import free_port
 
@@ -42,6 +45,27 @@ def write_server_properties(tmp_path: Path, extra: str) -> Path:
             "list of SCRAM-SHA-256, SCRAM-SHA-512",
         ),
         ("connections.max.idle.ms=0", "connections.max.idle.ms: must be at least 1, got 0"),
+        # Keys serve used to read outside the table (no file and line).
+        (
+            "scram.event.loop=fast",
+            "scram.event.loop: expected auto, uvloop or asyncio, got 'fast'; "
+            "accepted: auto, uvloop (when installed) or asyncio",
+        ),
+        (
+            "scram.metrics.listener=9404",
+            "scram.metrics.listener: expected HOST:PORT (e.g. 127.0.0.1:9404), got '9404'; "
+            "accepted: HOST:PORT (empty: off)",
+        ),
+        (
+            # A line break (\n in a properties file) would split the client files.
+            "scram.bootstrap.user=ad\\nmin",
+            "scram.bootstrap.user: a user name must not contain control characters; "
+            "accepted: a user name without control characters",
+        ),
+        (
+            "scram.bootstrap.client.properties=  ",
+            "scram.bootstrap.client.properties: expected a file path, got nothing",
+        ),
     ],
 )
 def test_serve_names_file_line_key_and_what_is_accepted(
@@ -50,6 +74,47 @@ def test_serve_names_file_line_key_and_what_is_accepted(
     config = write_server_properties(tmp_path, f"# a comment\n{line}\n")
     error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
     assert f"error: {config}:4: {expected}" in error
+
+
+def test_a_bootstrap_file_that_is_a_directory_is_refused_before_the_user_exists(
+    tmp_path: Path,
+) -> None:
+    config = write_server_properties(
+        tmp_path, f"scram.bootstrap.user=admin\nscram.bootstrap.client.properties={tmp_path}\n"
+    )
+    error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
+    assert (
+        f"error: {config}:4: scram.bootstrap.client.properties: '{tmp_path}' is a directory; "
+        "accepted: a file path (not a directory)" in error
+    )
+    # Refused before the store was opened: no user with a password nobody has.
+    assert not (tmp_path / "creds.db").exists()
+
+
+def test_an_extension_gets_the_values_the_table_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    given: list[object] = []
+
+    def twice(value: str, _: object) -> int:
+        parsed.append(value)
+        return 2 * int(value)
+
+    def factory(properties: object, settings: object = None) -> None:
+        given.append(settings)
+
+    factory.config_keys = (  # type: ignore[attr-defined]
+        ConfigKey("scram.example.ms", "5", twice, "an integer", "an example"),
+    )
+    monkeypatch.setattr(endpoint_config, "extension_factories", lambda: [factory])
+    monkeypatch.setattr(endpoint_extension, "extension_factories", lambda: [factory])
+    config = EndpointConfig.from_properties(
+        {"scram.credential.store.path": "x.db", "scram.example.ms": "7"}
+    )
+    assert load_extensions(config.properties, config.settings) == []
+    assert parsed == ["7"]  # once, by the table
+    assert len(given) == 1 and isinstance(given[0], Mapping)
+    assert given[0]["scram.example.ms"] == 14
+    assert given[0]["node.id"] == 1
 
 
 def test_typo_gets_a_suggestion_with_file_and_line(tmp_path: Path) -> None:

@@ -265,6 +265,42 @@ class TestReauthentication:
         out, r = p.request(3, 12, {"topics": None})
         assert r is None and isinstance(out[-1], Close)
 
+    # KafkaChannel.maybeBeginServerReauthentication runs before SocketServer's
+    # expiry check: a SaslHandshake on an expired session starts a
+    # re-authentication unless one started less than a second ago
+    # (MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS); then the expired session is closed.
+    def test_an_expired_session_may_still_reauthenticate(self) -> None:
+        p = Peer(max_reauth_ms=60_000)
+        p.login()
+        p.clock.now += 60_000  # expired: any other request would close it
+        _, r = p.login(versions=False)
+        assert r is not None and r["error_code"] == 0 and r["session_lifetime_ms"] == 60_000
+        assert any(isinstance(o, Authenticated) and o.reauthentication for o in p.outputs)
+        out, _ = p.request(3, 12, {"topics": None})
+        assert any(isinstance(o, ApiCall) for o in out) and not p.conn.closed
+
+    def test_an_expired_session_reauthenticating_within_a_second_is_closed(self) -> None:
+        p = Peer(max_reauth_ms=500)
+        p.login()
+        p.clock.now += 400
+        _, r = p.login(versions=False)  # the first re-authentication: allowed at once
+        assert r is not None and r["error_code"] == 0 and r["session_lifetime_ms"] == 500
+        p.clock.now += 999  # expired, and 999 ms since that re-authentication began
+        out, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
+        # Not error 34 with the session kept (that is for a live session): closed.
+        assert r is None and isinstance(out[-1], Close) and p.conn.closed
+
+    def test_an_expired_session_reauthenticating_a_second_later_is_allowed(self) -> None:
+        p = Peer(max_reauth_ms=500)
+        p.login()
+        p.clock.now += 400
+        p.login(versions=False)
+        p.clock.now += 1000  # expired, and exactly a second since that re-authentication
+        _, r = p.login(versions=False)
+        assert r is not None and r["error_code"] == 0 and r["session_lifetime_ms"] == 500
+        assert sum(isinstance(o, Authenticated) and o.reauthentication for o in p.outputs) == 2
+        assert not p.conn.closed
+
     def test_failed_reauthentication_says_re_authentication(self) -> None:
         p = Peer(max_reauth_ms=60_000)
         p.login()

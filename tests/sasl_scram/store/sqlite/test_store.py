@@ -150,3 +150,43 @@ def test_an_unusable_path_is_the_stores_unavailable_error() -> None:
 
     with pytest.raises(CredentialStoreUnavailable):
         SQLiteCredentialStore("/proc/no-such-dir/creds.db")
+
+
+def tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def test_the_secrets_table_comes_with_the_schema(tmp_path: Path) -> None:
+    # New database: the table exists before anyone asks for the decoy secret.
+    store = SQLiteCredentialStore(tmp_path / "new.db")
+    store.close()
+    assert "scram_secrets" in tables(tmp_path / "new.db")
+    # A database from before the table (credentials only): added at open, once.
+    old = tmp_path / "old.db"
+    with sqlite3.connect(old) as db:
+        db.execute(
+            "CREATE TABLE scram_credentials (user TEXT NOT NULL, mechanism TEXT NOT NULL, "
+            "credential TEXT NOT NULL, PRIMARY KEY (user, mechanism)) WITHOUT ROWID"
+        )
+    for _ in range(2):
+        SQLiteCredentialStore(old).close()
+        assert {"scram_credentials", "scram_secrets"} <= tables(old)
+
+
+def test_an_existing_decoy_secret_is_read_without_the_write_lock(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    first = SQLiteCredentialStore(path)
+    secret = first.decoy_secret()
+    first.close()
+    store = SQLiteCredentialStore(path, poll_interval=0, busy_timeout=0.2)
+    writer = sqlite3.connect(path, isolation_level=None)
+    try:
+        # Another process is writing (or the file is shared read-mostly): a login
+        # that needs the decoy key must not wait for, or need, the write lock.
+        writer.execute("BEGIN IMMEDIATE")
+        assert store.decoy_secret() == secret
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+        store.close()

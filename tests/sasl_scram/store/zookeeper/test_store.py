@@ -180,6 +180,30 @@ def test_notification_purge_with_injected_clock(zookeeper_hosts: str, zk: KazooC
         store.close()
 
 
+def test_notification_ctimes_follow_the_live_notifications(
+    zookeeper_hosts: str, zk: KazooClient
+) -> None:
+    # The purge remembers each notification's ctime; one purged by another
+    # reader (another broker, another endpoint) must be forgotten here too.
+    store = ZooKeeperCredentialStore(zookeeper_hosts)
+    users = 20
+    try:
+        for i in range(users):
+            assert store.alter([], [ups(f"user{i}")]) == [ok(f"user{i}")]
+            assert store.alter([dele(f"user{i}")], []) == [ok(f"user{i}")]
+        assert store.sync(5)
+        assert len(zk.get_children("/config/changes")) == 2 * users
+        for name in zk.get_children("/config/changes"):
+            zk.delete(f"/config/changes/{name}")
+        store.alter([], [ups("last")])
+        assert store.sync(5)
+        live = zk.get_children("/config/changes")
+        assert set(store._watcher._ctimes) <= set(live)
+        assert len(live) == 1
+    finally:
+        store.close()
+
+
 def test_notification_expiry_is_configurable(zookeeper_hosts: str, zk: KazooClient) -> None:
     now = [time.time()]
     store = ZooKeeperCredentialStore(zookeeper_hosts, notification_expiry=60, clock=lambda: now[0])
