@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.config import ConfigKey, read_keys
+from sasl_scram.config import ConfigKey
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
@@ -137,17 +137,16 @@ class AuthMetrics:
         self.address: tuple[str, int] | None = None
 
     @classmethod
-    def from_properties(
-        cls, props: Mapping[str, str], connections: Callable[[], Iterable[LiveConnection]]
+    def from_settings(
+        cls, settings: Mapping[str, Any], connections: Callable[[], Iterable[LiveConnection]]
     ) -> AuthMetrics | None:
         """``None`` unless ``scram.metrics.listener=HOST:PORT`` is set.
 
-        Read with the table's entry (:data:`METRICS_LISTENER`), so a bad value
-        is reported as every key's is; ``serve`` has already validated it
-        (with its file and line) in ``EndpointConfig``.
+        ``settings`` are the values the configuration table parsed
+        (``EndpointConfig.settings``): the address was checked there, with its
+        file and line, and is not read again.
         """
-        origins: Mapping[str, str] = getattr(props, "origins", {})
-        address = read_keys((METRICS_LISTENER,), props, origins)[METRICS_LISTENER_KEY]
+        address = settings.get(METRICS_LISTENER_KEY)
         if address is None:
             return None
         host, port = address

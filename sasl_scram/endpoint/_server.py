@@ -128,7 +128,7 @@ class ScramEndpoint:
         self.deadlines: ConnectionDeadlines[ConnectionProtocol] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         #: Kafka's authentication metrics, when ``scram.metrics.listener`` is set.
-        self.metrics = AuthMetrics.from_properties(config.properties, lambda: self.connections)
+        self.metrics = AuthMetrics.from_settings(config.settings, lambda: self.connections)
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:
