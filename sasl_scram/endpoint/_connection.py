@@ -141,6 +141,9 @@ class ApiCall:
     spec: ApiSpec
     body: dict[str, Any]
     session: ScramSession
+    #: The session's principal is a super user (``super.users``), decided once
+    #: per login: handlers authorize with it, and it set the request caps.
+    super_user: bool = False
 
 
 Output = Send | Close | CredentialNeeded | Authenticated | ApiCall
@@ -228,6 +231,7 @@ class ServerConnection:
         self._reauth = False
         self._reauth_started_ms: int | None = None
         self._max_array: int | None = settings.user_max_array
+        self._super_user = False
         self._waiting: CredentialNeeded | ApiCall | None = None
         #: The last drain stopped at its output budget: call :meth:`drain` again.
         self.backlog = False
@@ -254,6 +258,12 @@ class ServerConnection:
 
     def buffered(self) -> int:
         return len(self._frames)
+
+    def completes_frame(self, n: int) -> bool:
+        """Whether ``n`` more bytes may complete a frame (and so need decoding).
+        While fewer than 4 bytes are buffered a frame's size is unknown: yes."""
+        frames = self._frames
+        return len(frames) < 4 or n >= frames.missing()
 
     # -- input --------------------------------------------------------------
     def receive(self, data: bytes) -> list[Output]:
@@ -469,7 +479,8 @@ class ServerConnection:
         self._session = session
         self._reauth = False
         self._state = _State.AUTHENTICATED
-        self._frames.max_size, self._max_array = _limits(self._settings, session)
+        self._super_user = session.authorization_id in self._settings.super_users
+        self._frames.max_size, self._max_array = _limits(self._settings, self._super_user)
         send_lifetime = lifetime if self._auth_version >= 1 else 0
         out: list[Output] = [
             Send(self._auth_reply(server_final, ErrorCode.NONE, None, send_lifetime)),
@@ -512,7 +523,7 @@ class ServerConnection:
                 header, spec, "SaslAuthenticate request received after successful authentication"
             )
         assert self._session is not None
-        self._waiting = ApiCall(header, spec, body, self._session)
+        self._waiting = ApiCall(header, spec, body, self._session, self._super_user)
         return [self._waiting]
 
     def respond(self, body: dict[str, Any]) -> list[Output]:
@@ -540,9 +551,9 @@ class ServerConnection:
         return [Send(data), self._close(reason)]
 
 
-def _limits(settings: ConnectionSettings, session: ScramSession) -> tuple[int, int | None]:
+def _limits(settings: ConnectionSettings, super_user: bool) -> tuple[int, int | None]:
     """(frame limit, array cap): Kafka's for super users, our smaller caps for the rest."""
-    if session.authorization_id in settings.super_users:
+    if super_user:
         return settings.max_receive, None
     return min(settings.max_receive, settings.user_max_receive), settings.user_max_array
 

@@ -188,13 +188,16 @@ class ConnectionProtocol(asyncio.Protocol):
                 self._deadlines.touch(self, now)
             if poller is not None:
                 poller.poke(now)
+        conn = self._conn
         if (
             self._authed
-            and self._conn.authenticated
-            and self._conn.buffered() + len(data) >= LARGE_INPUT
+            and conn.authenticated
+            and conn.buffered() + len(data) >= LARGE_INPUT
+            and conn.completes_frame(len(data))
         ):
-            # A big frame (a super user may send up to socket.request.max.bytes):
-            # buffer and decode it in a thread, so other connections go on.
+            # A big frame (a super user may send up to socket.request.max.bytes)
+            # is buffered here as it comes (receive() checks its size first) and
+            # decoded in a thread once whole: one hop per frame, not per read.
             self._large = True
             self._task = self._loop.create_task(self._receive_in_thread(data))
             self._update_reading()
@@ -443,8 +446,9 @@ async def _handle(
         session=call.session,
         security_protocol=listener.protocol,
         listener_name=listener.name,
-        # Kafka's authorizer compares type and name; a token session acts as its owner.
-        super_user=principal in host.config.super_users,
+        # Kafka's authorizer compares type and name; a token session acts as its
+        # owner. Decided at login, with the request caps it set.
+        super_user=call.super_user,
         client_id=call.header.client_id,
         connection_id=conn_id,
     )

@@ -57,6 +57,15 @@ class FrameBuffer:
     def feed(self, data: bytes) -> None:
         self._buf += data
 
+    def missing(self) -> int:
+        """Bytes still to come before the first buffered frame is whole (at least
+        1 while fewer than the 4 size bytes are here; 0 once it is whole)."""
+        buf = self._buf
+        if len(buf) < 4:
+            return 4 - len(buf)
+        size: int = _SIZE.unpack_from(buf)[0]
+        return max(4 + size - len(buf), 0)
+
     def whole(self, data: bytes) -> bytes | None:
         """The payload of ``data`` when nothing is buffered and ``data`` is exactly
         one frame within the limit (how requests usually arrive), without

@@ -115,3 +115,65 @@ def test_answers_before_a_close_are_written_before_closing() -> None:
     (refusal,) = frames_of(b"".join(transport.writes))
     _, body = decode_response(ApiKey.SASL_HANDSHAKE, 1, refusal)
     assert body["error_code"] == 33 and body["mechanisms"] == ["SCRAM-SHA-512"]
+
+
+def _log_in(protocol: ConnectionProtocol, transport: RecordingTransport) -> None:
+    client = ScramClient(SCRAM_SHA_256, *ALICE)
+    protocol.data_received(
+        encode_request(ApiKey.SASL_HANDSHAKE, 1, 1, "t", {"mechanism": "SCRAM-SHA-256"})
+        + encode_request(ApiKey.SASL_AUTHENTICATE, 2, 2, "t", {"auth_bytes": client.client_first()})
+    )
+    _, server_first = frames_of(transport.writes[-1])
+    _, body = decode_response(ApiKey.SASL_AUTHENTICATE, 2, server_first)
+    final = client.receive_server_first(body["auth_bytes"])
+    protocol.data_received(
+        encode_request(ApiKey.SASL_AUTHENTICATE, 2, 3, "t", {"auth_bytes": final})
+    )
+    (answer,) = frames_of(transport.writes[-1])
+    _, body = decode_response(ApiKey.SASL_AUTHENTICATE, 2, answer)
+    client.receive_server_final(body["auth_bytes"])
+    assert client.complete
+
+
+def test_a_big_request_is_buffered_on_the_loop_and_decoded_in_one_thread_hop(
+    monkeypatch: Any,
+) -> None:
+    """A super user's 1 MB request arrives in 64 KiB reads: the reads are buffered
+    as they come, and only the read that completes the frame goes to a thread."""
+    hops: list[int] = []
+    original = ConnectionProtocol._receive_in_thread
+
+    async def counting(self: ConnectionProtocol, data: bytes) -> None:
+        hops.append(len(data))
+        await original(self, data)
+
+    monkeypatch.setattr(ConnectionProtocol, "_receive_in_thread", counting)
+    topics = [{"name": f"t{i:05d}" + "x" * 200} for i in range(5000)]
+    request = encode_request(ApiKey.METADATA, 4, 4, "t", {"topics": topics})
+    assert len(request) > 1_000_000
+
+    async def scenario() -> dict[str, Any]:
+        ep = endpoint(**{"super.users": "User:alice"})
+        await ep.start()
+        protocol = ConnectionProtocol(ep, ep.config.listeners[0], "test-3")
+        transport = RecordingTransport()
+        protocol.connection_made(transport)
+        _log_in(protocol, transport)
+        answered = len(transport.writes)
+        for start in range(0, len(request), 65536):
+            protocol.data_received(request[start : start + 65536])
+            while protocol.busy:  # as a real transport, which pauses reading meanwhile
+                await asyncio.sleep(0.001)
+        while len(transport.writes) == answered:
+            await asyncio.sleep(0.001)
+        frames = FrameBuffer(1 << 24)  # the answer is bigger than frames_of allows
+        frames.feed(b"".join(transport.writes[answered:]))
+        answer = frames.next_frame()
+        assert answer is not None and len(frames) == 0
+        protocol.connection_lost(None)
+        await ep.close()
+        return decode_response(ApiKey.METADATA, 4, answer)[1]
+
+    body = asyncio.run(scenario())
+    assert len(body["topics"]) == 5000
+    assert len(hops) == 1
