@@ -367,3 +367,19 @@ def tls_zookeeper_server(
     server.start()
     yield server, ca, keystore
     server.stop()
+
+
+def create_chroot(zookeeper_hosts: str) -> str:
+    """Create the chroot of a ``zookeeper_hosts`` connect string (stores create
+    their own; a kazoo client given one needs it first), and return the string."""
+    from kazoo.client import KazooClient
+
+    hosts, _, chroot = zookeeper_hosts.partition("/")
+    setup = KazooClient(hosts=hosts)
+    setup.start(timeout=10)
+    try:
+        setup.ensure_path("/" + chroot)
+    finally:
+        setup.stop()
+        setup.close()
+    return zookeeper_hosts

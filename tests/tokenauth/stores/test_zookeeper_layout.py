@@ -10,19 +10,14 @@ from kazoo.client import KazooClient
 
 from tests.tokenauth.conftest import ALICE, BOB, CAROL, T0, FakeClock, ctx
 from tests.tokenauth.stores.test_contract import wait_for
+from tests.zookeeper_server import create_chroot
 from tokenauth import TokenConfig, TokenInformation, TokenManager, ZooKeeperTokenStore
 
 
 @pytest.fixture
 def raw(zookeeper_hosts: str) -> Iterator[KazooClient]:
     """A plain kazoo client in the same chroot, standing in for a Kafka broker."""
-    hosts, _, chroot = zookeeper_hosts.partition("/")
-    setup = KazooClient(hosts=hosts)
-    setup.start(timeout=10)
-    setup.ensure_path("/" + chroot)
-    setup.stop()
-    setup.close()
-    client = KazooClient(hosts=zookeeper_hosts)
+    client = KazooClient(hosts=create_chroot(zookeeper_hosts))
     client.start(timeout=10)
     yield client
     client.stop()

@@ -16,6 +16,7 @@ from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramCredential
 from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
 from tests.sasl_scram.store.test_contract import wait_for
 from tests.tokenauth.conftest import ALICE, ctx
+from tests.zookeeper_server import create_chroot
 from tokenauth import TokenConfig, TokenManager, ZooKeeperTokenStore
 
 # kazoo's BLATHER (5): below DEBUG, yet any logger set to NOTSET lets it through.
@@ -25,13 +26,7 @@ EVERYTHING = 1
 @pytest.fixture
 def chroot(zookeeper_hosts: str) -> Iterator[str]:
     """The test's chroot, created, for stores and for a client passed in."""
-    hosts, _, root = zookeeper_hosts.partition("/")
-    setup = KazooClient(hosts=hosts)
-    setup.start(timeout=10)
-    setup.ensure_path("/" + root)
-    setup.stop()
-    setup.close()
-    yield zookeeper_hosts
+    yield create_chroot(zookeeper_hosts)
 
 
 def upsert(user: str, password: str, salt: bytes, mech: object = SCRAM_SHA_256) -> ScramUpsertion:
