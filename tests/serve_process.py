@@ -8,7 +8,6 @@ stopped with SIGTERM as an operator would.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import threading
@@ -64,12 +63,6 @@ class ServeProcess:
         config = self.base_dir / f"{self.name}.properties"
         props = {"listeners": f"SASL_PLAINTEXT://{self.bootstrap}", **self.properties}
         config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-        umask = self.umask
-
-        def set_umask() -> None:
-            if umask is not None:
-                os.umask(umask)
-
         with self.log_path.open("w") as log:
             self.proc = subprocess.Popen(
                 [EXE, "serve", "--config", str(config)],
@@ -79,7 +72,7 @@ class ServeProcess:
                 text=True,
                 env=child_env(),
                 start_new_session=True,
-                preexec_fn=set_umask,  # only os.umask, before exec
+                umask=-1 if self.umask is None else self.umask,
             )
         # The first line says it listens; read it on a thread so that a child that
         # hangs before saying anything cannot hang the test.
