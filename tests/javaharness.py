@@ -2,7 +2,8 @@
 
 Harnesses under ``tests/java/`` speak a line protocol on stdin/stdout: one
 request line in, one response line out, fields separated by single spaces and
-binary or free-text fields base64-encoded. Compiling once and keeping the JVM
+binary or free-text fields base64-encoded (``LineProtocol.java``, which the
+Kafka harnesses extend). Compiling once and keeping the JVM
 alive keeps thousands of differential cases fast.
 """
 
@@ -47,7 +48,18 @@ class JavaHarness:
         self._build = Path(tempfile.mkdtemp(prefix=f"{class_name}-"))
         source = JAVA_DIR / f"{class_name}.java"
         subprocess.run(
-            ["javac", "-nowarn", "-cp", classpath_jars, "-d", str(self._build), str(source)],
+            # -sourcepath: javac compiles what the harness builds on (LineProtocol.java).
+            [
+                "javac",
+                "-nowarn",
+                "-cp",
+                classpath_jars,
+                "-sourcepath",
+                str(JAVA_DIR),
+                "-d",
+                str(self._build),
+                str(source),
+            ],
             check=True,
             capture_output=True,
         )

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from sasl_scram import KafkaPrincipal, ScramError
+from sasl_scram.cli import CommandUsageError, add_command
 from sasl_scram.config import ClientConfig
 from tokenauth._client import DelegationTokenClient
 from tokenauth._errors import TokenError
@@ -37,17 +38,15 @@ EPILOG = """examples:
       --command-config alice.properties --describe"""
 
 
-class _Usage(Exception):
-    pass
-
-
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "delegation-tokens",
-        help="create, renew, expire and describe delegation tokens (like kafka-delegation-tokens)",
+        _run,
+        summary="create, renew, expire and describe delegation tokens "
+        "(like kafka-delegation-tokens)",
         description="KIP-48 delegation tokens over the Kafka protocol.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--bootstrap-server",
@@ -112,7 +111,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--show-hmac", action="store_true", help="print HMACs in --describe and the banners"
     )
-    parser.set_defaults(handler=_run, parser=parser)
 
 
 _ACTIONS = {
@@ -127,13 +125,13 @@ def _principals(values: Sequence[str], flag: str) -> list[KafkaPrincipal]:
     try:
         return [KafkaPrincipal.parse(v.strip()) for v in values]
     except ValueError as exc:
-        raise _Usage(f"{flag}: {exc}") from None
+        raise CommandUsageError(f"{flag}: {exc}") from None
 
 
 def _check(args: argparse.Namespace) -> str:
     actions = [a for a in ("create", "renew", "expire", "describe") if getattr(args, a)]
     if len(actions) != 1:
-        raise _Usage(
+        raise CommandUsageError(
             "Command must include exactly one action: --create, --renew, --expire or --describe"
         )
     action = actions[0]
@@ -153,7 +151,7 @@ def _check(args: argparse.Namespace) -> str:
     }
     for name in forbidden:
         if getattr(args, name):
-            raise _Usage(f"Option {flag[name]} can't be used with --{action}")
+            raise CommandUsageError(f"Option {flag[name]} can't be used with --{action}")
     required = {
         "create": ("max_life",),
         "renew": ("hmac", "renew_period"),
@@ -162,7 +160,7 @@ def _check(args: argparse.Namespace) -> str:
     }[action]
     for name in required:
         if getattr(args, name) is None:
-            raise _Usage(f"Missing required argument {flag[name]} for --{action}")
+            raise CommandUsageError(f"Missing required argument {flag[name]} for --{action}")
     return action
 
 
@@ -206,19 +204,15 @@ def _table(tokens: Sequence[DelegationToken], show_hmac: bool) -> str:
 
 
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        action = _check(args)
-        owners = _principals(args.owner, "--owner-principal")
-        renewers = _principals(args.renewers, "--renewer-principal")
-        hmac = None
-        if args.hmac is not None:
-            try:
-                hmac = binascii.a2b_base64(args.hmac.encode("ascii"), strict_mode=True)
-            except (binascii.Error, UnicodeEncodeError):
-                raise _Usage("--hmac is not valid base64") from None
-    except _Usage as exc:
-        print(f"{PROG}: error: {exc}", file=stderr)
-        return 2
+    action = _check(args)
+    owners = _principals(args.owner, "--owner-principal")
+    renewers = _principals(args.renewers, "--renewer-principal")
+    hmac = None
+    if args.hmac is not None:
+        try:
+            hmac = binascii.a2b_base64(args.hmac.encode("ascii"), strict_mode=True)
+        except (binascii.Error, UnicodeEncodeError):
+            raise CommandUsageError("--hmac is not valid base64") from None
     try:
         config = ClientConfig.from_file(args.command_config)
         with DelegationTokenClient.connect(config, args.bootstrap_server) as client:

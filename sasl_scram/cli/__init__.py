@@ -2,17 +2,25 @@
 ``credential`` and ``serve`` subcommands.
 
 Other packages add their own subcommands through the ``kafka_scram.commands``
-entry-point group (``jaas``, ``delegation-tokens``), so nothing here imports them.
+entry-point group (``jaas``, ``delegation-tokens``), so nothing here imports them;
+``add_command`` is how each of them adds itself (``jaas`` excepted: it depends
+on nothing of ours).
 """
 
 from __future__ import annotations
 
 from sasl_scram.cli._main import (
+    CommandUsageError,
     ExitStatus,
+    Handler,
+    add_command,
     main,
 )
 
 __all__ = [
+    "CommandUsageError",
     "ExitStatus",
+    "Handler",
+    "add_command",
     "main",
 ]

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram.cli._main import CommandUsageError, add_command
 from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import (
@@ -168,7 +169,7 @@ class _RemoteAdmin:
         from sasl_scram.config import ClientConfig
 
         if not args.command_config:
-            raise _Usage("--command-config is required with --bootstrap-server")
+            raise CommandUsageError("--command-config is required with --bootstrap-server")
         config = ClientConfig.from_file(args.command_config)
         self._conn = KafkaConnection.from_config(config, args.bootstrap_server)
         self._admin = RemoteScramAdmin(self._conn)
@@ -217,20 +218,18 @@ def open_admin(args: argparse.Namespace) -> tuple[ScramAdmin, Dialect]:
     chosen = [b for b in BACKENDS if getattr(args, b.dest, None)]
     if len(chosen) != 1:
         names = ", ".join(b.flags[0] for b in BACKENDS)
-        raise _Usage(f"exactly one of {names} must be specified")
+        raise CommandUsageError(f"exactly one of {names} must be specified")
     backend = chosen[0]
     return backend.factory(args), backend.dialect
 
 
-class _Usage(Exception):
-    pass
-
-
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the ``configs`` subcommand."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "configs",
-        help="add, delete and describe users' SCRAM credentials (like kafka-configs)",
+        _run,
+        summary="add, delete and describe users' SCRAM credentials (like kafka-configs)",
         description=(
             "Manage SCRAM credentials with kafka-configs' flags: "
             "--alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret]' "
@@ -238,7 +237,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
             "prompted twice without echo on a terminal, one line from a pipe."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     for backend in BACKENDS:
         parser.add_argument(
@@ -292,23 +290,22 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="MECHANISMS",
         help="credentials to delete, comma-separated, e.g. SCRAM-SHA-512",
     )
-    parser.set_defaults(handler=_run, parser=parser)
 
 
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    parser: argparse.ArgumentParser = args.parser
     try:
         user = _entity(args)
         if args.alter and not (args.add_config or args.delete_config):
-            raise _Usage("--alter needs --add-config or --delete-config")
+            raise CommandUsageError("--alter needs --add-config or --delete-config")
         if args.alter and user is None:
-            raise _Usage("an entity name (--entity-name or --user) is required with --alter")
+            raise CommandUsageError(
+                "an entity name (--entity-name or --user) is required with --alter"
+            )
         if args.describe and (args.add_config or args.delete_config):
-            raise _Usage("--add-config and --delete-config are only allowed with --alter")
+            raise CommandUsageError(
+                "--add-config and --delete-config are only allowed with --alter"
+            )
         admin, dialect = open_admin(args)
-    except _Usage as exc:
-        print(f"{parser.prog}: error: {exc}", file=stderr)
-        return 2
     except (CommandError, ScramError) as exc:
         print(f"{PROG}: error: {exc}", file=stderr)
         return 1
@@ -342,12 +339,14 @@ def _entity(args: argparse.Namespace) -> str | None:
         )
     if args.user is not None:
         if args.entity_type not in (None, "users") or args.entity_name is not None:
-            raise _Usage("--user cannot be combined with --entity-type/--entity-name")
+            raise CommandUsageError("--user cannot be combined with --entity-type/--entity-name")
         return str(args.user)
     if args.entity_type is None:
-        raise _Usage("--entity-type users (or --user) must be specified")
+        raise CommandUsageError("--entity-type users (or --user) must be specified")
     if args.entity_type != "users":
-        raise _Usage(f"only the users entity type is supported, got {args.entity_type!r}")
+        raise CommandUsageError(
+            f"only the users entity type is supported, got {args.entity_type!r}"
+        )
     return None if args.entity_name is None else str(args.entity_name)
 
 

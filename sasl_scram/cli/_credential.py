@@ -13,6 +13,7 @@ from sasl_scram._b64 import Base64Error, java_b64decode
 from sasl_scram._credential import ScramCredential
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram.cli._main import CommandUsageError, add_command
 from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
 
 __all__ = ["register"]
@@ -23,15 +24,16 @@ EPILOG = """examples:
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "credential",
-        help="print the Kafka SCRAM credential string for a password",
+        _run,
+        summary="print the Kafka SCRAM credential string for a password",
         description=(
             "Print salt=...,stored_key=...,server_key=...,iterations=N exactly as Kafka "
             "formats a SCRAM credential."
         ),
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--mechanism", required=True, choices=ScramMechanism.names(), help="SCRAM mechanism"
@@ -53,28 +55,24 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         dest="salt_base64",
         help="use this salt (standard base64) instead of a fresh Kafka-style salt",
     )
-    parser.set_defaults(handler=_run, parser=parser)
 
 
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    parser: argparse.ArgumentParser = args.parser
     mechanism = ScramMechanism.from_name(args.mechanism)
     if not mechanism.min_iterations <= args.iterations <= mechanism.max_iterations:
         # The same bounds Kafka enforces on alterations (KIP-554).
-        return _usage(
-            parser,
-            stderr,
+        raise CommandUsageError(
             f"--iterations must be between {mechanism.min_iterations} and "
-            f"{mechanism.max_iterations}, got {args.iterations}",
+            f"{mechanism.max_iterations}, got {args.iterations}"
         )
     salt: bytes | None = None
     if args.salt_base64 is not None:
         try:
             salt = java_b64decode(args.salt_base64)
         except Base64Error as exc:
-            return _usage(parser, stderr, f"--salt-base64 is not valid base64: {exc}")
+            raise CommandUsageError(f"--salt-base64 is not valid base64: {exc}") from None
         if not salt:
-            return _usage(parser, stderr, "--salt-base64 must not be empty")
+            raise CommandUsageError("--salt-base64 must not be empty")
     password: str = args.password
     if password == READ_SECRET:
         try:
@@ -83,7 +81,7 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             print(f"kafka-scram credential: error: {exc}", file=stderr)
             return 1
     if not password:
-        return _usage(parser, stderr, "the password must not be empty; give one or type it after -")
+        raise CommandUsageError("the password must not be empty; give one or type it after -")
     try:
         credential = ScramCredential.from_password(
             mechanism, password, iterations=args.iterations, salt=salt
@@ -93,8 +91,3 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         return 1
     print(credential.to_kafka_string(), file=stdout)
     return 0
-
-
-def _usage(parser: argparse.ArgumentParser, stderr: TextIO, message: str) -> int:
-    print(f"{parser.prog}: error: {message}", file=stderr)
-    return 2

@@ -3,8 +3,9 @@
 Subcommands are discovered through the ``kafka_scram.commands`` entry-point
 group, so this module composes every package without importing any of them
 (docs/architecture.md: no lower package imports a higher one). Each entry point is a
-callable ``register(subparsers)`` that adds one subparser and sets the default
-``handler`` to ``handler(args, stdin, stdout, stderr) -> int``.
+callable ``register(subparsers)`` that adds one subparser with :func:`add_command`
+(``jaas``, which depends on nothing of ours, does the same itself), whose
+``handler(args, stdin, stdout, stderr) -> int`` runs the command.
 
 Exit codes follow Kafka's tools: 0 on success, 1 on error, 2 for a usage error.
 Every error is one line, ``kafka-scram <command>: error: <problem and fix>``, on
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, entry_points, version
 from typing import Any, NoReturn, TextIO
 
-__all__ = ["ExitStatus", "main"]
+__all__ = ["CommandUsageError", "ExitStatus", "Handler", "add_command", "main"]
 
 ENTRY_POINT_GROUP = "kafka_scram.commands"
 
@@ -35,6 +36,12 @@ class ExitStatus(enum.IntEnum):
 
 class UsageError(Exception):
     """Raised instead of argparse's exit so errors stay one line and testable."""
+
+
+class CommandUsageError(Exception):
+    """A handler's usage error, found after parsing (options that cannot go
+    together, a value out of range): :func:`main` prints it as
+    ``kafka-scram <command>: error: <message>`` and exits 2."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -60,6 +67,32 @@ def installed_version() -> str:
         return version("kafka-scram")
     except PackageNotFoundError:
         return "unknown (not installed; run pip install -e . in the source tree)"
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction[Any],
+    name: str,
+    handler: Handler,
+    *,
+    summary: str,
+    description: str,
+    epilog: str,
+) -> argparse.ArgumentParser:
+    """Add one subcommand the way every ``kafka-scram`` command is added.
+
+    ``summary`` is its line in ``kafka-scram --help``; ``epilog`` holds its
+    examples, printed as written; ``handler`` runs it (and raises
+    :class:`CommandUsageError` for a usage error).
+    """
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=summary,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler=handler)
+    return parser
 
 
 def _add_debug(parser: argparse.ArgumentParser, default: Any) -> None:
@@ -132,6 +165,9 @@ def main(
     handler: Handler = args.handler
     try:
         return int(handler(args, stdin, stdout, stderr))
+    except CommandUsageError as exc:
+        print(f"kafka-scram {args.command}: error: {exc}", file=stderr)
+        return ExitStatus.USAGE
     except KeyboardInterrupt:
         print(f"kafka-scram {args.command}: error: interrupted", file=stderr)
         return ExitStatus.ERROR

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sasl_scram._errors import ScramConfigError, ScramError
+from sasl_scram.cli._main import add_command
 from sasl_scram.config import Properties, parse_properties
 from sasl_scram.endpoint import (
     EVENT_LOOP_KEY,
@@ -35,12 +36,13 @@ The keys, their defaults and what each accepts: docs/architecture.md."""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "serve",
-        help="run the Kafka-protocol SCRAM endpoint",
+        _run,
+        summary="run the Kafka-protocol SCRAM endpoint",
         description="Authenticate real Kafka clients with SCRAM and serve the KIP-554 RPCs.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--config", required=True, metavar="FILE", help="the server.properties file to read"
@@ -59,7 +61,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         choices=LOG_LEVELS,
         help="logging level (default INFO); DEBUG also prints tracebacks",
     )
-    parser.set_defaults(handler=_run, parser=parser)
 
 
 def load_properties(path: str, overrides: list[str]) -> Properties:

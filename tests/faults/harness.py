@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -24,14 +20,13 @@ from sasl_scram.admin import (
     RemoteScramAdmin,
     SaslCredentials,
 )
-from tests.zookeeper_server import free_port
+from tests.cli_process import EXE, child_env
+from tests.serve_process import ServeProcess
 
 __all__ = [
     "ADMIN",
-    "EXE",
     "LoginLoop",
     "Results",
-    "ServeProcess",
     "alice_serving",
     "configs",
     "describe",
@@ -39,21 +34,13 @@ __all__ = [
     "seed_users",
     "serving",
     "set_password",
+    "until_accepted",
     "wait_until",
 ]
 
-EXE = str(Path(sys.executable).parent / "kafka-scram")
 ADMIN = ("admin", "admin-secret")
 # Every write sets both mechanisms; logins use SHA-256 (4096 iterations: cheap).
 _BOTH = "SCRAM-SHA-256=[password={pw}],SCRAM-SHA-512=[password={pw}]"
-
-
-def _env() -> dict[str, str]:
-    """The child's environment: this worktree's code first (PYTHONPATH)."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    return env
 
 
 def configs(zookeeper: str, *args: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
@@ -64,7 +51,7 @@ def configs(zookeeper: str, *args: str, timeout: float = 30.0) -> subprocess.Com
         text=True,
         timeout=timeout,
         check=False,
-        env=_env(),
+        env=child_env(),
         stdin=subprocess.DEVNULL,
     )
 
@@ -131,76 +118,10 @@ def wait_until(
         time.sleep(interval)
 
 
-@dataclass
-class ServeProcess:
-    """``kafka-scram serve`` on 127.0.0.1:<free port>, its log in ``log_path``."""
-
-    base_dir: Path
-    properties: Mapping[str, str]
-    name: str = "serve"
-    port: int = field(default_factory=free_port)
-    proc: subprocess.Popen[str] | None = None
-
-    @property
-    def bootstrap(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    @property
-    def log_path(self) -> Path:
-        return self.base_dir / f"{self.name}.log"
-
-    def start(self, timeout: float = 60.0) -> None:
-        self.base_dir.mkdir(parents=True, exist_ok=True)
-        config = self.base_dir / f"{self.name}.properties"
-        props = {"listeners": f"SASL_PLAINTEXT://127.0.0.1:{self.port}", **self.properties}
-        config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-        with self.log_path.open("w") as log:
-            self.proc = subprocess.Popen(
-                [EXE, "serve", "--config", str(config)],
-                stdout=subprocess.PIPE,
-                stderr=log,
-                stdin=subprocess.DEVNULL,
-                text=True,
-                env=_env(),
-                start_new_session=True,
-            )
-        assert self.proc.stdout is not None
-        ready = threading.Event()
-        first: list[str] = []
-
-        def read_banner() -> None:
-            assert self.proc is not None and self.proc.stdout is not None
-            first.append(self.proc.stdout.readline())
-            ready.set()
-
-        threading.Thread(target=read_banner, daemon=True).start()
-        if not ready.wait(timeout) or "kafka-scram endpoint ready" not in first[0]:
-            self.stop()
-            raise AssertionError(f"{self.name} did not start: {self.log_text()[-2000:]}")
-
-    def log_text(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-
-    def log_lines(self) -> list[str]:
-        return self.log_text().splitlines()
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL after 10 s."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self.proc = None
+def until_accepted(bootstrap: str, user: str, password: str, timeout: float) -> float | None:
+    """Log in until the endpoint accepts ``password``: the seconds it took (how long a
+    change took to be served), or ``None`` after ``timeout``."""
+    return wait_until(partial(login, bootstrap, user, password, timeout=3.0), timeout)
 
 
 @contextlib.contextmanager
@@ -235,7 +156,7 @@ def alice_serving(
     endpoints = tuple(ServeProcess(base_dir, props, name) for name in names or ("serve",))
     with serving(*endpoints):
         for ep in endpoints:
-            assert wait_until(partial(login, ep.bootstrap, "alice", alice), 10), ep.name
+            assert until_accepted(ep.bootstrap, "alice", alice, 10) is not None, ep.name
         yield endpoints
 
 

@@ -18,13 +18,13 @@ from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
 from tests.faults.harness import (
     LoginLoop,
     Results,
-    ServeProcess,
     alice_serving,
-    login,
     seed_users,
     set_password,
+    until_accepted,
     wait_until,
 )
+from tests.serve_process import ServeProcess
 from tests.tcp_proxy import TcpProxy
 from tests.zookeeper_server import ZooKeeperServer
 
@@ -54,7 +54,7 @@ def _expirations(zk: ZooKeeperServer) -> int:
 def _resynced(ep: ServeProcess, hosts: str, n: int) -> float | None:
     """Change the probe user's password; how long until the endpoint serves it."""
     assert set_password(hosts, "probe", f"probe-{n}", timeout=20)
-    return wait_until(lambda: login(ep.bootstrap, "probe", f"probe-{n}", timeout=3.0), 30)
+    return until_accepted(ep.bootstrap, "probe", f"probe-{n}", 30)
 
 
 def _expire(zk: ZooKeeperServer, proxy: TcpProxy) -> None:

@@ -17,7 +17,6 @@ from pathlib import Path
 
 from tests.faults.harness import (
     Results,
-    ServeProcess,
     alice_serving,
     describe,
     login,
@@ -25,6 +24,7 @@ from tests.faults.harness import (
     set_password,
     wait_until,
 )
+from tests.serve_process import ServeProcess
 from tests.zookeeper_ensemble import ZooKeeperEnsemble
 
 WRITE_EVERY = 0.5

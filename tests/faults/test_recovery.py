@@ -10,13 +10,12 @@ from pathlib import Path
 
 from tests.faults.harness import (
     Results,
-    ServeProcess,
     alice_serving,
-    login,
     seed_users,
     set_password,
-    wait_until,
+    until_accepted,
 )
+from tests.serve_process import ServeProcess
 from tests.zookeeper_server import ZooKeeperServer
 
 # Long enough for kazoo's unbounded default back-off (0.1 s doubling) to grow past
@@ -40,7 +39,7 @@ def test_every_endpoint_serves_a_change_within_3_s_of_zookeeper_returning(
         served: dict[str, float | None] = {}
 
         def probe(ep: ServeProcess) -> None:
-            took = wait_until(lambda: login(ep.bootstrap, "alice", "pw-1", timeout=3.0), 30)
+            took = until_accepted(ep.bootstrap, "alice", "pw-1", 30)
             served[ep.name] = None if took is None else time.monotonic() - up_at
 
         threads = [threading.Thread(target=probe, args=(ep,)) for ep in endpoints]

@@ -1,9 +1,6 @@
 // Kafka's own Java clients (kafka-clients 4.3.0) against our endpoint, configured only
 // through ordinary client properties. Line protocol; free-text fields are base64, "-" is empty.
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
@@ -30,22 +27,12 @@ import org.apache.kafka.common.security.token.delegation.DelegationToken;
 import org.apache.kafka.common.security.token.delegation.TokenInformation;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-public class EndpointClientHarness {
+public class EndpointClientHarness extends LineProtocol {
     static final Map<String, Admin> admins = new HashMap<>();
-
-    static String enc(String s) {
-        if (s == null) return "null";
-        if (s.isEmpty()) return "-";
-        return Base64.getEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static String dec(String f) {
-        return f.equals("-") ? "" : new String(Base64.getDecoder().decode(f), StandardCharsets.UTF_8);
-    }
 
     static Properties props(String f) throws Exception {
         Properties p = new Properties();
-        p.load(new StringReader(dec(f)));
+        p.load(new StringReader(decs(f)));
         return p;
     }
 
@@ -87,7 +74,7 @@ public class EndpointClientHarness {
             case "describeScram": {
                 Admin admin = admins.get(a[1]);
                 Map<String, UserScramCredentialsDescription> all = a.length > 2
-                    ? admin.describeUserScramCredentials(List.of(dec(a[2]).split(","))).all().get(30, TimeUnit.SECONDS)
+                    ? admin.describeUserScramCredentials(List.of(decs(a[2]).split(","))).all().get(30, TimeUnit.SECONDS)
                     : admin.describeUserScramCredentials().all().get(30, TimeUnit.SECONDS);
                 StringBuilder sb = new StringBuilder("ok");
                 for (Map.Entry<String, UserScramCredentialsDescription> e : new java.util.TreeMap<>(all).entrySet()) {
@@ -106,12 +93,12 @@ public class EndpointClientHarness {
                     org.apache.kafka.clients.admin.ScramMechanism mech;
                     if (a[i].equals("up")) {
                         mech = org.apache.kafka.clients.admin.ScramMechanism.fromMechanismName(a[i + 2]);
-                        alts.add(new UserScramCredentialUpsertion(dec(a[i + 1]),
-                            new ScramCredentialInfo(mech, Integer.parseInt(a[i + 3])), dec(a[i + 4])));
+                        alts.add(new UserScramCredentialUpsertion(decs(a[i + 1]),
+                            new ScramCredentialInfo(mech, Integer.parseInt(a[i + 3])), decs(a[i + 4])));
                         i += 5;
                     } else {
                         mech = org.apache.kafka.clients.admin.ScramMechanism.fromMechanismName(a[i + 2]);
-                        alts.add(new UserScramCredentialDeletion(dec(a[i + 1]), mech));
+                        alts.add(new UserScramCredentialDeletion(decs(a[i + 1]), mech));
                         i += 3;
                     }
                 }
@@ -140,9 +127,9 @@ public class EndpointClientHarness {
                 // createToken <id> <maxLifeMs> <renewers comma or -> [<owner>]
                 CreateDelegationTokenOptions o = new CreateDelegationTokenOptions().maxlifeTimeMs(Long.parseLong(a[2]));
                 List<KafkaPrincipal> renewers = new ArrayList<>();
-                for (String r : dec(a[3]).split(",")) if (!r.isEmpty()) renewers.add(org.apache.kafka.common.utils.SecurityUtils.parseKafkaPrincipal(r));
+                for (String r : decs(a[3]).split(",")) if (!r.isEmpty()) renewers.add(org.apache.kafka.common.utils.SecurityUtils.parseKafkaPrincipal(r));
                 o.renewers(renewers);
-                if (a.length > 4) o.owner(org.apache.kafka.common.utils.SecurityUtils.parseKafkaPrincipal(dec(a[4])));
+                if (a.length > 4) o.owner(org.apache.kafka.common.utils.SecurityUtils.parseKafkaPrincipal(decs(a[4])));
                 return "ok " + token(admins.get(a[1]).createDelegationToken(o).delegationToken().get(30, TimeUnit.SECONDS));
             }
             case "renewToken": {
@@ -159,7 +146,7 @@ public class EndpointClientHarness {
                 DescribeDelegationTokenOptions o = new DescribeDelegationTokenOptions();
                 if (a.length > 2) {
                     List<KafkaPrincipal> owners = new ArrayList<>();
-                    for (String r : dec(a[2]).split(",")) if (!r.isEmpty()) owners.add(org.apache.kafka.common.utils.SecurityUtils.parseKafkaPrincipal(r));
+                    for (String r : decs(a[2]).split(",")) if (!r.isEmpty()) owners.add(org.apache.kafka.common.utils.SecurityUtils.parseKafkaPrincipal(r));
                     o.owners(owners);
                 }
                 List<DelegationToken> tokens = admins.get(a[1]).describeDelegationToken(o).delegationTokens().get(30, TimeUnit.SECONDS);
@@ -172,20 +159,14 @@ public class EndpointClientHarness {
         }
     }
 
+    /** The root cause only: the tests compare the exception the Admin API reports. */
+    static String describe(Throwable t) {
+        Throwable r = root(t);
+        return r.getClass().getSimpleName() + ": " + r.getMessage();
+    }
+
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String reply;
-            try {
-                reply = handle(line.split(" "));
-            } catch (Throwable t) {
-                Throwable r = root(t);
-                reply = "err " + enc(r.getClass().getSimpleName() + ": " + r.getMessage());
-            }
-            System.out.println(reply);
-            System.out.flush();
-        }
+        serve(EndpointClientHarness::handle, EndpointClientHarness::describe);
         for (Admin admin : admins.values()) admin.close();
     }
 }

@@ -1,10 +1,6 @@
 // Drives Kafka's own SCRAM classes (kafka-clients 4.3.0) for the interop tests.
 // Line protocol on stdin/stdout; every free-text or binary field is base64, "-" is empty/null.
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -26,27 +22,9 @@ import org.apache.kafka.common.security.scram.internals.ScramServerCallbackHandl
 import org.apache.kafka.common.security.token.delegation.TokenInformation;
 import org.apache.kafka.common.security.token.delegation.internals.DelegationTokenCache;
 
-public class ScramHarness {
+public class ScramHarness extends LineProtocol {
     static final Map<String, ScramSaslClient> clients = new HashMap<>();
     static final Map<String, ScramSaslServer> servers = new HashMap<>();
-
-    static String enc(byte[] b) {
-        if (b == null) return "null";
-        if (b.length == 0) return "-";
-        return Base64.getEncoder().encodeToString(b);
-    }
-
-    static String enc(String s) {
-        return s == null ? "null" : enc(s.getBytes(StandardCharsets.UTF_8));
-    }
-
-    static byte[] dec(String f) {
-        return f.equals("-") ? new byte[0] : Base64.getDecoder().decode(f);
-    }
-
-    static String decs(String f) {
-        return new String(dec(f), StandardCharsets.UTF_8);
-    }
 
     static Map<String, String> extensions(String f) {
         Map<String, String> m = new LinkedHashMap<>();
@@ -177,21 +155,15 @@ public class ScramHarness {
         }
     }
 
+    /** The throwable and its whole cause chain: the tests match Kafka's wrapped messages. */
+    static String describe(Throwable t) {
+        String text = t.getClass().getSimpleName() + ": " + t.getMessage();
+        for (Throwable c = t.getCause(); c != null; c = c.getCause())
+            text += " | caused by " + c.getClass().getSimpleName() + ": " + c.getMessage();
+        return text;
+    }
+
     public static void main(String[] args) throws Exception {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String reply;
-            try {
-                reply = handle(line.split(" "));
-            } catch (Throwable t) {
-                String text = t.getClass().getSimpleName() + ": " + t.getMessage();
-                for (Throwable c = t.getCause(); c != null; c = c.getCause())
-                    text += " | caused by " + c.getClass().getSimpleName() + ": " + c.getMessage();
-                reply = "err " + enc(text);
-            }
-            System.out.println(reply);
-            System.out.flush();
-        }
+        serve(ScramHarness::handle, ScramHarness::describe);
     }
 }

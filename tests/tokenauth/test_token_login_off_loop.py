@@ -30,14 +30,11 @@ def test_first_token_login_derives_keys_off_the_event_loop(
         created = manager.create_token(RequestContext(KafkaPrincipal.user("alice")))
         loop_thread = ep.call(_current_thread())
         for _ in range(2):  # the second login uses the derived keys
-            peer = Peer(ep.port)
-            try:
+            with Peer(ep.port) as peer:
                 answer = peer.login(
                     created.token_id, created.hmac_base64, SCRAM_SHA_512, token=True
                 )
                 assert answer["error_code"] == 0, answer
-            finally:
-                peer.close()
     assert len(derived_on) == 1
     assert derived_on[0] is not loop_thread
 

@@ -27,6 +27,9 @@ from typing import TYPE_CHECKING, Any
 from sasl_scram.store import Freshness
 from sasl_scram.store.zookeeper import (
     DEFAULT_NOTIFICATION_EXPIRY,
+    MAX_WRITE_ATTEMPTS,
+    CommitOutcomeUnknown,
+    CommitRefused,
     ZkFollowedStore,
     ZkStoreKind,
 )
@@ -37,7 +40,6 @@ from tokenauth.stores._layout import (
     CHANGE_PREFIX,
     CHANGES_PATH,
     TOKENS_PATH,
-    MalformedToken,
     decode_notification,
     decode_stored,
     encode_notification,
@@ -53,7 +55,6 @@ __all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "ZooKeeperTokenStore"]
 
 _log = logging.getLogger("tokenauth.store.zookeeper")
 
-_MAX_WRITE_ATTEMPTS = 20
 _NOTHING_WRITTEN = "; nothing was written"
 
 
@@ -111,7 +112,7 @@ class ZooKeeperTokenStore(ZkFollowedStore):
         self._check_open()
         path = token_path(info.token_id)
         data = encode_token(info)
-        for _ in range(_MAX_WRITE_ATTEMPTS):
+        for _ in range(MAX_WRITE_ATTEMPTS):
             self._require_connected(_NOTHING_WRITTEN)
             txn = self._client.transaction()
             if self._exists(path) is None:
@@ -119,9 +120,7 @@ class ZooKeeperTokenStore(ZkFollowedStore):
             else:
                 txn.set_data(path, data)
             self._notify_in(txn, encode_notification(info.token_id))
-            if self._try_commit(
-                txn, retry_on=(self._zk.ex.NodeExistsError, self._zk.ex.NoNodeError)
-            ):
+            if self._try_commit(txn, races=(self._zk.ex.NodeExistsError,)):
                 self._after_own_write(info.token_id)
                 return
         raise TokenStoreError("too many concurrent writes of this token; it was not stored")
@@ -130,7 +129,7 @@ class ZooKeeperTokenStore(ZkFollowedStore):
         """Delete the token znode with a notification (``deleteRecursive`` in Kafka)."""
         self._check_open()
         path = token_path(token_id)
-        for _ in range(_MAX_WRITE_ATTEMPTS):
+        for _ in range(MAX_WRITE_ATTEMPTS):
             self._require_connected(_NOTHING_WRITTEN)
             if self._exists(path) is None:
                 self._after_own_write(token_id)
@@ -138,7 +137,7 @@ class ZooKeeperTokenStore(ZkFollowedStore):
             txn = self._client.transaction()
             txn.delete(path)
             self._notify_in(txn, encode_notification(token_id))
-            if self._try_commit(txn, retry_on=(self._zk.ex.NoNodeError,)):
+            if self._try_commit(txn):
                 self._after_own_write(token_id)
                 return True
         raise TokenStoreError("too many concurrent writes of this token; it was not removed")
@@ -167,36 +166,23 @@ class ZooKeeperTokenStore(ZkFollowedStore):
 
     # -- ZooKeeper helpers -----------------------------------------------------------
 
-    def _try_commit(self, txn: Any, retry_on: tuple[type[Exception], ...]) -> bool:
-        """Commit a multi-op; ``True`` if applied, ``False`` to retry after a race."""
+    def _try_commit(self, txn: Any, races: tuple[type[Exception], ...] = ()) -> bool:
+        """Commit a multi-op; ``True`` if applied, ``False`` to retry after a race
+        (``ZkFollowedStore._commit_or_retry``), its errors as the token store's."""
         try:
-            failures = self._commit(txn)
-        except TokenStoreUnavailable as exc:
+            return self._commit_or_retry(txn, races)
+        except CommitOutcomeUnknown as exc:
             raise TokenStoreUnavailable(
                 f"connection lost during the write; it may or may not have been applied: {exc}"
             ) from None
-        if not failures:
-            return True
-        if any(isinstance(f, retry_on) for f in failures):
-            # A concurrent writer won, or a parent vanished: recreate and retry.
-            self._zk.ensure_paths()
-            return False
-        raise TokenStoreError(f"ZooKeeper refused the write: {type(failures[0]).__name__}")
+        except CommitRefused as exc:
+            raise TokenStoreError(f"ZooKeeper refused the write: {exc}") from None
 
     def _read_tokens(self, token_ids: Sequence[str]) -> dict[str, TokenInformation | None]:
-        """Pipelined reads; ``None`` for an absent, empty or malformed znode (logged)."""
-        out: dict[str, TokenInformation | None] = {}
-        paths = {}
-        for token_id in token_ids:
-            try:
-                paths[token_id] = token_path(token_id)
-            except MalformedToken:
-                out[token_id] = None
-        datas = self._read_many(list(paths.values()))
-        for (token_id, path), data in zip(paths.items(), datas, strict=True):
-            out[token_id] = None if data is None else _decode(path, token_id, data)
-        return out
+        """Pipelined reads; ``None`` for an absent, empty or malformed znode (logged),
+        or an id that names no znode (``MalformedToken``)."""
+        return self._read_each(token_ids, token_path, _decode, None)
 
 
-def _decode(path: str, token_id: str, data: bytes | None) -> TokenInformation | None:
-    return decode_stored(data, token_id, f"token znode {path}", _log)
+def _decode(token_id: str, path: str, data: bytes | None) -> TokenInformation | None:
+    return None if data is None else decode_stored(data, token_id, f"token znode {path}", _log)

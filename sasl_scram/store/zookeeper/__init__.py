@@ -3,7 +3,8 @@
 Besides :class:`ZooKeeperCredentialStore` it exports the pieces a token store
 reuses: the base of a followed store (:class:`ZkFollowedStore`: session, change
 watcher, staleness and fail-closed bookkeeping, pipelined reads, multi-op
-commits with their notification), the session (:class:`ZkSession`: bounded
+commits with their notification and their optimistic retry,
+:data:`MAX_WRITE_ATTEMPTS`), the session (:class:`ZkSession`: bounded
 requests, fail-closed errors, every create with its path's ACL), the change-notification watcher
 (:class:`ZkChangeWatcher`), the SASL and ACL choices (:class:`ZooKeeperSecurity`),
 TLS (:class:`ZooKeeperTls`) and Kafka's ``Sanitizer`` for znode names.
@@ -13,6 +14,9 @@ kazoo is imported only when a session is opened.
 from __future__ import annotations
 
 from sasl_scram.store.zookeeper._followed import (
+    MAX_WRITE_ATTEMPTS,
+    CommitOutcomeUnknown,
+    CommitRefused,
     ZkFollowedStore,
     ZkStoreKind,
 )
@@ -52,8 +56,11 @@ __all__ = [
     "DEFAULT_NOTIFICATION_EXPIRY",
     "DEFAULT_REQUEST_TIMEOUT",
     "JAAS_FILE_KEY",
+    "MAX_WRITE_ATTEMPTS",
     "SET_ACL_KEY",
     "TLS_KEYS",
+    "CommitOutcomeUnknown",
+    "CommitRefused",
     "SanitizerError",
     "ZkChangeWatcher",
     "ZkFollowedStore",

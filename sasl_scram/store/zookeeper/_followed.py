@@ -6,8 +6,8 @@ the store's change notifications (``ZkNodeChangeNotificationListener``), the
 :class:`~sasl_scram.store.Freshness` bookkeeping that makes reads fail closed
 after ``max_staleness`` without ZooKeeper, the listeners, and the request
 helpers both stores use (pipelined reads, multi-op commits with their
-sequential notification). A subclass says what a full reload and one
-notification mean for its data.
+sequential notification, and the optimistic retry of a write). A subclass
+says what a full reload and one notification mean for its data.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS, Freshness
 from sasl_scram.store._kind import StoreBase, StoreKind
@@ -27,10 +27,35 @@ from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY, ZkC
 if TYPE_CHECKING:
     from kazoo.client import KazooClient
 
-__all__ = ["ZkFollowedStore", "ZkStoreKind"]
+__all__ = [
+    "MAX_WRITE_ATTEMPTS",
+    "CommitOutcomeUnknown",
+    "CommitRefused",
+    "ZkFollowedStore",
+    "ZkStoreKind",
+]
 
 # Outstanding reads at once during a full load (pipelined, bounded).
 _READ_BATCH = 1000
+
+# Attempts at one write (optimistic concurrency): each retry follows a
+# concurrent writer's win or a vanished parent and starts from a fresh read.
+MAX_WRITE_ATTEMPTS = 20
+
+_T = TypeVar("_T")
+
+
+class CommitOutcomeUnknown(Exception):
+    """The connection failed during a commit: the write may or may not have been applied."""
+
+
+class CommitRefused(Exception):
+    """ZooKeeper refused a multi-op for a reason a retry would not cure; nothing was
+    written. The message names the first failure's type; ``failures`` holds them all."""
+
+    def __init__(self, failures: list[Exception]) -> None:
+        super().__init__(type(failures[0]).__name__)
+        self.failures = failures
 
 
 class ZkStoreKind(StoreKind):
@@ -281,24 +306,64 @@ class ZkFollowedStore(StoreBase):
                 out.append(data)
         return out
 
+    def _read_each(
+        self,
+        keys: Sequence[str],
+        path_of: Callable[[str], str],
+        decode: Callable[[str, str, bytes | None], _T],
+        invalid: _T,
+    ) -> dict[str, _T]:
+        """Read each key's znode (:meth:`_read_many`): ``decode(key, path, data)``, with
+        ``data`` ``None`` for an absent znode; a key that names no znode
+        (``path_of`` raises ``ValueError``) gets ``invalid`` (one object for all such
+        keys: callers only read it) without a read."""
+        out: dict[str, _T] = {}
+        paths: dict[str, str] = {}
+        for key in keys:
+            try:
+                paths[key] = path_of(key)
+            except ValueError:
+                out[key] = invalid
+        datas = self._read_many(list(paths.values()))
+        for (key, path), data in zip(paths.items(), datas, strict=True):
+            out[key] = decode(key, path, data)
+        return out
+
     def _notify_in(self, txn: Any, data: bytes) -> None:
         """Add the sequential change notification to a multi-op (one commit, never one
         without the other)."""
         kind = self.kind
         self._zk.create_in(txn, f"{kind.changes_path}/{kind.change_prefix}", data, sequence=True)
 
-    def _commit(self, txn: Any) -> list[Exception]:
-        """Commit a multi-op; returns the real failures (none: it was applied).
+    def _commit_or_retry(self, txn: Any, races: tuple[type[Exception], ...] = ()) -> bool:
+        """Commit one write attempt's multi-op: ``True`` once applied, ``False`` when the
+        write must start again from a fresh read (at most :data:`MAX_WRITE_ATTEMPTS`
+        times): a concurrent writer won (a failure in ``races``, e.g. kazoo's
+        ``BadVersionError``) or a parent vanished (``NoNodeError``: the paths are
+        recreated first).
 
         Raises:
-            unavailable: the connection failed mid-request (outcome unknown).
+            CommitOutcomeUnknown: the connection failed mid-commit.
+            CommitRefused: ZooKeeper refused it otherwise; nothing was written.
+            unavailable: the paths could not be recreated; nothing was written.
         """
-        results = self._zk.call(txn.commit_async())
-        return [
-            r
-            for r in results
-            if isinstance(r, Exception) and not isinstance(r, self._zk.ex.RolledBackError)
+        ex = self._zk.ex
+        try:
+            results = self._zk.call(txn.commit_async())
+        except self.kind.unavailable as exc:
+            raise CommitOutcomeUnknown(str(exc)) from None
+        # Every operation after the failed one reports RolledBackError: not a cause.
+        failures = [
+            r for r in results if isinstance(r, Exception) and not isinstance(r, ex.RolledBackError)
         ]
+        if not failures:
+            return True
+        if any(isinstance(f, ex.NoNodeError) for f in failures):
+            self._zk.ensure_paths()
+            return False
+        if races and any(isinstance(f, races) for f in failures):
+            return False
+        raise CommitRefused(failures)
 
     def _teardown(self) -> None:
         self._fresh.close()

@@ -45,9 +45,10 @@ from sasl_scram.store.zookeeper._format import (
     decode_config,
     notification_user,
     scram_keys,
+    user_path,
 )
 from sasl_scram.store.zookeeper._multiread import MultiReadUnsupported, read_many
-from sasl_scram.store.zookeeper._sanitizer import SanitizerError, desanitize, sanitize
+from sasl_scram.store.zookeeper._sanitizer import SanitizerError, desanitize
 from sasl_scram.store.zookeeper._session import ZkSession
 from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY
 from sasl_scram.store.zookeeper._writes import ZkCredentialWrites
@@ -292,17 +293,8 @@ class ZooKeeperCredentialStore(ZkCredentialWrites):
             except MultiReadUnsupported as exc:
                 _log.info("multiRead unavailable (%s); reading znodes one by one", exc)
                 self._multiread = False
-        out: dict[str, dict[str, object] | None] = {}
-        paths = {}
-        for user in users:
-            try:
-                paths[user] = f"{USERS_PATH}/{sanitize(user)}"
-            except SanitizerError:
-                out[user] = {}
-        datas = self._read_many(list(paths.values()))
-        for (user, path), data in zip(paths.items(), datas, strict=True):
-            out[user] = _user_config(path, data)
-        return out
+        # A name Sanitizer cannot encode names no znode: no credentials.
+        return self._read_each(users, user_path, lambda _, path, data: _user_config(path, data), {})
 
     def _read_configs_multi(self, users: Sequence[str]) -> dict[str, dict[str, object] | None]:
         out: dict[str, dict[str, object] | None] = {}
@@ -311,7 +303,7 @@ class ZooKeeperCredentialStore(ZkCredentialWrites):
             batch = []
             for user in users[start : start + _MULTIREAD_BATCH]:
                 try:
-                    batch.append((user, f"{USERS_PATH}/{sanitize(user)}"))
+                    batch.append((user, user_path(user)))
                 except SanitizerError:
                     out[user] = {}
             pending.append((batch, read_many(self._client, [p for _, p in batch])))

@@ -16,27 +16,25 @@ from typing import Any
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import _kip554
 from sasl_scram.store._api import AlterResult, CredentialStoreUnavailable
-from sasl_scram.store.zookeeper._followed import ZkFollowedStore
+from sasl_scram.store.zookeeper._followed import (
+    MAX_WRITE_ATTEMPTS,
+    CommitOutcomeUnknown,
+    CommitRefused,
+    ZkFollowedStore,
+)
 from sasl_scram.store.zookeeper._format import (
-    USERS_PATH,
     MalformedZnode,
     decode_config,
     encode_config,
     encode_notification,
     scram_keys,
+    user_path,
 )
-from sasl_scram.store.zookeeper._sanitizer import SanitizerError, sanitize
+from sasl_scram.store.zookeeper._sanitizer import SanitizerError
 
 __all__ = ["ZkCredentialWrites"]
 
 _log = logging.getLogger("sasl_scram.store.zookeeper")
-
-# Optimistic-concurrency retries for one user's alteration.
-_MAX_WRITE_ATTEMPTS = 20
-
-
-class _Retry(Exception):
-    """A concurrent writer won, or a parent vanished: re-read and re-apply."""
 
 
 class ZkCredentialWrites(ZkFollowedStore):
@@ -45,10 +43,10 @@ class ZkCredentialWrites(ZkFollowedStore):
     def _alter_user(self, alteration: _kip554.UserAlteration) -> AlterResult:
         user = alteration.user
         try:
-            path = f"{USERS_PATH}/{sanitize(user)}"
+            path = user_path(user)
         except SanitizerError as exc:
             return AlterResult(user, ErrorCode.UNACCEPTABLE_CREDENTIAL, str(exc))
-        for _ in range(_MAX_WRITE_ATTEMPTS):
+        for _ in range(MAX_WRITE_ATTEMPTS):
             if not self._zk.connected():
                 return _not_applied(user, "ZooKeeper is unreachable")
             try:
@@ -66,20 +64,16 @@ class ZkCredentialWrites(ZkFollowedStore):
             outcome = _kip554.resolve_user(alteration, scram_keys(config))
             if isinstance(outcome, AlterResult):
                 return outcome
-            try:
-                return self._write_user(user, path, stat, _new_config(config, outcome))
-            except _Retry:
-                continue
+            result = self._write_user(user, path, stat, _new_config(config, outcome))
+            if result is not None:
+                return result
         return _not_applied(user, "too many concurrent alterations of this user")
 
     def _write_user(
         self, user: str, path: str, stat: Any, new_config: dict[str, object]
-    ) -> AlterResult:
-        """One attempt: the user znode and its notification in one multi-op.
-
-        Raises:
-            _Retry: a concurrent writer won, or a parent path vanished.
-        """
+    ) -> AlterResult | None:
+        """One attempt: the user znode and its notification in one multi-op; ``None``
+        when a concurrent writer won or a parent path vanished (re-read and re-apply)."""
         txn = self._client.transaction()
         if stat is None:
             self._zk.create_in(txn, path, encode_config(new_config))
@@ -89,27 +83,19 @@ class ZkCredentialWrites(ZkFollowedStore):
         else:
             txn.set_data(path, encode_config(new_config), version=stat.version)
         self._notify_in(txn, encode_notification(user))
-        try:
-            failures = self._commit(txn)
-        except CredentialStoreUnavailable as exc:
-            return _unknown_outcome(user, str(exc))
-        if not failures:
-            return AlterResult(user)
         ex = self._zk.ex
-        if any(isinstance(f, ex.NoNodeError) for f in failures):
-            # A parent path vanished (or the user node did): recreate and retry.
-            try:
-                self._zk.ensure_paths()
-            except CredentialStoreUnavailable as exc:
-                return _not_applied(user, str(exc))
-            raise _Retry
-        if any(
-            isinstance(f, (ex.BadVersionError, ex.NodeExistsError, ex.NotEmptyError))
-            for f in failures
-        ):
-            raise _Retry
-        _log.warning("ZooKeeper refused the alteration of %s: %r", path, failures)
-        return _not_applied(user, f"ZooKeeper refused the write: {type(failures[0]).__name__}")
+        try:
+            applied = self._commit_or_retry(
+                txn, races=(ex.BadVersionError, ex.NodeExistsError, ex.NotEmptyError)
+            )
+        except CommitOutcomeUnknown as exc:
+            return _unknown_outcome(user, str(exc))
+        except CredentialStoreUnavailable as exc:  # the vanished paths were not recreated
+            return _not_applied(user, str(exc))
+        except CommitRefused as exc:
+            _log.warning("ZooKeeper refused the alteration of %s: %r", path, exc.failures)
+            return _not_applied(user, f"ZooKeeper refused the write: {exc}")
+        return AlterResult(user) if applied else None
 
 
 def _new_config(config: dict[str, object], outcome: _kip554.UserChange) -> dict[str, object]:

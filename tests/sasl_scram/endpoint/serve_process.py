@@ -1,19 +1,17 @@
 """A real ``kafka-scram serve`` process and a raw Kafka-protocol peer for hostile tests.
 
-The server runs as its own process so that its memory (RSS from
-``/proc/<pid>/status``) can be measured; the peer speaks the wire protocol
-byte by byte, so it can do what no well-behaved client does.
+The server runs as its own process (:class:`tests.serve_process.ServeProcess`)
+so that its memory (RSS from ``/proc/<pid>/status``) can be measured; the peer
+speaks the wire protocol byte by byte, so it can do what no well-behaved client
+does.
 """
 
 from __future__ import annotations
 
 import base64
-import os
-import signal
+import contextlib
 import socket
 import struct
-import subprocess
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,9 +19,8 @@ from typing import Any
 from sasl_scram import SCRAM_SHA_256, SaltedPasswordCache, ScramClient, ScramMechanism, _crypto
 from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
 from sasl_scram.store import SQLiteCredentialStore
-from tests.cli_process import EXE, child_env
 from tests.endpoint_harness import seed_users
-from tests.zookeeper_server import free_port
+from tests.serve_process import ServeProcess
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, API_VERSIONS = 17, 36, 3, 18
 
@@ -38,8 +35,9 @@ def seed(db: Path) -> None:
         store.close()
 
 
-class Serve:
-    """``kafka-scram serve`` on a free loopback port, its log in a file."""
+class Serve(ServeProcess):
+    """``kafka-scram serve`` on the SQLite store ``db`` with admin as its super user,
+    started on entering a ``with`` block (see :class:`tests.serve_process.ServeProcess`)."""
 
     def __init__(
         self,
@@ -48,69 +46,16 @@ class Serve:
         properties: Mapping[str, str] | None = None,
         umask: int | None = None,
     ) -> None:
-        self.port = free_port()
         props = {
-            "listeners": f"SASL_PLAINTEXT://127.0.0.1:{self.port}",
             "scram.credential.store.path": str(db),
             "super.users": "User:admin",
             **(properties or {}),
         }
-        config = tmp_path / f"server-{self.port}.properties"
-        config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-        self.log = tmp_path / f"serve-{self.port}.log"
-
-        def set_umask() -> None:
-            if umask is not None:
-                os.umask(umask)
-
-        with self.log.open("w") as log:
-            self.proc = subprocess.Popen(
-                [EXE, "serve", "--config", str(config)],
-                env=child_env(),
-                stdout=subprocess.PIPE,
-                stderr=log,
-                text=True,
-                preexec_fn=set_umask,  # only os.umask, before exec
-            )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert "kafka-scram endpoint ready" in line, self.log.read_text()
-
-    def rss(self) -> int:
-        """The server's resident set size in bytes."""
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-        raise AssertionError("no VmRSS")
-
-    def wait_for_log(self, text: str, timeout: float = 10) -> str:
-        """The first log line containing ``text`` (the log is written as events happen)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for line in self.log.read_text().splitlines():
-                if text in line:
-                    return line
-            time.sleep(0.02)
-        raise AssertionError(f"{text!r} not logged: {self.log.read_text()[-2000:]}")
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.communicate(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.communicate()
-
-    def __enter__(self) -> Serve:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().__init__(tmp_path, props, umask=umask)
 
 
-class Peer:
-    """One raw connection speaking Kafka's protocol."""
+class Peer(contextlib.AbstractContextManager["Peer"]):
+    """One raw connection speaking Kafka's protocol; closed on leaving a ``with`` block."""
 
     def __init__(self, port: int, timeout: float = 15) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
@@ -176,6 +121,9 @@ class Peer:
 
     def close(self) -> None:
         self.sock.close()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def forged_final(

@@ -58,8 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
 
 @pytest.mark.parametrize("forge", ["prefix", "client-nonce-twice"])
 def test_client_final_nonce_must_equal_the_servers(server: Serve, forge: str) -> None:
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         client = ScramClient(SCRAM_SHA_256, *ALICE)
         client_first = client.client_first()
         server_first = peer.server_first(client_first)
@@ -70,8 +69,6 @@ def test_client_final_nonce_must_equal_the_servers(server: Serve, forge: str) ->
         answer = peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})
         assert answer["error_code"] == 58
         assert answer["error_message"] == GENERIC.format("SCRAM-SHA-256")
-    finally:
-        peer.close()
 
 
 # -- 2. back-pressure ----------------------------------------------------------------------
@@ -117,23 +114,17 @@ def test_pipelining_before_login_without_reading_is_bounded(server: Serve, versi
     if version == 99:
         header = struct.pack(">hhih", API_VERSIONS, 99, 1, -1)
         frame = struct.pack(">i", len(header)) + header
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         sent, growth = _pipeline_without_reading(server, peer, frame)
-    finally:
-        peer.close()
     assert growth <= 4 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
 
 
 def test_pipelining_after_login_without_reading_is_bounded(server: Serve) -> None:
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         assert peer.login(*ALICE)["error_code"] == 0
         # ApiVersions v0 (answered without a handler) and Metadata (a handler).
         frame = encode_request(API_VERSIONS, 0, 1, None, {}) + metadata_request(10, 8)
         sent, growth = _pipeline_without_reading(server, peer, frame)
-    finally:
-        peer.close()
     assert growth <= 4 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
 
 
@@ -176,11 +167,8 @@ def _logins_while(
         for i in range(60):  # a fresh login every 50 ms for 3 s
             scheduled = start + i * 0.05
             time.sleep(max(0.0, scheduled - time.monotonic()))
-            peer = Peer(server.port, timeout=30)
-            try:
+            with Peer(server.port, timeout=30) as peer:
                 assert peer.login(*ADMIN, cache=cache)["error_code"] == 0
-            finally:
-                peer.close()
             # From the scheduled start: a stall delays every login due meanwhile.
             latencies.append(time.monotonic() - scheduled)
             peak[0] = max(peak[0], server.rss())
@@ -217,24 +205,18 @@ def test_a_super_users_big_metadata_is_decoded_and_answered_off_the_loop(server:
 
 def test_a_super_user_keeps_kafkas_request_limit(server: Serve) -> None:
     # 20,000 topics: over a user's array cap and 1 MiB frame cap, under socket.request.max.bytes.
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         assert peer.login(*ADMIN)["error_code"] == 0
         peer.sock.sendall(metadata_request(20_000, name_size=60))
         answer = peer.receive(METADATA, 1)
         assert len(answer["topics"]) == 20_000
-    finally:
-        peer.close()
 
 
 def test_a_user_over_the_array_cap_is_disconnected(server: Serve) -> None:
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         assert peer.login(*ALICE)["error_code"] == 0
         peer.sock.sendall(metadata_request(10_001, name_size=8))
         assert peer.closed()
-    finally:
-        peer.close()
 
 
 # -- 6, 7. KIP-368 as Kafka does it -----------------------------------------------------
@@ -243,8 +225,7 @@ def test_a_user_over_the_array_cap_is_disconnected(server: Serve) -> None:
 def test_second_reauthentication_within_a_second_is_refused_and_session_stays(
     server: Serve,
 ) -> None:
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         assert peer.login(*ALICE)["error_code"] == 0
         # The first re-authentication right after login is allowed.
         assert peer.login(*ALICE)["error_code"] == 0
@@ -253,13 +234,10 @@ def test_second_reauthentication_within_a_second_is_refused_and_session_stays(
         # The old session stays usable.
         metadata = peer.call(METADATA, 1, {"topics": None})
         assert metadata["brokers"][0]["port"] == server.port
-    finally:
-        peer.close()
 
 
 def test_principal_change_during_reauthentication_gets_kafkas_text(server: Serve) -> None:
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         assert peer.login(*ALICE)["error_code"] == 0
         answer = peer.login(*ADMIN)
         assert answer["error_code"] == 58
@@ -267,8 +245,6 @@ def test_principal_change_during_reauthentication_gets_kafkas_text(server: Serve
             "Cannot change principals during re-authentication from User.alice: User.admin"
         )
         assert peer.closed()
-    finally:
-        peer.close()
 
 
 # -- 8. failed logins are traceable -------------------------------------------------------
@@ -277,27 +253,21 @@ def test_principal_change_during_reauthentication_gets_kafkas_text(server: Serve
 @pytest.mark.parametrize("mech", [SCRAM_SHA_256, SCRAM_SHA_512])
 def test_failed_login_is_logged_with_peer_listener_and_mechanism(server: Serve, mech) -> None:  # type: ignore[no-untyped-def]
     wrong = "not-alices-password-" + mech.mechanism_name
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         assert peer.login("alice", wrong, mech)["error_code"] == 58
         port = peer.local_port
-    finally:
-        peer.close()
     line = server.wait_for_log(f"Failed authentication with /127.0.0.1:{port} ")
     assert " INFO " in line or " WARNING " in line
     assert "listener SASL_PLAINTEXT" in line and f"mechanism {mech.mechanism_name}" in line
     assert "'alice'" in line
-    assert wrong not in server.log.read_text()
+    assert wrong not in server.log_text()
 
 
 def test_a_long_claimed_name_is_cut_in_the_failed_login_line(server: Serve) -> None:
     name = "n" * 50_000
-    peer = Peer(server.port)
-    try:
+    with Peer(server.port) as peer:
         assert peer.login(name, "whatever", SCRAM_SHA_256)["error_code"] == 58
         port = peer.local_port
-    finally:
-        peer.close()
     line = server.wait_for_log(f"Failed authentication with /127.0.0.1:{port} ")
     assert "nnnn" in line and len(line) < 1_000
 
@@ -306,11 +276,8 @@ def test_a_long_claimed_name_is_cut_in_the_failed_login_line(server: Serve) -> N
 
 
 def _decoy(port: int, user: str = "nobody-here") -> tuple[str, int]:
-    peer = Peer(port)
-    try:
+    with Peer(port) as peer:
         first = peer.server_first(ScramClient(SCRAM_SHA_256, user, "x").client_first()).decode()
-    finally:
-        peer.close()
     fields = dict(part.split("=", 1) for part in first.split(","))
     return fields["s"], int(fields["i"])
 
@@ -355,16 +322,13 @@ def test_decoy_secret_override_is_shared_by_whoever_sets_it(tmp_path: Path) -> N
 def test_unknown_and_known_users_cost_the_same_first_step(server: Serve) -> None:
     # Each probe is a new connection; the first step's round trip is timed.
     def first_step(user: str) -> float:
-        peer = Peer(server.port)
-        try:
+        with Peer(server.port) as peer:
             shake = peer.call(SASL_HANDSHAKE, 1, {"mechanism": "SCRAM-SHA-512"})
             assert shake["error_code"] == 0
             client = ScramClient(SCRAM_SHA_512, user, "x")
             t0 = time.perf_counter()
             peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": client.client_first()})
             return time.perf_counter() - t0
-        finally:
-            peer.close()
 
     known: list[float] = []
     unknown: list[float] = []

@@ -8,6 +8,7 @@ the admin API cannot open a new connection afterwards.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import itertools
 import logging
 import subprocess
@@ -27,6 +28,8 @@ GENERIC = (
     "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"
 )
 BAD_LOGINS = [("alice", "wrong-password"), ("nobody", "whatever")]
+# The same, plus alice after the admin API deleted her (see bad_login).
+BAD_LOGINS_AND_DELETED = [*BAD_LOGINS, ("deleted", "alice-secret")]
 _ids = itertools.count()
 
 
@@ -181,18 +184,10 @@ def test_kafka_python(endpoint: RunningEndpoint, mech: str) -> None:
         consumer.close()
 
 
-@pytest.mark.parametrize("mech", MECHS)
-@pytest.mark.parametrize(("user", "password"), [*BAD_LOGINS, ("deleted", "alice-secret")])
-def test_kafka_python_bad_login(
-    endpoint: RunningEndpoint, capture: Capture, mech: str, user: str, password: str
-) -> None:
+def kp_login(ep: RunningEndpoint, mech: str, user: str, password: str) -> None:
     from kafka import KafkaAdminClient
-    from kafka.errors import KafkaError
 
-    user = bad_login(endpoint, user)
-    with pytest.raises(KafkaError):
-        KafkaAdminClient(**kp_kwargs(endpoint, mech, user, password))
-    assert any(GENERIC.format(mech) in m for m in capture.messages)
+    KafkaAdminClient(**kp_kwargs(ep, mech, user, password)).close()
 
 
 # -- aiokafka 0.14 ------------------------------------------------------------------------
@@ -217,16 +212,31 @@ def test_aiokafka_metadata(endpoint: RunningEndpoint, mech: str) -> None:
     assert [(b.nodeId, b.port) for b in brokers] == [(1, endpoint.port)]
 
 
-@pytest.mark.parametrize("mech", MECHS)
-@pytest.mark.parametrize(("user", "password"), [*BAD_LOGINS, ("deleted", "alice-secret")])
-def test_aiokafka_bad_login(
-    endpoint: RunningEndpoint, capture: Capture, mech: str, user: str, password: str
-) -> None:
-    from aiokafka.errors import KafkaError
+def aio_login(ep: RunningEndpoint, mech: str, user: str, password: str) -> None:
+    asyncio.run(aio_bootstrap(ep, mech, user, password))
 
+
+# -- kafka-python and aiokafka: bad logins -----------------------------------------------
+
+# The Python clients' logins and the module of the KafkaError each raises (imported
+# when the test runs: the clients are optional).
+PYTHON_LOGINS = {
+    "kafka-python": (kp_login, "kafka.errors"),
+    "aiokafka": (aio_login, "aiokafka.errors"),
+}
+
+
+@pytest.mark.parametrize("client", PYTHON_LOGINS)
+@pytest.mark.parametrize("mech", MECHS)
+@pytest.mark.parametrize(("user", "password"), BAD_LOGINS_AND_DELETED)
+def test_python_client_bad_login(
+    endpoint: RunningEndpoint, capture: Capture, client: str, mech: str, user: str, password: str
+) -> None:
+    login, errors = PYTHON_LOGINS[client]
+    kafka_error: type[Exception] = importlib.import_module(errors).KafkaError
     user = bad_login(endpoint, user)
-    with pytest.raises(KafkaError):
-        asyncio.run(aio_bootstrap(endpoint, mech, user, password))
+    with pytest.raises(kafka_error):
+        login(endpoint, mech, user, password)
     assert any(GENERIC.format(mech) in m for m in capture.messages), capture.messages[-5:]
 
 
@@ -272,7 +282,7 @@ def test_kcat_with_old_librdkafka_is_refused_like_kafka(
 
 
 @pytest.mark.parametrize("mech", MECHS)
-@pytest.mark.parametrize(("user", "password"), [*BAD_LOGINS, ("deleted", "alice-secret")])
+@pytest.mark.parametrize(("user", "password"), BAD_LOGINS_AND_DELETED)
 def test_kcat_bad_login(endpoint: RunningEndpoint, mech: str, user: str, password: str) -> None:
     user = bad_login(endpoint, user)
     proc = kcat(endpoint, mech, user, password, wait_s=2)
@@ -349,7 +359,7 @@ def test_java_clients(endpoint: RunningEndpoint, java_clients: JavaHarness, mech
 
 @pytest.mark.java
 @pytest.mark.parametrize("mech", MECHS)
-@pytest.mark.parametrize(("user", "password"), [*BAD_LOGINS, ("deleted", "alice-secret")])
+@pytest.mark.parametrize(("user", "password"), BAD_LOGINS_AND_DELETED)
 def test_java_bad_login(
     endpoint: RunningEndpoint, java_clients: JavaHarness, mech: str, user: str, password: str
 ) -> None:

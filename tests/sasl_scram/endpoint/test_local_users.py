@@ -33,11 +33,8 @@ def test_serve_creates_its_state_owner_only(tmp_path: Path) -> None:
     with Serve(tmp_path, db, props, umask=0) as serve:
         # The bootstrap files are written after the ready line: wait for them.
         serve.wait_for_log("Listening on")
-        peer = Peer(serve.port)
-        try:
+        with Peer(serve.port) as peer:
             assert peer.login("nobody", "x")["error_code"] == 58
-        finally:
-            peer.close()
         for _ in range(500):
             if (state / "admin-kcat.conf").exists():
                 break
@@ -89,11 +86,8 @@ def test_a_store_readable_by_others_gets_a_warning_naming_it(tmp_path: Path) -> 
     with Serve(tmp_path, db) as serve:
         line = serve.wait_for_log(f"{db} is readable or writable by group or others")
         assert " WARNING " in line
-        peer = Peer(serve.port)
-        try:
+        with Peer(serve.port) as peer:
             assert peer.login(*ALICE)["error_code"] == 0
-        finally:
-            peer.close()
 
 
 def test_a_shared_bootstrap_password_file_gets_a_warning(tmp_path: Path) -> None:

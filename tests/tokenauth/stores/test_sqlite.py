@@ -3,6 +3,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from tests.sqlite_rows import insert_rows
 from tests.tokenauth.conftest import ALICE
 from tokenauth import SQLiteTokenStore, TokenInformation, encode_token
 
@@ -25,13 +26,13 @@ def test_rows_hold_the_zookeeper_json(tmp_path: Path) -> None:
 def test_malformed_rows_are_skipped(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     SQLiteTokenStore(path, poll_interval=0).close()
-    db = sqlite3.connect(path)
-    db.execute("INSERT INTO delegation_tokens VALUES ('bad', ?)", (b'{"version":7}',))
-    db.execute("INSERT INTO delegation_tokens VALUES ('junk', ?)", (b"junk",))
-    db.execute("INSERT INTO delegation_tokens VALUES ('other', ?)", (encode_token(info("x")),))
-    db.execute("INSERT INTO delegation_tokens VALUES ('good', ?)", (encode_token(info("good")),))
-    db.commit()
-    db.close()
+    rows = [
+        ("bad", b'{"version":7}'),
+        ("junk", b"junk"),
+        ("other", encode_token(info("x"))),
+        ("good", encode_token(info("good"))),
+    ]
+    insert_rows(path, "delegation_tokens", rows)
     store = SQLiteTokenStore(path, poll_interval=0)
     assert [t.token_id for t in store.tokens()] == ["good"]
     store.close()

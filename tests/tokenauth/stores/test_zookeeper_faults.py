@@ -1,5 +1,6 @@
 """Token-store faults (issue 15): one ZooKeeper session shared with the credential
-store, the staleness key, and a token-store outage refused like a credential-store one."""
+store, a vanished parent recreated by both, the staleness key, and a token-store
+outage refused like a credential-store one."""
 
 from __future__ import annotations
 
@@ -44,6 +45,23 @@ def test_stores_of_different_processes_do_not_share(zookeeper_hosts: str) -> Non
     tokens = ZooKeeperTokenStore(zookeeper_hosts)
     try:
         assert creds.client is not tokens.client
+    finally:
+        creds.close()
+        tokens.close()
+
+
+def test_both_stores_recreate_a_vanished_parent_and_retry_the_write(zookeeper_hosts: str) -> None:
+    creds = ZooKeeperCredentialStore(zookeeper_hosts)
+    tokens = ZooKeeperTokenStore(zookeeper_hosts)
+    try:
+        # Deleted behind the stores' backs: each write's multi-op fails with
+        # NoNodeError; the shared commit recreates the paths and the retry succeeds.
+        creds.client.delete("/config/users", recursive=True)
+        tokens.client.delete("/delegation_token/tokens", recursive=True)
+        assert creds.alter([], [ups("alice")]) == [ok("alice")]
+        tokens.put(TokenInformation("t1", ALICE, ALICE, (), 1, 2, 3))
+        assert creds.client.exists("/config/users/alice") is not None
+        assert tokens.client.exists("/delegation_token/tokens/t1") is not None
     finally:
         creds.close()
         tokens.close()

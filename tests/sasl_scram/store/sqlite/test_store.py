@@ -14,6 +14,7 @@ import pytest
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram.store import SQLiteCredentialStore
 from tests.sasl_scram.store.test_contract import ok, ups, wait_for
+from tests.sqlite_rows import insert_rows
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -115,10 +116,7 @@ def test_purged_change_log_forces_full_reload(tmp_path: Path) -> None:
 def test_corrupt_row_is_skipped(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
     SQLiteCredentialStore(db, poll_interval=0).close()
-    con = sqlite3.connect(db)
-    con.execute("INSERT INTO scram_credentials VALUES ('x', 'SCRAM-SHA-256', 'garbage')")
-    con.commit()
-    con.close()
+    insert_rows(db, "scram_credentials", [("x", "SCRAM-SHA-256", "garbage")])
     store = SQLiteCredentialStore(db, poll_interval=0)
     try:
         assert store.lookup("x", SCRAM_SHA_256) is None
