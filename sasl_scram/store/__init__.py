@@ -39,7 +39,7 @@ from sasl_scram.store._freshness import (
 )
 from sasl_scram.store._kind import StoreBase, StoreKind
 from sasl_scram.store._listeners import ListenerSet
-from sasl_scram.store._location import SCHEMES, open_location, parse_location
+from sasl_scram.store._location import SCHEMES, Backends, open_location, parse_location
 from sasl_scram.store._memory import InMemoryCredentialStore
 from sasl_scram.store._open import open_store
 from sasl_scram.store.sqlite import SQLiteCredentialStore
@@ -57,6 +57,7 @@ __all__ = [
     "MAX_STALENESS_KEY",
     "SCHEMES",
     "AlterResult",
+    "Backends",
     "CredentialInfo",
     "CredentialLookup",
     "CredentialStore",

@@ -4,13 +4,22 @@ parsed once for the credential stores and ``tokenauth``'s token stores."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
-__all__ = ["SCHEMES", "open_location", "parse_location"]
-
-SCHEMES = ("sqlite", "zookeeper", "memory")
+__all__ = ["SCHEMES", "Backends", "open_location", "parse_location"]
 
 T = TypeVar("T")
+
+
+class Backends(NamedTuple, Generic[T]):
+    """What opens each scheme of a location: a path, a connect string, nothing."""
+
+    sqlite: Callable[..., T]
+    zookeeper: Callable[..., T]
+    memory: Callable[..., T]
+
+
+SCHEMES: tuple[str, ...] = Backends._fields
 
 
 def parse_location(location: str, what: str = "store") -> tuple[str, str]:
@@ -35,18 +44,19 @@ def parse_location(location: str, what: str = "store") -> tuple[str, str]:
 
 def open_location(
     location: str,
-    backends: Mapping[str, Callable[..., T]],
+    backends: Backends[T],
     *,
     what: str,
     options: Mapping[str, Any],
 ) -> T:
-    """Open the backend ``location`` names: ``backends[scheme](target, **options)``
+    """Open the backend ``location`` names: ``backends.<scheme>(target, **options)``
     (``memory`` gets the options only).
 
     Raises:
         ValueError: see :func:`parse_location`.
     """
     scheme, target = parse_location(location, what)
+    backend: Callable[..., T] = getattr(backends, scheme)
     if scheme == "memory":
-        return backends[scheme](**options)
-    return backends[scheme](target, **options)
+        return backend(**options)
+    return backend(target, **options)

@@ -5,18 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from sasl_scram.store._api import CredentialStore
-from sasl_scram.store._location import open_location
+from sasl_scram.store._location import Backends, open_location
 from sasl_scram.store._memory import InMemoryCredentialStore
 from sasl_scram.store.sqlite import SQLiteCredentialStore
 from sasl_scram.store.zookeeper import ZooKeeperCredentialStore
 
 __all__ = ["open_store"]
 
-_BACKENDS: dict[str, Any] = {
-    "memory": InMemoryCredentialStore,
-    "sqlite": SQLiteCredentialStore,
-    "zookeeper": ZooKeeperCredentialStore,
-}
+_BACKENDS: Backends[CredentialStore] = Backends(
+    SQLiteCredentialStore, ZooKeeperCredentialStore, InMemoryCredentialStore
+)
 
 
 def open_store(location: str, **options: Any) -> CredentialStore:

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sasl_scram.store import open_location
+from sasl_scram.store import Backends, open_location
 from tokenauth.stores._api import InMemoryTokenStore, TokenStore
 from tokenauth.stores._sqlite import SQLiteTokenStore
 from tokenauth.stores._zookeeper import ZooKeeperTokenStore
 
 __all__ = ["open_token_store"]
 
-_BACKENDS: dict[str, Any] = {
-    "memory": InMemoryTokenStore,
-    "sqlite": SQLiteTokenStore,
-    "zookeeper": ZooKeeperTokenStore,
-}
+_BACKENDS: Backends[TokenStore] = Backends(
+    SQLiteTokenStore, ZooKeeperTokenStore, InMemoryTokenStore
+)
 
 
 def open_token_store(location: str, **options: Any) -> TokenStore:
