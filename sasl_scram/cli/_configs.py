@@ -25,8 +25,9 @@ from typing import Any, TextIO
 
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
-from sasl_scram.cli._main import CommandUsageError, add_command
+from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
+from sasl_scram.cli._texts import add_core_command
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import (
     AlterResult,
@@ -48,13 +49,6 @@ _SPLIT_KEY = re.compile(r"\s*=\s*" + _OUTSIDE_BRACKETS)
 _QUOTA_KEYS = frozenset(
     {"producer_byte_rate", "consumer_byte_rate", "request_percentage", "controller_mutation_rate"}
 )
-
-
-EPILOG = """examples:
-  kafka-scram configs --store sqlite:.kafka-scram/credentials.db --alter \\
-      --add-config 'SCRAM-SHA-512=[password=-]' --entity-type users --entity-name alice
-  kafka-scram configs --bootstrap-server 127.0.0.1:9092 \\
-      --command-config .kafka-scram/admin.properties --describe --entity-type users"""
 
 
 class CommandError(Exception):
@@ -225,19 +219,7 @@ def open_admin(args: argparse.Namespace) -> tuple[ScramAdmin, Dialect]:
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the ``configs`` subcommand."""
-    parser = add_command(
-        subparsers,
-        "configs",
-        _run,
-        summary="add, delete and describe users' SCRAM credentials (like kafka-configs)",
-        description=(
-            "Manage SCRAM credentials with kafka-configs' flags: "
-            "--alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret]' "
-            "--entity-type users --entity-name alice. password=- reads the password: "
-            "prompted twice without echo on a terminal, one line from a pipe."
-        ),
-        epilog=EPILOG,
-    )
+    parser = add_core_command(subparsers, "configs", _run)
     for backend in BACKENDS:
         parser.add_argument(
             *backend.flags, dest=backend.dest, metavar=backend.metavar, help=backend.help

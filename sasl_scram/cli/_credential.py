@@ -13,28 +13,15 @@ from sasl_scram._b64 import Base64Error, java_b64decode
 from sasl_scram._credential import ScramCredential
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
-from sasl_scram.cli._main import CommandUsageError, add_command
+from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
+from sasl_scram.cli._texts import add_core_command
 
 __all__ = ["register"]
 
-EPILOG = """examples:
-  kafka-scram credential --mechanism SCRAM-SHA-512 --password -
-  echo pencil | kafka-scram credential --mechanism SCRAM-SHA-256 --password - --iterations 8192"""
-
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = add_command(
-        subparsers,
-        "credential",
-        _run,
-        summary="print the Kafka SCRAM credential string for a password",
-        description=(
-            "Print salt=...,stored_key=...,server_key=...,iterations=N exactly as Kafka "
-            "formats a SCRAM credential."
-        ),
-        epilog=EPILOG,
-    )
+    parser = add_core_command(subparsers, "credential", _run)
     parser.add_argument(
         "--mechanism", required=True, choices=ScramMechanism.names(), help="SCRAM mechanism"
     )

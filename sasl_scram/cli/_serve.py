@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sasl_scram._errors import ScramConfigError, ScramError
-from sasl_scram.cli._main import add_command
+from sasl_scram.cli._texts import add_core_command
 from sasl_scram.config import Properties, parse_properties
 from sasl_scram.endpoint import (
     EVENT_LOOP_KEY,
@@ -28,22 +28,9 @@ __all__ = ["register"]
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
-EPILOG = """examples:
-  kafka-scram serve --config config/server.properties
-  kafka-scram serve --config config/server.properties --override listeners=SASL_PLAINTEXT://127.0.0.1:9093
-
-The keys, their defaults and what each accepts: docs/architecture.md."""
-
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
-    parser = add_command(
-        subparsers,
-        "serve",
-        _run,
-        summary="run the Kafka-protocol SCRAM endpoint",
-        description="Authenticate real Kafka clients with SCRAM and serve the KIP-554 RPCs.",
-        epilog=EPILOG,
-    )
+    parser = add_core_command(subparsers, "serve", _run)
     parser.add_argument(
         "--config", required=True, metavar="FILE", help="the server.properties file to read"
     )

@@ -1,0 +1,62 @@
+"""The help texts of the core subcommands (``configs``, ``credential``, ``serve``):
+each one's line in ``kafka-scram --help``, its description and its examples,
+in one table, as ``jaas`` keeps its commands'."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, NamedTuple
+
+from sasl_scram.cli._main import Handler, add_command
+
+__all__ = ["COMMANDS", "CommandText", "add_core_command"]
+
+
+class CommandText(NamedTuple):
+    summary: str
+    description: str
+    epilog: str
+
+
+COMMANDS = {
+    "configs": CommandText(
+        summary="add, delete and describe users' SCRAM credentials (like kafka-configs)",
+        description=(
+            "Manage SCRAM credentials with kafka-configs' flags: "
+            "--alter --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret]' "
+            "--entity-type users --entity-name alice. password=- reads the password: "
+            "prompted twice without echo on a terminal, one line from a pipe."
+        ),
+        epilog="""examples:
+  kafka-scram configs --store sqlite:.kafka-scram/credentials.db --alter \\
+      --add-config 'SCRAM-SHA-512=[password=-]' --entity-type users --entity-name alice
+  kafka-scram configs --bootstrap-server 127.0.0.1:9092 \\
+      --command-config .kafka-scram/admin.properties --describe --entity-type users""",
+    ),
+    "credential": CommandText(
+        summary="print the Kafka SCRAM credential string for a password",
+        description=(
+            "Print salt=...,stored_key=...,server_key=...,iterations=N exactly as Kafka "
+            "formats a SCRAM credential."
+        ),
+        epilog="""examples:
+  kafka-scram credential --mechanism SCRAM-SHA-512 --password -
+  echo pencil | kafka-scram credential --mechanism SCRAM-SHA-256 --password - --iterations 8192""",
+    ),
+    "serve": CommandText(
+        summary="run the Kafka-protocol SCRAM endpoint",
+        description="Authenticate real Kafka clients with SCRAM and serve the KIP-554 RPCs.",
+        epilog="""examples:
+  kafka-scram serve --config config/server.properties
+  kafka-scram serve --config config/server.properties --override listeners=SASL_PLAINTEXT://127.0.0.1:9093
+
+The keys, their defaults and what each accepts: docs/architecture.md.""",
+    ),
+}
+
+
+def add_core_command(
+    subparsers: argparse._SubParsersAction[Any], name: str, handler: Handler
+) -> argparse.ArgumentParser:
+    """Add the core subcommand ``name`` with its texts from :data:`COMMANDS`."""
+    return add_command(subparsers, name, handler, **COMMANDS[name]._asdict())
