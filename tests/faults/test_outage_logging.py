@@ -10,7 +10,7 @@ import re
 import time
 from pathlib import Path
 
-from sasl_scram.config._client_config import ClientConfig
+from sasl_scram.config import ClientConfig
 from tests.faults.harness import (
     ADMIN,
     Results,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import jaas
-from sasl_scram.cli._main import main
+from sasl_scram.cli import main
 from tests.cli_process import kafka_scram
 
 GOOD = (

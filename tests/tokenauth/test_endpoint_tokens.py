@@ -13,8 +13,8 @@ import pytest
 import jaas
 from sasl_scram import KafkaPrincipal
 from sasl_scram.admin import KafkaConnectionError
-from sasl_scram.cli._main import main
-from sasl_scram.config._client_config import ClientConfig
+from sasl_scram.cli import main
+from sasl_scram.config import ClientConfig
 from tests.endpoint_harness import ADMIN, ALICE, RunningEndpoint, token_extension
 from tests.javaharness import JavaHarness, b64, unb64
 from tokenauth import DelegationTokenClient, TokenConfig, TokenRequestError

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import jaas
-from sasl_scram.config._client_config import ClientConfig
+from sasl_scram.config import ClientConfig
 from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]

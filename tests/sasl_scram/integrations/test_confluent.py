@@ -9,7 +9,7 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient
 
 import jaas
-from sasl_scram.config._client_config import ClientConfigError
+from sasl_scram.config import ClientConfigError
 from sasl_scram.integrations import (
     ScramCredentials,
     UnsupportedByClient,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import jaas
-from sasl_scram.config._client_config import ClientConfigError
+from sasl_scram.config import ClientConfigError
 from sasl_scram.integrations import (
     CredentialsError,
     PropertiesFileCredentials,

@@ -10,8 +10,12 @@ import threading
 import pytest
 
 from sasl_scram import SCRAM_SHA_256, CredentialRequest, ScramConfigError
-from sasl_scram.endpoint import EndpointConfig, ScramEndpoint, zookeeper_store_options
-from sasl_scram.endpoint._extension import EndpointExtension
+from sasl_scram.endpoint import (
+    EndpointConfig,
+    EndpointExtension,
+    ScramEndpoint,
+    zookeeper_store_options,
+)
 from sasl_scram.store import (
     CredentialStoreUnavailable,
     InMemoryCredentialStore,
