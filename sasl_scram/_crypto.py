@@ -1,7 +1,8 @@
 """SCRAM's primitives (RFC 5802 section 2.2) and Kafka's random strings.
 
 Every secret comparison in the package goes through :func:`constant_time_equal`
-and every random value comes from the OS CSPRNG (:func:`os.urandom`, as :mod:`secrets`).
+and every random value comes from the OS CSPRNG (:func:`os.urandom`, as :mod:`secrets`;
+nonces and salts by the few hundred).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+from collections import deque
 from collections.abc import Callable
 
 from cryptography.hazmat.primitives import hashes
@@ -59,11 +61,15 @@ def salted_password(
 
 def _load_fast_hmac() -> Callable[[bytes, bytes, str], bytes]:
     """OpenSSL's one-shot HMAC without the pure-Python dispatch of ``hmac.digest``."""
+    # A module import, not `from _hashlib import hmac_digest`: mypyc binds a
+    # function-level from-import to the module's global of the same name,
+    # which would replace this module's own hmac_digest.
     try:
-        from _hashlib import hmac_digest
+        import _hashlib
     except ImportError:  # pragma: no cover - CPython built without OpenSSL
         return hmac.digest
-    return hmac_digest
+    fast: Callable[[bytes, bytes, str], bytes] = _hashlib.hmac_digest
+    return fast
 
 
 fast_hmac = _load_fast_hmac()
@@ -111,7 +117,28 @@ def base36(value: int) -> str:
     return text[1:] if text[0] == "0" else text
 
 
+# Random values for the next nonces, read from the CSPRNG 240 at a time: one
+# getrandom() call per login shows in the endpoint's CPU per login. popleft()
+# is atomic, so two threads never take the same value; a forked child starts
+# with an empty pool, never its parent's next values.
+_POOL_SIZE = 240
+_pool: deque[int] = deque()
+os.register_at_fork(after_in_child=_pool.clear)
+
+
+def _refill() -> None:
+    chunk = os.urandom(_NONCE_BYTES * _POOL_SIZE)
+    _pool.extend(
+        int.from_bytes(chunk[i : i + _NONCE_BYTES], "big") >> _NONCE_SHIFT
+        for i in range(0, len(chunk), _NONCE_BYTES)
+    )
+
+
 def kafka_random_string() -> str:
     """A uniform 130-bit value in base 36, as Kafka makes nonces and salts."""
     # secrets.randbits(130), without its pure-Python SystemRandom dispatch.
-    return base36(int.from_bytes(os.urandom(_NONCE_BYTES), "big") >> _NONCE_SHIFT)
+    while True:
+        try:
+            return base36(_pool.popleft())
+        except IndexError:
+            _refill()

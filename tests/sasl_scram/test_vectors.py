@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +129,29 @@ def test_kafka_random_string_shape() -> None:
     assert _crypto.base36(0) == "0" and _crypto.base36(35) == "z" and _crypto.base36(36) == "10"
     lengths = {len(s) for s in samples}
     assert 26 in lengths and 25 in lengths
+
+
+def test_nonces_never_repeat_across_threads() -> None:
+    # Nonces come from a pool of CSPRNG values: two threads must never share one.
+    with ThreadPoolExecutor(8) as pool:
+        batches = list(
+            pool.map(lambda _: [_crypto.kafka_random_string() for _ in range(1000)], range(8))
+        )
+    values = [value for batch in batches for value in batch]
+    assert len(set(values)) == len(values) == 8000
+
+
+def test_a_forked_child_never_uses_its_parents_next_nonces() -> None:
+    _crypto.kafka_random_string()  # the pool now holds the parent's next values
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(read_end)
+        os.write(write_end, " ".join(_crypto.kafka_random_string() for _ in range(5)).encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        child = pipe.read().split()
+    os.waitpid(pid, 0)
+    parent = [_crypto.kafka_random_string() for _ in range(5)]
+    assert len(child) == 5 and not set(child) & set(parent)
