@@ -16,7 +16,7 @@ export KAFKA_SCRAM_CACHE := $(CACHE)
 export KAFKA_SCRAM_JARS := $(CACHE)/jars
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test bench lint typecheck pytest system jars spark venv clean
+.PHONY: run test bench lint typecheck pytest system jars spark venv native clean
 
 # The interpreter and pip; built only when missing (or after `make clean`).
 $(PY):
@@ -30,7 +30,7 @@ $(VENV)/.run-installed: pyproject.toml | $(PY)
 
 # Everything the tests need.
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,native]'
 	touch $@
 
 venv: $(VENV)/.installed
@@ -42,10 +42,20 @@ system:
 	if ! command -v javac >/dev/null 2>&1; then pkgs="$$pkgs openjdk-17-jdk-headless"; fi; \
 	if [ ! -f /usr/share/java/zookeeper.jar ]; then pkgs="$$pkgs zookeeper"; fi; \
 	if ! command -v kcat >/dev/null 2>&1; then pkgs="$$pkgs kcat"; fi; \
+	if ! command -v cc >/dev/null 2>&1; then pkgs="$$pkgs gcc"; fi; \
+	if [ ! -f "$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then \
+	  pkgs="$$pkgs $$(basename $$(readlink -f $(PYTHON)))-dev"; fi; \
 	if [ -n "$$pkgs" ]; then apt-get update -q && apt-get install -y -q $$pkgs; fi
 
 jars: venv
 	$(PY) tools/fetch_kafka_jars.py
+
+# The compiled core (sasl_scram/_native): mypyc builds the login path's modules
+# from their sources; skipped while no source has changed. `make test` and
+# `make bench` require it; `make run` installs no compiler and uses it only
+# when an earlier `make test` or `make bench` built it (else pure Python).
+native: venv system
+	$(PY) tools/build_native.py --require
 
 # The main job: the Kafka-protocol endpoint on 127.0.0.1:9092 (Ctrl-C stops it).
 run: $(VENV)/.run-installed
@@ -68,15 +78,22 @@ spark: venv
 	    $(PY) -m pip wheel -q pyspark==4.3.0 -w $(CACHE)/wheels; \
 	  $(PY) -m pip install -q --find-links $(CACHE)/wheels 'pyspark==4.3.0'; }
 
-pytest: venv system jars spark
+# The whole suite runs the compiled core; the core's own tests run once more
+# as pure Python, the form a plain `pip install` gets.
+PURE_TESTS := tests/sasl_scram/test_exchange.py tests/sasl_scram/test_fuzz.py \
+  tests/sasl_scram/test_messages.py tests/sasl_scram/test_vectors.py tests/sasl_scram/kafka \
+  $(addprefix tests/sasl_scram/endpoint/test_,connection.py deadlines.py protocol_writes.py hostile_peers.py)
+
+pytest: venv system jars spark native
 	$(VENV)/bin/pytest -q
+	KAFKA_SCRAM_PURE_PYTHON=1 $(VENV)/bin/pytest -q $(PURE_TESTS)
 
 test: lint typecheck pytest
 
 # The endpoint bench builds bench/java_style_client.c with the system compiler
 # and libcrypto. `make bench BENCH_BASELINE=/tmp/old` also runs the code of
 # another checkout (git worktree add /tmp/old <commit>), in alternating rounds.
-bench: venv system
+bench: venv system native
 	@if ! command -v cc >/dev/null 2>&1 || [ ! -f /usr/include/openssl/hmac.h ]; then \
 	  apt-get update -q && apt-get install -y -q gcc libssl-dev; fi
 	$(PY) -m pip install -q -e '.[bench]'
@@ -85,4 +102,5 @@ bench: venv system
 	$(PY) bench/bench_stores.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis \
+	  sasl_scram/_native/lib sasl_scram/_native/*.so sasl_scram/_native/manifest.json

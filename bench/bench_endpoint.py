@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sasl_scram import SCRAM_SHA_256, KafkaPrincipal, SaltedPasswordCache, ScramClient
+from sasl_scram import SCRAM_SHA_256, KafkaPrincipal, SaltedPasswordCache, ScramClient, _native
 from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
 
 # Each endpoint row is the best of WINDOWS measurements of DURATION_S each: this
@@ -390,6 +390,7 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
         "\n  endpoint's rules (no state machine, limits, deadlines, metrics): what any Python"
         "\n  server on uvloop pays per login for sockets, loop and SCRAM."
         "\n  Each figure: median [min-max] over the rounds."
+        f"\n  This tree's SCRAM core: {_native.status()}."
     )
     rows = [("login", c) for c in CONCURRENCIES] + [("reauth", 10)]
     rows += [("pipelined", c) for c in CONCURRENCIES]

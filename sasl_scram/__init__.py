@@ -6,6 +6,9 @@ server through a lookup step the caller answers.
 
 from __future__ import annotations
 
+# First, so that every module below is the compiled one when it is built from
+# these very sources: importing _native installs it (sasl_scram/_native).
+from sasl_scram import _native  # noqa: F401
 from sasl_scram._b64 import Base64Error, java_b64decode, java_b64encode
 from sasl_scram._client import ScramClient
 from sasl_scram._credential import ScramCredential, kafka_salt

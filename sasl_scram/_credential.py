@@ -54,7 +54,8 @@ class ScramCredential:
             f"salt=<{len(self.salt)} bytes>, keys=<redacted>)"
         )
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.__repr__()
 
     @classmethod
     def from_password(

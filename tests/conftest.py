@@ -11,3 +11,10 @@ if str(ROOT) not in sys.path:
 # The ZooKeeper fixtures (a real Debian ZooKeeper per session, dedicated servers,
 # SASL and TLS variants) serve every test folder.
 pytest_plugins = ["tests.zookeeper_server"]
+
+
+def pytest_report_header() -> str:
+    """Which form of the core this run tests: compiled, or pure Python and why."""
+    from sasl_scram import _native
+
+    return f"sasl_scram core: {_native.status()}"

@@ -181,7 +181,7 @@ class ConnectionSettings:
     #: Responses that never change but for the correlation id (ApiVersions,
     #: SaslHandshake), per (api key, version, error): the frame's size and the
     #: bytes after the correlation id, built once per process.
-    cached_responses: dict[tuple[int, int, int], tuple[bytes, bytes]] = field(
+    cached_responses: dict[tuple[int, int, int], tuple[int, bytes]] = field(
         default_factory=dict, compare=False, repr=False
     )
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sasl_scram import _native
 from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant
 from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint import _handlers
@@ -148,6 +149,8 @@ class ScramEndpoint:
             )
         if self.metrics is not None:
             self.metrics.start()
+        # Which login path runs, compiled or pure Python (and why): see docs/performance.md.
+        log.info("SCRAM core: %s", _native.status())
         for listener in self.config.listeners:
             context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
 
