@@ -330,10 +330,17 @@ def test_unknown_and_known_users_cost_the_same_first_step(server: Serve) -> None
             peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": client.client_first()})
             return time.perf_counter() - t0
 
-    known: list[float] = []
-    unknown: list[float] = []
+    # Each pair is measured back to back, in alternating order, so a noisy
+    # neighbour on a shared machine slows both of a pair alike; the median of
+    # the pairs' ratios then reads the paths' cost, not the machine's mood.
+    ratios: list[float] = []
     for i in range(400):
-        known.append(first_step("alice"))
-        unknown.append(first_step(f"ghost-{i % 4}"))
-    ratio = statistics.median(unknown) / statistics.median(known)
+        if i % 2:
+            unknown = first_step(f"ghost-{i % 4}")
+            known = first_step("alice")
+        else:
+            known = first_step("alice")
+            unknown = first_step(f"ghost-{i % 4}")
+        ratios.append(unknown / known)
+    ratio = statistics.median(ratios)
     assert 0.85 <= ratio <= 1.15, ratio
