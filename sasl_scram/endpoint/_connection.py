@@ -17,7 +17,6 @@ are steps the adapter answers, so no I/O happens here.
 from __future__ import annotations
 
 import enum
-import functools
 import logging
 import re
 import struct
@@ -185,10 +184,12 @@ class ConnectionSettings:
         default_factory=dict, compare=False, repr=False
     )
 
-    @functools.cached_property
-    def by_name(self) -> dict[str, ScramMechanism]:
-        """The enabled mechanisms by SASL name, for SaslHandshake (built once)."""
-        return {m.mechanism_name: m for m in self.mechanisms}
+    #: The enabled mechanisms by SASL name, for SaslHandshake: a field filled
+    #: once, because compiled code would run a cached_property's body each time.
+    by_name: dict[str, ScramMechanism] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_name", {m.mechanism_name: m for m in self.mechanisms})
 
 
 class _State(enum.Enum):
