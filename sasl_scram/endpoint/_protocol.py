@@ -18,7 +18,6 @@ Memory per connection is bounded, before and after login, like Kafka's
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -97,6 +96,7 @@ class ConnectionProtocol(asyncio.Protocol):
         "_loop",
         "_lost",
         "_opened",
+        "_peername",
         "_poller",
         "_reading_paused",
         "_task",
@@ -131,6 +131,7 @@ class ConnectionProtocol(asyncio.Protocol):
         self._backlog_scheduled = False
         # The request in flight came in a big frame (decoded in a thread).
         self._large = False
+        self._peername: object = None
         # Created only when someone waits (shutdown): most connections never need one.
         self._closed_event: asyncio.Event | None = None
 
@@ -162,6 +163,8 @@ class ConnectionProtocol(asyncio.Protocol):
         self._transport = cast(asyncio.Transport, transport)
         self._transport.set_write_buffer_limits(high=WRITE_HIGH_WATER, low=WRITE_LOW_WATER)
         self._endpoint.connections[self] = None
+        # Formatted only when a line names it (a failed login, DEBUG).
+        self._peername = transport.get_extra_info("peername")
         if log.isEnabledFor(logging.DEBUG):
             log.debug("[%s] connection from %s", self.conn_id, self._peer)
         now = self._opened = time.monotonic()
@@ -171,7 +174,11 @@ class ConnectionProtocol(asyncio.Protocol):
 
     @property
     def _peer(self) -> str:
-        return _peer_of(self._transport)
+        """The peer as Kafka logs it, /host, with the port to tell connections apart."""
+        peer = self._peername
+        if isinstance(peer, tuple) and len(peer) >= 2:
+            return f"/{peer[0]}:{peer[1]}"
+        return "?"
 
     def data_received(self, data: bytes) -> None:
         poller = self._poller
@@ -458,18 +465,3 @@ def _flush(transport: asyncio.Transport, sends: list[bytes]) -> None:
     if sends:
         transport.write(sends[0] if len(sends) == 1 else b"".join(sends))
         sends.clear()
-
-
-def _peer_of(transport: asyncio.Transport | None) -> str:
-    """The peer as Kafka logs it, /host, with the port to tell connections apart.
-
-    Asked of the socket only when a line names it (a failed login, DEBUG): a
-    getpeername() call for every accepted connection shows in the login rate.
-    """
-    peer: object = None
-    if transport is not None:
-        with contextlib.suppress(OSError):  # a reset peer has no name left
-            peer = transport.get_extra_info("peername")
-    if isinstance(peer, tuple) and len(peer) >= 2:
-        return f"/{peer[0]}:{peer[1]}"
-    return "?"
