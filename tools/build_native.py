@@ -15,7 +15,6 @@ that is an error. A build whose sources are unchanged is skipped.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
@@ -27,8 +26,14 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-NATIVE = ROOT / "sasl_scram" / "_native"
-MANIFEST = NATIVE / "manifest.json"
+# This checkout's package, not an installed one; run as Python, so that a stale
+# build is judged here rather than warned about at import.
+sys.path.insert(0, str(ROOT))
+os.environ["KAFKA_SCRAM_PURE_PYTHON"] = "1"
+from sasl_scram._native import MANIFEST, compiled_modules, source_digest, source_of  # noqa: E402
+
+NATIVE = MANIFEST.parent
+
 #: The shared library's module: sasl_scram._native.core__mypyc.
 GROUP = "sasl_scram._native.core"
 #: What one login runs, and what it calls per request: the SCRAM core, the
@@ -52,29 +57,10 @@ MODULES = (
 )
 
 
-def source(module: str) -> Path:
-    return ROOT.joinpath(*module.split(".")).with_suffix(".py")
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def up_to_date() -> bool:
-    """Whether the recorded build matches every source, as the loader checks it."""
-    try:
-        manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    recorded = manifest.get("modules", {})
-    return (
-        manifest.get("cache_tag") == sys.implementation.cache_tag
-        and set(recorded) == set(MODULES)
-        and all(
-            (NATIVE / entry["compiled"]).is_file() and sha256(source(name)) == entry["sha256"]
-            for name, entry in recorded.items()
-        )
-    )
+    """Whether the recorded build is the one these sources and MODULES make."""
+    found = compiled_modules()
+    return isinstance(found, dict) and set(found) == set(MODULES)
 
 
 def missing_toolchain() -> str | None:
@@ -110,7 +96,7 @@ def compile_modules(work: Path) -> dict[str, Path]:
     from setuptools import Distribution  # type: ignore[import-untyped]
 
     os.chdir(work)  # setuptools reads config files from the working directory
-    args = ["--config-file", str(mypy_ini(work)), *(str(source(m)) for m in MODULES)]
+    args = ["--config-file", str(mypy_ini(work)), *(str(source_of(m)) for m in MODULES)]
     extensions = mypycify(args, group_name=GROUP, target_dir=str(work / "c"), opt_level="3")
     dist = Distribution({"name": "kafka-scram-native", "ext_modules": extensions})
     build: Any = dist.get_command_obj("build_ext")
@@ -137,7 +123,7 @@ def install(built: dict[str, Path]) -> None:
         shutil.copy2(path, target)
     # Hash the sources after the build: an edit during the build makes it stale.
     for name, entry in modules.items():
-        entry["sha256"] = sha256(source(name))
+        entry["sha256"] = source_digest(source_of(name))
     manifest = {"cache_tag": sys.implementation.cache_tag, "modules": modules}
     staged = MANIFEST.with_suffix(".tmp")
     staged.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -1,7 +1,7 @@
 """The compiled core: the hot modules built by mypyc from their own sources.
 
-``tools/build_native.py`` (``make native``; ``make run``, ``test`` and
-``bench`` call it) compiles :data:`tools.build_native.MODULES` with mypyc into
+``tools/build_native.py`` (``make native``; ``make test`` and ``make bench``
+call it) compiles :data:`tools.build_native.MODULES` with mypyc into
 this folder and records each source's SHA-256 in ``manifest.json``. The
 compiled modules never sit beside their sources, so they can never shadow a
 newer source: :func:`install` puts a finder first on ``sys.meta_path`` only
@@ -28,11 +28,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["ACTIVE", "PURE_PYTHON_ENV", "install", "status"]
+__all__ = [
+    "ACTIVE",
+    "NOT_BUILT",
+    "PURE_PYTHON_ENV",
+    "compiled_modules",
+    "install",
+    "source_digest",
+    "source_of",
+    "status",
+]
 
 #: Set to any non-empty value to run the pure-Python modules.
 PURE_PYTHON_ENV = "KAFKA_SCRAM_PURE_PYTHON"
 MANIFEST = Path(__file__).with_name("manifest.json")
+#: The checkout (or site-packages) that holds the ``sasl_scram`` package.
+ROOT = MANIFEST.parent.parent.parent
+#: What :func:`compiled_modules` says when there is no build at all.
+NOT_BUILT = "not built"
 
 log = logging.getLogger("sasl_scram")
 
@@ -58,13 +71,28 @@ class _CompiledFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, so, loader=loader)
 
 
-def _sha256(path: Path) -> str:
+def source_of(module: str) -> Path:
+    """The source file of a dotted module name under :data:`ROOT`."""
+    return ROOT.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def source_digest(path: Path) -> str:
+    """What the manifest records of a source: its SHA-256."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _fresh_paths(manifest: dict[str, object], root: Path) -> dict[str, Path] | str:
-    """Module name -> compiled file when the whole build matches its sources,
-    else why not."""
+def compiled_modules() -> dict[str, Path] | str:
+    """Module name -> compiled file when the build matches every source, else why not.
+
+    The loader and ``tools/build_native.py`` both ask this, so they judge a
+    build alike.
+    """
+    try:
+        manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return NOT_BUILT
+    except (OSError, ValueError) as exc:
+        return f"unreadable manifest ({exc.__class__.__name__})"
     if manifest.get("cache_tag") != sys.implementation.cache_tag:
         return f"built for {manifest.get('cache_tag')}, this is {sys.implementation.cache_tag}"
     modules = manifest.get("modules")
@@ -72,12 +100,12 @@ def _fresh_paths(manifest: dict[str, object], root: Path) -> dict[str, Path] | s
         return "the manifest lists no module"
     paths: dict[str, Path] = {}
     for name, entry in modules.items():
-        source = root.joinpath(*name.split(".")).with_suffix(".py")
+        source = source_of(name)
         compiled = MANIFEST.parent / str(entry["compiled"])
         if not source.is_file() or not compiled.is_file():
             return f"{name}: a file is missing"
-        if _sha256(source) != entry["sha256"]:
-            return f"{source.relative_to(root)} changed since the build (make native)"
+        if source_digest(source) != entry["sha256"]:
+            return f"{source.relative_to(ROOT)} changed since the build (make native)"
         paths[name] = compiled
     return paths
 
@@ -95,19 +123,13 @@ def install() -> None:
     if os.environ.get(PURE_PYTHON_ENV):
         _status = f"off ({PURE_PYTHON_ENV} is set)"
         return
-    try:
-        manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    found = compiled_modules()
+    if found == NOT_BUILT:
         _status = "not built (pure Python)"
         return
-    except (OSError, ValueError) as exc:
-        _status = f"unreadable manifest ({exc.__class__.__name__}); pure Python"
-        log.warning("The compiled core is not used: %s", _status)
-        return
-    found = _fresh_paths(manifest, MANIFEST.parent.parent.parent)
     if isinstance(found, str):
-        # Only a checkout edited after `make native` gets here: say why it is slower.
-        _status = f"out of date: {found}; pure Python"
+        # Only a checkout changed after `make native` gets here: say why it is slower.
+        _status = f"not used: {found}; pure Python"
         log.warning("The compiled core is not used: %s", found)
         return
     sys.meta_path.insert(0, _CompiledFinder(found))
