@@ -1,17 +1,20 @@
-"""Authentication and idle deadlines on one timer (Kafka's idle-expiry shape)."""
+"""Authentication and idle deadlines on one alarm (Kafka's idle-expiry shape), kept
+off the event loop."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
-from sasl_scram.endpoint._deadlines import ConnectionDeadlines
+from sasl_scram.endpoint._deadlines import ConnectionDeadlines, ThreadAlarm
 from tests.endpoint_harness import ALICE, RunningEndpoint
 
 
@@ -96,33 +99,172 @@ def test_removed_connections_are_forgotten() -> None:
     assert rec.auth_timeouts == [] and rec.idle == [] and left == 0
 
 
-def test_many_connections_share_one_timer(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def scenario() -> tuple[int, Recorder]:
+class CountingAlarm:
+    """A ThreadAlarm that counts how often it is set."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+        self.sets = 0
+        self._alarm = ThreadAlarm(loop, callback)
+
+    def set(self, delay_s: float) -> None:
+        self.sets += 1
+        self._alarm.set(delay_s)
+
+    def close(self) -> None:
+        self._alarm.close()
+
+
+def test_many_connections_share_one_alarm_and_the_loop_keeps_no_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def scenario() -> tuple[int, int, Recorder]:
         loop = asyncio.get_running_loop()
-        armed = 0
+        on_loop = 0
         original = loop.call_later
 
         def counting(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
-            nonlocal armed
-            armed += 1
+            nonlocal on_loop
+            on_loop += 1
             return original(delay, callback, *args)
 
         monkeypatch.setattr(loop, "call_later", counting)
+        alarms: list[CountingAlarm] = []
+
+        def alarm(callback: Callable[[], None]) -> CountingAlarm:
+            alarms.append(CountingAlarm(loop, callback))
+            return alarms[-1]
+
         rec = Recorder()
-        deadlines = make(loop, rec, auth=0.05, idle=10)
+        deadlines = ConnectionDeadlines(
+            loop, 0.05, 10, rec.on_auth_timeout, rec.on_idle, alarm=alarm
+        )
         for i in range(1000):
             now = time.monotonic()
             deadlines.connected(f"c{i}", now)
             if i % 2:
                 deadlines.authenticated(f"c{i}", now)
-        armed_while_adding = armed
+        set_while_adding, on_loop_while_adding = alarms[0].sets, on_loop
         await asyncio.sleep(0.1)
         deadlines.close()
-        return armed_while_adding, rec
+        return set_while_adding, on_loop_while_adding, rec
 
-    armed_while_adding, rec = asyncio.run(scenario())
-    assert armed_while_adding == 1
+    set_while_adding, on_loop, rec = asyncio.run(scenario())
+    assert set_while_adding == 1
+    # The alarm waits in its own thread: the deadlines put no timer on the loop.
+    assert on_loop == 0
     assert len(rec.auth_timeouts) == 500 and rec.idle == []
+
+
+def test_thread_alarm_fires_on_the_loop_and_the_last_setting_wins() -> None:
+    async def scenario() -> tuple[list[tuple[float, bool]], float]:
+        loop = asyncio.get_running_loop()
+        fired: list[tuple[float, bool]] = []
+        start = time.monotonic()
+
+        def callback() -> None:
+            on_loop = asyncio.get_running_loop() is loop
+            fired.append((time.monotonic() - start, on_loop))
+
+        alarm = ThreadAlarm(loop, callback)
+        alarm.set(0.3)
+        alarm.set(0.05)  # brought forward
+        await asyncio.sleep(0.2)
+        alarm.set(0.4)
+        alarm.set(0.1)  # brought forward again, to 0.3 s from the start
+        await asyncio.sleep(0.4)
+        alarm.close()
+        alarm.set(0.01)  # closed: never fires
+        await asyncio.sleep(0.1)
+        return fired, time.monotonic() - start
+
+    fired, _ = asyncio.run(scenario())
+    assert len(fired) == 2, fired
+    (first, first_on_loop), (second, second_on_loop) = fired
+    assert first_on_loop and second_on_loop
+    assert 0.04 < first < 0.2
+    assert 0.29 < second < 0.5
+
+
+def test_thread_alarm_postponed_does_not_fire_early() -> None:
+    async def scenario() -> list[float]:
+        loop = asyncio.get_running_loop()
+        fired: list[float] = []
+        start = time.monotonic()
+        alarm = ThreadAlarm(loop, lambda: fired.append(time.monotonic() - start))
+        alarm.set(0.05)
+        alarm.set(0.3)  # pushed back before it fired
+        await asyncio.sleep(0.2)
+        early = list(fired)
+        await asyncio.sleep(0.3)
+        alarm.close()
+        assert early == []
+        return fired
+
+    fired = asyncio.run(scenario())
+    assert len(fired) == 1 and 0.29 < fired[0] < 0.5
+
+
+def test_thread_alarm_on_a_closed_loop_ends_its_thread() -> None:
+    loop = asyncio.new_event_loop()
+    alarm = ThreadAlarm(loop, lambda: None, name="alarm-under-test")
+    loop.close()
+    alarm.set(0.0)
+    deadline = time.monotonic() + 5
+    while any(t.name == "alarm-under-test" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the alarm's thread outlived its loop"
+        time.sleep(0.01)
+    alarm.close()
+
+
+def test_thread_alarm_starts_a_new_thread_if_its_thread_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loop = asyncio.new_event_loop()
+    original = loop.call_soon_threadsafe
+    refused: list[bool] = []
+
+    def refuse_once(callback: Callable[[], None]) -> asyncio.Handle:
+        if not refused:  # as a closed loop does
+            refused.append(True)
+            raise RuntimeError("Event loop is closed")
+        return original(callback)
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", refuse_once)
+    fired: list[bool] = []
+    alarm = ThreadAlarm(loop, lambda: fired.append(True), name="alarm-restarted")
+    try:
+        alarm.set(0.0)  # refused: the thread ends
+        deadline = time.monotonic() + 5
+        while any(t.name == "alarm-restarted" for t in threading.enumerate()):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        alarm.set(0.0)  # a new thread, and this time the loop takes it
+        loop.run_until_complete(asyncio.sleep(0.2))
+        assert fired == [True] and refused == [True]
+    finally:
+        alarm.close()
+        loop.close()
+
+
+def test_endpoint_loop_holds_no_timer_while_connections_wait() -> None:
+    """Deadlines live in the alarm's thread: with a login done and a connection
+    waiting to authenticate, the endpoint's loop has nothing scheduled, so it
+    sleeps without a timeout."""
+    with (
+        RunningEndpoint(properties={"connections.max.idle.ms": "60000"}) as ep,
+        socket.create_connection((ep.host, ep.port), timeout=5) as waiting,
+    ):
+        logged_in = KafkaConnection(ep.bootstrap, SaslCredentials(SCRAM_SHA_256, *ALICE))
+        assert logged_in.request(3, {"topics": None})["brokers"]
+        assert ep.connection_count() == 2
+
+        async def scheduled() -> int:
+            timers = getattr(asyncio.get_running_loop(), "_scheduled")  # noqa: B009
+            return sum(1 for handle in timers if not handle.cancelled())
+
+        assert ep.call(scheduled()) == 0
+        assert waiting.fileno() >= 0
+        logged_in.close()
 
 
 def test_endpoint_closes_idle_connections_and_keeps_active_ones() -> None:
