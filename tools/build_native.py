@@ -54,6 +54,7 @@ MODULES = (
     "sasl_scram.endpoint._connection",
     "sasl_scram.endpoint._deadlines",
     "sasl_scram.endpoint._protocol",
+    "sasl_scram.endpoint._server",
 )
 
 

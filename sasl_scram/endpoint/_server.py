@@ -12,7 +12,7 @@ import ssl
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from sasl_scram import _native
 from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant
@@ -165,7 +165,10 @@ class ScramEndpoint:
                 reuse_address=True,
                 backlog=self.config.listen_backlog,
             )
-            sock = server.sockets[0].getsockname()
+            # uvloop's Server.sockets is a list where typeshed says tuple; compiled,
+            # this module checks annotations at run time, so read it untyped.
+            sockets: Sequence[Any] = cast(Any, server).sockets
+            sock = sockets[0].getsockname()
             self._bound[listener.name] = (sock[0], sock[1])
             self._servers.append(server)
             log.info(
