@@ -259,7 +259,8 @@ class ConnectionProtocol(asyncio.Protocol):
         self._lost = True
         if self._closed_event is not None:
             self._closed_event.set()
-        log.debug("[%s] closed", self.conn_id)
+        if log.isEnabledFor(logging.DEBUG):  # one call, not log.debug's two
+            log.debug("[%s] closed", self.conn_id)
 
     # -- deadlines (called by ConnectionDeadlines) -----------------------------------
     def authentication_timed_out(self) -> None:
