@@ -35,11 +35,15 @@ from typing import Any
 from sasl_scram import SCRAM_SHA_256, KafkaPrincipal, SaltedPasswordCache, ScramClient, _native
 from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
 
-# Each endpoint row is the best of WINDOWS measurements of DURATION_S each: this
+# The token row is the best of WINDOWS measurements of DURATION_S each: this
 # VM's neighbours move a single 3 s figure by up to 2x between runs (the same
 # rule as timeit's best-of for the SCRAM figures).
 DURATION_S = 1.0
 WINDOWS = 3
+# The Java-style rows and the metrics A/B report the median over ROUNDS
+# alternating rounds; at concurrency 1 one round's ratio between two trees
+# moves by +-8%, so three rounds left the median to chance.
+ROUNDS = 7
 # scram.busy.poll.us for the busy-polling rows: longer than one client step.
 BUSY_POLL_US = 200
 ROOT = Path(__file__).resolve().parent.parent
@@ -495,7 +499,7 @@ def metrics_cost(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--baseline", type=Path, help="another checkout to compare, same run")
-    parser.add_argument("--rounds", type=int, default=WINDOWS)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--skip-tokens", action="store_true", help="the endpoint figures only")
     args = parser.parse_args()
     java_style_section(args.baseline, args.rounds)
