@@ -13,7 +13,8 @@ short-lived login.
 That one timer is kept off the event loop, in :class:`ThreadAlarm`. Any timer
 on the loop gives its every sleep a timeout, and a timed ``epoll_wait`` arms
 and cancels a kernel timer each time: at one client, where the loop sleeps
-five times per login, that cost 2% of the login rate. The alarm's thread
+five times per login, that cost about 3.5 us of server CPU per login
+(docs/performance.md). The alarm's thread
 sleeps until the earliest deadline and then queues the expiry on the loop;
 it is re-armed only when the earliest deadline moves, about once per
 timeout.
