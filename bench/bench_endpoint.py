@@ -44,6 +44,8 @@ WINDOWS = 3
 # alternating rounds; at concurrency 1 one round's ratio between two trees
 # moves by +-8%, so three rounds left the median to chance.
 ROUNDS = 7
+# An unrecorded window that warms each fresh server before its round.
+WARM_UP_S = 0.3
 # scram.busy.poll.us for the busy-polling rows: longer than one client step.
 BUSY_POLL_US = 200
 ROOT = Path(__file__).resolve().parent.parent
@@ -320,7 +322,9 @@ class Sample:
     client_us: float  # load generator CPU per login
 
 
-def java_style(exe: Path, server_pid: int, port: int, concurrency: int, mode: str) -> Sample:
+def java_style(
+    exe: Path, server_pid: int, port: int, concurrency: int, mode: str, seconds: float = DURATION_S
+) -> Sample:
     """One window of ``mode`` (login, reauth or pipelined) at ``concurrency``."""
     _, client_cpu = _cpus()
     before = cpu_seconds(server_pid)
@@ -333,7 +337,7 @@ def java_style(exe: Path, server_pid: int, port: int, concurrency: int, mode: st
             "bench",
             "bench-secret",
             str(concurrency),
-            str(DURATION_S),
+            str(seconds),
             mode,
         ],
         capture_output=True,
@@ -370,10 +374,29 @@ def _row(label: str, samples: list[Sample], unit: str = "login") -> str:
     )
 
 
+def _start_servers(
+    named_trees: list[tuple[str, Path]], server_cpu: int, exe: Path
+) -> dict[str, tuple[subprocess.Popen[str], int]]:
+    """One server per (name, tree), pinned, each warmed by a short unrecorded window."""
+    servers: dict[str, tuple[subprocess.Popen[str], int]] = {}
+    try:
+        for name, tree in named_trees:
+            extra = ("--floor",) if name == "floor" else ()
+            proc, port, _ = start_server(0, pythonpath=tree, extra=extra)
+            servers[name] = (proc, port)
+            if _ALL_CPUS:
+                os.sched_setaffinity(proc.pid, {server_cpu})
+            java_style(exe, proc.pid, port, 10, "login", seconds=WARM_UP_S)
+    except BaseException:
+        for proc, _ in servers.values():
+            stop(proc)
+        raise
+    return servers
+
+
 def java_style_section(baseline: Path | None, rounds: int) -> None:
     """Every row in alternating rounds, this tree's server and the baseline's."""
     exe = build_client()
-    servers: dict[str, tuple[subprocess.Popen[str], int]] = {}
     trees = [("this tree", ROOT)] + ([("baseline", baseline)] if baseline else [])
     # The floor server (bench/_bench_server.py --floor) runs the login rows only.
     servers_of_row = {
@@ -389,7 +412,8 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
         "\n  re-auth: SaslHandshake v1 and two SaslAuthenticate v2 on open connections (KIP-368)."
         "\n  pipelined (secondary): no ApiVersions, SaslHandshake and client-first in one "
         "write, as our KafkaConnection; Java clients never do this."
-        f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows. No Kafka broker here: compare with the baseline."
+        f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows, fresh server processes each round."
+        "\n  No Kafka broker here: compare with the baseline."
         "\n  floor: the same SCRAM core and codec in a minimal uvloop protocol with none of the"
         "\n  endpoint's rules (no state machine, limits, deadlines, metrics): what any Python"
         "\n  server on uvloop pays per login for sockets, loop and SCRAM."
@@ -399,23 +423,21 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
     rows = [("login", c) for c in CONCURRENCIES] + [("reauth", 10)]
     rows += [("pipelined", c) for c in CONCURRENCIES]
     results: dict[tuple[str, str, int], list[Sample]] = {}
-    try:
-        for name, tree in servers_of_row["login"]:
-            extra = ("--floor",) if name == "floor" else ()
-            proc, port, _ = start_server(0, pythonpath=tree, extra=extra)
-            if _ALL_CPUS:
-                os.sched_setaffinity(proc.pid, {server_cpu})
-            servers[name] = (proc, port)
-        for i in range(rounds):
+    for i in range(rounds):
+        # Fresh server processes every round: one process's memory layout can
+        # move its concurrency-1 rate by a few percent for its whole life, and
+        # the rounds should average that out, not repeat it.
+        servers = _start_servers(servers_of_row["login"], server_cpu, exe)
+        try:
             for mode, c in rows:
                 # Which server goes first alternates too: no order bias.
                 for name, _tree in servers_of_row[mode][:: 1 if i % 2 == 0 else -1]:
                     proc, port = servers[name]
                     sample = java_style(exe, proc.pid, port, c, mode)
                     results.setdefault((name, mode, c), []).append(sample)
-    finally:
-        for proc, _ in servers.values():
-            stop(proc)
+        finally:
+            for proc, _ in servers.values():
+                stop(proc)
     labels = {"login": "login    ", "reauth": "re-auth  ", "pipelined": "pipelined"}
     for mode, c in rows:
         for name, _tree in servers_of_row[mode]:
