@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from sasl_scram import SCRAM_SHA_256
 from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines, ThreadAlarm
 from tests.endpoint_harness import ALICE, RunningEndpoint
+from tests.sasl_scram.endpoint.serve_process import Serve, seed
 
 
 class Recorder:
@@ -291,3 +293,27 @@ def test_endpoint_closes_a_connection_that_never_authenticates() -> None:
         start = time.monotonic()
         assert s.recv(1) == b""
         assert 0.15 < time.monotonic() - start < 3
+
+
+def test_serve_on_uvloop_closes_unauthenticated_and_idle_connections(tmp_path: Path) -> None:
+    """The real ``kafka-scram serve`` process, on uvloop (whose call_soon_threadsafe
+    the alarm thread uses), enforces both deadlines."""
+    db = tmp_path / "data" / "creds.db"
+    seed(db)
+    props = {
+        # Explicit: serve refuses to start if uvloop cannot be used.
+        "scram.event.loop": "uvloop",
+        "scram.authentication.timeout.ms": "300",
+        "connections.max.idle.ms": "600",
+    }
+    with Serve(tmp_path, db, props) as serve:
+        with socket.create_connection(("127.0.0.1", serve.port), timeout=5) as silent:
+            start = time.monotonic()
+            assert silent.recv(1) == b""
+            assert 0.25 < time.monotonic() - start < 3
+        idle = KafkaConnection(serve.bootstrap, SaslCredentials(SCRAM_SHA_256, *ALICE))
+        assert idle.request(3, {"topics": None})["brokers"]
+        time.sleep(1.5)
+        with pytest.raises(KafkaConnectionError):
+            idle.request(3, {"topics": None})
+        idle.close()
