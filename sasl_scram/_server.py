@@ -92,8 +92,8 @@ class CredentialRequest:
             other.mechanism,
             other.username,
             other.token_auth,
-            dict(other.extensions),
-        ) == (self.mechanism, self.username, self.token_auth, dict(self.extensions))
+            other.extensions,
+        ) == (self.mechanism, self.username, self.token_auth, self.extensions)
 
     def __repr__(self) -> str:
         return (
@@ -198,14 +198,14 @@ class ScramSession:
         self.expiry_ms: Final[int | None] = expiry_ms
         self.extensions: Final[Mapping[str, str]] = extensions
 
-    def _key(self) -> tuple[ScramMechanism, str, str, bool, int | None, dict[str, str]]:
+    def _key(self) -> tuple[ScramMechanism, str, str, bool, int | None, Mapping[str, str]]:
         return (
             self.mechanism,
             self.username,
             self.authorization_id,
             self.token_authenticated,
             self.expiry_ms,
-            dict(self.extensions),
+            self.extensions,
         )
 
     def __eq__(self, other: object) -> bool:
