@@ -16,7 +16,7 @@ export KAFKA_SCRAM_CACHE := $(CACHE)
 export KAFKA_SCRAM_JARS := $(CACHE)/jars
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test bench lint typecheck pytest system jars spark venv native clean
+.PHONY: run test bench lint typecheck pytest system jars brokers spark venv native clean
 
 # The interpreter and pip; built only when missing (or after `make clean`).
 $(PY):
@@ -42,6 +42,7 @@ system:
 	if ! command -v javac >/dev/null 2>&1; then pkgs="$$pkgs openjdk-17-jdk-headless"; fi; \
 	if [ ! -f /usr/share/java/zookeeper.jar ]; then pkgs="$$pkgs zookeeper"; fi; \
 	if ! command -v kcat >/dev/null 2>&1; then pkgs="$$pkgs kcat"; fi; \
+	if ! command -v mvn >/dev/null 2>&1; then pkgs="$$pkgs maven"; fi; \
 	if ! command -v cc >/dev/null 2>&1; then pkgs="$$pkgs gcc"; fi; \
 	if [ ! -f "$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then \
 	  pkgs="$$pkgs $$(basename $$(readlink -f $(PYTHON)))-dev"; fi; \
@@ -49,6 +50,11 @@ system:
 
 jars: venv
 	$(PY) tools/fetch_kafka_jars.py
+
+# Apache Kafka's brokers and tools (4.x for KRaft, 3.9 for ZooKeeper mode) from
+# Maven Central into $(CACHE)/kafka-<version>/libs; offline once cached.
+brokers: system
+	$(PYTHON) tools/fetch_kafka_broker.py
 
 # The compiled core (sasl_scram/_native): mypyc builds the login path's modules
 # from their sources; skipped while no source has changed. `make test` and
@@ -84,7 +90,7 @@ PURE_TESTS := tests/sasl_scram/test_exchange.py tests/sasl_scram/test_fuzz.py \
   tests/sasl_scram/test_messages.py tests/sasl_scram/test_vectors.py tests/sasl_scram/kafka \
   $(addprefix tests/sasl_scram/endpoint/test_,connection.py deadlines.py protocol_writes.py hostile_peers.py)
 
-pytest: venv system jars spark native
+pytest: venv system jars brokers spark native
 	$(VENV)/bin/pytest -q
 	KAFKA_SCRAM_PURE_PYTHON=1 $(VENV)/bin/pytest -q $(PURE_TESTS)
 

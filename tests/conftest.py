@@ -9,8 +9,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # The ZooKeeper fixtures (a real Debian ZooKeeper per session, dedicated servers,
-# SASL and TLS variants) serve every test folder.
-pytest_plugins = ["tests.zookeeper_server"]
+# SASL and TLS variants) and the real Kafka brokers (4.x KRaft, 3.9 ZooKeeper
+# mode) serve every test folder.
+pytest_plugins = ["tests.zookeeper_server", "tests.kafka_broker"]
 
 
 def pytest_report_header() -> str:

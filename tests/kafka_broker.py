@@ -1,0 +1,430 @@
+"""Real Apache Kafka brokers for tests, from Maven Central's jars.
+
+Two brokers, each started once per test session on first use and stopped by
+PID at its end:
+
+- ``kraft_broker``: the newest Kafka 4.x in KRaft combined mode (broker and
+  controller in one JVM), formatted by Kafka's ``StorageTool`` with the super
+  user added by ``--add-scram``;
+- ``zookeeper_broker``: the newest Kafka 3.9.x in ZooKeeper mode on the
+  suite's real ZooKeeper (its own chroot), the super user written there first
+  by Kafka's own ``ConfigCommand --zookeeper``.
+
+``kafka_broker`` is parametrised over both. Every broker listens on loopback
+with SASL_PLAINTEXT and both SCRAM mechanisms on two listeners: ``bootstrap``,
+and ``reauth_bootstrap`` whose ``connections.max.reauth.ms`` is
+``REAUTH_MS`` (KIP-368). Delegation tokens are on (``SECRET_KEY``), and expired
+tokens are swept every second. Tests share a broker, so each uses its own users
+(``add_user``) and topics (``unique_name``). A failing test that used a broker
+gets the tail of that broker's log in its report.
+
+The jars come from ``tools/fetch_kafka_broker.py`` (``make brokers``), cached
+under ``~/.cache/kafka-scram``.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from sasl_scram import ScramMechanism
+from sasl_scram.admin import (
+    KafkaConnection,
+    KafkaConnectionError,
+    RemoteScramAdmin,
+    SaslCredentials,
+)
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store import ScramDeletion, ScramUpsertion
+from tests.zookeeper_server import ZooKeeperServer, create_chroot, free_port
+from tools.fetch_kafka_broker import KAFKA_VERSIONS, is_fetched, libs_dir
+
+__all__ = [
+    "ADMIN_PASSWORD",
+    "ADMIN_USER",
+    "KAFKA_VERSIONS",
+    "MECHANISMS",
+    "REAUTH_MS",
+    "SECRET_KEY",
+    "KafkaBroker",
+    "kafka_broker",
+    "kraft_broker",
+    "unique_name",
+    "zookeeper_broker",
+]
+
+ADMIN_USER = "admin"
+ADMIN_PASSWORD = "admin-secret"
+SECRET_KEY = "kafka-scram-tests-token-secret"
+#: connections.max.reauth.ms on the ``reauth`` listener (KIP-368).
+REAUTH_MS = 3000
+MECHANISMS = (ScramMechanism.SCRAM_SHA_256, ScramMechanism.SCRAM_SHA_512)
+_SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
+
+
+def unique_name(prefix: str) -> str:
+    """A user or topic name no other test uses on the shared broker."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+class KafkaBroker:
+    """One Apache Kafka broker JVM.
+
+    Args:
+        mode: ``"kraft"`` (combined broker and controller) or ``"zookeeper"``.
+        base_dir: A directory this broker owns (config, data, log).
+        zookeeper_connect: For ZooKeeper mode, ``host:port/chroot``.
+        jvm_flags: Extra JVM flags (the bench pins and warms its own broker).
+    """
+
+    def __init__(
+        self,
+        mode: str,
+        base_dir: Path,
+        zookeeper_connect: str | None = None,
+        jvm_flags: Sequence[str] = ("-XX:TieredStopAtLevel=1",),
+    ) -> None:
+        if mode not in KAFKA_VERSIONS:
+            raise ValueError(f"mode must be one of {sorted(KAFKA_VERSIONS)}, not {mode!r}")
+        if mode == "zookeeper" and not zookeeper_connect:
+            raise ValueError("a ZooKeeper-mode broker needs zookeeper_connect")
+        self.mode = mode
+        self.version = KAFKA_VERSIONS[mode]
+        self.base_dir = Path(base_dir)
+        self.zookeeper_connect = zookeeper_connect
+        self.jvm_flags = list(jvm_flags)
+        self.port = free_port()
+        self.reauth_port = free_port()
+        self.controller_port = free_port()
+        self.config_path = self.base_dir / "server.properties"
+        self.log_path = self.base_dir / "broker.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def __repr__(self) -> str:
+        return f"KafkaBroker(Kafka {self.version}, {self.mode}, {self.bootstrap})"
+
+    # -- where it is ----------------------------------------------------------
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def reauth_bootstrap(self) -> str:
+        """The listener whose connections must re-authenticate every ``REAUTH_MS``."""
+        return f"127.0.0.1:{self.reauth_port}"
+
+    @property
+    def kraft(self) -> bool:
+        return self.mode == "kraft"
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def classpath(self) -> str:
+        return str(libs_dir(self.version) / "*")
+
+    # -- Kafka's own tools ------------------------------------------------------
+
+    @property
+    def config_command(self) -> str:
+        """Kafka's ConfigCommand class: moved to kafka-tools in 4.0 (KAFKA-14589)."""
+        return "org.apache.kafka.tools.ConfigCommand" if self.kraft else "kafka.admin.ConfigCommand"
+
+    delegation_token_command = "org.apache.kafka.tools.DelegationTokenCommand"
+
+    def run_class(
+        self, main_class: str, *args: str, timeout: float = 120.0
+    ) -> subprocess.CompletedProcess[str]:
+        """Run one of Kafka's command-line classes with this version's jars."""
+        return subprocess.run(
+            [
+                "java",
+                "-Xshare:auto",
+                "-XX:TieredStopAtLevel=1",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp",
+                self.classpath,
+                main_class,
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def client_properties(
+        self,
+        path: Path,
+        user: str = ADMIN_USER,
+        password: str = ADMIN_PASSWORD,
+        mechanism: str = "SCRAM-SHA-256",
+        token: bool = False,
+    ) -> Path:
+        """A ``--command-config`` file that logs in as ``user`` (or a token)."""
+        extra = " tokenauth=true" if token else ""
+        path.write_text(
+            "security.protocol=SASL_PLAINTEXT\n"
+            f"sasl.mechanism={mechanism}\n"
+            f'sasl.jaas.config={_SCRAM_JAAS} required username="{user}" '
+            f'password="{password}"{extra};\n'
+        )
+        return path
+
+    # -- users ------------------------------------------------------------------
+
+    def credentials(
+        self,
+        user: str = ADMIN_USER,
+        password: str = ADMIN_PASSWORD,
+        mechanism: ScramMechanism = ScramMechanism.SCRAM_SHA_256,
+        token_auth: bool = False,
+    ) -> SaslCredentials:
+        return SaslCredentials(mechanism, user, password, token_auth)
+
+    def connect(
+        self, credentials: SaslCredentials | None = None, timeout: float = 10.0
+    ) -> KafkaConnection:
+        """Our own authenticated connection (admin by default)."""
+        return KafkaConnection(self.bootstrap, credentials or self.credentials(), timeout=timeout)
+
+    def add_user(
+        self,
+        user: str,
+        password: str,
+        mechanisms: Sequence[ScramMechanism] = MECHANISMS,
+        iterations: int = 4096,
+    ) -> None:
+        """Create or replace SCRAM credentials (KIP-554) and wait until they log in."""
+        upserts = [ScramUpsertion.from_password(user, m, password, iterations) for m in mechanisms]
+        with self.connect() as conn:
+            for result in RemoteScramAdmin(conn).alter([], upserts):
+                if result.error != ErrorCode.NONE:
+                    raise RuntimeError(f"broker refused user {user!r}: {result.message}")
+        for mechanism in mechanisms:
+            self.wait_login(self.credentials(user, password, mechanism))
+
+    def delete_user(self, user: str, mechanisms: Sequence[ScramMechanism] = MECHANISMS) -> None:
+        deletions = [ScramDeletion(user, m.type_byte) for m in mechanisms]
+        with self.connect() as conn:
+            RemoteScramAdmin(conn).alter(deletions, [])
+
+    def wait_login(self, credentials: SaslCredentials, timeout: float = 20.0) -> None:
+        """Until ``credentials`` log in: credential changes reach the
+        authenticator asynchronously (the metadata log, or ZooKeeper's change
+        notifications)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with KafkaConnection(self.bootstrap, credentials, timeout=5.0):
+                    return
+            except KafkaConnectionError as exc:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"{credentials.username} cannot log in to {self}: {exc}"
+                    ) from exc
+                time.sleep(0.1)
+
+    # -- life cycle ---------------------------------------------------------------
+
+    def _properties(self) -> str:
+        listeners = [
+            f"SASL_PLAINTEXT://127.0.0.1:{self.port}",
+            f"REAUTH://127.0.0.1:{self.reauth_port}",
+        ]
+        protocols = "SASL_PLAINTEXT:SASL_PLAINTEXT,REAUTH:SASL_PLAINTEXT"
+        jaas = f'{_SCRAM_JAAS} required username="{ADMIN_USER}" password="{ADMIN_PASSWORD}";'
+        lines = [
+            f"advertised.listeners={','.join(listeners)}",
+            "inter.broker.listener.name=SASL_PLAINTEXT",
+            "sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512",
+            "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256",
+            f"super.users=User:{ADMIN_USER}",
+            "allow.everyone.if.no.acl.found=true",
+            f"delegation.token.secret.key={SECRET_KEY}",
+            "delegation.token.expiry.check.interval.ms=1000",
+            f"log.dirs={self.base_dir / 'data'}",
+            "num.partitions=1",
+            "offsets.topic.replication.factor=1",
+            "offsets.topic.num.partitions=4",
+            "transaction.state.log.replication.factor=1",
+            "transaction.state.log.min.isr=1",
+            "group.initial.rebalance.delay.ms=0",
+        ]
+        for listener in ("sasl_plaintext", "reauth"):
+            for mech in ("scram-sha-256", "scram-sha-512"):
+                lines.append(f"listener.name.{listener}.{mech}.sasl.jaas.config={jaas}")
+        for mech in ("scram-sha-256", "scram-sha-512"):
+            lines.append(f"listener.name.reauth.{mech}.connections.max.reauth.ms={REAUTH_MS}")
+        if self.kraft:
+            listeners.append(f"CONTROLLER://127.0.0.1:{self.controller_port}")
+            lines += [
+                "process.roles=broker,controller",
+                "node.id=1",
+                f"controller.quorum.voters=1@127.0.0.1:{self.controller_port}",
+                "controller.listener.names=CONTROLLER",
+                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            ]
+            protocols += ",CONTROLLER:PLAINTEXT"
+        else:
+            lines += [
+                "broker.id=0",
+                f"zookeeper.connect={self.zookeeper_connect}",
+                "authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
+            ]
+        lines += [f"listeners={','.join(listeners)}", f"listener.security.protocol.map={protocols}"]
+        return "\n".join(lines) + "\n"
+
+    def _prepare(self) -> None:
+        """Format KRaft storage with the super user, or write it to ZooKeeper."""
+        both = [
+            f"SCRAM-SHA-256=[password={ADMIN_PASSWORD}]",
+            f"SCRAM-SHA-512=[password={ADMIN_PASSWORD}]",
+        ]
+        if self.kraft:
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+            args = ["format", "-t", cluster_id, "-c", str(self.config_path)]
+            for item in both:
+                mech, _, rest = item.partition("=")
+                args += ["--add-scram", f"{mech}=[name={ADMIN_USER},{rest[1:]}"]
+            result = self.run_class("kafka.tools.StorageTool", *args)
+        else:
+            assert self.zookeeper_connect is not None
+            create_chroot(self.zookeeper_connect)
+            result = self.run_class(
+                self.config_command,
+                "--zookeeper",
+                self.zookeeper_connect,
+                "--alter",
+                "--add-config",
+                ",".join(both),
+                "--entity-type",
+                "users",
+                "--entity-name",
+                ADMIN_USER,
+            )
+        if result.returncode != 0:
+            raise RuntimeError(f"could not prepare {self}: {result.stdout}{result.stderr}")
+
+    def start(self, timeout: float = 120.0) -> None:
+        """Write the configuration, prepare storage, start the JVM and wait
+        until the super user logs in with SCRAM."""
+        if not is_fetched(self.version):
+            raise RuntimeError(
+                f"Kafka {self.version} jars not in {libs_dir(self.version)}; run `make brokers`"
+            )
+        self.base_dir.mkdir(parents=True, exist_ok=True)
+        self.config_path.write_text(self._properties())
+        self._prepare()
+        with self.log_path.open("ab") as log:
+            self._proc = subprocess.Popen(
+                [
+                    "java",
+                    "-Xshare:auto",
+                    "-Xms256m",
+                    "-Xmx1g",
+                    *self.jvm_flags,
+                    "-Djava.awt.headless=true",
+                    "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                    "-cp",
+                    self.classpath,
+                    "kafka.Kafka",
+                    str(self.config_path),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout
+        while True:
+            if self._proc.poll() is not None:
+                raise RuntimeError(
+                    f"{self} exited with {self._proc.returncode}:\n{self.log_tail()}"
+                )
+            try:
+                with KafkaConnection(self.bootstrap, self.credentials(), timeout=5.0):
+                    return
+            except KafkaConnectionError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(
+                        f"{self} did not accept a SCRAM login in {timeout} s:\n{self.log_tail()}"
+                    ) from None
+                time.sleep(0.25)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """SIGTERM the broker's process group (a controlled shutdown), then SIGKILL."""
+        if self._proc is None:
+            return
+        if self._proc.poll() is None:
+            os.killpg(self._proc.pid, signal.SIGTERM)
+            try:
+                self._proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+                self._proc.wait(timeout=timeout)
+        self._proc = None
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return "(no broker log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+
+# -- pytest fixtures ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def kraft_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
+    """Kafka 4.x in KRaft mode, shared by the whole session."""
+    broker = KafkaBroker("kraft", tmp_path_factory.mktemp("kafka-kraft"))
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(scope="session")
+def zookeeper_broker(
+    tmp_path_factory: pytest.TempPathFactory, zookeeper_server: ZooKeeperServer
+) -> Iterator[KafkaBroker]:
+    """Kafka 3.9 in ZooKeeper mode on the session's ZooKeeper (chroot ``/kafka39``)."""
+    broker = KafkaBroker(
+        "zookeeper",
+        tmp_path_factory.mktemp("kafka-zookeeper"),
+        zookeeper_connect=f"{zookeeper_server.hosts}/kafka39",
+    )
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(params=["kraft", "zookeeper"], ids=["kafka4-kraft", "kafka39-zookeeper"])
+def kafka_broker(request: pytest.FixtureRequest) -> KafkaBroker:
+    """Each real broker in turn."""
+    broker: KafkaBroker = request.getfixturevalue(f"{request.param}_broker")
+    return broker
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failing test that used a broker shows the tail of that broker's log."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if report.failed:
+        for value in getattr(item, "funcargs", {}).values():
+            if isinstance(value, KafkaBroker):
+                report.sections.append((f"log of {value}", value.log_tail()))

@@ -1,0 +1,34 @@
+"""The real brokers themselves: they start, take SCRAM logins with both
+mechanisms, and refuse a wrong password, so that every test built on them
+starts from a known state."""
+
+from __future__ import annotations
+
+import pytest
+
+from sasl_scram import ScramMechanism
+from sasl_scram.admin import KafkaConnectionError
+from tests.kafka_broker import MECHANISMS, KafkaBroker, unique_name
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS, ids=lambda m: m.mechanism_name)
+def test_a_new_user_logs_in_with_each_mechanism(
+    kafka_broker: KafkaBroker, mechanism: ScramMechanism
+) -> None:
+    user = unique_name("smoke")
+    kafka_broker.add_user(user, "smoke-password", [mechanism])
+    with kafka_broker.connect(kafka_broker.credentials(user, "smoke-password", mechanism)):
+        pass
+    with pytest.raises(KafkaConnectionError, match=r"[Aa]uthentication failed"):
+        kafka_broker.connect(kafka_broker.credentials(user, "wrong-password", mechanism))
+
+
+def test_the_broker_runs_the_version_and_mode_it_claims(kafka_broker: KafkaBroker) -> None:
+    log = kafka_broker.log_path.read_text(errors="replace")
+    assert f"Kafka version: {kafka_broker.version}" in log
+    started = (
+        "KafkaRaftServer nodeId=1] Kafka Server started"
+        if kafka_broker.kraft
+        else "[KafkaServer id=0] started"
+    )
+    assert started in log
