@@ -1,7 +1,8 @@
 """A real Kafka 3.9 broker in ZooKeeper mode and a real ``kafka-scram serve`` on the
-same ZooKeeper chroot (issue 25): the serve process, a login that answers with
-Kafka's error code, and a poll with a deadline that says how long a change took to
-reach the other side.
+same ZooKeeper chroot (issue 25): the serve process (the session fixture
+``zookeeper_broker_serve``; this module is a pytest plugin of ``tests/conftest.py``),
+a login that answers with Kafka's error code, and a poll with a deadline that says
+how long a change took to reach the other side.
 
 Both sides only meet in ZooKeeper: the broker follows ``/config/changes`` and
 ``/delegation_token/token_changes`` with its ``ZkNodeChangeNotificationListener``s
@@ -13,8 +14,10 @@ one side's cache.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import pytest
 
 from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
 from sasl_scram.kafka import ErrorCode
@@ -28,6 +31,7 @@ __all__ = [
     "login_within",
     "serve_beside",
     "within",
+    "zookeeper_broker_serve",
 ]
 
 #: How fast a change made on one side must be seen on the other (issue 25).
@@ -52,6 +56,15 @@ def serve_beside(broker: KafkaBroker, base_dir: Path) -> ServeProcess:
         },
         name="serve-beside-kafka39",
     )
+
+
+@pytest.fixture(scope="session")
+def zookeeper_broker_serve(
+    zookeeper_broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServeProcess]:
+    """:func:`serve_beside` the session's ``zookeeper_broker``, running."""
+    with serve_beside(zookeeper_broker, tmp_path_factory.mktemp("serve-beside")) as proc:
+        yield proc
 
 
 def login_error(bootstrap: str, credentials: SaslCredentials) -> int:

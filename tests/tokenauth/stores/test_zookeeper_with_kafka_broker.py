@@ -16,7 +16,6 @@ timestamp reaches the broker's logins at its next sweep
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,6 @@ from tests.broker_and_serve import (
     REFUSED,
     login_error,
     login_within,
-    serve_beside,
     within,
 )
 from tests.cli_process import kafka_scram
@@ -44,12 +42,10 @@ SHA256, SHA512 = MECHANISMS
 SWEEP_BOUND_S = PROPAGATION_S + 1.0
 
 
-@pytest.fixture(scope="module")
-def serve(
-    zookeeper_broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServeProcess]:
-    with serve_beside(zookeeper_broker, tmp_path_factory.mktemp("serve-tokens")) as proc:
-        yield proc
+@pytest.fixture
+def serve(zookeeper_broker_serve: ServeProcess) -> ServeProcess:
+    """The session's serve on the broker's chroot (``tests/broker_and_serve.py``)."""
+    return zookeeper_broker_serve
 
 
 @pytest.fixture

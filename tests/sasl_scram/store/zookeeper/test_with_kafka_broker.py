@@ -10,7 +10,6 @@ Every change must arrive within ``PROPAGATION_S``, polled with a deadline.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,6 @@ from tests.broker_and_serve import (
     REFUSED,
     login_error,
     login_within,
-    serve_beside,
 )
 from tests.cli_process import kafka_scram
 from tests.kafka_broker import MECHANISMS, KafkaBroker, unique_name
@@ -33,12 +31,10 @@ from tests.serve_process import ServeProcess
 SHA256, SHA512 = MECHANISMS
 
 
-@pytest.fixture(scope="module")
-def serve(
-    zookeeper_broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServeProcess]:
-    with serve_beside(zookeeper_broker, tmp_path_factory.mktemp("serve-users")) as proc:
-        yield proc
+@pytest.fixture
+def serve(zookeeper_broker_serve: ServeProcess) -> ServeProcess:
+    """The session's serve on the broker's chroot (``tests/broker_and_serve.py``)."""
+    return zookeeper_broker_serve
 
 
 def _arrives(broker: KafkaBroker, bootstrap: str, user: str, password: str, where: str) -> None:
