@@ -25,12 +25,14 @@ from sasl_scram.config import (
     ConfigKey,
     KafkaPrincipal,
     Parser,
+    boolean,
     choice,
     integer,
     read_keys,
     suggest_key,
     text,
 )
+from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
 from sasl_scram.endpoint._extension import extension_factories, factory_keys
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
 from sasl_scram.store import DEFAULT_MAX_STALENESS, MAX_STALENESS_KEY, parse_max_staleness
@@ -325,6 +327,16 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _INT0,
         "longest array in such a user's request",
     ),
+    # Kafka 4.x requires the client-final nonce to equal the server's; librdkafka
+    # < 2.6.1 repeats its client nonce in front, which Kafka 3.7.2-3.9.x accept
+    # (ScramSaslServer's endsWith). This accepts that one form, nothing else.
+    ConfigKey(
+        LEGACY_NONCE_KEY,
+        "false",
+        boolean,
+        "true or false",
+        "also accept librdkafka < 2.6.1's client-final nonce (docs/security.md)",
+    ),
     ConfigKey(STORE_PATH_KEY, "", text, "a file path", "the embedded SQLite credential store"),
     ConfigKey(
         MAX_STALENESS_KEY,
@@ -426,6 +438,9 @@ class EndpointConfig:
     listen_backlog: int = 512
     #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.
     event_loop: str = "auto"
+    #: ``scram.legacy.librdkafka.nonce.enable``: accept librdkafka < 2.6.1's
+    #: client-final nonce too (off: Kafka 4.x's equality).
+    legacy_librdkafka_nonce: bool = False
     #: ``scram.bootstrap.user`` (``None``: no bootstrap user) and where its
     #: client properties go (``scram.bootstrap.client.properties``).
     bootstrap_user: str | None = None
@@ -487,6 +502,7 @@ class EndpointConfig:
             zookeeper_options=zk_options,
             listen_backlog=v[BACKLOG_KEY],
             event_loop=v[EVENT_LOOP_KEY],
+            legacy_librdkafka_nonce=v[LEGACY_NONCE_KEY],
             bootstrap_user=v[BOOTSTRAP_USER_KEY],
             bootstrap_file=v[BOOTSTRAP_FILE_KEY],
             settings=v,

@@ -116,6 +116,7 @@ class ScramEndpoint:
             ),
             user_max_receive=config.user_max_request,
             user_max_array=config.user_max_array,
+            legacy_librdkafka_nonce=config.legacy_librdkafka_nonce,
         )
         self._servers: list[asyncio.base_events.Server] = []
         self._bound: dict[str, tuple[str, int]] = {}
