@@ -251,6 +251,50 @@ def test_requests_sent_during_reauthentication_wait_and_succeed(
     assert lines[0]["conn"] == lines[1]["conn"]
 
 
+def test_closing_during_a_reauthentication_is_not_an_error(
+    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
+) -> None:
+    """The application closes the connection (a consumer's stop()) while a
+    re-authentication is under way: the exchange ends with the connection, waiting
+    requests fail as on any close, and nothing is logged as a failure."""
+    caplog.set_level(logging.DEBUG, logger=scram_aiokafka.log.name)
+    token = reauth_endpoint.create_token()
+    credentials = ScramCredentials.for_token(token.token_id, token.hmac_base64)
+
+    async def run() -> tuple[BaseException | None, BaseException | None]:
+        asked = asyncio.Event()
+        release = asyncio.Event()
+        calls = 0
+
+        async def provide() -> ScramCredentials:
+            nonlocal calls
+            calls += 1
+            if calls == 2:  # the first re-authentication: hold it open
+                asked.set()
+                await release.wait()
+            return credentials
+
+        conn = await open_connection(reauth_endpoint, provide)
+        await conn.send(metadata_request())
+        await asyncio.wait_for(asked.wait(), 5)
+        pending = asyncio.ensure_future(conn.send(metadata_request()))
+        await asyncio.sleep(0)
+        conn.close(reason=aiokafka.conn.CloseReason.SHUTDOWN)
+        release.set()
+        state = conn._sasl_scram_reauth
+        while state._task is not None:
+            await asyncio.sleep(0.01)
+        result = await asyncio.gather(pending, return_exceptions=True)
+        return result[0], state.failure
+
+    pending_error, failure = asyncio.run(run())
+    assert isinstance(pending_error, KafkaConnectionError)
+    assert isinstance(failure, KafkaConnectionError)
+    ours = [r for r in caplog.records if r.name == scram_aiokafka.log.name]
+    assert not [r for r in ours if r.levelno >= logging.WARNING], [r.getMessage() for r in ours]
+    assert any("re-authentication ended: the connection closed" in r.getMessage() for r in ours)
+
+
 def test_failed_reauthentication_closes_the_connection(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
 ) -> None:
