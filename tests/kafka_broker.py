@@ -206,12 +206,18 @@ class KafkaBroker:
         mechanisms: Sequence[ScramMechanism] = MECHANISMS,
         iterations: int = 4096,
     ) -> None:
-        """Create or replace SCRAM credentials (KIP-554) and wait until they log in."""
-        upserts = [ScramUpsertion.from_password(user, m, password, iterations) for m in mechanisms]
+        """Create or replace SCRAM credentials (KIP-554) and wait until they log in.
+
+        One request per mechanism: a KRaft controller refuses a second
+        alteration of the same user in one request, whatever its mechanism
+        (DUPLICATE_RESOURCE; ZooKeeper mode only refuses a repeated pair)."""
         with self.connect() as conn:
-            for result in RemoteScramAdmin(conn).alter([], upserts):
-                if result.error != ErrorCode.NONE:
-                    raise RuntimeError(f"broker refused user {user!r}: {result.message}")
+            admin = RemoteScramAdmin(conn)
+            for mechanism in mechanisms:
+                upsert = ScramUpsertion.from_password(user, mechanism, password, iterations)
+                for result in admin.alter([], [upsert]):
+                    if result.error != ErrorCode.NONE:
+                        raise RuntimeError(f"broker refused user {user!r}: {result.message}")
         for mechanism in mechanisms:
             self.wait_login(self.credentials(user, password, mechanism))
 
