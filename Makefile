@@ -48,7 +48,7 @@ system:
 	  pkgs="$$pkgs $$(basename $$(readlink -f $(PYTHON)))-dev"; fi; \
 	if [ -n "$$pkgs" ]; then apt-get update -q && apt-get install -y -q $$pkgs; fi
 
-jars: venv
+jars: venv system
 	$(PY) tools/fetch_kafka_jars.py
 
 # Apache Kafka's brokers and tools (4.x for KRaft, 3.9 for ZooKeeper mode) from
