@@ -11,7 +11,7 @@ if str(ROOT) not in sys.path:
 # The ZooKeeper fixtures (a real Debian ZooKeeper per session, dedicated servers,
 # SASL and TLS variants) and the real Kafka brokers (4.x KRaft, 3.9 ZooKeeper
 # mode) serve every test folder.
-pytest_plugins = ["tests.zookeeper_server", "tests.kafka_broker"]
+pytest_plugins = ["tests.zookeeper_server", "tests.kafka_broker", "tests.side_by_side"]
 
 
 def pytest_report_header() -> str:

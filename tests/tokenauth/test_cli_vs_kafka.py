@@ -25,7 +25,7 @@ import pytest
 
 from sasl_scram import ScramMechanism
 from tests.kafka_broker import KafkaBroker, unique_name
-from tests.side_by_side import KAFKA_ERRORS, Pair, kafka_failure, kafka_tool, ours, run_both
+from tests.side_by_side import KAFKA_ERRORS, KafkaTools, Pair, kafka_failure, ours
 
 PROG = "kafka-scram delegation-tokens"
 _TOKEN_ID = r"[A-Za-z0-9_-]{22}"
@@ -94,23 +94,24 @@ def logins(kafka_broker: KafkaBroker, tmp_path: Path) -> Logins:
     )
 
 
-def _tokens(broker: KafkaBroker, config: Path, *args: str) -> Pair:
-    return run_both(broker, broker.delegation_token_command, "delegation-tokens", config, *args)
+def _kafka(tools: KafkaTools, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return tools.run(tools.broker.delegation_token_command, config, *args)
 
 
-def _each(broker: KafkaBroker, config: Path, tokens: tuple[Token, Token], *args: str) -> Pair:
+def _tokens(tools: KafkaTools, config: Path, *args: str) -> Pair:
+    return Pair.same(
+        tools, tools.broker.delegation_token_command, "delegation-tokens", config, *args
+    )
+
+
+def _each(tools: KafkaTools, config: Path, tokens: tuple[Token, Token], *args: str) -> Pair:
     """``args`` with ``{hmac}`` filled in: Kafka's tool on its token, ours on ours."""
     kafka_token, our_token = tokens
     return Pair.run(
-        lambda: kafka_tool(
-            broker,
-            broker.delegation_token_command,
-            config,
-            *(a.format(hmac=kafka_token.hmac) for a in args),
-        ),
+        lambda: _kafka(tools, config, *(a.format(hmac=kafka_token.hmac) for a in args)),
         lambda: ours(
             "delegation-tokens",
-            broker,
+            tools.broker,
             config,
             *(a.format(hmac=our_token.hmac) for a in args),
             "--show-hmac",
@@ -124,15 +125,13 @@ def _assert_same_normalised(pair: Pair) -> None:
     assert pair.ours.stderr == "", pair
 
 
-def test_create_renew_expire_describe_match_kafka(
-    kafka_broker: KafkaBroker, logins: Logins
-) -> None:
-    broker = kafka_broker
+def test_create_renew_expire_describe_match_kafka(kafka_tools: KafkaTools, logins: Logins) -> None:
+    tools, broker = kafka_tools, kafka_tools.broker
     owner, renewer = f"User:{logins.owner_name}", f"User:{logins.renewer_name}"
     # KIP-373: the super user creates a token for another owner.
     create = ["--create", "--max-life-time-period", "3600000", "--owner-principal", owner]
     create += ["--renewer-principal", renewer]
-    pair = _tokens(broker, logins.admin, *create)
+    pair = _tokens(tools, logins.admin, *create)
     _assert_same_normalised(pair)
     assert pair.kafka.stdout.startswith(
         f"Calling create token operation with renewers :[{renewer}] , "
@@ -141,7 +140,7 @@ def test_create_renew_expire_describe_match_kafka(
     tokens = created(pair.kafka), created(pair.ours)
 
     pair = _each(
-        broker,
+        tools,
         logins.renewer,
         tokens,
         "--renew",
@@ -159,7 +158,7 @@ def test_create_renew_expire_describe_match_kafka(
     ), pair
 
     pair = _each(
-        broker,
+        tools,
         logins.owner,
         tokens,
         "--expire",
@@ -175,7 +174,7 @@ def test_create_renew_expire_describe_match_kafka(
 
     # Both tokens, each tool describing both: nothing to normalise.
     describe = ("--describe", "--owner-principal", owner)
-    pair = _tokens(broker, logins.renewer, *describe)
+    pair = _tokens(tools, logins.renewer, *describe)
     assert pair.kafka.returncode == pair.ours.returncode == 0, pair
     assert "Total number of tokens : 2\n" in pair.kafka.stdout, pair
     # Ours hides HMACs unless asked (docs/compatibility.md) and keeps the column.
@@ -186,7 +185,7 @@ def test_create_renew_expire_describe_match_kafka(
     # Without --owner-principal, Kafka 3.5+ sends an empty owner list and lists
     # nothing; ours lists what the caller may see: here the same two tokens.
     pair = Pair.run(
-        lambda: kafka_tool(broker, broker.delegation_token_command, logins.owner, "--describe"),
+        lambda: _kafka(tools, logins.owner, "--describe"),
         lambda: ours("delegation-tokens", broker, logins.owner, "--describe", "--show-hmac"),
     )
     kafka, mine = pair.kafka, pair.ours
@@ -211,16 +210,16 @@ def _assert_same_failure(pair: Pair, name: str, message: str, hmac: str | None =
 
 
 def test_errors_are_kafkas_exception_lines(
-    kafka_broker: KafkaBroker, logins: Logins, tmp_path: Path
+    kafka_tools: KafkaTools, logins: Logins, tmp_path: Path
 ) -> None:
-    broker = kafka_broker
+    tools, broker = kafka_tools, kafka_tools.broker
     unknown = base64.b64encode(secrets.token_bytes(64)).decode()
     for action, period in (
         ("--renew", "--renew-time-period"),
         ("--expire", "--expiry-time-period"),
     ):
         _assert_same_failure(
-            _tokens(broker, logins.owner, action, "--hmac", unknown, period, "-1"),
+            _tokens(tools, logins.owner, action, "--hmac", unknown, period, "-1"),
             "DelegationTokenNotFoundException",
             "Delegation Token is not found on server.",
             hmac=unknown,
@@ -228,7 +227,7 @@ def test_errors_are_kafkas_exception_lines(
 
     _assert_same_failure(
         _tokens(
-            broker,
+            tools,
             logins.owner,
             "--create",
             "--max-life-time-period",
@@ -245,7 +244,7 @@ def test_errors_are_kafkas_exception_lines(
     )
     _assert_same_failure(
         _tokens(
-            broker, logins.stranger, "--renew", "--hmac", token.hmac, "--renew-time-period", "-1"
+            tools, logins.stranger, "--renew", "--hmac", token.hmac, "--renew-time-period", "-1"
         ),
         "DelegationTokenOwnerMismatchException",
         "Specified Principal is not valid Owner/Renewer.",
@@ -257,7 +256,7 @@ def test_errors_are_kafkas_exception_lines(
         tmp_path / "token.properties", token.token_id, token.hmac, token=True
     )
     _assert_same_failure(
-        _tokens(broker, as_token, "--create", "--max-life-time-period", "-1"),
+        _tokens(tools, as_token, "--create", "--max-life-time-period", "-1"),
         "UnsupportedByAuthenticationException",
         "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on "
         "delegation token authenticated channels.",
@@ -267,7 +266,7 @@ def test_errors_are_kafkas_exception_lines(
         tmp_path / "wrong.properties", logins.owner_name, "wrong-password"
     )
     _assert_same_failure(
-        _tokens(broker, wrong, "--create", "--max-life-time-period", "-1"),
+        _tokens(tools, wrong, "--create", "--max-life-time-period", "-1"),
         "SaslAuthenticationException",
         "Authentication failed during authentication due to invalid credentials with SASL "
         "mechanism SCRAM-SHA-256",

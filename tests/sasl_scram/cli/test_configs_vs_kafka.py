@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.kafka_broker import KafkaBroker, unique_name
-from tests.side_by_side import Pair, kafka_failure, kafka_tool, ours, run_both
+from tests.side_by_side import KafkaTools, Pair, kafka_failure, ours
 
 PROG = "kafka-scram configs"
 
@@ -31,13 +31,15 @@ def _user(name: str) -> tuple[str, ...]:
     return ("--entity-type", "users", "--entity-name", name)
 
 
-def _alter(broker: KafkaBroker, config: Path, kafka_user: str, our_user: str, *how: str) -> Pair:
+def _both(tools: KafkaTools, config: Path, *args: str) -> Pair:
+    return Pair.same(tools, tools.broker.config_command, "configs", config, *args)
+
+
+def _alter(tools: KafkaTools, config: Path, kafka_user: str, our_user: str, *how: str) -> Pair:
     """The same alteration, by Kafka's tool for one user and by ours for another."""
     return Pair.run(
-        lambda: kafka_tool(
-            broker, broker.config_command, config, "--alter", *how, *_user(kafka_user)
-        ),
-        lambda: ours("configs", broker, config, "--alter", *how, *_user(our_user)),
+        lambda: tools.run(tools.broker.config_command, config, "--alter", *how, *_user(kafka_user)),
+        lambda: ours("configs", tools.broker, config, "--alter", *how, *_user(our_user)),
     )
 
 
@@ -58,18 +60,16 @@ def _assert_same_failure(pair: Pair, name: str, message: str) -> None:
     ), pair
 
 
-def test_alter_describe_and_delete_match_kafka(
-    kafka_broker: KafkaBroker, admin_config: Path
-) -> None:
-    broker, config = kafka_broker, admin_config
+def test_alter_describe_and_delete_match_kafka(kafka_tools: KafkaTools, admin_config: Path) -> None:
+    tools, config = kafka_tools, admin_config
     kafka_user, our_user = unique_name("cfg-kafka"), unique_name("cfg-ours")
 
     both = (
         "SCRAM-SHA-256=[iterations=8192,password=pw-1],"
         "SCRAM-SHA-512=[iterations=5000,password=pw-1]"
     )
-    pair = _alter(broker, config, kafka_user, our_user, "--add-config", both)
-    if broker.kraft:
+    pair = _alter(tools, config, kafka_user, our_user, "--add-config", both)
+    if tools.broker.kraft:
         # KRaft's ScramControlManager takes one alteration per user and request.
         _assert_same_failure(
             pair,
@@ -85,13 +85,11 @@ def test_alter_describe_and_delete_match_kafka(
         "SCRAM-SHA-256=[iterations=16384,password=pw-2]",
     ):
         _assert_completed(
-            _alter(broker, config, kafka_user, our_user, "--add-config", add), kafka_user, our_user
+            _alter(tools, config, kafka_user, our_user, "--add-config", add), kafka_user, our_user
         )
 
     # Every user on the broker, each tool reading what the other wrote.
-    pair = run_both(
-        broker, broker.config_command, "configs", config, "--describe", "--entity-type", "users"
-    )
+    pair = _both(tools, config, "--describe", "--entity-type", "users")
     assert pair.kafka.returncode == pair.ours.returncode == 0, pair
     assert pair.ours.stdout == pair.kafka.stdout, pair
     lines = pair.ours.stdout.splitlines()
@@ -109,7 +107,7 @@ def test_alter_describe_and_delete_match_kafka(
     # it, KRaft reports the missing credential first, ZooKeeper mode the duplicate.)
     _assert_same_failure(
         _alter(
-            broker,
+            tools,
             config,
             kafka_user,
             our_user,
@@ -120,9 +118,9 @@ def test_alter_describe_and_delete_match_kafka(
         "DuplicateResourceException",
         "A user credential cannot be altered twice in the same request",
     )
-    _assert_completed(_alter(broker, config, kafka_user, our_user, *delete), kafka_user, our_user)
+    _assert_completed(_alter(tools, config, kafka_user, our_user, *delete), kafka_user, our_user)
     _assert_same_failure(
-        _alter(broker, config, kafka_user, our_user, *delete),
+        _alter(tools, config, kafka_user, our_user, *delete),
         "ResourceNotFoundException",
         "Attempt to delete a user credential that does not exist",
     )
@@ -136,9 +134,7 @@ def test_alter_describe_and_delete_match_kafka(
         # A user with no credential: nothing at all, and success.
         (unique_name("cfg-nobody"), ""),
     ):
-        pair = run_both(
-            broker, broker.config_command, "configs", config, "--describe", *_user(user)
-        )
+        pair = _both(tools, config, "--describe", *_user(user))
         assert pair.kafka.returncode == pair.ours.returncode == 0, pair
         assert pair.kafka.stdout == pair.ours.stdout == expected, pair
         assert pair.ours.stderr == "", pair
@@ -171,13 +167,11 @@ BROKER_ERRORS = {
 
 @pytest.mark.parametrize("case", BROKER_ERRORS.values(), ids=BROKER_ERRORS.keys())
 def test_errors_name_kafkas_exception_and_message(
-    kafka_broker: KafkaBroker, admin_config: Path, case: BrokerError
+    kafka_tools: KafkaTools, admin_config: Path, case: BrokerError
 ) -> None:
     user = unique_name("cfg-err")
-    pair = run_both(
-        kafka_broker,
-        kafka_broker.config_command,
-        "configs",
+    pair = _both(
+        kafka_tools,
         admin_config,
         "--alter",
         *case.args,
@@ -188,12 +182,10 @@ def test_errors_name_kafkas_exception_and_message(
     _assert_same_failure(pair, case.exception, case.message)
 
 
-def test_a_failed_login_names_kafkas_exception(kafka_broker: KafkaBroker, tmp_path: Path) -> None:
-    config = kafka_broker.client_properties(tmp_path / "wrong.properties", password="wrong")
-    pair = run_both(
-        kafka_broker,
-        kafka_broker.config_command,
-        "configs",
+def test_a_failed_login_names_kafkas_exception(kafka_tools: KafkaTools, tmp_path: Path) -> None:
+    config = kafka_tools.broker.client_properties(tmp_path / "wrong.properties", password="wrong")
+    pair = _both(
+        kafka_tools,
         config,
         "--describe",
         "--entity-type",
@@ -207,12 +199,10 @@ def test_a_failed_login_names_kafkas_exception(kafka_broker: KafkaBroker, tmp_pa
     )
 
 
-def test_too_few_iterations_is_kafkas_line(kafka_broker: KafkaBroker, admin_config: Path) -> None:
+def test_too_few_iterations_is_kafkas_line(kafka_tools: KafkaTools, admin_config: Path) -> None:
     # ConfigCommand checks the minimum itself and prints the bare message.
-    pair = run_both(
-        kafka_broker,
-        kafka_broker.config_command,
-        "configs",
+    pair = _both(
+        kafka_tools,
         admin_config,
         "--alter",
         "--add-config",
@@ -227,17 +217,15 @@ def test_too_few_iterations_is_kafkas_line(kafka_broker: KafkaBroker, admin_conf
 
 
 def test_deliberate_differences_are_exactly_as_documented(
-    kafka_broker: KafkaBroker, admin_config: Path
+    kafka_tools: KafkaTools, admin_config: Path
 ) -> None:
     """docs/compatibility.md: ours hides the password Kafka echoes, and names
     what it accepts where Kafka (which also alters quotas) lists the keys it
     does not know, in Scala's collection syntax on 3.9."""
     user = unique_name("cfg-err")
     value = "iterations=many,password=pw-never-shown"
-    pair = run_both(
-        kafka_broker,
-        kafka_broker.config_command,
-        "configs",
+    pair = _both(
+        kafka_tools,
         admin_config,
         "--alter",
         "--add-config",
@@ -251,10 +239,8 @@ def test_deliberate_differences_are_exactly_as_documented(
     ), pair
     assert pair.kafka.stdout == pair.ours.stdout == "", pair
 
-    pair = run_both(
-        kafka_broker,
-        kafka_broker.config_command,
-        "configs",
+    pair = _both(
+        kafka_tools,
         admin_config,
         "--alter",
         "--add-config",
@@ -262,7 +248,7 @@ def test_deliberate_differences_are_exactly_as_documented(
         *_user(user),
     )
     assert pair.kafka.returncode == pair.ours.returncode == 1, pair
-    names = "foo" if kafka_broker.kraft else "Set(foo)"
+    names = "foo" if kafka_tools.broker.kraft else "Set(foo)"
     assert pair.kafka.stderr == (
         "Only quota and SCRAM credential configs can be added for 'users' using "
         f"--bootstrap-server. Unexpected config names: {names}\n"
