@@ -32,3 +32,12 @@ def test_the_broker_runs_the_version_and_mode_it_claims(kafka_broker: KafkaBroke
         else "[KafkaServer id=0] started"
     )
     assert started in log
+
+
+def test_add_user_gives_both_mechanisms_at_once(kafka_broker: KafkaBroker) -> None:
+    # KRaft refuses two alterations of one user in one request; add_user copes.
+    user = unique_name("smoke-both")
+    kafka_broker.add_user(user, "smoke-password")
+    for mechanism in MECHANISMS:
+        with kafka_broker.connect(kafka_broker.credentials(user, "smoke-password", mechanism)):
+            pass
