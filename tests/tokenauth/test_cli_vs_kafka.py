@@ -262,6 +262,22 @@ def test_errors_are_kafkas_exception_lines(
         "delegation token authenticated channels.",
     )
 
+    # Deliberate (docs/compatibility.md): a bad --hmac is a usage error here,
+    # found before anything is printed; Kafka's tool decodes it after its banner.
+    pair = _tokens(
+        tools, logins.owner, "--renew", "--hmac", "not-base64!", "--renew-time-period", "1"
+    )
+    assert (pair.kafka.returncode, pair.ours.returncode) == (1, 2), pair
+    assert (
+        pair.kafka.stdout
+        == "Calling renew token operation with hmac :not-base64! , renew-time-period :1\n"
+    ), pair
+    assert pair.kafka.stderr.startswith("Illegal base64 character 2d\n"), pair
+    assert (pair.ours.stdout, pair.ours.stderr) == (
+        "",
+        f"{PROG}: error: --hmac is not valid base64\n",
+    ), pair
+
     wrong = broker.client_properties(
         tmp_path / "wrong.properties", logins.owner_name, "wrong-password"
     )
