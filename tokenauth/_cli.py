@@ -225,24 +225,22 @@ def _create(args: argparse.Namespace, connect: Connect, stdout: TextIO) -> None:
 def _renew_or_expire(args: argparse.Namespace, connect: Connect, stdout: TextIO) -> None:
     hmac = _hmac(args.hmac)
     shown = hmac_base64(hmac) if args.show_hmac else _HIDDEN
-    if args.renew:
-        print(
-            f"Calling renew token operation with hmac :{shown} , "
-            f"renew-time-period :{args.renew_period}",
-            file=stdout,
-        )
-        with connect() as client:
-            expiry = client.renew_token(hmac, args.renew_period)
-    else:
-        print(
-            f"Calling expire token operation with hmac :{shown} , "
-            f"expire-time-period :{args.expiry_period}",
-            file=stdout,
-        )
-        with connect() as client:
-            expiry = client.expire_token(hmac, args.expiry_period)
+    # Kafka's banner says "expire-time-period" for --expiry-time-period.
+    action, period_name, period = (
+        ("renew", "renew-time-period", args.renew_period)
+        if args.renew
+        else ("expire", "expire-time-period", args.expiry_period)
+    )
+    print(
+        f"Calling {action} token operation with hmac :{shown} , {period_name} :{period}",
+        file=stdout,
+    )
+    with connect() as client:
+        if args.renew:
+            expiry = client.renew_token(hmac, period)
+        else:
+            expiry = client.expire_token(hmac, period)
     # Kafka prints these with printf: no trailing newline.
-    action = "renew" if args.renew else "expire"
     stdout.write(f"Completed {action} operation. New expiry date : {_date(expiry)}")
 
 
