@@ -222,9 +222,9 @@ class KafkaBroker:
             self.wait_login(self.credentials(user, password, mechanism))
 
     def delete_user(self, user: str, mechanisms: Sequence[ScramMechanism] = MECHANISMS) -> None:
-        deletions = [ScramDeletion(user, m.type_byte) for m in mechanisms]
         with self.connect() as conn:
-            RemoteScramAdmin(conn).alter(deletions, [])
+            for m in mechanisms:  # one request each, as in add_user
+                RemoteScramAdmin(conn).alter([ScramDeletion(user, m.type_byte)], [])
 
     def wait_login(self, credentials: SaslCredentials, timeout: float = 20.0) -> None:
         """Until ``credentials`` log in: credential changes reach the
