@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 from collections.abc import Coroutine
 from pathlib import Path
@@ -21,12 +22,15 @@ from sasl_scram.endpoint import (
 )
 
 if TYPE_CHECKING:
+    from sasl_scram.cli._workers import WorkerRole
     from sasl_scram.endpoint import ScramEndpoint
+    from sasl_scram.store import CredentialStore
 
 __all__ = ["register"]
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -69,12 +73,16 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     logging.basicConfig(
         level=args.log_level.upper(),
         stream=stderr,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+        format=LOG_FORMAT,
     )
     try:
         # Every key is parsed once, here, before the loop is chosen: a bad value
         # is reported with its file and line, whichever key it is.
         config = EndpointConfig.from_properties(load_properties(args.config, args.override))
+        if config.workers > 1:
+            from sasl_scram.cli._workers import Supervisor
+
+            return Supervisor(config, stdout, stderr).run()
         return _run_loop(serve(config, stdout), config.event_loop)
     except ScramError as exc:
         print(f"kafka-scram serve: error: {exc}", file=stderr)
@@ -117,24 +125,19 @@ def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
     )
 
 
-async def _start(endpoint: ScramEndpoint, config: EndpointConfig) -> None:
-    try:
-        await endpoint.start()
-    except OSError as exc:
-        # A port in use or an address not on this host: a configuration problem.
-        listeners = ",".join(str(entry) for entry in config.listeners)
-        cause = f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
-        raise ScramConfigError(
-            f"cannot listen on {listeners}: {cause}; stop the process using "
-            "the port or choose another in 'listeners' (--override listeners=...)"
-        ) from None
+def cannot_listen(config: EndpointConfig, exc: OSError) -> ScramConfigError:
+    """A port in use or an address not on this host: a configuration problem."""
+    listeners = ",".join(str(entry) for entry in config.listeners)
+    cause = f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
+    return ScramConfigError(
+        f"cannot listen on {listeners}: {cause}; stop the process using "
+        "the port or choose another in 'listeners' (--override listeners=...)"
+    )
 
 
-async def serve(config: EndpointConfig, stdout: TextIO) -> int:
-    from sasl_scram.endpoint import ScramEndpoint, load_extensions
+def open_credential_store(config: EndpointConfig) -> CredentialStore:
     from sasl_scram.store import open_store
 
-    db: Path | None = None
     if config.store_location.startswith("sqlite:"):
         db = Path(config.store_location[len("sqlite:") :])
         # Stored and server keys let anyone impersonate the server: the state
@@ -142,31 +145,65 @@ async def serve(config: EndpointConfig, stdout: TextIO) -> int:
         # database 0600 before SQLite opens it), as Kafka protects /config/users
         # with CREATOR_ALL ACLs.
         db.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    store = open_store(config.store_location, **config.store_options())
+    return open_store(config.store_location, **config.store_options())
+
+
+def announce_ready(
+    config: EndpointConfig, addresses: dict[str, tuple[str, int]], out: TextIO
+) -> None:
+    """The lines that say the endpoint listens (tests and scripts wait for them)."""
+    for listener in config.listeners:
+        host, port = addresses[listener.name]
+        print(f"kafka-scram endpoint ready: {listener.name} {host}:{port}", file=out, flush=True)
+
+
+async def _start(endpoint: ScramEndpoint, config: EndpointConfig) -> None:
+    try:
+        await endpoint.start()
+    except OSError as exc:
+        raise cannot_listen(config, exc) from None
+
+
+async def _bootstrap(
+    endpoint: ScramEndpoint, config: EndpointConfig, store: CredentialStore, stdout: TextIO
+) -> None:
+    user = config.bootstrap_user
+    if user:
+        host, port = endpoint.advertised_address(config.listeners[0].name)
+        files = await asyncio.to_thread(
+            ensure_bootstrap_user,
+            store,
+            user,
+            config.bootstrap_file,
+            config.mechanisms,
+            f"{host}:{port}",
+        )
+        print(how_to_connect(files, f"{host}:{port}"), file=stdout, flush=True)
+
+
+async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | None = None) -> int:
+    """One endpoint process until SIGTERM or SIGINT; a worker (``scram.workers``
+    above 1) leaves the ready lines and the bootstrap user to its parent."""
+    from sasl_scram.endpoint import ScramEndpoint, load_extensions
+
+    store = open_credential_store(config)
     extensions = load_extensions(config.properties, config.settings)
-    endpoint = ScramEndpoint(config, store, extensions=extensions)
+    endpoint = ScramEndpoint(
+        config,
+        store,
+        extensions=extensions,
+        worker_metrics=worker.metrics if worker is not None else None,
+        reuse_port=worker is not None,
+    )
     closed = False
     try:
         await _start(endpoint, config)
-        for listener in config.listeners:
-            host, port = endpoint.advertised_address(listener.name)
-            print(
-                f"kafka-scram endpoint ready: {listener.name} {host}:{port}",
-                file=stdout,
-                flush=True,
-            )
-        user = config.bootstrap_user
-        if user:
-            host, port = endpoint.advertised_address(config.listeners[0].name)
-            files = await asyncio.to_thread(
-                ensure_bootstrap_user,
-                store,
-                user,
-                config.bootstrap_file,
-                config.mechanisms,
-                f"{host}:{port}",
-            )
-            print(how_to_connect(files, f"{host}:{port}"), file=stdout, flush=True)
+        if worker is None:
+            names = [listener.name for listener in config.listeners]
+            announce_ready(config, {n: endpoint.advertised_address(n) for n in names}, stdout)
+            await _bootstrap(endpoint, config, store, stdout)
+        else:
+            os.write(worker.ready_fd, b"%d\n" % worker.index)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
