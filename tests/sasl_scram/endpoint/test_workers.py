@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
-from sasl_scram.store import ScramUpsertion
-from tests.endpoint_harness import ADMIN, ALICE
+from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
+from tests.endpoint_harness import ADMIN, ALICE, seed_users
 from tests.sasl_scram.endpoint.serve_process import API_VERSIONS, Peer, Serve, seed
 from tests.sasl_scram.endpoint.test_metrics import samples_of
-from tests.zookeeper_server import free_port
+from tests.serve_process import ServeProcess
+from tests.zookeeper_server import ZooKeeperServer, create_chroot, free_port
 
 ALTER_SCRAM = 51
 STARTED = re.compile(r"Worker (\d+) started \(pid (\d+)\)")
@@ -35,21 +36,17 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
+WORKERS = {
+    "scram.workers": "2",
+    "connection.failed.authentication.delay.ms": "0",
+}
+
+
 def serve_workers(tmp_path: Path, db: Path, **props: str) -> Serve:
-    return Serve(
-        tmp_path,
-        db,
-        {
-            "scram.workers": "2",
-            "connection.failed.authentication.delay.ms": "0",
-            # Each worker's store reads the others' writes within this bound.
-            "scram.store.max.staleness.ms": "5000",
-            **props,
-        },
-    )
+    return Serve(tmp_path, db, {**WORKERS, **props})
 
 
-def workers(serve: Serve) -> dict[int, int]:
+def workers(serve: ServeProcess) -> dict[int, int]:
     """Worker index -> pid of its latest start, from the parent's log."""
     found: dict[int, int] = {}
     for line in serve.log_lines():
@@ -59,7 +56,7 @@ def workers(serve: Serve) -> dict[int, int]:
     return found
 
 
-def serving_pid(serve: Serve, peer: Peer, pids: list[int]) -> int:
+def serving_pid(serve: ServeProcess, peer: Peer, pids: list[int]) -> int:
     """The worker whose descriptor table holds the server side of ``peer``'s connection."""
     local, remote = f"0100007F:{serve.port:04X}", f"0100007F:{peer.local_port:04X}"
     inode = next(
@@ -84,7 +81,7 @@ def _readlink(path: str) -> str:
         return ""
 
 
-def login(serve: Serve, user: tuple[str, str]) -> tuple[Peer, int, bool]:
+def login(serve: ServeProcess, user: tuple[str, str]) -> tuple[Peer, int, bool]:
     """A new connection: the pid of the worker that serves it, and whether ``user`` logged in."""
     peer = Peer(serve.port)
     # Answered, so accepted: the server side now has its descriptor (a failed login closes it).
@@ -101,7 +98,7 @@ def peers() -> Iterator[list[Peer]]:
         peer.close()
 
 
-def peer_on(serve: Serve, pid: int, user: tuple[str, str], peers: list[Peer]) -> Peer:
+def peer_on(serve: ServeProcess, pid: int, user: tuple[str, str], peers: list[Peer]) -> Peer:
     """A connection logged in as ``user`` that worker ``pid`` serves."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -182,28 +179,69 @@ def _alter(peer: Peer, user: str, password: str | None) -> None:
     assert [r["error_code"] for r in answer["results"]] == [0], answer
 
 
+def _user_changed_through_one_worker_is_honoured_by_the_other(
+    serve: ServeProcess, peers: list[Peer]
+) -> None:
+    bob = ("bob", "bob-secret")
+    first, second = workers(serve)[0], workers(serve)[1]
+    _alter(peer_on(serve, first, ADMIN, peers), bob[0], bob[1])
+
+    def bob_logs_in_on(pid: int) -> bool:
+        peer, served_by, ok = login(serve, bob)
+        peers.append(peer)
+        return ok and served_by == pid
+
+    until(lambda: bob_logs_in_on(second))
+    _alter(peer_on(serve, second, ADMIN, peers), bob[0], None)
+
+    def bob_refused_on(pid: int) -> bool:
+        peer, served_by, ok = login(serve, bob)
+        peers.append(peer)
+        return not ok and served_by == pid
+
+    until(lambda: bob_refused_on(first))
+
+
 def test_a_user_changed_through_one_worker_is_honoured_by_the_other(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
-    bob = ("bob", "bob-secret")
+    # SQLite: each worker's own connection follows the change log.
     with serve_workers(tmp_path, db) as serve:
-        first, second = workers(serve)[0], workers(serve)[1]
-        _alter(peer_on(serve, first, ADMIN, peers), bob[0], bob[1])
+        _user_changed_through_one_worker_is_honoured_by_the_other(serve, peers)
 
-        def bob_logs_in_on(pid: int) -> bool:
-            peer, served_by, ok = login(serve, bob)
-            peers.append(peer)
-            return ok and served_by == pid
 
-        until(lambda: bob_logs_in_on(second))
-        _alter(peer_on(serve, second, ADMIN, peers), bob[0], None)
+def test_on_zookeeper_each_worker_has_its_own_session(
+    tmp_path: Path, zookeeper_hosts: str, zookeeper_server: ZooKeeperServer, peers: list[Peer]
+) -> None:
+    store = ZooKeeperCredentialStore(create_chroot(zookeeper_hosts))
+    try:
+        seed_users(store)
+    finally:
+        store.close()
+    props = {**WORKERS, "zookeeper.connect": zookeeper_hosts, "super.users": "User:admin"}
+    with ServeProcess(tmp_path, props) as serve:
+        pids = list(workers(serve).values())
+        zk_port = int(zookeeper_server.hosts.rsplit(":", 1)[1])
+        for pid in pids:  # one ZooKeeper connection each: its own session and watches
+            assert len(_connections_to(pid, zk_port)) == 1, pid
+        _user_changed_through_one_worker_is_honoured_by_the_other(serve, peers)
 
-        def bob_refused_on(pid: int) -> bool:
-            peer, served_by, ok = login(serve, bob)
-            peers.append(peer)
-            return not ok and served_by == pid
 
-        until(lambda: bob_refused_on(first))
+def _connections_to(pid: int, port: int) -> list[str]:
+    """The socket inodes of ``pid``'s TCP connections to 127.0.0.1:``port``."""
+    remote = f"0100007F:{port:04X}"
+    inodes = {
+        fields[9]
+        for fields in (
+            line.split() for line in Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]
+        )
+        if fields[2] == remote and fields[3] == "01"  # ESTABLISHED
+    }
+    return [
+        inode
+        for fd in os.listdir(f"/proc/{pid}/fd")
+        if (inode := _readlink(f"/proc/{pid}/fd/{fd}")[len("socket:[") : -1]) in inodes
+    ]
 
 
 def test_metrics_are_the_exact_sum_over_the_workers(
