@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
+from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
 from tests.endpoint_harness import ADMIN, ALICE, seed_users
 from tests.sasl_scram.endpoint.serve_process import API_VERSIONS, Peer, Serve, seed
@@ -115,6 +116,15 @@ def until(check: Callable[[], bool], timeout: float = 10) -> None:
     while not check():
         assert time.monotonic() < deadline, "not within the deadline"
         time.sleep(0.05)
+
+
+def test_auto_is_one_worker_per_core_this_process_may_use() -> None:
+    config = EndpointConfig.from_properties({"scram.credential.store.path": "x.db"})
+    assert config.workers == 1  # the default: one process, as before
+    config = EndpointConfig.from_properties(
+        {"scram.credential.store.path": "x.db", "scram.workers": "auto"}
+    )
+    assert config.workers == len(os.sched_getaffinity(0))
 
 
 def test_logins_spread_over_both_workers_and_sigterm_stops_all(
