@@ -24,11 +24,14 @@ $(PY):
 	$(PYTHON) -m venv --clear $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
+# The sources of the compiled modules: an edit to one reinstalls, which rebuilds.
+NATIVE_SOURCES := $(shell $(PYTHON) tools/build_native.py --sources)
+
 # What `make run` needs: the package and the README's client library. The
-# install compiles the login path (setup.py runs tools/build_native.py);
-# [native] keeps mypyc in the venv, so `make run` rebuilds it after an edit.
-$(VENV)/.run-installed: pyproject.toml setup.py tools/build_native.py | $(PY) toolchain
-	$(PY) -m pip install -q -e '.[kafka-python,native]'
+# install compiles the login path (setup.py runs tools/build_native.py with
+# mypyc in pip's build environment, so the venv gets no test tool).
+$(VENV)/.run-installed: pyproject.toml setup.py tools/build_native.py $(NATIVE_SOURCES) | $(PY) toolchain
+	$(PY) -m pip install -q -e '.[kafka-python]'
 	touch $@
 
 # Everything the tests need.
@@ -68,13 +71,12 @@ brokers: system
 # The compiled core (sasl_scram/_native): mypyc builds the login path's modules
 # from their sources; skipped while no source has changed. The editable
 # install builds it too; `make test` and `make bench` require it, `make run`
-# rebuilds it after an edit (pure Python, said at start, if it cannot).
+# reinstalls, so rebuilds, after an edit (pure Python, said at start, if it cannot).
 native: venv system
 	$(PY) tools/build_native.py --require
 
 # The main job: the Kafka-protocol endpoint on 127.0.0.1:9092 (Ctrl-C stops it).
 run: $(VENV)/.run-installed
-	$(PY) tools/build_native.py
 	$(PY) examples/quickstart.py
 	$(VENV)/bin/kafka-scram serve --config config/server.properties
 

@@ -200,7 +200,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="build_native", description=__doc__.split("\n")[0])
     parser.add_argument("--require", action="store_true", help="fail if it cannot compile")
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument(
+        "--sources", action="store_true", help="print the compiled modules' source files"
+    )
     args = parser.parse_args(argv)
+    if args.sources:  # the Makefile's prerequisites of an install
+        print(" ".join(str(source_of(m).relative_to(ROOT)) for m in MODULES))
+        return 0
     try:
         said = build(require=args.require, force=args.force)
     except RuntimeError as exc:
