@@ -14,19 +14,21 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
+from sasl_scram.admin import KafkaConnection, RemoteScramAdmin
 from sasl_scram.endpoint import EndpointConfig
-from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store import ScramDeletion, ScramUpsertion, ZooKeeperCredentialStore
 from tests.endpoint_harness import ADMIN, ALICE, seed_users
 from tests.sasl_scram.endpoint.serve_process import API_VERSIONS, Peer, Serve, seed
 from tests.sasl_scram.endpoint.test_metrics import samples_of
 from tests.serve_process import ServeProcess
 from tests.zookeeper_server import ZooKeeperServer, create_chroot, free_port
 
-ALTER_SCRAM = 51
 STARTED = re.compile(r"Worker (\d+) started \(pid (\d+)\)")
 
 
@@ -167,26 +169,24 @@ def test_a_killed_worker_is_restarted_and_logins_go_on(
         assert serve.proc is not None and serve.proc.poll() is None
 
 
+class _OnPeer:
+    """``KafkaConnection.request`` over a ``Peer``, whose worker the test chose."""
+
+    def __init__(self, peer: Peer) -> None:
+        self.peer = peer
+
+    def request(self, api_key: int, body: dict[str, Any]) -> dict[str, Any]:
+        return self.peer.call(api_key, 0, body)
+
+
 def _alter(peer: Peer, user: str, password: str | None) -> None:
     """Create (a password) or delete (None) ``user``'s SCRAM-SHA-256 credential."""
+    admin = RemoteScramAdmin(cast(KafkaConnection, _OnPeer(peer)))
     if password is None:
-        body = {"deletions": [{"name": user, "mechanism": 1}], "upsertions": []}
+        results = admin.alter([ScramDeletion(user, SCRAM_SHA_256.type_byte)], [])
     else:
-        u = ScramUpsertion.from_password(user, SCRAM_SHA_256, password)
-        body = {
-            "deletions": [],
-            "upsertions": [
-                {
-                    "name": u.user,
-                    "mechanism": u.mechanism,
-                    "iterations": u.iterations,
-                    "salt": u.salt,
-                    "salted_password": u.salted_password,
-                }
-            ],
-        }
-    answer = peer.call(ALTER_SCRAM, 0, body)
-    assert [r["error_code"] for r in answer["results"]] == [0], answer
+        results = admin.alter([], [ScramUpsertion.from_password(user, SCRAM_SHA_256, password)])
+    assert [r.error for r in results] == [ErrorCode.NONE], results
 
 
 def _user_changed_through_one_worker_is_honoured_by_the_other(
