@@ -115,6 +115,7 @@ class Supervisor:
         self._ready_buffer = b""
 
     def run(self) -> int:
+        self.parent_pid = os.getpid()
         self.config, self._sockets = reserve_ports(self.config)
         try:
             files = self._prepare_store()
@@ -213,6 +214,8 @@ class Supervisor:
         signal.set_wakeup_fd(-1)
         for sig in _SIGNALS:
             signal.signal(sig, signal.SIG_DFL)
+        if not _stop_with_parent(self.parent_pid):
+            return 1
         for sock in self._sockets:
             sock.close()
         if self._metrics is not None:
@@ -348,6 +351,19 @@ def _wait_some(deadline: float) -> list[tuple[int, int]]:
 
 
 _SIGNALS = (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT)
+#: prctl(2)'s option: the signal this process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def _stop_with_parent(parent: int) -> bool:
+    """Have the kernel send SIGTERM when the parent dies (Linux), so a killed
+    parent leaves no worker serving on its ports; False if it already died."""
+    if sys.platform == "linux":
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    return os.getppid() == parent
 
 
 def _noop(signum: int, frame: object) -> None:

@@ -169,6 +169,28 @@ def test_a_killed_worker_is_restarted_and_logins_go_on(
         assert serve.proc is not None and serve.proc.poll() is None
 
 
+def test_workers_stop_when_the_parent_is_killed(tmp_path: Path, db: Path) -> None:
+    with serve_workers(tmp_path, db) as serve:
+        pids = list(workers(serve).values())
+        assert serve.proc is not None
+        serve.proc.kill()  # no SIGTERM to pass on: the kernel's parent-death signal
+        serve.proc.wait(10)
+        try:
+            until(lambda: not any(_alive(pid) for pid in pids))
+        finally:  # never leave an orphan serving
+            for pid in filter(_alive, pids):
+                os.kill(pid, signal.SIGKILL)
+        assert "Endpoint stopped" in serve.log_text()
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie of an init that has not reaped it yet counts as gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 class _OnPeer:
     """``KafkaConnection.request`` over a ``Peer``, whose worker the test chose."""
 
