@@ -26,17 +26,33 @@ import signal
 import socket
 import sys
 import time
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from sasl_scram._errors import ScramError
-from sasl_scram.endpoint import BootstrapFiles, EndpointConfig, ensure_bootstrap_user
-from sasl_scram.endpoint._metrics import WorkerBlocks, WorkersMetrics, serve_metrics
+from sasl_scram.cli._process import (
+    LOG_FORMAT,
+    WorkerRole,
+    announce_ready,
+    cannot_listen,
+    how_to_connect,
+    open_credential_store,
+    run_loop,
+    serve,
+)
+from sasl_scram.endpoint import (
+    BootstrapFiles,
+    EndpointConfig,
+    WorkerBlocks,
+    WorkersMetrics,
+    ensure_bootstrap_user,
+    serve_metrics,
+)
 from sasl_scram.store import DecoySecretSource, StoreUnavailable
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
 
-__all__ = ["Supervisor", "WorkerRole"]
+__all__ = ["Supervisor", "reserve_ports"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -46,21 +62,9 @@ STOP_TIMEOUT = 15.0
 FIRST_DELAY, MAX_DELAY = 0.5, 30.0
 
 
-@dataclasses.dataclass(frozen=True)
-class WorkerRole:
-    """What a worker gets from its parent."""
-
-    index: int
-    #: Where it writes ``b"<index>\n"`` once it listens.
-    ready_fd: int
-    #: Its rows of the shared metrics block, when ``scram.metrics.listener`` is set.
-    metrics: dict[tuple[str, str], Any] | None
-
-
 def reserve_ports(config: EndpointConfig) -> tuple[EndpointConfig, list[socket.socket]]:
     """Bind (not listen) each listener's addresses with ``SO_REUSEPORT``; the
     configuration with every port 0 replaced by the port the kernel chose."""
-    from sasl_scram.cli._serve import cannot_listen
 
     sockets: list[socket.socket] = []
     listeners = []
@@ -154,8 +158,6 @@ class Supervisor:
     # -- before the workers -------------------------------------------------------
     def _prepare_store(self) -> BootstrapFiles | None:
         """The decoy secret and the bootstrap user, once, before any worker reads them."""
-        from sasl_scram.cli._serve import open_credential_store
-
         config = self.config
         store = open_credential_store(config)
         try:
@@ -209,8 +211,6 @@ class Supervisor:
 
     def _worker(self, index: int) -> int:
         """In the child: the parent's signal handling and files undone, then ``serve``."""
-        from sasl_scram.cli._serve import LOG_FORMAT, _run_loop, serve
-
         signal.set_wakeup_fd(-1)
         for sig in _SIGNALS:
             signal.signal(sig, signal.SIG_DFL)
@@ -231,7 +231,7 @@ class Supervisor:
             index, self._ready_write, self.blocks.rows(index) if self.blocks else None
         )
         try:
-            return _run_loop(serve(self.config, self.stdout, role), self.config.event_loop)
+            return run_loop(serve(self.config, self.stdout, role), self.config.event_loop)
         except ScramError as exc:
             print(f"kafka-scram serve: error: {exc}", file=self.stderr, flush=True)
         except BaseException:
@@ -260,8 +260,6 @@ class Supervisor:
                     self._fork(index)
 
     def _read_ready(self, files: BootstrapFiles | None) -> None:
-        from sasl_scram.cli._serve import announce_ready, how_to_connect
-
         with contextlib.suppress(BlockingIOError):
             self._ready_buffer += os.read(self._ready_read, 4096)
         *lines, self._ready_buffer = self._ready_buffer.split(b"\n")
