@@ -117,6 +117,8 @@ class Supervisor:
         self._sockets: list[socket.socket] = []
         self._fds: list[int] = []
         self._ready_buffer = b""
+        #: The first error of a worker that could not start, before all were ready.
+        self.start_error: str | None = None
 
     def run(self) -> int:
         self.parent_pid = os.getpid()
@@ -138,6 +140,8 @@ class Supervisor:
                 signal.set_wakeup_fd(previous)
                 for sig, handler in handlers.items():
                     signal.signal(sig, handler)
+            if self.start_error is not None:
+                raise ScramError(self.start_error)
             return 1 if self.failed or not stopped else 0
         finally:
             for sock in self._sockets:
@@ -233,7 +237,10 @@ class Supervisor:
         try:
             return run_loop(serve(self.config, self.stdout, role), self.config.event_loop)
         except ScramError as exc:
-            print(f"kafka-scram serve: error: {exc}", file=self.stderr, flush=True)
+            # To the parent, which prints the first one: N workers failing
+            # alike are one error line, as a single process gives.
+            message = str(exc).replace("\n", " ").encode()[:_MAX_ERROR]
+            os.write(self._ready_write, b"!%d %s\n" % (index, message))
         except BaseException:
             log.exception("Worker %d failed", index)
         return 1
@@ -250,7 +257,7 @@ class Supervisor:
                 stop = any(sig in received for sig in (signal.SIGTERM, signal.SIGINT))
             if self._ready_read in readable:
                 self._read_ready(files)
-            self._reap()
+            self._reap(files)
             if stop or (self.failed and not self.announced):
                 self._stop_all()
                 return stop
@@ -264,9 +271,15 @@ class Supervisor:
             self._ready_buffer += os.read(self._ready_read, 4096)
         *lines, self._ready_buffer = self._ready_buffer.split(b"\n")
         for line in lines:
-            index = int(line)
-            self.ready.add(index)
-            self.failures.pop(index, None)
+            if line.startswith(b"!"):  # "!<index> <error>": it could not start
+                who, _, error = line[1:].decode(errors="replace").partition(" ")
+                if self.announced:
+                    log.error("Worker %s: %s", who, error)
+                elif self.start_error is None:
+                    self.start_error = error
+                continue
+            self.ready.add(int(line))
+            self.failures.pop(int(line), None)
         if not self.announced and len(self.ready) == self.config.workers:
             self.announced = True
             names = [entry.name for entry in self.config.listeners]
@@ -276,7 +289,9 @@ class Supervisor:
                 bootstrap = "{}:{}".format(*self._advertised(names[0]))
                 print(how_to_connect(files, bootstrap), file=self.stdout, flush=True)
 
-    def _reap(self) -> None:
+    def _reap(self, files: BootstrapFiles | None) -> None:
+        # What a worker wrote before it exited is read before its death is handled.
+        self._read_ready(files)
         while self.pids:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -349,6 +364,8 @@ def _wait_some(deadline: float) -> list[tuple[int, int]]:
 
 
 _SIGNALS = (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT)
+#: A worker's error line fits one atomic pipe write (PIPE_BUF is 4096 on Linux).
+_MAX_ERROR = 3000
 #: prctl(2)'s option: the signal this process gets when its parent dies.
 _PR_SET_PDEATHSIG = 1
 

@@ -23,6 +23,7 @@ from sasl_scram.admin import KafkaConnection, RemoteScramAdmin
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ScramDeletion, ScramUpsertion, ZooKeeperCredentialStore
+from tests.cli_process import assert_one_error, kafka_scram
 from tests.endpoint_harness import ADMIN, ALICE, seed_users
 from tests.sasl_scram.endpoint.serve_process import API_VERSIONS, Peer, Serve, seed
 from tests.sasl_scram.endpoint.test_metrics import samples_of
@@ -318,3 +319,28 @@ def test_metrics_are_the_exact_sum_over_the_workers(
         samples = scrape()
         assert total(samples, "successful_authentication_total") == 12
         assert total(samples, "failed_authentication_total") == 5
+
+
+def test_a_worker_that_cannot_start_is_one_error_and_the_parent_exits_1(tmp_path: Path) -> None:
+    # Each worker loads the keystore as it starts listening: both fail alike.
+    config = tmp_path / "server.properties"
+    config.write_text(
+        "listeners=SASL_SSL://127.0.0.1:0\n"
+        f"scram.credential.store.path={tmp_path}/creds.db\n"
+        f"ssl.keystore.location={tmp_path}/missing.pem\n"
+        "scram.workers=2\n"
+    )
+    result = kafka_scram("serve", "--config", str(config))
+    error = assert_one_error(result, "serve")
+    assert "cannot listen on SASL_SSL://127.0.0.1:" in error and "No such file" in error
+    assert "before it was ready; stopping" in result.stderr
+
+
+def test_ctrl_c_to_the_parent_stops_every_worker(tmp_path: Path, db: Path) -> None:
+    with serve_workers(tmp_path, db) as serve:
+        pids = list(workers(serve).values())
+        assert serve.proc is not None
+        serve.proc.send_signal(signal.SIGINT)  # the parent alone (its own session)
+        assert serve.proc.wait(30) == 0
+        assert serve.log_text().count("Endpoint stopped") == 2
+        assert not any(_alive(pid) for pid in pids)
