@@ -165,6 +165,11 @@ def install(built: dict[str, Path], native: Path = NATIVE) -> None:
 def skipped(why: str, native: Path = NATIVE) -> str:
     """Record why there is no build (the loader's status says it) and say it once."""
     native.mkdir(parents=True, exist_ok=True)
+    # An older build left there (setuptools' build/ folder, a stale checkout)
+    # would only be refused by the loader: remove it, so the note is the truth.
+    (native / MANIFEST.name).unlink(missing_ok=True)
+    for old in native.rglob("*.so"):
+        old.unlink()
     (native / NOTE.name).write_text(why + "\n", encoding="utf-8")
     return f"build_native: skipped: {why}; the SCRAM core runs as pure Python (slower)"
 
