@@ -107,12 +107,19 @@ def _new_cells(n: int) -> memoryview[float]:
     return memoryview(bytearray(8 * n)).cast("d")
 
 
+class _Cells(Protocol):
+    """A list of floats, or a worker's float cells in the shared block."""
+
+    def __getitem__(self, index: int, /) -> float: ...
+    def __setitem__(self, index: int, value: float, /) -> None: ...
+
+
 class _Histogram:
     """Bucket counts, +Inf and the sum, in milliseconds; ``observe`` is one bisect."""
 
     __slots__ = ("cells",)
 
-    def __init__(self, cells: memoryview[float]) -> None:
+    def __init__(self, cells: _Cells) -> None:
         self.cells = cells
 
     def observe(self, ms: float) -> None:
@@ -122,14 +129,13 @@ class _Histogram:
 
     @property
     def total(self) -> float:
-        return float(self.cells[_SUM])
+        return self.cells[_SUM]
 
     def cumulative(self) -> list[tuple[str, float]]:
-        counts = self.cells.tolist()[:_SUM]
         out: list[tuple[str, float]] = []
         running = 0.0
-        for bound, n in zip((*map(str, BUCKETS_MS), "+Inf"), counts, strict=True):
-            running += n
+        for i, bound in enumerate((*map(str, BUCKETS_MS), "+Inf")):
+            running += self.cells[i]
             out.append((bound, running))
         return out
 
@@ -137,20 +143,32 @@ class _Histogram:
 class _Row:
     """The counters and histograms of one (listener, mechanism): one lookup per login.
 
-    ``cells`` (``ROW_CELLS`` floats) is a worker's row in the shared block, or
-    this process's own.
+    Lists, the cheapest item updates, for a process that counts on its own.
     """
 
-    __slots__ = ("cells", "counts", "login_ms", "reauth_ms")
+    __slots__ = ("counts", "login_ms", "reauth_ms")
 
-    def __init__(self, cells: memoryview[float] | None = None) -> None:
-        self.cells = cells if cells is not None else _new_cells(ROW_CELLS)
-        self.counts = self.cells[:5]
-        self.login_ms = _Histogram(self.cells[_LOGIN : _LOGIN + _HIST])
-        self.reauth_ms = _Histogram(self.cells[_REAUTH : _REAUTH + _HIST])
+    def __init__(self) -> None:
+        self.counts: _Cells = [0.0] * 5
+        self.login_ms = _Histogram([0.0] * _HIST)
+        self.reauth_ms = _Histogram([0.0] * _HIST)
 
     def used(self) -> bool:
-        return any(self.cells[:_AUTHED].tolist())
+        # Every histogram observation comes with a counter's increment.
+        return any(self.counts[i] for i in range(5))
+
+
+class _SharedRow(_Row):
+    """A worker's row: the same counters over ``ROW_CELLS`` cells of the shared
+    block, followed by its two gauges."""
+
+    __slots__ = ("cells",)
+
+    def __init__(self, cells: memoryview[float]) -> None:
+        self.cells = cells
+        self.counts = cells[:5]
+        self.login_ms = _Histogram(cells[_LOGIN : _LOGIN + _HIST])
+        self.reauth_ms = _Histogram(cells[_REAUTH : _REAUTH + _HIST])
 
 
 class WorkerBlocks:
@@ -170,11 +188,11 @@ class WorkerBlocks:
         self._map = mmap.mmap(-1, 8 * self._stride * workers)
         self._cells = memoryview(self._map).cast("d")
 
-    def rows(self, worker: int) -> dict[tuple[str, str], _Row]:
+    def rows(self, worker: int) -> dict[tuple[str, str], _SharedRow]:
         """Worker ``worker``'s rows, over the shared cells."""
         base = worker * self._stride
         return {
-            key: _Row(self._cells[base + i * ROW_CELLS : base + (i + 1) * ROW_CELLS])
+            key: _SharedRow(self._cells[base + i * ROW_CELLS : base + (i + 1) * ROW_CELLS])
             for i, key in enumerate(self.keys)
         }
 
@@ -183,9 +201,9 @@ class WorkerBlocks:
         for row in self.rows(worker).values():
             row.cells[_AUTHED] = row.cells[_OPEN] = 0
 
-    def total(self) -> dict[tuple[str, str], _Row]:
+    def total(self) -> dict[tuple[str, str], _SharedRow]:
         """Each row summed over the workers."""
-        out = {key: _Row() for key in self.keys}
+        out = {key: _SharedRow(_new_cells(ROW_CELLS)) for key in self.keys}
         for worker in range(self.workers):
             for key, row in self.rows(worker).items():
                 into = out[key].cells
@@ -217,7 +235,7 @@ class AuthMetrics:
         host: str,
         port: int,
         connections: Callable[[], Iterable[LiveConnection]],
-        shared: dict[tuple[str, str], _Row] | None = None,
+        shared: dict[tuple[str, str], _SharedRow] | None = None,
     ) -> None:
         self._host = host
         self._port = port
@@ -237,7 +255,7 @@ class AuthMetrics:
         cls,
         settings: Mapping[str, Any],
         connections: Callable[[], Iterable[LiveConnection]],
-        shared: dict[tuple[str, str], _Row] | None = None,
+        shared: dict[tuple[str, str], _SharedRow] | None = None,
     ) -> AuthMetrics | None:
         """``None`` unless ``scram.metrics.listener=HOST:PORT`` is set.
 
@@ -365,7 +383,7 @@ def serve_metrics(collector: Any, host: str, port: int) -> tuple[WSGIServer, tup
 
 
 def _families(
-    rows: list[tuple[tuple[str, str], _Row]],
+    rows: Sequence[tuple[tuple[str, str], _Row]],
     open_by: Mapping[str, int],
     auth_by: Mapping[tuple[str, str], int],
 ) -> Iterator[Any]:
