@@ -1,7 +1,9 @@
 """What pip gets: ``python -m build`` makes an sdist and, from it, a platform wheel
 that holds the compiled core; installed into a new virtualenv outside this
-tree, ``kafka-scram serve`` runs it and Kafka's Java client logs in. Where the
-build finds no C compiler, the wheel is pure Python and says why.
+tree, ``kafka-scram serve`` runs it and Kafka's Java client logs in. An
+editable install (``make run``) compiles into the checkout, and an edit turns
+the compiled core off. Where the build finds no C compiler, the wheel is pure
+Python and says why.
 
 The sdist and wheel are built once per module (mypyc and the C compiler take
 a minute or two), from a copy of this checkout's files so that the build
@@ -72,14 +74,15 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def venv(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new virtualenv outside this tree with the wheel installed."""
-    path = tmp_path_factory.mktemp("venv") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
     (wheel,) = dist.glob("*.whl")
-    subprocess.run(
-        [str(path / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", str(wheel)],
-        check=True,
-        timeout=600,
-    )
+    return _new_venv(tmp_path_factory.mktemp("venv") / "venv", str(wheel))
+
+
+def _new_venv(path: Path, *install: str) -> Path:
+    """A virtualenv at ``path`` with ``pip install ARGS`` done (pip builds what it must)."""
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
+    pip = [str(path / "bin" / "pip"), "install", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, *install], check=True, timeout=900)
     return path
 
 
@@ -160,6 +163,28 @@ def test_installed_serve_runs_it_and_kafkas_java_client_logs_in(venv: Path, tmp_
             harness.call("close", "a")
     finally:
         harness.close()
+
+
+def test_an_editable_install_compiles_into_the_checkout_and_an_edit_turns_it_off(
+    tmp_path: Path,
+) -> None:
+    # What `make run` does: pip install -e, here into a new virtualenv.
+    tree = _copy_tree(tmp_path / "tree")
+    venv = _new_venv(tmp_path / "venv", "-e", str(tree))
+    probe = [str(venv / "bin" / "python"), "-c", PROBE]
+    env = _installed_env()
+    status, module = subprocess.run(
+        probe, capture_output=True, text=True, check=True, cwd=tmp_path, env=env
+    ).stdout.split("\n")[:2]
+    assert status == f"compiled ({COMPILED} modules)"
+    assert module.startswith(str(tree / "sasl_scram" / "_native")), module
+    source = tree / "sasl_scram" / "_server.py"
+    source.write_text(source.read_text() + "\n# edited\n")
+    done = subprocess.run(probe, capture_output=True, text=True, check=True, cwd=tmp_path, env=env)
+    status, module = done.stdout.split("\n")[:2]
+    assert status.startswith("not used: sasl_scram/_server.py changed since the build"), status
+    assert module == str(source)
+    assert "The compiled core is not used" in done.stderr
 
 
 def test_without_a_compiler_the_wheel_is_pure_python_and_says_why(tmp_path: Path) -> None:
