@@ -122,4 +122,4 @@ bench: venv system native
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis \
 	  sasl_scram/_native/lib sasl_scram/_native/*.so sasl_scram/_native/manifest.json \
-  sasl_scram/_native/not-built.txt build
+	  sasl_scram/_native/not-built.txt build
