@@ -71,6 +71,11 @@ def write_server_properties(tmp_path: Path, extra: str) -> Path:
             "scram.bootstrap.client.properties=  ",
             "scram.bootstrap.client.properties: expected a file path, got nothing",
         ),
+        (
+            "scram.workers=0",
+            "scram.workers: expected auto or an integer from 1 to 1024; accepted: auto (one "
+            "per core this process may use) or an integer from 1 to 1024",
+        ),
     ],
 )
 def test_serve_names_file_line_key_and_what_is_accepted(
