@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 JAVA_DIR = Path(__file__).parent / "java"
@@ -40,11 +41,26 @@ def unb64(field: str) -> bytes:
 
 
 class JavaHarness:
-    """A compiled harness class kept running for many requests."""
+    """A compiled harness class kept running for many requests.
 
-    def __init__(self, class_name: str) -> None:
-        jars = jar_dir()
-        classpath_jars = os.pathsep.join(str(p) for p in sorted(jars.glob("*.jar")))
+    Args:
+        class_name: The harness under ``tests/java/``.
+        jars: Its classpath; kafka-clients 4.3.0 and slf4j-api (:func:`jar_dir`) by default.
+        java_home: The JDK whose ``java`` runs it; the one on ``PATH`` by default. The
+            harness is compiled by the ``javac`` on ``PATH`` (release 17), which any
+            newer JDK runs.
+    """
+
+    def __init__(
+        self,
+        class_name: str,
+        jars: Sequence[Path] | None = None,
+        java_home: Path | None = None,
+    ) -> None:
+        if jars is None:
+            jars = sorted(jar_dir().glob("*.jar"))
+        classpath_jars = os.pathsep.join(str(p) for p in jars)
+        java = str(java_home / "bin" / "java") if java_home is not None else "java"
         self._build = Path(tempfile.mkdtemp(prefix=f"{class_name}-"))
         source = JAVA_DIR / f"{class_name}.java"
         subprocess.run(
@@ -65,7 +81,7 @@ class JavaHarness:
         )
         self._proc = subprocess.Popen(
             [
-                "java",
+                java,
                 "-Xshare:auto",
                 "-cp",
                 f"{self._build}{os.pathsep}{classpath_jars}",

@@ -155,15 +155,8 @@ public class ScramHarness extends LineProtocol {
         }
     }
 
-    /** The throwable and its whole cause chain: the tests match Kafka's wrapped messages. */
-    static String describe(Throwable t) {
-        String text = t.getClass().getSimpleName() + ": " + t.getMessage();
-        for (Throwable c = t.getCause(); c != null; c = c.getCause())
-            text += " | caused by " + c.getClass().getSimpleName() + ": " + c.getMessage();
-        return text;
-    }
-
     public static void main(String[] args) throws Exception {
-        serve(ScramHarness::handle, ScramHarness::describe);
+        // The whole cause chain: the tests match Kafka's wrapped messages.
+        serve(ScramHarness::handle, LineProtocol::chain);
     }
 }
