@@ -21,6 +21,7 @@ import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
 import org.apache.kafka.common.security.scram.internals.ScramServerCallbackHandler;
 import org.apache.kafka.common.security.token.delegation.TokenInformation;
 import org.apache.kafka.common.security.token.delegation.internals.DelegationTokenCache;
+import org.apache.kafka.common.utils.Sanitizer;
 
 public class ScramHarness extends LineProtocol {
     static final Map<String, ScramSaslClient> clients = new HashMap<>();
@@ -149,6 +150,12 @@ public class ScramHarness extends LineProtocol {
             }
             case "username": {
                 return "ok " + enc(ScramFormatter.username(decs(a[1])));
+            }
+            case "sanitize": {
+                return "ok " + enc(Sanitizer.sanitize(decs(a[1])));
+            }
+            case "desanitize": {
+                return "ok " + enc(Sanitizer.desanitize(decs(a[1])));
             }
             default:
                 return "err " + enc("unknown command " + a[0]);
