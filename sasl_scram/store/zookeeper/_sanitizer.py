@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from urllib.parse import quote
 
 __all__ = ["SanitizerError", "desanitize", "sanitize"]
 
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_HEX_LETTERS = "0123456789abcdef"
+# Character.digit's fullwidth Latin letters: U+FF21 (A) and U+FF41 (a).
+_FULLWIDTH = (0xFF21, 0xFF41)
+_BAD_HEX = "URLDecoder: Illegal hex characters in escape (%) pattern"
 
 
 class SanitizerError(ValueError):
@@ -53,10 +56,7 @@ def desanitize(name: str) -> str:
         if char == "%":
             if n - i < 3:
                 raise SanitizerError("URLDecoder: Incomplete trailing escape (%) pattern")
-            match = _ESCAPE.match(name, i)
-            if match is None:
-                raise SanitizerError("URLDecoder: Illegal hex characters in escape (%) pattern")
-            pending.append(int(match.group(1), 16))
+            pending.append(_escaped_byte(name[i + 1], name[i + 2]))
             i += 3
             continue
         if pending:
@@ -67,3 +67,34 @@ def desanitize(name: str) -> str:
     if pending:
         out.append(pending.decode("utf-8", errors="replace"))
     return "".join(out)
+
+
+def _escaped_byte(first: str, second: str) -> int:
+    """The byte of one ``%`` escape as ``URLDecoder`` reads it:
+    ``Integer.parseInt(s, i + 1, i + 3, 16)``, which takes a sign before one digit
+    (``%+1`` is 1; ``%-1`` is negative and refused) and any digit ``Character.digit``
+    knows (Unicode decimal digits, fullwidth letters), then ``(byte) v``."""
+    if first in "+-":
+        value = _java_hex_digit(second)
+        if value < 0 or (first == "-" and value > 0):
+            raise SanitizerError(_BAD_HEX)
+        return value
+    high = _java_hex_digit(first)
+    low = _java_hex_digit(second)
+    if high < 0 or low < 0:
+        raise SanitizerError(_BAD_HEX)
+    return high * 16 + low
+
+
+def _java_hex_digit(char: str) -> int:
+    """``Character.digit(char, 16)``, or -1."""
+    if char.isascii():
+        return _HEX_LETTERS.find(char.lower())
+    code = ord(char)
+    for base in _FULLWIDTH:
+        if base <= code < base + 6:
+            return 10 + code - base
+    # A Java char is one UTF-16 unit: a supplementary character is two, neither a digit.
+    if code <= 0xFFFF and unicodedata.category(char) == "Nd":
+        return unicodedata.decimal(char)
+    return -1

@@ -49,6 +49,11 @@ def test_desanitize_is_java_urldecoder() -> None:
         desanitize("a%zzb")
     with pytest.raises(SanitizerError):
         sanitize("\ud800")
+    # Integer.parseInt reads each escape: a sign and any Unicode digit are hex to it.
+    assert desanitize("%+1%-0") == "\x01\x00"
+    assert desanitize("%\u0664\u0661%\uff14\uff41") == "AJ"
+    with pytest.raises(SanitizerError, match="Illegal hex characters"):
+        desanitize("%-1")
 
 
 def test_notification_parsing() -> None:
