@@ -31,6 +31,37 @@ def jar_dir() -> Path:
     return path
 
 
+#: Where Debian and the Temurin packages install JDKs.
+JVM_DIR = Path("/usr/lib/jvm")
+
+
+def jdk_feature(home: Path) -> int | None:
+    """The feature release (17, 25, ...) of the JDK at ``home``, from its ``release`` file."""
+    try:
+        text = (home / "release").read_text()
+    except OSError:
+        return None
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key == "JAVA_VERSION":
+            return int(value.strip('"').split(".")[0])
+    return None
+
+
+def newest_jdk(minimum: int) -> tuple[Path, int] | None:
+    """The newest JDK of release ``minimum`` or later under :data:`JVM_DIR` (with a
+    ``java`` to run), and its release; ``None`` when there is none."""
+    found: list[tuple[int, Path]] = []
+    for home in sorted(JVM_DIR.glob("*")) if JVM_DIR.is_dir() else []:
+        feature = jdk_feature(home)
+        if feature is not None and feature >= minimum and (home / "bin" / "java").is_file():
+            found.append((feature, home))
+    if not found:
+        return None
+    feature, home = max(found)
+    return home, feature
+
+
 def b64(data: bytes | str) -> str:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     return base64.b64encode(raw).decode("ascii") or "-"

@@ -136,6 +136,10 @@ public class ScramHarness extends LineProtocol {
                 ScramMessages.ServerFinalMessage m = new ScramMessages.ServerFinalMessage(dec(a[1]));
                 return "ok " + enc(m.error()) + " " + enc(m.serverSignature());
             }
+            case "jdk": {
+                // The feature release of the JVM running this harness (17, 25, ...).
+                return "ok " + Runtime.version().feature();
+            }
             case "hashmap": {
                 // Kafka 3.x: Utils.parseMap fills a HashMap, SaslExtensions copies it with
                 // new HashMap<>(map). Kafka 4.x uses Map.copyOf instead (order random per JVM).
