@@ -12,7 +12,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
@@ -32,6 +32,7 @@ class ServeProcess:
         properties: The ``server.properties`` keys besides ``listeners``.
         name: The process's name in messages and file names; ``serve-<port>`` by default.
         umask: The child's umask, for tests of the files it creates.
+        args: More ``serve`` arguments, such as ``--log-level DEBUG``.
     """
 
     def __init__(
@@ -41,8 +42,10 @@ class ServeProcess:
         name: str | None = None,
         *,
         umask: int | None = None,
+        args: Sequence[str] = (),
     ) -> None:
         self.base_dir = base_dir
+        self.args = tuple(args)
         self.properties = dict(properties)
         self.port = free_port()
         self.name = name or f"serve-{self.port}"
@@ -65,7 +68,7 @@ class ServeProcess:
         config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         with self.log_path.open("w") as log:
             self.proc = subprocess.Popen(
-                [EXE, "serve", "--config", str(config)],
+                [EXE, "serve", "--config", str(config), *self.args],
                 stdout=subprocess.PIPE,
                 stderr=log,
                 stdin=subprocess.DEVNULL,
