@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import SCRAM_SHA_256, escape_username
+from sasl_scram.endpoint._protocol import loggable
 from sasl_scram.kafka import encode_request
 from sasl_scram.store import SQLiteCredentialStore
 from tests.endpoint_harness import ALICE, seed_users
@@ -131,3 +132,11 @@ def test_users_named_with_controls_cannot_forge_log_lines(server: Serve) -> None
     server.wait_for_log("'sentinel-users'")
     _assert_no_forged_line(server)
     assert SCRAM_SHA_256.mechanism_name in server.log_text()
+
+
+def test_loggable_escapes_only_what_is_not_printable() -> None:
+    assert loggable("alice é") == "alice é"
+    assert loggable("a\\nb") == "a\\nb"
+    # Once escaping, a backslash is escaped too: the two names stay distinct in the log.
+    assert loggable("a\nb\\n") == "a\\nb\\\\n"
+    assert loggable("\x1b[1A\u2028\u202e") == "\\x1b[1A\\u2028\\u202e"
