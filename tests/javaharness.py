@@ -9,6 +9,7 @@ alive keeps thousands of differential cases fast.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import os
 import shutil
@@ -71,6 +72,36 @@ def unb64(field: str) -> bytes:
     return b"" if field == "-" else base64.b64decode(field)
 
 
+def _compile(class_name: str, jars: Sequence[Path]) -> Path:
+    """The harness's classes, compiled once per session for each classpath."""
+    key = (class_name, tuple(jars))
+    build = _BUILDS.get(key)
+    if build is None:
+        build = Path(tempfile.mkdtemp(prefix=f"{class_name}-"))
+        atexit.register(shutil.rmtree, build, ignore_errors=True)
+        subprocess.run(
+            # -sourcepath: javac compiles what the harness builds on (LineProtocol.java).
+            [
+                "javac",
+                "-nowarn",
+                "-cp",
+                os.pathsep.join(str(p) for p in jars),
+                "-sourcepath",
+                str(JAVA_DIR),
+                "-d",
+                str(build),
+                str(JAVA_DIR / f"{class_name}.java"),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        _BUILDS[key] = build
+    return build
+
+
+_BUILDS: dict[tuple[str, tuple[Path, ...]], Path] = {}
+
+
 class JavaHarness:
     """A compiled harness class kept running for many requests.
 
@@ -80,6 +111,8 @@ class JavaHarness:
         java_home: The JDK whose ``java`` runs it; the one on ``PATH`` by default. The
             harness is compiled by the ``javac`` on ``PATH`` (release 17), which any
             newer JDK runs.
+        compile_jars: The classpath to compile against, when another than ``jars``
+            gives the same classes (one compilation serves several Kafka versions).
     """
 
     def __init__(
@@ -87,37 +120,15 @@ class JavaHarness:
         class_name: str,
         jars: Sequence[Path] | None = None,
         java_home: Path | None = None,
+        compile_jars: Sequence[Path] | None = None,
     ) -> None:
         if jars is None:
             jars = sorted(jar_dir().glob("*.jar"))
-        classpath_jars = os.pathsep.join(str(p) for p in jars)
+        build = _compile(class_name, compile_jars if compile_jars is not None else jars)
         java = str(java_home / "bin" / "java") if java_home is not None else "java"
-        self._build = Path(tempfile.mkdtemp(prefix=f"{class_name}-"))
-        source = JAVA_DIR / f"{class_name}.java"
-        subprocess.run(
-            # -sourcepath: javac compiles what the harness builds on (LineProtocol.java).
-            [
-                "javac",
-                "-nowarn",
-                "-cp",
-                classpath_jars,
-                "-sourcepath",
-                str(JAVA_DIR),
-                "-d",
-                str(self._build),
-                str(source),
-            ],
-            check=True,
-            capture_output=True,
-        )
+        classpath = os.pathsep.join(str(p) for p in [build, *jars])
         self._proc = subprocess.Popen(
-            [
-                java,
-                "-Xshare:auto",
-                "-cp",
-                f"{self._build}{os.pathsep}{classpath_jars}",
-                class_name,
-            ],
+            [java, "-Xshare:auto", "-cp", classpath, class_name],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -143,4 +154,3 @@ class JavaHarness:
             self._proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self._proc.kill()
-        shutil.rmtree(self._build, ignore_errors=True)
