@@ -93,14 +93,14 @@ def _kafkas(kafka_java: JavaHarness, command: str, name: str) -> str | None:
     return unb64(value).decode("utf-8") if status == "ok" else None
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(NAMES)
 def test_sanitize_is_kafkas_sanitizer(kafka_java: JavaHarness, name: str) -> None:
     """``org.apache.kafka.common.utils.Sanitizer.sanitize`` on the same name."""
     assert sanitize(name) == _kafkas(kafka_java, "sanitize", name)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(ZNODE_NAMES)
 def test_desanitize_is_kafkas_sanitizer(kafka_java: JavaHarness, name: str) -> None:
     """``Sanitizer.desanitize``: the same name, or both refuse it."""
