@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sasl_scram.store import SanitizerError, desanitize, sanitize
@@ -100,6 +100,17 @@ def test_sanitize_is_kafkas_sanitizer(kafka_java: JavaHarness, name: str) -> Non
     assert sanitize(name) == _kafkas(kafka_java, "sanitize", name)
 
 
+# Invalid UTF-8 runs where Java's String(bytes, UTF_8) and Python's "replace" differ
+# in how many U+FFFD they give: encoded surrogates, truncated and overlong sequences.
+@example("%ED%A0")
+@example("%ED%A0%80")
+@example("%ED%BF%BFa")
+@example("%E0%80%80")
+@example("%F0%90%80")
+@example("%F0%90%80%41")
+@example("%F4%90%80%80")
+@example("%F5%80")
+@example("%C0%80%C2")
 @settings(max_examples=300, deadline=None)
 @given(ZNODE_NAMES)
 def test_desanitize_is_kafkas_sanitizer(kafka_java: JavaHarness, name: str) -> None:
