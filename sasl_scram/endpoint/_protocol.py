@@ -367,7 +367,8 @@ class ConnectionProtocol(asyncio.Protocol):
             return
         # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at
         # INFO, so a failed login can be traced; the claimed name (cut to 200
-        # characters: a prober's name may fill a frame), never a secret.
+        # characters: a prober's name may fill a frame), never a secret. Kafka's
+        # reasons may name principals (KIP-368's "Cannot change principals").
         log.info(
             "[%s] Failed authentication with %s (listener %s, mechanism %s, user %.200r): %s",
             self.conn_id,
@@ -375,7 +376,6 @@ class ConnectionProtocol(asyncio.Protocol):
             self._listener.name,
             item.mechanism or "?",
             item.username,
-            # Kafka's texts name principals (KIP-368's "Cannot change principals").
             loggable(item.reason),
         )
 
