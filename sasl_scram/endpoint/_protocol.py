@@ -365,10 +365,9 @@ class ConnectionProtocol(asyncio.Protocol):
         if not item.after_failed_authentication:
             log.debug("[%s] closing: %s", self.conn_id, loggable(item.reason))
             return
-        # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at
-        # INFO, so a failed login can be traced; the claimed name (cut to 200
-        # characters: a prober's name may fill a frame), never a secret. Kafka's
-        # reasons may name principals (KIP-368's "Cannot change principals").
+        # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at INFO;
+        # the claimed name (cut to 200 characters: a prober's may fill a frame), never a
+        # secret. Kafka's reasons may name principals (KIP-368), so they are escaped too.
         log.info(
             "[%s] Failed authentication with %s (listener %s, mechanism %s, user %.200r): %s",
             self.conn_id,
