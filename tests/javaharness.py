@@ -72,9 +72,9 @@ def unb64(field: str) -> bytes:
     return b"" if field == "-" else base64.b64decode(field)
 
 
-def _compile(class_name: str, jars: Sequence[Path]) -> Path:
+def _compile(class_name: str, classpath: str) -> Path:
     """The harness's classes, compiled once per session for each classpath."""
-    key = (class_name, tuple(jars))
+    key = (class_name, classpath)
     build = _BUILDS.get(key)
     if build is None:
         build = Path(tempfile.mkdtemp(prefix=f"{class_name}-"))
@@ -85,7 +85,7 @@ def _compile(class_name: str, jars: Sequence[Path]) -> Path:
                 "javac",
                 "-nowarn",
                 "-cp",
-                os.pathsep.join(str(p) for p in jars),
+                classpath,
                 "-sourcepath",
                 str(JAVA_DIR),
                 "-d",
@@ -99,36 +99,47 @@ def _compile(class_name: str, jars: Sequence[Path]) -> Path:
     return build
 
 
-_BUILDS: dict[tuple[str, tuple[Path, ...]], Path] = {}
+_BUILDS: dict[tuple[str, str], Path] = {}
 
 
 class JavaHarness:
     """A compiled harness class kept running for many requests.
 
     Args:
-        class_name: The harness under ``tests/java/``.
-        jars: Its classpath; kafka-clients 4.3.0 and slf4j-api (:func:`jar_dir`) by default.
+        class_name: A harness under ``tests/java/``.
+        classpath: The jars it runs with; by default the kafka-clients jars of
+            :func:`jar_dir` (``KafkaBroker.classpath`` runs a broker's own).
+        jvm_flags: Extra flags for its JVM.
         java_home: The JDK whose ``java`` runs it; the one on ``PATH`` by default. The
             harness is compiled by the ``javac`` on ``PATH`` (release 17), which any
             newer JDK runs.
-        compile_jars: The classpath to compile against, when another than ``jars``
-            gives the same classes (one compilation serves several Kafka versions).
+        compile_classpath: The classpath to compile against, when another than
+            ``classpath`` gives the same classes (one compilation serves several
+            Kafka versions).
     """
 
     def __init__(
         self,
         class_name: str,
-        jars: Sequence[Path] | None = None,
+        classpath: str | None = None,
+        jvm_flags: Sequence[str] = (),
+        *,
         java_home: Path | None = None,
-        compile_jars: Sequence[Path] | None = None,
+        compile_classpath: str | None = None,
     ) -> None:
-        if jars is None:
-            jars = sorted(jar_dir().glob("*.jar"))
-        build = _compile(class_name, compile_jars if compile_jars is not None else jars)
+        if classpath is None:
+            classpath = os.pathsep.join(str(p) for p in sorted(jar_dir().glob("*.jar")))
+        build = _compile(class_name, compile_classpath or classpath)
         java = str(java_home / "bin" / "java") if java_home is not None else "java"
-        classpath = os.pathsep.join(str(p) for p in [build, *jars])
         self._proc = subprocess.Popen(
-            [java, "-Xshare:auto", "-cp", classpath, class_name],
+            [
+                java,
+                "-Xshare:auto",
+                *jvm_flags,
+                "-cp",
+                f"{build}{os.pathsep}{classpath}",
+                class_name,
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

@@ -74,6 +74,13 @@ class Dialect:
             f"Iterations {iterations} is less than the minimum {MIN_ITERATIONS} required for {name}"
         )
 
+    @property
+    def empty_password(self) -> str:
+        if self.zookeeper:
+            return "Password must not be empty; give password=... or password=-"
+        # The admin client refuses it before sending (KafkaAdminClient.alterUserScramCredentials).
+        return _failure(ErrorCode.UNACCEPTABLE_CREDENTIAL, "Password must not be empty")
+
     def completed(self, user: str) -> str:
         if self.zookeeper:
             return f"Completed updating config for entity: user-principal '{user}'."
@@ -289,7 +296,7 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             )
         admin, dialect = open_admin(args)
     except (CommandError, ScramError) as exc:
-        print(f"{PROG}: error: {exc}", file=stderr)
+        print(f"{PROG}: error: {_error_text(exc)}", file=stderr)
         return 1
     try:
         if dialect.zookeeper:
@@ -305,7 +312,7 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             return _alter(admin, dialect, user, args, stdin, stdout, stderr)
         return _describe(admin, user, stdout, stderr)
     except (CommandError, ScramError) as exc:
-        print(f"{PROG}: error: {exc}", file=stderr)
+        print(f"{PROG}: error: {_error_text(exc)}", file=stderr)
         return 1
     finally:
         close = getattr(admin, "close", None)
@@ -374,7 +381,7 @@ def _upsertions(
                     raise CommandError(str(exc)) from None
             password = stdin_password[0]
         if not password:
-            raise CommandError("Password must not be empty; give password=... or password=-")
+            raise CommandError(dialect.empty_password)
         result.append(ScramUpsertion.from_password(user, mech, password, iterations))
     return result
 
@@ -425,19 +432,35 @@ def _alter_error(result: AlterResult, dialect: Dialect, deleted: list[str]) -> s
             f"Invalid config(s): {','.join(deleted)} (the user has no such credential; "
             "--describe lists the ones it has)"
         )
-    name = result.error.exception_name
-    text = result.message or result.error.default_message
-    return f"Error while executing config command: {name}: {text}"
+    return _failure(result.error, result.message)
+
+
+def _failure(error: ErrorCode, message: str | None) -> str:
+    """An error Kafka's admin client raised, as ConfigCommand's stack trace names it
+    (``ExecutionException: <exception>: <message>``), on one line."""
+    return (
+        f"Error while executing config command: {error.exception_name}: "
+        f"{message or error.default_message}"
+    )
+
+
+def _error_text(exc: Exception) -> str:
+    """A failed login names Kafka's exception too (SaslAuthenticationException)."""
+    from sasl_scram.admin import KafkaConnectionError
+
+    if not isinstance(exc, KafkaConnectionError) or exc.error_code is None:
+        return str(exc)
+    try:
+        error = ErrorCode(exc.error_code)
+    except ValueError:
+        return str(exc)
+    return _failure(error, str(exc))
 
 
 def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextIO) -> int:
     answer = admin.describe(None if user is None else [user])
     if answer.error != ErrorCode.NONE:
-        name = answer.error.exception_name
-        raise CommandError(
-            "Error while executing config command: "
-            f"{name}: {answer.message or answer.error.default_message}"
-        )
+        raise CommandError(_failure(answer.error, answer.message))
     for description in answer.results:
         if description.error == ErrorCode.RESOURCE_NOT_FOUND:
             continue  # describeUserScramCredentials().users() omits them

@@ -14,6 +14,7 @@ from sasl_scram.config._client_config import (
 from sasl_scram.config._keys import (
     ConfigKey,
     Parser,
+    boolean,
     choice,
     integer,
     read_keys,
@@ -37,6 +38,7 @@ __all__ = [
     "KafkaPrincipal",
     "Parser",
     "Properties",
+    "boolean",
     "choice",
     "integer",
     "parse_properties",

@@ -87,7 +87,8 @@ def test_password_from_stdin_is_never_echoed(sqlite_store: list[str], tmp_path: 
         ),
         (
             "SCRAM-SHA-256=[password=]",
-            "Password must not be empty; give password=... or password=-",
+            "Error while executing config command: UnacceptableCredentialException: "
+            "Password must not be empty",
         ),
         (
             "SCRAM-SHA-256=[iterations=x,password=supersecret]",

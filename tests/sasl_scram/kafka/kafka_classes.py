@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sasl_scram.kafka._schema import Array, Field, Struct
@@ -38,8 +38,10 @@ class KafkaMessageClasses:
         self.version = version
         # The harness uses only classes and methods both 3.9 and 4.x have: one
         # compilation (against ``compile_version``) serves them all.
-        compile_jars = _jars(compile_version) if compile_version else None
-        self._harness = JavaHarness("CodecHarness", jars=_jars(version), compile_jars=compile_jars)
+        compile_classpath = _classpath(compile_version) if compile_version else None
+        self._harness = JavaHarness(
+            "CodecHarness", _classpath(version), compile_classpath=compile_classpath
+        )
         self._ranges: dict[int, tuple[int, int]] = {}
 
     def __repr__(self) -> str:
@@ -70,10 +72,11 @@ class KafkaMessageClasses:
         self._harness.close()
 
 
-def _jars(version: str) -> list[Path]:
+def _classpath(version: str) -> str:
     if not is_fetched(version):
         raise RuntimeError(f"Kafka {version} jars not in {libs_dir(version)}; run `make brokers`")
-    return sorted(p for p in libs_dir(version).glob("*.jar") if p.name.startswith(_JAR_PREFIXES))
+    jars = sorted(p for p in libs_dir(version).glob("*.jar") if p.name.startswith(_JAR_PREFIXES))
+    return os.pathsep.join(map(str, jars))
 
 
 def open_all() -> list[KafkaMessageClasses]:
