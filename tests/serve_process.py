@@ -12,7 +12,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
@@ -34,6 +34,7 @@ class ServeProcess:
         umask: The child's umask, for tests of the files it creates.
         exe: The ``kafka-scram`` command to run; this checkout's by default.
         env: The child's environment; this checkout first on PYTHONPATH by default.
+        args: More ``serve`` arguments, such as ``--log-level DEBUG``.
     """
 
     def __init__(
@@ -45,10 +46,12 @@ class ServeProcess:
         umask: int | None = None,
         exe: str = EXE,
         env: Mapping[str, str] | None = None,
+        args: Sequence[str] = (),
     ) -> None:
         self.base_dir = base_dir
         self.exe = exe
         self.env = dict(child_env() if env is None else env)
+        self.args = tuple(args)
         self.properties = dict(properties)
         self.port = free_port()
         self.name = name or f"serve-{self.port}"
@@ -71,7 +74,7 @@ class ServeProcess:
         config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         with self.log_path.open("w") as log:
             self.proc = subprocess.Popen(
-                [self.exe, "serve", "--config", str(config)],
+                [self.exe, "serve", "--config", str(config), *self.args],
                 stdout=subprocess.PIPE,
                 stderr=log,
                 stdin=subprocess.DEVNULL,

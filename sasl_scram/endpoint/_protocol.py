@@ -52,6 +52,16 @@ WRITE_LOW_WATER = 64 * 1024
 LARGE_INPUT = 256 * 1024
 
 
+def loggable(text: str) -> str:
+    """``text`` for a log line: unchanged when printable; else with each line break,
+    control or format character (and backslash) escaped as ``repr`` does, so a name a
+    peer or an administrator chose cannot end the record and forge the next one, nor
+    drive the terminal reading it (docs/security.md)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() and c != "\\" else repr(c)[1:-1] for c in text)
+
+
 class ConnectionHost(Protocol):
     """What a connection needs from the server that accepted it.
 
@@ -353,11 +363,11 @@ class ConnectionProtocol(asyncio.Protocol):
 
     def _log_close(self, item: Close) -> None:
         if not item.after_failed_authentication:
-            log.debug("[%s] closing: %s", self.conn_id, item.reason)
+            log.debug("[%s] closing: %s", self.conn_id, loggable(item.reason))
             return
-        # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at
-        # INFO, so a failed login can be traced; the claimed name (cut to 200
-        # characters: a prober's name may fill a frame), never a secret.
+        # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at INFO;
+        # the claimed name (cut to 200 characters: a prober's may fill a frame), never a
+        # secret. Kafka's reasons may name principals (KIP-368), so they are escaped too.
         log.info(
             "[%s] Failed authentication with %s (listener %s, mechanism %s, user %.200r): %s",
             self.conn_id,
@@ -365,7 +375,7 @@ class ConnectionProtocol(asyncio.Protocol):
             self._listener.name,
             item.mechanism or "?",
             item.username,
-            item.reason,
+            loggable(item.reason),
         )
 
     def _authenticated(self, item: Authenticated) -> None:
@@ -378,7 +388,7 @@ class ConnectionProtocol(asyncio.Protocol):
                 "[%s] %sauthenticated User:%s with %s%s",
                 self.conn_id,
                 "re-" if item.reauthentication else "",
-                s.authorization_id,
+                loggable(s.authorization_id),
                 s.mechanism.mechanism_name,
                 " (delegation token)" if s.token_authenticated else "",
             )

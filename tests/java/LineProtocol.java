@@ -35,6 +35,14 @@ class LineProtocol {
         return new String(dec(f), StandardCharsets.UTF_8);
     }
 
+    /** The throwable and its whole cause chain ("Class: message | caused by ..."). */
+    static String chain(Throwable t) {
+        String text = t.getClass().getSimpleName() + ": " + t.getMessage();
+        for (Throwable c = t.getCause(); c != null; c = c.getCause())
+            text += " | caused by " + c.getClass().getSimpleName() + ": " + c.getMessage();
+        return text;
+    }
+
     /**
      * Answer every line on stdin until it closes. Whatever the handler throws is answered
      * "err <describe(throwable), base64>", so one bad request never ends the session.

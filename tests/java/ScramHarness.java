@@ -21,6 +21,7 @@ import org.apache.kafka.common.security.scram.internals.ScramSaslServer;
 import org.apache.kafka.common.security.scram.internals.ScramServerCallbackHandler;
 import org.apache.kafka.common.security.token.delegation.TokenInformation;
 import org.apache.kafka.common.security.token.delegation.internals.DelegationTokenCache;
+import org.apache.kafka.common.utils.Sanitizer;
 
 public class ScramHarness extends LineProtocol {
     static final Map<String, ScramSaslClient> clients = new HashMap<>();
@@ -135,6 +136,10 @@ public class ScramHarness extends LineProtocol {
                 ScramMessages.ServerFinalMessage m = new ScramMessages.ServerFinalMessage(dec(a[1]));
                 return "ok " + enc(m.error()) + " " + enc(m.serverSignature());
             }
+            case "jdk": {
+                // The feature release of the JVM running this harness (17, 25, ...).
+                return "ok " + Runtime.version().feature();
+            }
             case "hashmap": {
                 // Kafka 3.x: Utils.parseMap fills a HashMap, SaslExtensions copies it with
                 // new HashMap<>(map). Kafka 4.x uses Map.copyOf instead (order random per JVM).
@@ -150,20 +155,19 @@ public class ScramHarness extends LineProtocol {
             case "username": {
                 return "ok " + enc(ScramFormatter.username(decs(a[1])));
             }
+            case "sanitize": {
+                return "ok " + enc(Sanitizer.sanitize(decs(a[1])));
+            }
+            case "desanitize": {
+                return "ok " + enc(Sanitizer.desanitize(decs(a[1])));
+            }
             default:
                 return "err " + enc("unknown command " + a[0]);
         }
     }
 
-    /** The throwable and its whole cause chain: the tests match Kafka's wrapped messages. */
-    static String describe(Throwable t) {
-        String text = t.getClass().getSimpleName() + ": " + t.getMessage();
-        for (Throwable c = t.getCause(); c != null; c = c.getCause())
-            text += " | caused by " + c.getClass().getSimpleName() + ": " + c.getMessage();
-        return text;
-    }
-
     public static void main(String[] args) throws Exception {
-        serve(ScramHarness::handle, ScramHarness::describe);
+        // The whole cause chain: the tests match Kafka's wrapped messages.
+        serve(ScramHarness::handle, LineProtocol::chain);
     }
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 
 import pytest
@@ -24,6 +25,7 @@ from sasl_scram import (
     ScramServerError,
     ScramStateError,
     ScramUsageError,
+    _crypto,
     _native,
     saslprep,
 )
@@ -411,6 +413,49 @@ class TestClientFailures:
         c.client_first()
         with pytest.raises(ScramProtocolError, match="more than the configured maximum"):
             c.receive_server_first(b"r=abcx,s=QUJD,i=5001")
+
+    @pytest.mark.parametrize("mech", MECHS)
+    def test_default_cap_refuses_1_000_001_before_deriving(
+        self, mech: ScramMechanism, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A hostile server asking for more costs the client nothing: the count is
+        refused before any PBKDF2 round."""
+
+        def derive(*args: object) -> bytes:
+            raise AssertionError("derived keys for a refused iteration count")
+
+        monkeypatch.setattr(_crypto, "salted_password", derive)
+        c = ScramClient(mech, "u", "p", nonce_factory=lambda: "abc", key_cache=None)
+        c.client_first()
+        with pytest.raises(
+            ScramProtocolError,
+            match=r"^Requested iterations 1000001 is more than the configured maximum 1000000$",
+        ):
+            c.receive_server_first(b"r=abcx,s=QUJD,i=1000001")
+        with pytest.raises(ScramStateError):
+            c.receive_server_first(b"r=abcx,s=QUJD,i=4096")
+
+    def test_default_cap_accepts_1_000_000_in_a_real_login(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The cap itself is allowed: a whole login at 1,000,000 iterations (SHA-256,
+        about a second: the server's key from hashlib, the client's derived as usual)."""
+        salt = b"one-million-salt"
+        salted = hashlib.pbkdf2_hmac("sha256", PASSWORD.encode(), salt, 1_000_000)
+        cred = ScramCredential.from_salted_password(SCRAM_SHA_256, salt, salted, 1_000_000)
+        derived: list[int] = []
+        real = _crypto.salted_password
+
+        def derive(mech: ScramMechanism, password: bytes, salt: bytes, iterations: int) -> bytes:
+            derived.append(iterations)
+            return real(mech, password, salt, iterations)
+
+        monkeypatch.setattr(_crypto, "salted_password", derive)
+        server = ScramServer(SCRAM_SHA_256, lookup=lambda r: Grant.of(cred))
+        client = ScramClient(SCRAM_SHA_256, "alice", PASSWORD, key_cache=None)
+        exchange(client, server)
+        assert client.complete and server.session.username == "alice"
+        assert derived == [1_000_000]
 
     def test_bad_server_signature(self) -> None:
         cred = creds(SCRAM_SHA_256)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import random
 import string
+from collections.abc import Iterator
 
 import pytest
 
@@ -32,7 +33,7 @@ from sasl_scram import (
     unescape_username,
 )
 from sasl_scram._messages import java_hashmap_order, split_client_final
-from tests.javaharness import JavaHarness, b64, unb64
+from tests.javaharness import JVM_DIR, JavaHarness, b64, newest_jdk, unb64
 
 pytestmark = pytest.mark.java
 
@@ -380,8 +381,28 @@ def test_escaping_matches_kafka(kafka_java: JavaHarness) -> None:
             assert ours is None
 
 
-def test_extension_order_matches_java_hashmap(kafka_java: JavaHarness) -> None:
-    """Kafka 3.x rebuilds extensions in java.util.HashMap order; check our emulation on a JVM."""
+@pytest.fixture(scope="module", params=["java on PATH", "JDK 19+"])
+def any_jdk(request: pytest.FixtureRequest, kafka_java: JavaHarness) -> Iterator[JavaHarness]:
+    """ScramHarness on the JDK on ``PATH`` (17 here), and on a JDK 19 or newer (Temurin 25
+    here): JDK 19 changed how ``new HashMap<>(map)`` sizes its table (JDK-8281631)."""
+    if request.param == "java on PATH":
+        yield kafka_java
+        return
+    newer = newest_jdk(19)
+    if newer is None:
+        pytest.skip(f"no JDK 19 or newer in {JVM_DIR} (these machines have Temurin 25 there)")
+    harness = JavaHarness("ScramHarness", java_home=newer[0])
+    yield harness
+    harness.close()
+
+
+def test_extension_order_matches_java_hashmap(any_jdk: JavaHarness) -> None:
+    """Kafka 3.x rebuilds extensions in java.util.HashMap order; our emulation and the
+    order ``ScramClient(jdk=...)`` sends them in, checked on that release's JVM."""
+    status, release = any_jdk.call("jdk")
+    assert status == "ok"
+    jdk = int(release)
+    other_line = 17 if jdk >= 19 else 25
     rng = random.Random(48)
     names = [
         "tokenauth",
@@ -403,11 +424,20 @@ def test_extension_order_matches_java_hashmap(kafka_java: JavaHarness) -> None:
         "Ab",
         "ba",
     ] + [f"k{c}" for c in string.ascii_letters]
+    differs = 0
     for _ in range(400):
         keys = [k for k in rng.sample(names, rng.randint(1, 30)) if k.isalpha()]
-        status, order = kafka_java.call("hashmap", b64(",".join(keys)))
+        status, order = any_jdk.call("hashmap", b64(",".join(keys)))
         assert status == "ok"
-        assert unb64(order).decode().split(",") == java_hashmap_order(keys), keys
+        java_order = unb64(order).decode().split(",")
+        assert java_order == java_hashmap_order(keys, jdk), keys
+        client = ScramClient(SCRAM_SHA_256, "u", "p", extensions=dict.fromkeys(keys, "v"), jdk=jdk)
+        # n,,n=u,r=<nonce>,<extensions>
+        sent = client.client_first().decode().split(",")[4:]
+        assert [kv.split("=", 1)[0] for kv in sent] == java_order, keys
+        differs += java_order != java_hashmap_order(keys, other_line)
+    # The key sets tell JDK 17 and 19+ apart, so the release really was checked.
+    assert differs > 0
 
 
 def test_kafka_4_rebuilds_a_single_extension_verbatim(kafka_java: JavaHarness) -> None:

@@ -12,7 +12,7 @@ import base64
 import contextlib
 import socket
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,13 +45,14 @@ class Serve(ServeProcess):
         db: Path,
         properties: Mapping[str, str] | None = None,
         umask: int | None = None,
+        args: Sequence[str] = (),
     ) -> None:
         props = {
             "scram.credential.store.path": str(db),
             "super.users": "User:admin",
             **(properties or {}),
         }
-        super().__init__(tmp_path, props, umask=umask)
+        super().__init__(tmp_path, props, umask=umask, args=args)
 
 
 class Peer(contextlib.AbstractContextManager["Peer"]):
