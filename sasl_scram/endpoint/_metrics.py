@@ -19,6 +19,7 @@ costs nothing here.
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -135,6 +136,9 @@ class AuthMetrics:
         self._rows: dict[tuple[str, str], _Row] = {}
         self._server: WSGIServer | None = None
         self.address: tuple[str, int] | None = None
+        #: The endpoint's event loop once started: its task count is a gauge,
+        #: so that a soak can see tasks leak (docs/security.md).
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
     def from_settings(
@@ -227,6 +231,11 @@ class AuthMetrics:
         for key, n in auth_by.items():
             authenticated.add_metric(list(key), n)
         yield authenticated
+        if self.loop is not None:
+            # all_tasks() copes with the loop adding tasks meanwhile (it retries).
+            tasks = GaugeMetricFamily(PREFIX + "event_loop_tasks", "Tasks on the event loop")
+            tasks.add_metric([], len(asyncio.all_tasks(self.loop)))
+            yield tasks
 
     def start(self) -> None:
         """Serve ``/metrics`` from a daemon thread; logs the URL once."""
