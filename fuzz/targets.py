@@ -151,7 +151,7 @@ class _Endpoint:
 
     def login(self, conn: ServerConnection) -> None:
         """A valid SCRAM-SHA-256 login, as Kafka's Java client makes it."""
-        client = ScramClient(SCRAM_SHA_256, _USER, _PASSWORD, key_cache=None)
+        client = ScramClient(SCRAM_SHA_256, _USER, _PASSWORD)
         handshake = encode_request(17, 1, 1, "fuzz", {"mechanism": "SCRAM-SHA-256"})
         self.drive(conn, conn.receive(handshake))
         message = client.client_first()
