@@ -17,7 +17,7 @@ export KAFKA_SCRAM_CACHE := $(CACHE)
 export KAFKA_SCRAM_JARS := $(CACHE)/jars
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test bench lint typecheck pytest system toolchain jars brokers spark venv native clean
+.PHONY: run test bench fuzz soak lint typecheck pytest system toolchain jars brokers spark venv native clean
 
 # The interpreter and pip; built only when missing (or after `make clean`).
 $(PY):
@@ -118,6 +118,22 @@ bench: venv system native
 	$(PY) bench/bench_scram.py
 	$(PY) bench/bench_endpoint.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) bench/bench_stores.py
+
+# Coverage-guided fuzzing (atheris) of every input surface, FUZZ_SECONDS each
+# (default 60); crashes are saved to fuzz/crashes/<target>/ and replayed by
+# `make test`. `python fuzz/seeds.py` rewrites the seed corpus.
+FUZZ_SECONDS ?= 60
+# `serve` under churn for SOAK_MINUTES (default 30), its RSS, descriptors,
+# tasks and connections sampled every minute; writes docs/soak/soak.{md,png}.
+SOAK_MINUTES ?= 30
+soak: venv system
+	@if ! command -v cc >/dev/null 2>&1 || [ ! -f /usr/include/openssl/hmac.h ]; then \
+	  apt-get update -q && apt-get install -y -q gcc libssl-dev; fi
+	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) bench/soak.py --minutes $(SOAK_MINUTES)
+
+fuzz: venv
+	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis \

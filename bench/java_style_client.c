@@ -19,10 +19,16 @@
  *
  * Usage:
  *   java_style_client HOST PORT USER PASSWORD CONCURRENCY SECONDS MODE
+ *                     [MAX_ERRORS [REAUTH_PAUSE_MS]]
  *   MODE: login      new connection per login (Java-style, the main figure)
  *         reauth     re-authenticate repeatedly on open connections
  *         pipelined  new connection per login, no ApiVersions, SaslHandshake
  *                    and client-first in one write (our KafkaConnection)
+ *   MAX_ERRORS       after this many failed logins no connection reopens
+ *                    (100; the soak's wrong-password load sets it high)
+ *   REAUTH_PAUSE_MS  re-auth mode: wait this long between re-authentications
+ *                    on one connection (0; Kafka refuses a second one within a
+ *                    second, so the soak paces them)
  * Prints one line: key=value pairs (logins, seconds, rate, p50_us, p99_us,
  * client_cpu_us, errors).
  */
@@ -64,6 +70,7 @@ struct conn {
     size_t have;
     int pipelined_handshake_pending;
     int warm;      /* re-auth mode: the connection's first login is not counted */
+    double resume_at; /* re-auth mode with a pause: when to re-authenticate next */
     unsigned gen;  /* bumped when the socket closes or reopens */
 };
 
@@ -72,7 +79,10 @@ static struct sockaddr_in g_addr;
 static enum mode g_mode;
 static int g_epoll;
 static double *g_samples;
-static long g_done, g_errors;
+static long g_done, g_errors, g_max_errors = 100;
+static double g_reauth_pause;
+static struct conn *g_conns;
+static int g_concurrency;
 static int g_running = 1, g_open;
 /* The one cached derivation (a single user and salt in this bench). */
 static char g_cached_salt[128];
@@ -298,6 +308,11 @@ static void login_done(struct conn *c) {
             close_conn(c);
             return;
         }
+        if (g_reauth_pause > 0) {
+            c->step = ST_IDLE;
+            c->resume_at = now_s() + g_reauth_pause;
+            return;
+        }
         c->started = now_s();
         start_auth(c);
         return;
@@ -307,11 +322,28 @@ static void login_done(struct conn *c) {
         open_conn(c);
 }
 
+/* Re-auth mode with a pause: the connections whose pause is over start again. */
+static void resume_paused(void) {
+    double t = now_s();
+    for (int i = 0; i < g_concurrency; i++) {
+        struct conn *c = &g_conns[i];
+        if (c->fd < 0 || c->step != ST_IDLE || c->resume_at == 0 || c->resume_at > t)
+            continue;
+        c->resume_at = 0;
+        if (!g_running) {
+            close_conn(c);
+            continue;
+        }
+        c->started = t;
+        start_auth(c);
+    }
+}
+
 static void fail(struct conn *c, const char *why) {
     fprintf(stderr, "login failed: %s\n", why);
     g_errors++;
     close_conn(c);
-    if (g_running && g_errors < 100)
+    if (g_running && g_errors < g_max_errors)
         open_conn(c);
 }
 
@@ -482,9 +514,9 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 8) {
+    if (argc < 8 || argc > 10) {
         fprintf(stderr, "usage: %s HOST PORT USER PASSWORD CONCURRENCY SECONDS "
-                        "login|reauth|pipelined\n", argv[0]);
+                        "login|reauth|pipelined [MAX_ERRORS [REAUTH_PAUSE_MS]]\n", argv[0]);
         return 2;
     }
     g_addr.sin_family = AF_INET;
@@ -498,8 +530,14 @@ int main(int argc, char **argv) {
     g_mode = strcmp(argv[7], "reauth") == 0      ? REAUTH
              : strcmp(argv[7], "pipelined") == 0 ? PIPELINED
                                                  : LOGIN;
+    if (argc > 8)
+        g_max_errors = atol(argv[8]);
+    if (argc > 9)
+        g_reauth_pause = atof(argv[9]) / 1000.0;
     g_samples = malloc(sizeof(double) * MAX_SAMPLES);
     struct conn *conns = calloc((size_t)concurrency, sizeof *conns);
+    g_conns = conns;
+    g_concurrency = concurrency;
     g_epoll = epoll_create1(0);
     if (!g_samples || !conns || g_epoll < 0)
         die("setup");
@@ -512,7 +550,7 @@ int main(int argc, char **argv) {
     struct epoll_event events[256];
     /* Logins in flight at the deadline finish; none start after it. */
     while (g_open > 0) {
-        int n = epoll_wait(g_epoll, events, 256, 1000);
+        int n = epoll_wait(g_epoll, events, 256, g_reauth_pause > 0 ? 10 : 1000);
         if (n < 0 && errno != EINTR)
             die("epoll_wait");
         for (int i = 0; i < n; i++) {
@@ -526,6 +564,8 @@ int main(int argc, char **argv) {
                 readable(c);
             }
         }
+        if (g_reauth_pause > 0)
+            resume_paused();
         if (g_running && now_s() >= deadline)
             g_running = 0;
     }

@@ -26,6 +26,7 @@ back (its successor counts on from them); its gauges are zeroed.
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import logging
 import mmap
@@ -249,6 +250,9 @@ class AuthMetrics:
         self._publishing = threading.Event()
         if shared is not None:
             self._rows.update(shared)
+        #: The endpoint's event loop once started: its task count is a gauge,
+        #: so that a soak can see tasks leak (docs/security.md).
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
     def from_settings(
@@ -302,7 +306,15 @@ class AuthMetrics:
 
     # -- exposition (prometheus-client's thread) ----------------------------------
     def collect(self) -> Iterator[Any]:
-        return _families(list(self._rows.items()), *self._gauges())
+        yield from _families(list(self._rows.items()), *self._gauges())
+        if self.loop is not None:
+            from prometheus_client.core import GaugeMetricFamily
+
+            # all_tasks() copes with the loop adding tasks meanwhile (it retries).
+            # One process only: with scram.workers > 1 the parent has no loop.
+            tasks = GaugeMetricFamily(PREFIX + "event_loop_tasks", "Tasks on the event loop")
+            tasks.add_metric([], len(asyncio.all_tasks(self.loop)))
+            yield tasks
 
     def _gauges(self) -> tuple[dict[str, int], dict[tuple[str, str], int]]:
         """Open connections per listener, authenticated ones per (listener, mechanism)."""

@@ -157,6 +157,7 @@ class ScramEndpoint:
                 self.config.busy_poll_us,
             )
         if self.metrics is not None:
+            self.metrics.loop = loop
             self.metrics.start()
         # Which login path runs, compiled or pure Python (and why): see docs/performance.md.
         log.info("SCRAM core: %s", _native.status())

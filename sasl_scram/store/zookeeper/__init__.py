@@ -21,6 +21,10 @@ from sasl_scram.store.zookeeper._followed import (
     ZkStoreKind,
 )
 from sasl_scram.store.zookeeper._format import (
+    MalformedZnode,
+    credentials_from_config,
+    decode_config,
+    notification_user,
     parse_sequence,
 )
 from sasl_scram.store.zookeeper._sanitizer import (
@@ -61,6 +65,7 @@ __all__ = [
     "TLS_KEYS",
     "CommitOutcomeUnknown",
     "CommitRefused",
+    "MalformedZnode",
     "SanitizerError",
     "ZkChangeWatcher",
     "ZkFollowedStore",
@@ -69,8 +74,11 @@ __all__ = [
     "ZooKeeperCredentialStore",
     "ZooKeeperSecurity",
     "ZooKeeperTls",
+    "credentials_from_config",
+    "decode_config",
     "desanitize",
     "load_kazoo",
+    "notification_user",
     "parse_sequence",
     "sanitize",
 ]

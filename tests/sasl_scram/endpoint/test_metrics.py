@@ -154,3 +154,35 @@ def test_metrics_port_in_use_is_a_cli_error_without_traceback(tmp_path: Path) ->
         in proc.stderr
     )
     assert "Traceback" not in proc.stderr
+
+
+def test_the_event_loop_task_gauge_counts_the_loops_tasks() -> None:
+    """The soak reads this gauge to see tasks leak; it must follow the loop."""
+    import asyncio
+
+    with RunningEndpoint(properties={"scram.metrics.listener": "127.0.0.1:0"}) as ep:
+        assert ep.endpoint.metrics is not None and ep.endpoint.metrics.address is not None
+        host, port = ep.endpoint.metrics.address
+
+        def tasks() -> float:
+            with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as r:
+                return samples_of(r.read().decode())["kafka_scram_event_loop_tasks"]
+
+        before = tasks()
+        release = asyncio.Event()
+
+        async def held() -> None:
+            await release.wait()
+
+        async def hold(n: int) -> list[asyncio.Task[None]]:
+            return [asyncio.get_running_loop().create_task(held()) for _ in range(n)]
+
+        pending = ep.call(hold(7))
+        assert tasks() == before + 7
+
+        async def finish() -> None:
+            release.set()
+            await asyncio.gather(*pending)
+
+        ep.call(finish())
+        assert tasks() == before
