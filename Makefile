@@ -87,14 +87,17 @@ lint: venv
 typecheck: venv spark
 	$(VENV)/bin/mypy
 
-# PySpark 4.3.0 is a ~450 MB sdist: build its wheel once into $(CACHE)/wheels
-# (outside the repository, kept across clones), then install from there.
-# Fast and idempotent once installed.
+# PySpark is pinned to a release whose Kafka connector
+# (org.apache.spark:spark-sql-kafka-0-10_2.13) is on Maven Central: 4.3.0's is
+# not. Its PyPI release is a ~450 MB sdist: build the wheel once into
+# $(CACHE)/wheels (outside the repository, kept across clones), then install
+# from there. Fast and idempotent once installed.
+PYSPARK_VERSION := 4.2.0
 spark: venv
-	@$(PY) -c "import sys, pyspark; sys.exit(pyspark.__version__ != '4.3.0')" 2>/dev/null || { \
-	  ls $(CACHE)/wheels/pyspark-4.3.0-*.whl >/dev/null 2>&1 || \
-	    $(PY) -m pip wheel -q pyspark==4.3.0 -w $(CACHE)/wheels; \
-	  $(PY) -m pip install -q --find-links $(CACHE)/wheels 'pyspark==4.3.0'; }
+	@$(PY) -c "import sys, pyspark; sys.exit(pyspark.__version__ != '$(PYSPARK_VERSION)')" 2>/dev/null || { \
+	  ls $(CACHE)/wheels/pyspark-$(PYSPARK_VERSION)-*.whl >/dev/null 2>&1 || \
+	    $(PY) -m pip wheel -q pyspark==$(PYSPARK_VERSION) -w $(CACHE)/wheels; \
+	  $(PY) -m pip install -q --find-links $(CACHE)/wheels 'pyspark==$(PYSPARK_VERSION)'; }
 
 # The whole suite runs the compiled core; the core's own tests run once more
 # as pure Python, the form a plain `pip install` gets.
