@@ -16,8 +16,6 @@ from typing import Any
 
 
 def main() -> None:
-    from pyspark.sql import SparkSession
-
     from tokenauth.spark import (
         JAAS_OPTION,
         JaasConflictError,
@@ -28,8 +26,7 @@ def main() -> None:
 
     from .fakes import FakeBroker, FakeClock
 
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    spark = SparkSession.builder.remote("local[1]").getOrCreate()
+    server, spark = local_connect_session()
     token = FakeBroker(FakeClock()).connect().create_token()
     options = kafka_options(token, "b1:9093", security_protocol="SASL_PLAINTEXT")
     other_login = 'x.LoginModule required username="bob" password="bob-pw";'
@@ -83,7 +80,35 @@ def main() -> None:
     query.stop()
     seen["rotation"] = rotation(spark)
     spark.stop()
+    server.stop()
     print(json.dumps(seen))
+
+
+def local_connect_session() -> tuple[Any, Any]:
+    """A local Spark Connect server on a free port, and a Connect session on it.
+
+    ``SparkSession.builder.remote("local[1]")`` would do both, but its server
+    binds the fixed port 15002 (``spark.connect.grpc.binding.port``), so two
+    runs on one machine collide; pyspark only picks a free port under
+    ``SPARK_TESTING``, which changes Spark's behaviour elsewhere. So start the
+    server the way pyspark does (``SparkConnectPlugin`` on a classic session),
+    on port 0, and connect to the port it got.
+    """
+    from pyspark.sql import SparkSession
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    server = (
+        SparkSession.builder.master("local[1]")
+        .config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+        .config("spark.connect.grpc.binding.address", "127.0.0.1")
+        .config("spark.connect.grpc.binding.port", "0")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    service = getattr(server._jvm, "org.apache.spark.sql.connect.service.SparkConnectService$")
+    port = int(getattr(service, "MODULE$").localPort())
+    return server, ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
 
 
 def rotation(spark: Any) -> dict[str, Any]:

@@ -6,30 +6,49 @@ keeps them honest against pyspark's own Connect classes.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
+# Spark Connect's default port: another run on this machine may hold it.
+DEFAULT_CONNECT_PORT = 15002
+
+
+@contextlib.contextmanager
+def default_connect_port_taken() -> Iterator[None]:
+    """Hold Spark Connect's default port (unless someone already does), so the
+    probe shows that it does not depend on it: concurrent runs cannot collide."""
+    with socket.socket() as sock:
+        with contextlib.suppress(OSError):  # already taken: just as good
+            # On Linux this also blocks the server's wildcard bind (0.0.0.0).
+            sock.bind(("127.0.0.1", DEFAULT_CONNECT_PORT))
+            sock.listen()
+        yield
 
 
 @pytest.fixture(scope="module")
 def probe() -> dict[str, object]:
-    pytest.importorskip("pyspark")
-    for module in ("grpc", "pandas", "pyarrow"):
-        # Spark Connect's client needs these (pyspark[connect]); `make test` installs them.
+    # Imported plainly, never skipped: this is the only check that the
+    # Connect-shaped fakes of test_options.py match real pyspark, and `make
+    # test` installs pyspark and Spark Connect's client needs (pyspark[connect]).
+    for module in ("pyspark", "grpc", "pandas", "pyarrow"):
         __import__(module)
-    proc = subprocess.run(
-        [sys.executable, "-m", "tests.tokenauth.spark._connect_probe"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    with default_connect_port_taken():
+        proc = subprocess.run(
+            [sys.executable, "-m", "tests.tokenauth.spark._connect_probe"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
     assert proc.returncode == 0, proc.stderr[-4000:]
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
