@@ -222,9 +222,14 @@ class KafkaBroker:
             self.wait_login(self.credentials(user, password, mechanism))
 
     def delete_user(self, user: str, mechanisms: Sequence[ScramMechanism] = MECHANISMS) -> None:
+        """Delete SCRAM credentials (KIP-554), one request per mechanism as in
+        :meth:`add_user`."""
         with self.connect() as conn:
-            for m in mechanisms:  # one request each, as in add_user
-                RemoteScramAdmin(conn).alter([ScramDeletion(user, m.type_byte)], [])
+            for mechanism in mechanisms:
+                deletion = ScramDeletion(user, mechanism.type_byte)
+                for result in RemoteScramAdmin(conn).alter([deletion], []):
+                    if result.error != ErrorCode.NONE:
+                        raise RuntimeError(f"broker refused to delete {user!r}: {result.message}")
 
     def wait_login(self, credentials: SaslCredentials, timeout: float = 20.0) -> None:
         """Until ``credentials`` log in: credential changes reach the

@@ -4,6 +4,8 @@ starts from a known state."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from sasl_scram import ScramMechanism
@@ -42,3 +44,22 @@ def test_add_user_with_both_mechanisms(kafka_broker: KafkaBroker) -> None:
     for mechanism in MECHANISMS:
         with kafka_broker.connect(kafka_broker.credentials(user, "both-password", mechanism)):
             pass
+
+
+def test_delete_user_removes_both_mechanisms(kafka_broker: KafkaBroker) -> None:
+    """The default deletes every mechanism (one request each, as add_user) and
+    the deletion reaches the authenticator, asynchronously as the creation."""
+    user = unique_name("gone")
+    kafka_broker.add_user(user, "gone-password")
+    kafka_broker.delete_user(user)
+    for mechanism in MECHANISMS:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                kafka_broker.connect(
+                    kafka_broker.credentials(user, "gone-password", mechanism)
+                ).close()
+            except KafkaConnectionError:
+                break
+            assert time.monotonic() < deadline, f"{mechanism.mechanism_name} still logs in"
+            time.sleep(0.1)
