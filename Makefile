@@ -91,13 +91,16 @@ typecheck: venv spark
 # (org.apache.spark:spark-sql-kafka-0-10_2.13) is on Maven Central: 4.3.0's is
 # not. Its PyPI release is a ~450 MB sdist: build the wheel once into
 # $(CACHE)/wheels (outside the repository, kept across clones), then install
-# from there. Fast and idempotent once installed.
+# from there. Then Spark's Ivy resolves that connector into $(CACHE)/ivy
+# (spark.jars.packages, as the tests load it); offline once cached.
+# Fast and idempotent once installed.
 PYSPARK_VERSION := 4.2.0
-spark: venv
+spark: venv system
 	@$(PY) -c "import sys, pyspark; sys.exit(pyspark.__version__ != '$(PYSPARK_VERSION)')" 2>/dev/null || { \
 	  ls $(CACHE)/wheels/pyspark-$(PYSPARK_VERSION)-*.whl >/dev/null 2>&1 || \
 	    $(PY) -m pip wheel -q pyspark==$(PYSPARK_VERSION) -w $(CACHE)/wheels; \
 	  $(PY) -m pip install -q --find-links $(CACHE)/wheels 'pyspark==$(PYSPARK_VERSION)'; }
+	$(PY) -m tools.fetch_spark_connector
 
 # The whole suite runs the compiled core; the core's own tests run once more
 # as pure Python, the form a plain `pip install` gets.

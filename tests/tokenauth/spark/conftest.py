@@ -1,6 +1,10 @@
-"""One local SparkSession for every Spark test, with Kafka's client jars on the
-driver classpath (Spark's Kafka connector is not installable here, but the
-kafka-clients jar is what it would load)."""
+"""One local SparkSession for every Spark test, with Spark's Kafka connector.
+
+The connector (``spark-sql-kafka-0-10``, which brings its own kafka-clients)
+is loaded as users load it, through ``spark.jars.packages``; Spark's Ivy
+resolves it into the cache ``make spark`` filled (tools/fetch_spark_connector.py),
+so the session starts without the network.
+"""
 
 from __future__ import annotations
 
@@ -10,33 +14,60 @@ from typing import Any
 
 import pytest
 
+import jaas
 from tests.endpoint_harness import RunningEndpoint, token_extension
-from tests.javaharness import jar_dir
+from tests.kafka_broker import KafkaBroker, unique_name
+from tools.fetch_spark_connector import connector_conf
 
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[Any]:
+    import pyspark
     from pyspark.sql import SparkSession
 
-    # Loopback only, no UI, little memory, one core: the machine has two.
+    # Loopback only, no UI, little memory, two cores (the machine has two):
+    # the Kafka tests run two streaming queries side by side.
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    classpath = os.pathsep.join(str(p) for p in sorted(jar_dir().glob("*.jar")))
-    session = (
-        SparkSession.builder.master("local[1]")
+    builder = (
+        SparkSession.builder.master("local[2]")
         .appName("tokenauth-spark-tests")
-        .config("spark.driver.extraClassPath", classpath)
         .config("spark.driver.memory", "512m")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "1")
         .config("spark.log.level", "ERROR")
-        .getOrCreate()
     )
+    for key, value in connector_conf(pyspark.__version__).items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
     # Stopping a query interrupts its running task, which Spark logs at ERROR.
     session.sparkContext.setLogLevel("FATAL")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def warm_kafka_connector(spark: Any, kraft_broker: KafkaBroker, tmp_path_factory: Any) -> None:
+    """One batch read from Kafka into parquet and one batch write to Kafka,
+    logged in as a user: the JVM loads the connector's classes here, not in
+    the first start of a token-supervised query, which on a busy machine
+    could otherwise outlast the tests' 10 s tokens."""
+    user, topic = unique_name("warm-up"), unique_name("warm-up")
+    kraft_broker.add_user(user, "warm-up-secret")
+    options = {
+        "kafka.bootstrap.servers": kraft_broker.bootstrap,
+        "kafka.security.protocol": "SASL_PLAINTEXT",
+        "kafka.sasl.mechanism": "SCRAM-SHA-512",
+        "kafka.sasl.jaas.config": jaas.scram_login_line(user, "warm-up-secret"),
+    }
+    rows = spark.createDataFrame([("a",), ("b",)], "value STRING")
+    rows.write.format("kafka").options(**options).option("topic", topic).save()
+    read = spark.read.format("kafka").options(**options).option("subscribe", topic).load()
+    out = str(tmp_path_factory.mktemp("warm-up") / "out")
+    read.select("value").write.parquet(out)
+    assert spark.read.parquet(out).count() == 2
 
 
 @pytest.fixture
