@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import jaas
+from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
 from sasl_scram.config import ClientConfig, ClientConfigError
+from sasl_scram.kafka import ErrorCode
 from tokenauth._client import DelegationTokenClient
-from tokenauth.spark._options import _DEFAULT_MECHANISM, _DEFAULT_PROTOCOL
+from tokenauth.spark._options import _DEFAULT_MECHANISM, _DEFAULT_PROTOCOL, TokenLike
 from tokenauth.spark._policy import TokenClient
 
 __all__ = ["client_properties_login", "jaas_login", "secret_login"]
@@ -76,3 +78,38 @@ def token_rpc_connector(config: ClientConfig, timeout: float) -> Callable[[], To
         )
     config.require_credentials()
     return lambda: DelegationTokenClient.connect(config, timeout=timeout)
+
+
+def token_login_probe(config: ClientConfig, timeout: float) -> Callable[[TokenLike], bool]:
+    """Whether the brokers of ``config`` take a new token's login yet.
+
+    CreateDelegationToken answers once the token is stored; the brokers learn
+    it later: in KRaft from the metadata log (``DelegationTokenPublisher``), in
+    ZooKeeper mode, but for the broker asked, from a change notification. A
+    query started before then fails, because Kafka's clients do not retry a
+    refused login. The probe logs in with the token on every bootstrap broker
+    (over the login's transport, with the login's mechanism: a token has
+    credentials for every SCRAM mechanism). Unreachable brokers are skipped;
+    if none is reachable, the connection error is raised.
+    """
+    mechanism, _, _ = config.require_credentials()
+    ssl_context = config.ssl_context()
+    servers = [s.strip() for s in config.bootstrap_servers.split(",") if s.strip()]
+
+    def accepted(token: TokenLike) -> bool:
+        credentials = SaslCredentials(mechanism, token.token_id, token.hmac_base64, True)
+        unreachable: KafkaConnectionError | None = None
+        reached = False
+        for server in servers:
+            try:
+                with KafkaConnection(server, credentials, ssl_context=ssl_context, timeout=timeout):
+                    reached = True
+            except KafkaConnectionError as exc:
+                if exc.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED:
+                    return False
+                unreachable = exc
+        if not reached and unreachable is not None:
+            raise unreachable
+        return reached
+
+    return accepted

@@ -147,6 +147,11 @@ class SupervisorPolicy:
         initial_backoff_ms: First retry delay after a failure; doubles each
             consecutive failure.
         max_backoff_ms: Upper bound of the retry delay.
+        token_ready_timeout_ms: How long a new token may take to log in on
+            the login's brokers before the query gets it (brokers learn a
+            token a moment after CreateDelegationToken answers); past it, the
+            creation counts as failed. ``0`` hands it over at once. Only
+            checked with a ``ClientConfig`` login.
         check_interval_ms: How often the query's health is checked when
             nothing else is due.
         min_interval_ms: Floor of any wait, so a misbehaving clock or broker
@@ -160,6 +165,7 @@ class SupervisorPolicy:
     renewers: tuple[KafkaPrincipal, ...] = ()
     initial_backoff_ms: int = 1_000
     max_backoff_ms: int = 60_000
+    token_ready_timeout_ms: int = 30_000
     check_interval_ms: int = 5_000
     min_interval_ms: int = 50
 
@@ -170,6 +176,8 @@ class SupervisorPolicy:
                 raise ValueError(f"{name}: must be strictly between 0 and 1, got {value}")
         if self.initial_backoff_ms <= 0 or self.max_backoff_ms < self.initial_backoff_ms:
             raise ValueError("backoff: need 0 < initial_backoff_ms <= max_backoff_ms")
+        if self.token_ready_timeout_ms < 0:
+            raise ValueError("token_ready_timeout_ms must be >= 0")
         if self.check_interval_ms <= 0 or self.min_interval_ms < 0:
             raise ValueError("check_interval_ms must be positive and min_interval_ms >= 0")
 

@@ -9,12 +9,16 @@ new one, so a failed restart never leaves the query without a live token.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 
 from tokenauth._client import TokenRequestError
+from tokenauth._token import DelegationToken
+from tokenauth.spark._options import TokenLike
 from tokenauth.spark._policy import (
     _MAX_EXPIRE_ATTEMPTS,
     _TOKEN_GONE,
+    SupervisorError,
     SupervisorPolicy,
     TokenClient,
     _describe,
@@ -25,6 +29,10 @@ __all__ = ["TokenRotation"]
 
 _log = logging.getLogger("tokenauth.spark")
 
+# Between logins with a new token; a refused SCRAM login already takes the
+# broker's connection.failed.authentication.delay.ms (100 ms by default).
+_ACCEPT_POLL_S = 0.1
+
 
 class TokenRotation:
     """Create, renew, swap and expire the supervisor's tokens."""
@@ -34,10 +42,16 @@ class TokenRotation:
         connect: Callable[[], TokenClient],
         policy: SupervisorPolicy,
         clock_ms: Callable[[], int],
+        accepted: Callable[[TokenLike], bool] | None = None,
+        pause: Callable[[float], object] = time.sleep,
     ) -> None:
         self._connect = connect
         self._policy = policy
         self._clock = clock_ms
+        # Whether the brokers take a token's login yet (None: do not ask),
+        # and the wait between asks, which returns true once stop is asked.
+        self._accepted = accepted
+        self._pause = pause
         self.current: _Held | None = None
         self.pending: _Held | None = None
         self.retired: list[_Held] = []
@@ -48,7 +62,7 @@ class TokenRotation:
         return self.pending is None and not self.retired
 
     def create(self) -> _Held:
-        """A new token, with the user's SCRAM login."""
+        """A new token, with the user's SCRAM login, once the brokers take it."""
         with self._connect() as client:
             token = client.create_token(self._policy.renewers, self._policy.max_lifetime_ms)
         held = _Held.of(token, self._clock())
@@ -58,7 +72,34 @@ class TokenRotation:
             held.expiry_ms - held.issued_ms,
             held.max_ms - held.issued_ms,
         )
+        try:
+            self._await_accepted(token)
+        except Exception:
+            self.expire(held, last_try=True)
+            raise
         return held
+
+    def _await_accepted(self, token: DelegationToken) -> None:
+        """Return once the brokers take ``token``'s login (see
+        ``token_login_probe``); raise when they do not within the policy's
+        ``token_ready_timeout_ms`` or when stop is asked meanwhile."""
+        timeout_ms = self._policy.token_ready_timeout_ms
+        if self._accepted is None or timeout_ms == 0:
+            return
+        started = time.monotonic()
+        while not self._accepted(token):
+            waited_ms = int((time.monotonic() - started) * 1000)
+            if waited_ms >= timeout_ms:
+                raise SupervisorError(
+                    f"the brokers did not take token {token.token_id} within {timeout_ms} ms"
+                )
+            if self._pause(_ACCEPT_POLL_S):
+                raise SupervisorError(f"stopped while waiting for token {token.token_id}")
+        _log.info(
+            "token %s logs in after %d ms",
+            token.token_id,
+            int((time.monotonic() - started) * 1000),
+        )
 
     def renew(self) -> bool:
         """Renew the current token; ``False`` if the broker says it is gone

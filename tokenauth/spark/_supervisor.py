@@ -27,8 +27,13 @@ from collections.abc import Callable, Mapping
 from sasl_scram.config import ClientConfig, ClientConfigError
 from tokenauth._manager import wall_clock_ms
 from tokenauth.spark._jvm_login import QueryLogin
-from tokenauth.spark._login import token_rpc_connector
-from tokenauth.spark._options import _DEFAULT_MECHANISM, _DEFAULT_PROTOCOL, KafkaOptions
+from tokenauth.spark._login import token_login_probe, token_rpc_connector
+from tokenauth.spark._options import (
+    _DEFAULT_MECHANISM,
+    _DEFAULT_PROTOCOL,
+    KafkaOptions,
+    TokenLike,
+)
 from tokenauth.spark._policy import (
     _FINAL,
     StreamingQueryLike,
@@ -94,8 +99,10 @@ class TokenSupervisor:
         wait: Callable[[float], object] | None = None,
         timeout: float = 30.0,
     ) -> None:
+        accepted: Callable[[TokenLike], bool] | None = None
         if isinstance(login, ClientConfig):
             connect = token_rpc_connector(login, timeout)
+            accepted = token_login_probe(login, timeout)
             bootstrap_servers = bootstrap_servers or login.bootstrap_servers
             if security_protocol is None:
                 security_protocol = login.security_protocol
@@ -105,7 +112,9 @@ class TokenSupervisor:
             raise ClientConfigError("bootstrap.servers: required for the query's options")
         self.policy = policy or SupervisorPolicy()
         self._clock = clock_ms
-        self._tokens = TokenRotation(connect, self.policy, clock_ms)
+        self._stop_event = threading.Event()
+        self._wait = wait or self._stop_event.wait
+        self._tokens = TokenRotation(connect, self.policy, clock_ms, accepted, self._wait)
         self._login = QueryLogin(
             start_query,
             bootstrap_servers,
@@ -114,8 +123,6 @@ class TokenSupervisor:
             extra_options,
         )
         self._backoff = Backoff(self.policy)
-        self._stop_event = threading.Event()
-        self._wait = wait or self._stop_event.wait
         self._lock = threading.RLock()
         self._thread: threading.Thread | None = None
         self._states = _StateLog(clock_ms)

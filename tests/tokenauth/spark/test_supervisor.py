@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
+from collections.abc import Iterable
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +21,7 @@ from tokenauth.spark import (
     jaas_login,
     secret_login,
 )
+from tokenauth.spark._rotation import TokenRotation
 
 from .fakes import T0, FakeBroker, FakeClock, FakeSpark
 
@@ -418,3 +421,53 @@ def test_invariants_under_any_failure_order(events: list[tuple[int, str]]) -> No
     sup.stop()
     assert not any(q.isActive for q in spark.queries)
     assert broker.live_ids() == set()
+
+
+# --- a new token is handed over only once the brokers take it ---------------
+
+
+def rotation_with(
+    accepted: Iterable[bool], policy: SupervisorPolicy
+) -> tuple[TokenRotation, FakeBroker]:
+    """A TokenRotation whose brokers answer the login probe with ``accepted``,
+    in order (the probe ``token_login_probe`` builds from a ClientConfig)."""
+    broker = FakeBroker(FakeClock())
+    answers = iter(accepted)
+    rotation = TokenRotation(
+        broker.connect, policy, broker.clock, lambda _token: next(answers), lambda _s: False
+    )
+    return rotation, broker
+
+
+def test_a_new_token_is_handed_over_once_the_brokers_take_it() -> None:
+    rotation, broker = rotation_with([False, False, True], SupervisorPolicy())
+    held = rotation.create()
+    assert held.token_id == "tok0" and broker.expired == []
+
+
+def test_a_token_the_brokers_never_take_is_expired_and_the_creation_fails() -> None:
+    policy = SupervisorPolicy(token_ready_timeout_ms=1)
+    rotation, broker = rotation_with(itertools.repeat(False), policy)
+    with pytest.raises(SupervisorError, match="did not take token tok0 within 1 ms"):
+        rotation.create()
+    assert broker.expired == ["tok0"] and broker.live_ids() == set()
+
+
+def test_no_probe_with_a_zero_ready_timeout() -> None:
+    rotation, _ = rotation_with([], SupervisorPolicy(token_ready_timeout_ms=0))
+    assert rotation.create().token_id == "tok0"
+
+
+def test_a_negative_ready_timeout_is_refused() -> None:
+    with pytest.raises(ValueError, match="token_ready_timeout_ms"):
+        SupervisorPolicy(token_ready_timeout_ms=-1)
+
+
+def test_a_stop_while_waiting_for_the_brokers_ends_the_wait() -> None:
+    broker = FakeBroker(FakeClock())
+    rotation = TokenRotation(
+        broker.connect, SupervisorPolicy(), broker.clock, lambda _t: False, lambda _s: True
+    )
+    with pytest.raises(SupervisorError, match="stopped while waiting for token tok0"):
+        rotation.create()
+    assert broker.expired == ["tok0"]
