@@ -3,7 +3,7 @@
 # and the Python headers, from Debian when missing), and the one client library
 # the README's steps use ([kafka-python]), no test tools; `make test` installs
 # the [test] extra, system packages (a JDK, ZooKeeper, kcat), Kafka's client
-# jars and pyspark.
+# jars, pyspark and Spark's Kafka connector.
 
 # The distribution's CPython 3.11 when there is one: Debian and Ubuntu build it
 # with profile-guided optimisation and link it statically, about 25% faster

@@ -1,52 +1,77 @@
-"""examples/spark_structured_streaming.py runs against our endpoint, rotating a token."""
+"""examples/spark_structured_streaming.py reads a real Kafka topic, rotating tokens.
+
+The example runs in-process on the tests' SparkSession (which has Spark's
+Kafka connector), against the KRaft broker: the supervisor logs in as a SCRAM
+user from a ``client.properties``, the query reads a topic with 10 s tokens,
+and the JSON file sink holds each record of the topic exactly once.
+"""
 
 from __future__ import annotations
 
+import collections
 import importlib.util
 from pathlib import Path
 from typing import Any
 
 import pytest
+from confluent_kafka import Producer
 
-import jaas
-from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
+from tests.kafka_broker import KafkaBroker, unique_name
 from tokenauth.spark import SupervisorState
 
 pytestmark = pytest.mark.java
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "spark_structured_streaming.py"
+PASSWORD = "example-secret"
 
 
-def test_example_runs_and_rotates(
-    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.usefixtures("warm_kafka_connector")
+def test_example_reads_kafka_and_rotates(
+    spark: Any, kraft_broker: KafkaBroker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     spec = importlib.util.spec_from_file_location("spark_example", EXAMPLE)
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
 
-    ext, _ = token_extension(("example-secret",), expiry_time_ms=3_000, max_lifetime_ms=4_000)
-    with RunningEndpoint(extensions=[ext]) as endpoint:
-        props = tmp_path / "client.properties"
-        props.write_text(
-            f"bootstrap.servers={endpoint.bootstrap}\n"
-            "security.protocol=SASL_PLAINTEXT\n"
-            "sasl.mechanism=SCRAM-SHA-256\n"
-            f"sasl.jaas.config={jaas.scram_login_line(*ALICE)}\n"
-        )
-        supervisor = example.main(
-            [
-                "--client-properties", str(props),
-                "--checkpoint", str(tmp_path / "ckpt"),
-                "--output", str(tmp_path / "out"),
-                "--seconds", "6",
-                "--trigger-ms", "250",
-            ],
-            spark=spark,
-        )  # fmt: skip
+    user, topic = unique_name("example"), unique_name("example-in")
+    kraft_broker.add_user(user, PASSWORD)
+    props = kraft_broker.client_properties(
+        tmp_path / "client.properties", user, PASSWORD, "SCRAM-SHA-512"
+    )
+    props.write_text(f"bootstrap.servers={kraft_broker.bootstrap}\n" + props.read_text())
+    producer = Producer(
+        {
+            "bootstrap.servers": kraft_broker.bootstrap,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.username": user,
+            "sasl.password": PASSWORD,
+        }
+    )
+    produced = [f"event-{i}" for i in range(200)]
+    for value in produced:
+        producer.produce(topic, value=value.encode())
+    assert producer.flush(30) == 0
+    del producer
+
+    supervisor = example.main(
+        [
+            "--client-properties", str(props),
+            "--topic", topic,
+            "--checkpoint", str(tmp_path / "ckpt"),
+            "--output", str(tmp_path / "out"),
+            "--seconds", "12",
+            "--trigger-ms", "500",
+            "--max-lifetime-ms", "10000",
+            "--rotate-ratio", "0.6",
+        ],
+        spark=spark,
+    )  # fmt: skip
     assert supervisor.state is SupervisorState.STOPPED
     assert supervisor.rotations >= 1
     out = capsys.readouterr().out
-    assert "stopped after" in out and "alice-secret" not in out
-    values = sorted(r.value for r in spark.read.json(str(tmp_path / "out")).collect())
-    assert values and values == list(range(len(values)))
+    assert "stopped after" in out and PASSWORD not in out
+    rows = spark.read.json(str(tmp_path / "out")).collect()
+    assert collections.Counter(r.value for r in rows) == collections.Counter(produced)
+    assert {r.topic for r in rows} == {topic}
