@@ -6,12 +6,13 @@ rest: it creates a delegation token, starts the query with the token's
 ``kafka.*`` options, renews the token, and before its maximum lifetime creates
 a new one, restarts the query from its checkpoint and expires the old one.
 
-The query reads ``--topic`` with Spark's Kafka source and writes either JSON
-files (``--output``, exactly once across restarts) or another topic
-(``--output-topic``, Spark's Kafka sink, at least once), both logged in with
-the token. Spark's Kafka connector (``spark-sql-kafka-0-10``) is not part of
-pyspark: the session loads it with ``spark.jars.packages``, which Spark
-resolves from Maven Central into its Ivy cache on first use.
+The query reads ``--topic`` with Spark's Kafka source, logged in with the
+token, into JSON files (``--output``; the file sink is exactly once across
+restarts). A Kafka sink takes the same options: ``apply_kafka_options`` on
+its ``writeStream.format("kafka")`` writer. Spark's Kafka connector
+(``spark-sql-kafka-0-10``) is not part of pyspark: the session loads it with
+``spark.jars.packages``, which Spark resolves from Maven Central into its Ivy
+cache on first use.
 
 It needs a real Kafka broker with delegation tokens on
 (``delegation.token.secret.key``); ``kafka-scram serve`` takes logins and
@@ -54,18 +55,11 @@ def build_query(spark: Any, args: argparse.Namespace, options: KafkaOptions) -> 
         .option("startingOffsets", args.starting_offsets)
     )
     records = apply_kafka_options(reader, options).load()
-    if args.output_topic:
-        writer = apply_kafka_options(
-            records.select("key", "value").writeStream.format("kafka"), options
-        ).option("topic", args.output_topic)
-    else:
-        writer = (
-            records.selectExpr("CAST(value AS STRING) AS value", "topic", "partition", "offset")
-            .writeStream.format("json")
-            .option("path", args.output)
-        )
     return (
-        writer.option("checkpointLocation", args.checkpoint)
+        records.selectExpr("CAST(value AS STRING) AS value", "topic", "partition", "offset")
+        .writeStream.format("json")
+        .option("path", args.output)
+        .option("checkpointLocation", args.checkpoint)
         .queryName(args.query_name)
         .trigger(processingTime=f"{args.trigger_ms} milliseconds")
         .start()
@@ -79,9 +73,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--mechanism", default="SCRAM-SHA-512", help="the query's token mechanism")
     p.add_argument("--topic", required=True, help="the Kafka topic to read")
     p.add_argument("--starting-offsets", default="earliest", help="for a new checkpoint")
-    out = p.add_mutually_exclusive_group(required=True)
-    out.add_argument("--output", help="directory of the JSON file sink")
-    out.add_argument("--output-topic", help="Kafka topic of the Kafka sink")
+    p.add_argument("--output", required=True, help="directory of the JSON file sink")
     p.add_argument("--checkpoint", required=True)
     p.add_argument("--query-name", default="token_supervised")
     p.add_argument("--trigger-ms", type=int, default=500)

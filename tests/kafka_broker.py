@@ -235,17 +235,34 @@ class KafkaBroker:
         """Until ``credentials`` log in: credential changes reach the
         authenticator asynchronously (the metadata log, or ZooKeeper's change
         notifications)."""
+        self._wait_for_login(credentials, True, timeout)
+
+    def wait_refused(self, credentials: SaslCredentials, timeout: float = 20.0) -> None:
+        """Until ``credentials`` are refused (``SASL_AUTHENTICATION_FAILED``):
+        deletions and token expiries reach the authenticator asynchronously
+        too."""
+        self._wait_for_login(credentials, False, timeout)
+
+    def _wait_for_login(self, credentials: SaslCredentials, accepted: bool, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while True:
+            error: KafkaConnectionError | None = None
             try:
                 with KafkaConnection(self.bootstrap, credentials, timeout=5.0):
-                    return
+                    pass
             except KafkaConnectionError as exc:
-                if time.monotonic() > deadline:
+                if not accepted and exc.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED:
+                    return
+                error = exc
+            if accepted and error is None:
+                return
+            if time.monotonic() > deadline:
+                if accepted:
                     raise RuntimeError(
-                        f"{credentials.username} cannot log in to {self}: {exc}"
-                    ) from exc
-                time.sleep(0.1)
+                        f"{credentials.username} cannot log in to {self}: {error}"
+                    ) from error
+                raise RuntimeError(f"{credentials.username} still logs in to {self}: {error}")
+            time.sleep(0.1)
 
     # -- life cycle ---------------------------------------------------------------
 

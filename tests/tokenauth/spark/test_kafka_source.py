@@ -237,23 +237,6 @@ def read_topic(config: dict[str, Any], topic: str) -> list[str]:
         consumer.close()
 
 
-def token_login_refused(broker: KafkaBroker, run: Run, timeout: float = 5.0) -> bool:
-    """Whether the token's login fails (expiry reaches the broker's token cache
-    through the metadata log, so give it a moment)."""
-    creds = token_credentials(run)
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with KafkaConnection(broker.bootstrap, creds, timeout=5.0):
-                pass
-        except KafkaConnectionError as exc:
-            assert exc.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED, exc
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-
-
 def token_credentials(run: Run) -> SaslCredentials:
     return SaslCredentials(ScramMechanism.SCRAM_SHA_512, run.token_id, run.hmac, token_auth=True)
 
@@ -289,7 +272,7 @@ def stop_after_a_rotation(broker: KafkaBroker, job: Supervised, log: Any) -> Non
             DelegationTokenClient(conn).create_token()
         assert refused.value.error_code == ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
     job.sup.stop()
-    assert token_login_refused(broker, last), job.name
+    broker.wait_refused(token_credentials(last), timeout=5.0)
     lapses_at = natural_ends_ms(log.records)[last.token_id]
     assert time.time() * 1000 < lapses_at, f"{job.name}: refused only as the token lapsed"
 
@@ -406,7 +389,7 @@ def test_kafka_source_and_sinks_across_token_rotations(
         stop_after_a_rotation(kraft_broker, job, caplog)
     # No token any run of either query used logs in any more.
     for run in (r for job in jobs for r in job.runs):
-        assert token_login_refused(kraft_broker, run), run.token_id
+        kraft_broker.wait_refused(token_credentials(run), timeout=5.0)
 
     for job in jobs:
         assert job.sup.state is SupervisorState.STOPPED, job.sup.history
