@@ -20,7 +20,6 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
 from sasl_scram._errors import ScramError
@@ -97,7 +96,7 @@ class Backend:
 
 def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
     import jaas
-    from sasl_scram.config import parse_properties
+    from sasl_scram.config import read_properties
     from sasl_scram.store import ZooKeeperCredentialStore, ZooKeeperSecurity, ZooKeeperTls
 
     # Like kafka-configs: TLS from --zk-tls-config-file, the SASL login from the
@@ -106,8 +105,7 @@ def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
     tls_file = getattr(args, "zk_tls_config_file", None)
     if tls_file:
         try:
-            props = parse_properties(Path(tls_file).read_text(encoding="utf-8"), tls_file)
-            tls = ZooKeeperTls.from_properties(props)
+            tls = ZooKeeperTls.from_properties(read_properties(tls_file))
         except (ValueError, OSError) as exc:
             raise CommandError(f"--zk-tls-config-file: {exc}") from None
         if tls is None:

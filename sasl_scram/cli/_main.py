@@ -173,13 +173,11 @@ def main(
         return ExitStatus.ERROR
     except Exception as exc:
         # Whatever a handler did not expect still ends in one line, not a traceback.
-        if _debugging(args):
+        debugging = _debugging(args)
+        if debugging:
             traceback.print_exc(file=stderr)
-        print(
-            f"kafka-scram {args.command}: error: {type(exc).__name__}: {exc} "
-            "(run again with --debug for the traceback)",
-            file=stderr,
-        )
+        hint = "" if debugging else " (run again with --debug for the traceback)"
+        print(f"kafka-scram {args.command}: error: {type(exc).__name__}: {exc}{hint}", file=stderr)
         return ExitStatus.ERROR
 
 

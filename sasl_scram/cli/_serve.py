@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sasl_scram._errors import ScramConfigError, ScramError
 from sasl_scram.cli._texts import add_core_command
-from sasl_scram.config import Properties, parse_properties
+from sasl_scram.config import Properties, read_properties
 from sasl_scram.endpoint import (
     EVENT_LOOP_KEY,
     BootstrapFiles,
@@ -51,11 +51,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def load_properties(path: str, overrides: list[str]) -> Properties:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScramConfigError(f"cannot read {path}: {exc.strerror}") from None
-    props = parse_properties(text, path)
+    props = read_properties(path)
     for item in overrides:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():

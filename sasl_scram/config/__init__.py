@@ -27,6 +27,7 @@ from sasl_scram.config._principal import (
 from sasl_scram.config._properties import (
     Properties,
     parse_properties,
+    read_properties,
 )
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "integer",
     "parse_properties",
     "read_keys",
+    "read_properties",
     "suggest_key",
     "text",
 ]

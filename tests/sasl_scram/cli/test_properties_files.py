@@ -1,0 +1,57 @@
+"""Kafka's ``.properties`` files through the command line: read as Kafka reads them."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from pathlib import Path
+
+from tests.cli_process import EXE, child_env, kafka_scram
+from tests.zookeeper_server import free_port
+
+
+def test_serve_and_command_config_read_iso_8859_1_files(tmp_path: Path) -> None:
+    """A Latin-1 byte in a comment, as Kafka's own configuration files may hold."""
+    port = free_port()
+    config = tmp_path / "server.properties"
+    config.write_bytes(
+        b"# Kafka-scram, caf\xe9 edition\n"
+        + f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n"
+        f"scram.credential.store.path={tmp_path}/creds.db\n"
+        "super.users=User:admin\nscram.bootstrap.user=admin\n"
+        f"scram.bootstrap.client.properties={tmp_path}/admin.properties\n".encode()
+    )
+    proc = subprocess.Popen(
+        [EXE, "serve", "--config", str(config)],
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert "kafka-scram endpoint ready" in proc.stdout.readline(), proc.communicate()
+        while "already exists" not in (line := proc.stdout.readline()) and "created" not in line:
+            assert line, "serve ended early"
+        command_config = tmp_path / "admin-latin1.properties"
+        command_config.write_bytes(
+            b"# r\xe9sum\xe9 of the admin's login\n" + (tmp_path / "admin.properties").read_bytes()
+        )
+        described = kafka_scram(
+            "--debug",
+            "configs",
+            "--bootstrap-server",
+            f"127.0.0.1:{port}",
+            "--command-config",
+            str(command_config),
+            "--describe",
+            "--entity-type",
+            "users",
+        )
+        assert described.returncode == 0, described.stderr
+        assert "user-principal 'admin' are" in described.stdout
+        assert "UTF-8" not in described.stderr
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=15)
+    assert proc.returncode == 0
