@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from sasl_scram import KafkaPrincipal, ScramError
-from sasl_scram.cli import CommandUsageError, add_command
+from sasl_scram.cli import CommandError, CommandUsageError, add_command
 from sasl_scram.config import ClientConfig
 from tokenauth._client import DelegationTokenClient
 from tokenauth._errors import TokenError
@@ -26,7 +26,6 @@ from tokenauth._token import DelegationToken, hmac_base64
 
 __all__ = ["register"]
 
-PROG = "kafka-scram delegation-tokens"
 _ROW = "\n{:<15} {:<30} {:<15} {:<15} {:<25} {:<15} {:<15} {:<15}\n"
 _HIDDEN = "[hidden]"
 
@@ -255,6 +254,5 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
                 stdout.write(f"Total number of tokens : {len(tokens)}")
                 stdout.write(_table(tokens, args.show_hmac))
     except (ScramError, TokenError) as exc:
-        print(f"{PROG}: error: {exc}", file=stderr)
-        return 1
+        raise CommandError(str(exc)) from None
     return 0

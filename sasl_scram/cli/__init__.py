@@ -10,6 +10,8 @@ on nothing of ours).
 from __future__ import annotations
 
 from sasl_scram.cli._main import (
+    EXIT_RULES,
+    CommandError,
     CommandUsageError,
     ExitStatus,
     Handler,
@@ -18,6 +20,8 @@ from sasl_scram.cli._main import (
 )
 
 __all__ = [
+    "EXIT_RULES",
+    "CommandError",
     "CommandUsageError",
     "ExitStatus",
     "Handler",

@@ -22,10 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
-from sasl_scram.cli._main import CommandUsageError
-from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
+from sasl_scram.cli._main import CommandError, CommandUsageError
+from sasl_scram.cli._secret import READ_SECRET, read_secret
 from sasl_scram.cli._texts import add_core_command
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import (
@@ -37,7 +36,6 @@ from sasl_scram.store import (
 
 __all__ = ["BACKENDS", "Backend", "Dialect", "open_admin", "register"]
 
-PROG = "kafka-scram configs"
 _INT_MAX = 2**31 - 1
 # How long the command waits for ZooKeeper before failing (our choice).
 ZOOKEEPER_TIMEOUT = 10.0
@@ -48,10 +46,6 @@ _SPLIT_KEY = re.compile(r"\s*=\s*" + _OUTSIDE_BRACKETS)
 _QUOTA_KEYS = frozenset(
     {"producer_byte_rate", "consumer_byte_rate", "request_percentage", "controller_mutation_rate"}
 )
-
-
-class CommandError(Exception):
-    """A one-line error for stderr; exit status 1."""
 
 
 @dataclass(frozen=True)
@@ -273,22 +267,14 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        user = _entity(args)
-        if args.alter and not (args.add_config or args.delete_config):
-            raise CommandUsageError("--alter needs --add-config or --delete-config")
-        if args.alter and user is None:
-            raise CommandUsageError(
-                "an entity name (--entity-name or --user) is required with --alter"
-            )
-        if args.describe and (args.add_config or args.delete_config):
-            raise CommandUsageError(
-                "--add-config and --delete-config are only allowed with --alter"
-            )
-        admin, dialect = open_admin(args)
-    except (CommandError, ScramError) as exc:
-        print(f"{PROG}: error: {exc}", file=stderr)
-        return 1
+    user = _entity(args)
+    if args.alter and not (args.add_config or args.delete_config):
+        raise CommandUsageError("--alter needs --add-config or --delete-config")
+    if args.alter and user is None:
+        raise CommandUsageError("an entity name (--entity-name or --user) is required with --alter")
+    if args.describe and (args.add_config or args.delete_config):
+        raise CommandUsageError("--add-config and --delete-config are only allowed with --alter")
+    admin, dialect = open_admin(args)
     try:
         if dialect.zookeeper:
             # ConfigCommand's banner for its ZooKeeper path (a diagnostic: stderr).
@@ -302,9 +288,6 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             assert user is not None
             return _alter(admin, dialect, user, args, stdin, stdout, stderr)
         return _describe(admin, user, stdout, stderr)
-    except (CommandError, ScramError) as exc:
-        print(f"{PROG}: error: {exc}", file=stderr)
-        return 1
     finally:
         close = getattr(admin, "close", None)
         if callable(close):
@@ -313,7 +296,7 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
 
 def _entity(args: argparse.Namespace) -> str | None:
     if args.entity_default or args.user_defaults:
-        raise CommandError(
+        raise CommandUsageError(
             "The use of --entity-default or --user-defaults is not allowed with User SCRAM "
             "Credentials using --bootstrap-server."
         )
@@ -333,7 +316,7 @@ def _entity(args: argparse.Namespace) -> str | None:
 def _parse_add_config(text: str) -> dict[str, str]:
     pairs = [_SPLIT_KEY.split(pair) for pair in _SPLIT_PAIRS.split(text)]
     if not all(len(p) == 2 for p in pairs):
-        raise CommandError(
+        raise CommandUsageError(
             "requirement failed: Invalid entity config: all configs to be added must be in "
             "the format \"key=val\". (e.g. --add-config 'SCRAM-SHA-512=[password=-]')"
         )
@@ -351,28 +334,23 @@ def _upsertions(
         match = dialect.credential_value.fullmatch(value)
         if match is None:
             # Kafka echoes the value here; it holds the password, so we do not.
-            raise CommandError(f"Invalid credential property {mech.java_name}=[hidden]")
+            raise CommandUsageError(f"Invalid credential property {mech.java_name}=[hidden]")
         raw_iterations, password = match.group(1), match.group(2)
         iterations = MIN_ITERATIONS
         if raw_iterations:
             iterations = int(raw_iterations)
             if iterations > _INT_MAX:
-                raise CommandError(f"Invalid credential property {mech.java_name}=[hidden]")
+                raise CommandUsageError(f"Invalid credential property {mech.java_name}=[hidden]")
             if iterations == -1:
                 iterations = MIN_ITERATIONS  # the admin path treats -1 as the default
             elif iterations < MIN_ITERATIONS:
-                raise CommandError(dialect.too_few(iterations, mech))
+                raise CommandUsageError(dialect.too_few(iterations, mech))
         if password == READ_SECRET:
             if not stdin_password:
-                try:
-                    stdin_password.append(
-                        read_secret(stdin, f"Password for {user}: ", confirm=True)
-                    )
-                except SecretMismatch as exc:
-                    raise CommandError(str(exc)) from None
+                stdin_password.append(read_secret(stdin, f"Password for {user}: ", confirm=True))
             password = stdin_password[0]
         if not password:
-            raise CommandError("Password must not be empty; give password=... or password=-")
+            raise CommandUsageError("Password must not be empty; give password=... or password=-")
         result.append(ScramUpsertion.from_password(user, mech, password, iterations))
     return result
 
@@ -396,13 +374,13 @@ def _alter(
     foreign = [k for k in [*added, *deleted] if k not in names]
     if foreign:
         if dialect.zookeeper and all(k in _QUOTA_KEYS for k in foreign):
-            raise CommandError(
+            raise CommandUsageError(
                 "requirement failed: --bootstrap-server option must be specified to update "
                 f"users configs: {{add: {{{', '.join(sorted(added))}}}, delete: "
                 f"[{', '.join(deleted)}]}}. User configuration updates using ZooKeeper are "
                 "only supported for SCRAM credential updates."
             )
-        raise CommandError(
+        raise CommandUsageError(
             f"Invalid config(s): {','.join(foreign)}. Only "
             f"{' and '.join(ScramMechanism.names())} can be altered by this command."
         )

@@ -11,25 +11,35 @@ from __future__ import annotations
 import getpass
 from typing import TextIO
 
-__all__ = ["READ_SECRET", "SecretMismatch", "read_secret"]
+from sasl_scram.cli._main import CommandUsageError
+
+__all__ = ["READ_SECRET", "read_secret"]
 
 #: The value that means "read the secret instead of taking it from the command line".
 READ_SECRET = "-"  # noqa: S105 - a marker, not a secret
-
-
-class SecretMismatch(Exception):
-    """The confirmation typed on the terminal differs from the first entry."""
 
 
 def read_secret(stdin: TextIO, prompt: str = "Password: ", *, confirm: bool = False) -> str:
     """Read one secret from ``stdin``: prompted without echo on a terminal.
 
     Raises:
-        SecretMismatch: ``confirm`` and the two entries differ.
+        CommandUsageError: no secret (an empty line, the end of the input), or
+            ``confirm`` and the two entries differ.
     """
     if not stdin.isatty():
-        return stdin.readline().rstrip("\r\n")
+        line = stdin.readline()
+        if not line:
+            raise CommandUsageError(
+                "no password given: standard input ended before a line was read; "
+                "pipe the password as one line, or run on a terminal to be prompted"
+            )
+        secret = line.rstrip("\r\n")
+        if not secret:
+            raise CommandUsageError("no password given: the line read from standard input is empty")
+        return secret
     secret = getpass.getpass(prompt)
+    if not secret:
+        raise CommandUsageError("no password given")
     if confirm and getpass.getpass("Confirm " + prompt[:1].lower() + prompt[1:]) != secret:
-        raise SecretMismatch("the two passwords differ; run the command again")
+        raise CommandUsageError("the two passwords differ; run the command again")
     return secret

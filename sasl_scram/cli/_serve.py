@@ -10,7 +10,8 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sasl_scram._errors import ScramConfigError, ScramError
+from sasl_scram._errors import ScramConfigError
+from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._texts import add_core_command
 from sasl_scram.config import Properties, read_properties
 from sasl_scram.endpoint import (
@@ -56,7 +57,7 @@ def load_properties(path: str, overrides: list[str]) -> Properties:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             # The argument is not echoed: it may be a secret typed without its key.
-            raise ScramConfigError("--override expects KEY=VALUE")
+            raise CommandUsageError("--override expects KEY=VALUE")
         props.set(key.strip(), value, "--override")
     return props
 
@@ -67,14 +68,10 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         stream=stderr,
         format="%(asctime)s %(levelname)s %(name)s %(message)s",
     )
-    try:
-        # Every key is parsed once, here, before the loop is chosen: a bad value
-        # is reported with its file and line, whichever key it is.
-        config = EndpointConfig.from_properties(load_properties(args.config, args.override))
-        return _run_loop(serve(config, stdout), config.event_loop)
-    except ScramError as exc:
-        print(f"kafka-scram serve: error: {exc}", file=stderr)
-        return 1
+    # Every key is parsed once, here, before the loop is chosen: a bad value
+    # is reported with its file and line, whichever key it is.
+    config = EndpointConfig.from_properties(load_properties(args.config, args.override))
+    return _run_loop(serve(config, stdout), config.event_loop)
 
 
 def _run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:

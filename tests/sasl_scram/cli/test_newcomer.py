@@ -96,7 +96,7 @@ def test_serve_with_an_unknown_log_level(tmp_path: Path) -> None:
 def test_configs_errors_have_the_prefix(tmp_path: Path, add: str, message: str) -> None:
     store = f"sqlite:{tmp_path}/creds.db"
     result = kafka_scram("configs", "--store", store, "--alter", "--add-config", add, "--user", "a")
-    assert message in assert_one_error(result, "configs")
+    assert message in assert_one_error(result, "configs", status=2)
 
 
 def test_configs_deleting_a_missing_user(zookeeper_hosts: str) -> None:
@@ -126,6 +126,8 @@ def test_an_unexpected_error_is_one_line_unless_debug() -> None:
     assert "Unicode" in error and "--debug" in error
     debug = kafka_scram("--debug", *args, stdin=b"\xff\n")
     assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
+    # With --debug given, the error does not tell to run again with --debug.
+    assert "--debug" not in debug.stderr.splitlines()[-1]
 
 
 def _pty_run(argv: list[str], answers: list[str]) -> tuple[int, str]:
@@ -167,5 +169,5 @@ def test_password_dash_on_a_terminal_prompts_without_echo_and_confirms() -> None
     assert "pencil-secret" not in output
     assert "salt=" in output and "iterations=4096" in output
     code, output = _pty_run(argv, ["pencil-secret", "other-secret"])
-    assert code == 1 and "kafka-scram credential: error: the two passwords differ" in output
+    assert code == 2 and "kafka-scram credential: error: the two passwords differ" in output
     assert "secret" not in output.replace("passwords differ", "")

@@ -155,4 +155,3 @@ def test_a_malformed_escape_names_the_file_and_line(tmp_path: Path) -> None:
 def test_an_unreadable_file_is_one_error(tmp_path: Path) -> None:
     with pytest.raises(ScramConfigError, match=r"cannot read .*missing.properties: No such file"):
         read_properties(tmp_path / "missing.properties")
-
