@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -114,8 +115,11 @@ def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
         raise CommandError(f"ZooKeeper login from KAFKA_OPTS: {exc}") from None
     # Lazy mode: the command alters and describes, it never needs every user.
     timeout = getattr(args, "zookeeper_timeout", None) or ZOOKEEPER_TIMEOUT
+    # Only --alter writes: a --describe creates no chroot and no path (and
+    # kazoo's warning that the chroot is missing would be a second line).
+    warnings.filterwarnings("ignore", message="No chroot path exists", category=UserWarning)
     return ZooKeeperCredentialStore(
-        args.zookeeper, mode="lazy", request_timeout=timeout, security=security
+        args.zookeeper, mode="lazy", request_timeout=timeout, security=security, create=args.alter
     )
 
 
@@ -139,7 +143,8 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
         return _open_zookeeper(argparse.Namespace(**{**vars(args), "zookeeper": hosts}))
     try:
         return (
-            open_store(location, poll_interval=0)
+            # Only --alter writes: a --describe creates no file and no folder.
+            open_store(location, poll_interval=0, create=args.alter)
             if location.startswith("sqlite:")
             else (open_store(location))
         )
