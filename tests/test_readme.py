@@ -42,6 +42,8 @@ def make_run_recipe() -> list[str]:
     )]]  # fmt: skip
     return [
         line.replace("$(PY)", ".venv/bin/python").replace("$(VENV)", ".venv")
+        # No PORT given: the configured port (which the tree fixture moved).
+        .replace(" $(SERVE_PORT)", "")
         for line in recipe
         if "pip install" not in line
     ]

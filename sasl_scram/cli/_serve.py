@@ -117,9 +117,15 @@ async def _start(endpoint: ScramEndpoint, config: EndpointConfig) -> None:
         # A port in use or an address not on this host: a configuration problem.
         listeners = ",".join(str(entry) for entry in config.listeners)
         cause = f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
+        # A pinned advertised.listeners must move with the port, or clients go to the old one.
+        both = "advertised.listeners" in config.properties
+        keys = "'listeners' and 'advertised.listeners'" if both else "'listeners'"
+        flags = "--override listeners=..." + (
+            " --override advertised.listeners=..." if both else ""
+        )
         raise ScramConfigError(
             f"cannot listen on {listeners}: {cause}; stop the process using "
-            "the port or choose another in 'listeners' (--override listeners=...)"
+            f"the port or choose another in {keys} ({flags})"
         ) from None
 
 

@@ -26,6 +26,7 @@ from sasl_scram.config._principal import (
 )
 from sasl_scram.config._properties import (
     Properties,
+    format_properties,
     parse_properties,
     read_properties,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "Parser",
     "Properties",
     "choice",
+    "format_properties",
     "integer",
     "parse_properties",
     "read_keys",

@@ -35,7 +35,7 @@ from typing import Any
 
 from sasl_scram._errors import ScramConfigError
 
-__all__ = ["Properties", "parse_properties", "read_properties"]
+__all__ = ["Properties", "format_properties", "parse_properties", "read_properties"]
 
 log = logging.getLogger("sasl_scram.config")
 
@@ -216,3 +216,36 @@ def read_properties(path: str | os.PathLike[str]) -> Properties:
     except OSError as exc:
         raise ScramConfigError(f"cannot read {os.fspath(path)}: {exc.strerror}") from None
     return parse_properties(data, os.fspath(path))
+
+
+def _escape(text: str, *, key: bool) -> str:
+    """``Properties.saveConvert``, ASCII output: what ``load`` reads back as ``text``."""
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch in "\t\n\r\f":
+            out.append("\\" + "tnrf"["\t\n\r\f".index(ch)])
+        elif ch == " " and (key or i == 0):
+            out.append("\\ ")
+        elif key and ch in "=:#!":
+            out.append("\\" + ch)
+        elif not " " <= ch <= "~":
+            out.extend(f"\\u{unit:04x}" for unit in _utf16_units(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _utf16_units(ch: str) -> list[int]:
+    raw = ch.encode("utf-16-be", "surrogatepass")
+    return [int.from_bytes(raw[i : i + 2], "big") for i in range(0, len(raw), 2)]
+
+
+def format_properties(values: dict[str, str]) -> str:
+    """``key=value`` lines, ASCII only, that Kafka's reader reads back as ``values``.
+
+    Backslashes, separators in keys, leading spaces and every character outside
+    printable ASCII are escaped as ``Properties.store`` escapes them.
+    """
+    return "".join(f"{_escape(k, key=True)}={_escape(v, key=False)}\n" for k, v in values.items())

@@ -393,6 +393,27 @@ def _warn_unknown(
         log.warning("%sUnknown configuration key %r is ignored%s", where, key, hint)
 
 
+def _warn_advertised_elsewhere(
+    listeners: Sequence[Listener], advertised: Mapping[str, Listener], origins: Mapping[str, str]
+) -> None:
+    """A WARNING when ``listeners`` and ``advertised.listeners`` were set in different
+    places (a file and ``--override``) and send clients to another port or host
+    than the one that serves: the case of a port changed with one override."""
+    where_bound, where_told = origins.get("listeners"), origins.get("advertised.listeners")
+    if where_bound is None or where_told is None or where_bound == where_told:
+        return
+    for entry in listeners:
+        told = advertised[entry.name]
+        if entry.port and (told.host, told.port) != (entry.host, entry.port):
+            log.warning(
+                "%s: advertised.listeners sends clients to %s, but listeners (%s) serves "
+                "%s: clients will try the advertised address; set both keys "
+                "(--override listeners=%s --override advertised.listeners=%s) or remove "
+                "advertised.listeners, which then follows listeners",
+                where_told, told, where_bound, entry, entry, entry,
+            )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class EndpointConfig:
     """The validated configuration of one endpoint process."""
@@ -457,6 +478,7 @@ class EndpointConfig:
         table = (*ENDPOINT_KEYS, *(extension_keys() if extra_keys is None else extra_keys))
         _warn_unknown(given, [key.name for key in table], origins)
         v = read_keys(table, given, origins)
+        _warn_advertised_elsewhere(v["listeners"], v["advertised.listeners"], origins)
         props = {key.name: key.default for key in ENDPOINT_KEYS if key.default is not None}
         props.update(given)
         location, zk_options = _store(v, props)

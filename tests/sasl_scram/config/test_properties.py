@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.config import parse_properties, read_properties
+from sasl_scram.config import format_properties, parse_properties, read_properties
 from tests.javaharness import JavaHarness, b64, unb64
 
 
@@ -122,6 +122,21 @@ PIECES = [
 @example(b"k\x85v\x0bw\n")
 def test_same_keys_and_values_as_kafka(java_properties: JavaHarness, data: bytes) -> None:
     assert _ours(data) == _java(java_properties, data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(), st.text(), max_size=4))
+def test_written_files_read_back_the_same_in_kafka(
+    java_properties: JavaHarness, values: dict[str, str]
+) -> None:
+    data = format_properties(values).encode("ascii")
+
+    def units(s: str) -> bytes:
+        return s.encode("utf-16-be", "surrogatepass")
+
+    expected = {units(k): units(v) for k, v in values.items()}
+    assert _java(java_properties, data) == expected
+    assert _ours(data) == expected
 
 
 def test_iso_8859_1_bytes_are_characters() -> None:
