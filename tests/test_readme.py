@@ -41,7 +41,8 @@ def make_run_recipe() -> list[str]:
         i for i, line in enumerate(lines) if not line.startswith("\t")
     )]]  # fmt: skip
     return [
-        line.replace("$(PY)", ".venv/bin/python").replace("$(VENV)", ".venv")
+        line.replace("$(PY)", ".venv/bin/python")
+        .replace("$(VENV)", ".venv")
         # No PORT given: the configured port (which the tree fixture moved).
         .replace(" $(SERVE_PORT)", "")
         for line in recipe

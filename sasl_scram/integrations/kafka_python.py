@@ -9,6 +9,15 @@ overwrite=True)``: the mechanism name is also what SaslHandshake sends, so a
 replacement must take over both names for the whole process. :func:`uninstall`
 puts kafka-python's own classes back. Nothing happens on import.
 
+A refused login ends the bootstrap at once with kafka-python's
+``SaslAuthenticationFailedError``, as Kafka's Java client raises
+``SaslAuthenticationException`` without retrying: kafka-python 3.0's
+``KafkaConnection.initialize`` closes the connection on that error without
+raising it, so its manager never caches it (``_auth_failures``) and the
+bootstrap retried the refused login until its timeout (30 s), then said only
+"Unable to bootstrap". :func:`install` wraps ``initialize`` to raise it for
+SCRAM connections; network errors are retried as before.
+
 How credentials reach the mechanism: kafka-python hands a mechanism only a
 fixed whitelist of client settings, and its constructors refuse unknown ones.
 ``sasl_oauth_token_provider`` is the one whitelisted setting that carries an
@@ -31,6 +40,7 @@ Example::
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 from collections.abc import Iterator
@@ -67,14 +77,13 @@ MECHANISM_NAMES = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 _lock = threading.Lock()
 # kafka-python's registrations before install(): name -> class (None if absent).
 _saved: dict[str, Any] | None = None
+# kafka-python's KafkaConnection.initialize while installed.
+_initialize: Any = None
 _key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
 
 
 def _kafka_error(name: str, message: str) -> Exception:
-    import kafka.errors
-
-    error_type: type[Exception] = getattr(kafka.errors, name)
-    return error_type(message)
+    return _kafka_error_type(name)(message)
 
 
 class ScramSaslMechanism:
@@ -186,6 +195,39 @@ class ScramSaslMechanism:
         return f"Authenticated as {self._username} via SASL / {self._mechanism.mechanism_name}{how}"
 
 
+async def _initialize_raising_refusals(self: Any, timeout_at: float | None = None) -> None:
+    """``KafkaConnection.initialize``, raising a refused SCRAM login instead of only
+    closing on it: the manager then caches it and the bootstrap fails at once."""
+    await _initialize(self, timeout_at)
+    if self.config.get("sasl_mechanism") not in MECHANISM_NAMES:
+        return
+    future = self.init_future
+    failure = future.exception if future.is_done else None
+    if isinstance(failure, _kafka_error_type("SaslAuthenticationFailedError")):
+        raise failure
+
+
+def _kafka_error_type(name: str) -> type[Exception]:
+    import kafka.errors
+
+    error_type: type[Exception] = getattr(kafka.errors, name)
+    return error_type
+
+
+def _connection_class() -> Any:
+    """kafka-python's connection class, if it has the internals the wrapper relies on."""
+    from kafka.net.connection import KafkaConnection
+    from kafka.net.manager import KafkaConnectionManager
+
+    if not (
+        inspect.iscoroutinefunction(getattr(KafkaConnection, "initialize", None))
+        and hasattr(KafkaConnection, "init_future")
+        and hasattr(KafkaConnectionManager, "maybe_raise_auth_failure")
+    ):
+        return None
+    return KafkaConnection
+
+
 def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> None:
     """Register :class:`ScramSaslMechanism` for SCRAM-SHA-256 and SCRAM-SHA-512.
 
@@ -199,7 +241,7 @@ def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Non
     Raises:
         IntegrationError: kafka-python is not installed or has no 3.x registry.
     """
-    global _saved, _key_cache
+    global _saved, _key_cache, _initialize
     sasl = _registry()
     with _lock:
         _key_cache = key_cache
@@ -208,6 +250,12 @@ def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Non
         _saved = {name: sasl.SASL_MECHANISMS.get(name) for name in MECHANISM_NAMES}
         for name in MECHANISM_NAMES:
             sasl.register_sasl_mechanism(name, ScramSaslMechanism, overwrite=True)
+        conn_class = _connection_class()
+        if conn_class is None:
+            log.debug("this kafka-python retries refused logins until its bootstrap timeout")
+        else:
+            _initialize = conn_class.initialize
+            conn_class.initialize = _initialize_raising_refusals
     log.debug("installed token-capable SCRAM for kafka-python")
 
 
@@ -216,10 +264,14 @@ def uninstall() -> None:
 
     A name that someone re-registered after :func:`install` is left alone.
     """
-    global _saved
+    global _saved, _initialize
     with _lock:
         if _saved is None:
             return
+        conn_class = _connection_class()
+        if conn_class is not None and conn_class.initialize is _initialize_raising_refusals:
+            conn_class.initialize = _initialize
+        _initialize = None
         sasl = _registry()
         for name, original in _saved.items():
             if sasl.SASL_MECHANISMS.get(name) is not ScramSaslMechanism:
