@@ -9,6 +9,7 @@ confirm it; from a pipe it is one line.
 from __future__ import annotations
 
 import getpass
+import sys
 from typing import TextIO
 
 from sasl_scram.cli._main import CommandUsageError
@@ -37,9 +38,34 @@ def read_secret(stdin: TextIO, prompt: str = "Password: ", *, confirm: bool = Fa
         if not secret:
             raise CommandUsageError("no password given: the line read from standard input is empty")
         return secret
-    secret = getpass.getpass(prompt)
+    secret = _prompt(prompt)
     if not secret:
         raise CommandUsageError("no password given")
-    if confirm and getpass.getpass("Confirm " + prompt[:1].lower() + prompt[1:]) != secret:
+    if confirm and _prompt("Confirm " + prompt[:1].lower() + prompt[1:]) != secret:
         raise CommandUsageError("the two passwords differ; run the command again")
     return secret
+
+
+def _prompt(prompt: str) -> str:
+    """``getpass``; Ctrl-D is "no password given", Ctrl-C goes on as KeyboardInterrupt.
+
+    Either way the prompt's line is ended first (getpass ends it only after a
+    line was typed), so the error that follows starts a line of its own.
+    """
+    try:
+        return getpass.getpass(prompt)
+    except EOFError:
+        _end_prompt_line()
+        raise CommandUsageError("no password given") from None
+    except KeyboardInterrupt:
+        _end_prompt_line()
+        raise
+
+
+def _end_prompt_line() -> None:
+    # getpass prompts on the controlling terminal when there is one, else on stderr.
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
+            tty.write("\n")
+    except OSError:
+        sys.stderr.write("\n")

@@ -7,10 +7,6 @@ for a failure and 2 for a usage error, and no traceback without --debug.
 from __future__ import annotations
 
 import argparse
-import os
-import pty
-import select
-import signal
 import socket
 from importlib.metadata import version
 from pathlib import Path
@@ -18,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sasl_scram.cli._main import build_parser
-from tests.cli_process import EXE, ROOT, assert_one_error, child_env, kafka_scram
+from tests.cli_process import EXE, assert_one_error, kafka_scram, pty_run
 
 COMMANDS = ("configs", "credential", "delegation-tokens", "jaas", "serve")
 
@@ -130,44 +126,13 @@ def test_an_unexpected_error_is_one_line_unless_debug() -> None:
     assert "--debug" not in debug.stderr.splitlines()[-1]
 
 
-def _pty_run(argv: list[str], answers: list[str]) -> tuple[int, str]:
-    """Run ``argv`` on a new pseudo-terminal (its controlling terminal); answer each prompt."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the pty is its stdin, stdout, stderr and /dev/tty
-        os.chdir(ROOT)
-        os.execve(argv[0], argv, child_env())  # noqa: S606 - our entry point, no shell
-    output = b""
-    pending = list(answers)
-    try:
-        while True:
-            ready, _, _ = select.select([fd], [], [], 30)
-            assert ready, output
-            try:
-                chunk = os.read(fd, 1024)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            output += chunk
-            if pending and output.endswith(b": "):  # a prompt, waiting
-                os.write(fd, pending.pop(0).encode() + b"\n")
-    except BaseException:  # e.g. no prompt came: a failed test must not hang
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise
-    finally:
-        os.close(fd)
-    _, status = os.waitpid(pid, 0)  # the child closed the terminal: it is exiting
-    return os.waitstatus_to_exitcode(status), output.decode()
-
-
 def test_password_dash_on_a_terminal_prompts_without_echo_and_confirms() -> None:
     argv = [EXE, "credential", "--mechanism", "SCRAM-SHA-256", "--password", "-"]
-    code, output = _pty_run(argv, ["pencil-secret", "pencil-secret"])
+    code, output = pty_run(argv, ["pencil-secret", "pencil-secret"])
     assert code == 0, output
     assert "Password:" in output and "Confirm password:" in output
     assert "pencil-secret" not in output
     assert "salt=" in output and "iterations=4096" in output
-    code, output = _pty_run(argv, ["pencil-secret", "other-secret"])
+    code, output = pty_run(argv, ["pencil-secret", "other-secret"])
     assert code == 2 and "kafka-scram credential: error: the two passwords differ" in output
     assert "secret" not in output.replace("passwords differ", "")
