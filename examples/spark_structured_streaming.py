@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tokenauth.spark import (
@@ -58,7 +60,11 @@ def build_query(spark: Any, args: argparse.Namespace, options: KafkaOptions) -> 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--client-properties", required=True, help="the user's SCRAM login")
+    p.add_argument(
+        "--client-properties",
+        required=True,
+        help="the user's SCRAM login, a client.properties file",
+    )
     p.add_argument("--bootstrap-servers", help="brokers of the query (default: the login's)")
     p.add_argument("--mechanism", default="SCRAM-SHA-512")
     p.add_argument("--checkpoint", required=True)
@@ -80,9 +86,9 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSuperviso
     Returns:
         The stopped supervisor (its ``history`` shows every transition).
     """
+    args = parse_args(argv)  # first: --help needs no pyspark
     from pyspark.sql import SparkSession  # an optional extra: imported when used
 
-    args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if spark is None:
         spark = SparkSession.builder.master(args.master).appName(args.query_name).getOrCreate()
@@ -104,4 +110,9 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSuperviso
 
 
 if __name__ == "__main__":
-    main()
+    from _example import missing_library
+
+    try:
+        main()
+    except ModuleNotFoundError as exc:
+        sys.exit(missing_library(Path(sys.argv[0]).name, exc))
