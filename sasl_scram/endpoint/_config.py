@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -393,6 +394,30 @@ def _warn_unknown(
         log.warning("%sUnknown configuration key %r is ignored%s", where, key, hint)
 
 
+def _warn_shared_secrets(
+    table: Sequence[ConfigKey], given: Mapping[str, str], origins: Mapping[str, str]
+) -> None:
+    """A WARNING for each file holding a secret key that group or others may read or
+    write, as the SQLite store and the bootstrap files get: the value lets anyone
+    forge tokens or decrypt the keystore."""
+    secrets_by_file: dict[str, list[str]] = {}
+    for key in table:
+        origin = origins.get(key.name, "--override") if key.name in given else "--override"
+        if key.secret and origin != "--override":
+            secrets_by_file.setdefault(origin.rsplit(":", 1)[0], []).append(key.name)
+    for path, names in secrets_by_file.items():
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except OSError:
+            continue
+        if mode & 0o077:
+            log.warning(
+                "%s is readable or writable by group or others (mode %o) and holds %s: "
+                "run chmod 600 on it",
+                path, mode, ", ".join(names),
+            )  # fmt: skip
+
+
 def _warn_advertised_elsewhere(
     listeners: Sequence[Listener], advertised: Mapping[str, Listener], origins: Mapping[str, str]
 ) -> None:
@@ -477,6 +502,7 @@ class EndpointConfig:
         origins: Mapping[str, str] = getattr(given, "origins", {})
         table = (*ENDPOINT_KEYS, *(extension_keys() if extra_keys is None else extra_keys))
         _warn_unknown(given, [key.name for key in table], origins)
+        _warn_shared_secrets(table, given, origins)
         v = read_keys(table, given, origins)
         _warn_advertised_elsewhere(v["listeners"], v["advertised.listeners"], origins)
         props = {key.name: key.default for key in ENDPOINT_KEYS if key.default is not None}
