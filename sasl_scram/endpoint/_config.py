@@ -219,7 +219,27 @@ def _optional_integer(minimum: int) -> Parser:
 
 
 _INT0, _INT1 = "an integer >= 0", "an integer >= 1"
-_ZK = "read by the ZooKeeper store (docs/stores.md)"
+# What each ZooKeeper login and TLS key does (docs/stores.md has the details).
+_ZK_DOCS = {
+    "zookeeper.session.timeout.ms": "ZooKeeper session timeout (empty: 18 s, as in Kafka)",
+    "zookeeper.connection.timeout.ms": (
+        "bound on connecting and on each ZooKeeper request (empty: the session timeout)"
+    ),
+    JAAS_FILE_KEY: "JAAS file whose Client section (DigestLoginModule) logs in to ZooKeeper",
+    CONTEXT_KEY: "the JAAS section of that file to log in with (default Client)",
+    SET_ACL_KEY: "true: the znodes we create get Kafka's secure ACLs (needs SASL or TLS)",
+    "zookeeper.ssl.client.enable": "true: connect to ZooKeeper over TLS",
+    "zookeeper.clientCnxnSocket": "Kafka's Netty socket class for TLS; accepted, not needed here",
+    "zookeeper.ssl.endpoint.identification.algorithm": (
+        "HTTPS (the default) checks ZooKeeper's host name, empty does not"
+    ),
+    "zookeeper.ssl.keystore.location": "client certificate and key for TLS to ZooKeeper (PEM)",
+    "zookeeper.ssl.keystore.password": "password of the keystore's key",
+    "zookeeper.ssl.keystore.type": "the keystore's type: PEM only (JKS, PKCS12 refused)",
+    "zookeeper.ssl.truststore.location": "CA certificates that verify ZooKeeper (PEM)",
+    "zookeeper.ssl.truststore.password": "password of the truststore",
+    "zookeeper.ssl.truststore.type": "the truststore's type: PEM only (JKS, PKCS12 refused)",
+}
 _SSL = "for SASL_SSL listeners (PEM only)"
 _ANY = "any text"
 
@@ -341,10 +361,12 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "host:port[,host:port][/chroot]",
         "Kafka's ZooKeeper, as the credential store",
     ),
-    ConfigKey("zookeeper.session.timeout.ms", "", _optional_integer(1), _INT1, _ZK),
-    ConfigKey("zookeeper.connection.timeout.ms", "", _optional_integer(1), _INT1, _ZK),
     *(
-        ConfigKey(key, None, text, _ANY, _ZK, secret="password" in key)
+        ConfigKey(key, "", _optional_integer(1), _INT1, _ZK_DOCS[key])
+        for key in ("zookeeper.session.timeout.ms", "zookeeper.connection.timeout.ms")
+    ),
+    *(
+        ConfigKey(key, None, text, _ANY, _ZK_DOCS[key], secret="password" in key)
         for key in sorted({SET_ACL_KEY, CONTEXT_KEY, JAAS_FILE_KEY, *TLS_KEYS})
     ),
     ConfigKey(
@@ -371,11 +393,15 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "auto, uvloop (when installed) or asyncio",
         "the event loop",
     ),
-    ConfigKey("ssl.keystore.type", None, text, "PEM", _SSL),
-    ConfigKey("ssl.keystore.location", None, text, "a PEM file path", _SSL),
-    ConfigKey("ssl.keystore.certificate.chain", None, text, "PEM text", _SSL),
-    ConfigKey("ssl.keystore.key", None, text, "PEM text", _SSL, secret=True),
-    ConfigKey("ssl.key.password", None, text, _ANY, _SSL, secret=True),
+    ConfigKey("ssl.keystore.type", None, text, "PEM", f"the keystore's type, {_SSL}"),
+    ConfigKey(
+        "ssl.keystore.location", None, text, "a PEM file path", f"certificate and key, {_SSL}"
+    ),
+    ConfigKey(
+        "ssl.keystore.certificate.chain", None, text, "PEM text", f"the certificates, {_SSL}"
+    ),
+    ConfigKey("ssl.keystore.key", None, text, "PEM text", f"the key, {_SSL}", secret=True),
+    ConfigKey("ssl.key.password", None, text, _ANY, f"password of the key, {_SSL}", secret=True),
 )
 
 
