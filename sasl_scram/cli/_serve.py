@@ -134,7 +134,7 @@ async def _start(endpoint: ScramEndpoint, config: EndpointConfig) -> None:
         listeners = ",".join(str(entry) for entry in config.listeners)
         cause = f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
         # A pinned advertised.listeners must move with the port, or clients go to the old one.
-        both = "advertised.listeners" in config.properties
+        both = bool(config.properties.get("advertised.listeners", "").strip())
         keys = "'listeners' and 'advertised.listeners'" if both else "'listeners'"
         flags = "--override listeners=..." + (
             " --override advertised.listeners=..." if both else ""

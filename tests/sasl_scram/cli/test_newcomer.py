@@ -62,19 +62,23 @@ def test_delegation_tokens_help_through_the_entry_point() -> None:
     assert result.stdout.rstrip().splitlines()[-1].strip().startswith("--command-config")
 
 
-def test_serve_on_a_port_in_use(tmp_path: Path) -> None:
+@pytest.mark.parametrize("advertised", [False, True])
+def test_serve_on_a_port_in_use(tmp_path: Path, advertised: bool) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
         config = tmp_path / "server.properties"
+        pinned = f"advertised.listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n" if advertised else ""
         config.write_text(
             f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n"
-            f"scram.credential.store.path={tmp_path}/creds.db\n"
+            f"scram.credential.store.path={tmp_path}/creds.db\n" + pinned
         )
         error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
     assert f"cannot listen on SASL_PLAINTEXT://127.0.0.1:{port}" in error
-    assert "address already in use" in error.lower() and "listeners" in error
+    assert "address already in use" in error.lower() and "--override listeners=" in error
+    # A pinned advertised.listeners must move too (issue 26, item 1): the hint names it.
+    assert ("--override advertised.listeners=" in error) == advertised, error
 
 
 def test_serve_with_an_unknown_log_level(tmp_path: Path) -> None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import signal
-import subprocess
 from pathlib import Path
 
-from tests.cli_process import EXE, child_env, kafka_scram
+from tests.cli_process import kafka_scram
+from tests.serve_process import start_serve, stop_serve
 from tests.zookeeper_server import free_port
 
 
@@ -21,16 +20,9 @@ def test_serve_and_command_config_read_iso_8859_1_files(tmp_path: Path) -> None:
         "super.users=User:admin\nscram.bootstrap.user=admin\n"
         f"scram.bootstrap.client.properties={tmp_path}/admin.properties\n".encode()
     )
-    proc = subprocess.Popen(
-        [EXE, "serve", "--config", str(config)],
-        env=child_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_serve(config)
     try:
         assert proc.stdout is not None
-        assert "kafka-scram endpoint ready" in proc.stdout.readline(), proc.communicate()
         while "already exists" not in (line := proc.stdout.readline()) and "created" not in line:
             assert line, "serve ended early"
         command_config = tmp_path / "admin-latin1.properties"
@@ -52,6 +44,5 @@ def test_serve_and_command_config_read_iso_8859_1_files(tmp_path: Path) -> None:
         assert "user-principal 'admin' are" in described.stdout
         assert "UTF-8" not in described.stderr
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=15)
+        stop_serve(proc)
     assert proc.returncode == 0

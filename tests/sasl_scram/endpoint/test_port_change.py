@@ -14,7 +14,8 @@ import subprocess
 from pathlib import Path
 
 from sasl_scram.config import read_properties
-from tests.cli_process import EXE, ROOT, child_env, kafka_scram
+from tests.cli_process import ROOT, kafka_scram
+from tests.serve_process import read_banner, start_serve, stop_serve
 from tests.zookeeper_server import free_port
 
 SHIPPED = ROOT / "config" / "server.properties"
@@ -23,35 +24,11 @@ SHIPPED = ROOT / "config" / "server.properties"
 def _serve(tmp_path: Path, *overrides: str, config: Path = SHIPPED) -> subprocess.Popen[str]:
     state = tmp_path / "state"
     args = [
-        "--override", f"scram.credential.store.path={state}/credentials.db",
-        "--override", f"scram.bootstrap.client.properties={state}/admin.properties",
-    ]  # fmt: skip
-    for item in overrides:
-        args += ["--override", item]
-    return subprocess.Popen(
-        [EXE, "serve", "--config", str(config), *args],
-        env=child_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _banner(proc: subprocess.Popen[str]) -> str:
-    """stdout to the end of the bootstrap user's how-to (its last line adds a user)."""
-    assert proc.stdout is not None
-    lines: list[str] = []
-    while not lines or "--entity-name alice" not in lines[-1]:
-        line = proc.stdout.readline()
-        assert line, "".join(lines) + (proc.stderr.read() if proc.stderr else "")
-        lines.append(line)
-    return "".join(lines)
-
-
-def _stop(proc: subprocess.Popen[str]) -> str:
-    proc.terminate()
-    _, err = proc.communicate(timeout=15)
-    return err
+        f"scram.credential.store.path={state}/credentials.db",
+        f"scram.bootstrap.client.properties={state}/admin.properties",
+        *overrides,
+    ]
+    return start_serve(config, *(arg for item in args for arg in ("--override", item)))
 
 
 def _describe(port: int, properties: Path) -> subprocess.CompletedProcess[str]:
@@ -66,7 +43,7 @@ def test_overriding_listeners_moves_every_address_clients_are_given(tmp_path: Pa
     for port in (free_port(), free_port()):  # the second start: the user exists already
         proc = _serve(tmp_path, f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}")
         try:
-            banner = _banner(proc)
+            banner = read_banner(proc)
             ports = set(re.findall(r"127\.0\.0\.1:(\d+)", banner))
             assert ports == {str(port)}, banner
             assert read_properties(admin)["bootstrap.servers"] == f"127.0.0.1:{port}"
@@ -77,7 +54,7 @@ def test_overriding_listeners_moves_every_address_clients_are_given(tmp_path: Pa
             assert described.returncode == 0, described.stderr
             assert "user-principal 'admin'" in described.stdout
         finally:
-            err = _stop(proc)
+            err = stop_serve(proc)
         assert "WARNING" not in err, err
 
 
@@ -89,33 +66,14 @@ def test_a_pinned_advertised_listener_on_another_port_is_a_warning(tmp_path: Pat
     port = free_port()
     proc = _serve(tmp_path, f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}", config=config)
     try:
-        _banner(proc)
+        read_banner(proc)
     finally:
-        err = _stop(proc)
+        err = stop_serve(proc)
     warnings = [line for line in err.splitlines() if " WARNING " in line]
     assert len(warnings) == 1, err
     assert f"{config}:" in warnings[0] and "--override" in warnings[0]
     assert "127.0.0.1:9092" in warnings[0] and f"127.0.0.1:{port}" in warnings[0]
     assert "listeners" in warnings[0] and "advertised.listeners" in warnings[0]
-
-
-def test_the_port_in_use_hint_names_both_keys_when_both_are_set(tmp_path: Path) -> None:
-    import socket
-
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        port = busy.getsockname()[1]
-        config = tmp_path / "server.properties"
-        config.write_text(
-            f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n"
-            f"advertised.listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n"
-            f"scram.credential.store.path={tmp_path}/c.db\n"
-        )
-        result = kafka_scram("serve", "--config", str(config))
-    assert result.returncode == 1
-    assert "--override listeners=" in result.stderr
-    assert "--override advertised.listeners=" in result.stderr
 
 
 def test_make_run_takes_a_port() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_process import EXE, child_env
+from tests.serve_process import read_banner, start_serve, stop_serve
 
 
 def _config(tmp_path: Path, extra: str = "", mode: int = 0o600) -> Path:
@@ -30,39 +31,10 @@ def _config(tmp_path: Path, extra: str = "", mode: int = 0o600) -> Path:
     return path
 
 
-def _start(config: Path, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(
-        [EXE, "serve", "--config", str(config)],
-        cwd=cwd,
-        env=env or child_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    assert "endpoint ready" in proc.stdout.readline(), proc.communicate()
-    return proc
-
-
-def _banner(proc: subprocess.Popen[str]) -> str:
-    assert proc.stdout is not None
-    lines: list[str] = []
-    while not lines or "--entity-name alice" not in lines[-1]:
-        line = proc.stdout.readline()
-        assert line, "".join(lines)
-        lines.append(line)
-    return "".join(lines)
-
-
-def _stop(proc: subprocess.Popen[str]) -> str:
-    proc.terminate()
-    return proc.communicate(timeout=15)[1]
-
-
 @pytest.mark.parametrize("secret", [False, True])
 def test_tokens_are_enabled_or_disabled_not_both(tmp_path: Path, secret: bool) -> None:
     extra = "delegation.token.secret.key=startup-log-secret\n" if secret else ""
-    log = _stop(_start(_config(tmp_path, extra), tmp_path))
+    log = stop_serve(start_serve(_config(tmp_path, extra), cwd=tmp_path))
     said = [line for line in log.splitlines() if "token" in line.lower()]
     state = "enabled" if secret else "disabled"
     assert any(f"Delegation tokens {state}" in line for line in said), log
@@ -74,7 +46,7 @@ def test_tokens_are_enabled_or_disabled_not_both(tmp_path: Path, secret: bool) -
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o600])
 def test_a_shared_file_holding_a_secret_is_a_warning(tmp_path: Path, mode: int) -> None:
     config = _config(tmp_path, "delegation.token.secret.key=startup-log-secret\n", mode)
-    log = _stop(_start(config, tmp_path))
+    log = stop_serve(start_serve(config, cwd=tmp_path))
     warnings = [line for line in log.splitlines() if " WARNING " in line and str(config) in line]
     if mode == 0o600:
         assert not warnings, log
@@ -85,7 +57,7 @@ def test_a_shared_file_holding_a_secret_is_a_warning(tmp_path: Path, mode: int) 
 
 
 def test_no_warning_for_a_shared_file_without_secrets(tmp_path: Path) -> None:
-    log = _stop(_start(_config(tmp_path, mode=0o644), tmp_path))
+    log = stop_serve(start_serve(_config(tmp_path, mode=0o644), cwd=tmp_path))
     assert not [line for line in log.splitlines() if " WARNING " in line], log
 
 
@@ -94,9 +66,9 @@ def test_the_banner_commands_run_as_printed(tmp_path: Path) -> None:
     env = child_env()
     bin_dir = str(Path(EXE).parent)
     env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != bin_dir)
-    proc = _start(_config(tmp_path), tmp_path, env)
+    proc = start_serve(_config(tmp_path), cwd=tmp_path, env=env)
     try:
-        banner = _banner(proc)
+        banner = read_banner(proc)
         add_user = next(line for line in banner.splitlines() if "--entity-name alice" in line)
         done = subprocess.run(
             ["sh", "-c", add_user.strip()],
@@ -111,4 +83,4 @@ def test_the_banner_commands_run_as_printed(tmp_path: Path) -> None:
         assert done.returncode == 0, (add_user, done.stderr)
         assert "Completed updating config for user alice." in done.stdout
     finally:
-        _stop(proc)
+        stop_serve(proc)

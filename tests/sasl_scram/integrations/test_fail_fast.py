@@ -31,18 +31,10 @@ from sasl_scram.integrations import kafka_python
 from sasl_scram.store import ScramDeletion, ScramUpsertion, SQLiteCredentialStore
 from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import Serve, seed
+from tests.serve_process import client_properties, logs_in, wait_for_login
 
 # Kafka-python's default bootstrap wait is 30 s; a refusal must end well before.
 FAST = 5.0
-
-
-def _properties(bootstrap: str, line: str) -> dict[str, str]:
-    return {
-        "bootstrap.servers": bootstrap,
-        "security.protocol": "SASL_PLAINTEXT",
-        "sasl.mechanism": "SCRAM-SHA-512",
-        "sasl.jaas.config": line,
-    }
 
 
 class Server:
@@ -63,44 +55,27 @@ class Server:
         finally:
             store.close()
 
-    def logs_in(self, line: str) -> bool:
-        from sasl_scram.admin import KafkaConnection
-
-        config = ClientConfig.from_properties(_properties(self.bootstrap, line))
-        try:
-            KafkaConnection.from_config(config, self.bootstrap, timeout=10).close()
-        except Exception:
-            return False
-        return True
-
-    def wait_until(self, line: str, accepted: bool) -> None:
-        """The serve process follows the store by polling: wait for it to see a change."""
-        deadline = time.monotonic() + 15
-        while self.logs_in(line) != accepted:
-            assert time.monotonic() < deadline, f"login never became {accepted}"
-            time.sleep(0.1)
-
     def deleted_user_line(self) -> str:
         user, password = f"gone-{uuid.uuid4().hex[:8]}", "gone-secret-1"
         line = jaas.scram_login_line(user, password)
         self.alter([], [ScramUpsertion.from_password(user, SCRAM_SHA_512, password, 4096)])
-        self.wait_until(line, True)
+        wait_for_login(self.bootstrap, line, True)
         self.alter([ScramDeletion(user, SCRAM_SHA_512.type_byte)], [])
-        self.wait_until(line, False)
+        wait_for_login(self.bootstrap, line, False)
         return line
 
     def expired_token_line(self) -> str:
         from tokenauth import DelegationTokenClient
 
         owner = ClientConfig.from_properties(
-            _properties(self.bootstrap, jaas.scram_login_line(*ALICE))
+            client_properties(self.bootstrap, jaas.scram_login_line(*ALICE))
         )
         with DelegationTokenClient.connect(owner) as client:
             token = client.create_token([], 600_000)
             line = str(jaas.scram_token_login_line(token.token_id, token.hmac_base64))
-            assert self.logs_in(line)
+            assert logs_in(self.bootstrap, line)
             client.expire_token(token.hmac, -1)
-        self.wait_until(line, False)
+        wait_for_login(self.bootstrap, line, False)
         return line
 
 
@@ -162,7 +137,7 @@ def test_a_refused_login_ends_at_once_with_the_authentication_error(
     line = REFUSALS[refusal](server)
     started = time.monotonic()
     with pytest.raises(Exception) as info:
-        LOGINS[client](_properties(server.bootstrap, line))
+        LOGINS[client](client_properties(server.bootstrap, line))
     took = time.monotonic() - started
     assert isinstance(info.value, _auth_error(client)), repr(info.value)
     assert "Unable to bootstrap" not in str(info.value)
@@ -178,7 +153,7 @@ def test_kafka_python_still_retries_a_network_error(tmp_path: Path) -> None:
 
     def login() -> None:
         try:
-            _kafka_python_login(_properties(late.bootstrap, jaas.scram_login_line(*ALICE)))
+            _kafka_python_login(client_properties(late.bootstrap, jaas.scram_login_line(*ALICE)))
             done.append("ok")
         except Exception as exc:
             done.append(exc)
@@ -197,4 +172,4 @@ def test_aiokafka_network_error_is_still_unable_to_bootstrap(tmp_path: Path) -> 
 
     nobody = Serve(tmp_path, tmp_path / "unused.db")  # its port, never started
     with pytest.raises(KafkaConnectionError, match="Unable to bootstrap"):
-        _aiokafka_login(_properties(nobody.bootstrap, jaas.scram_login_line(*ALICE)))
+        _aiokafka_login(client_properties(nobody.bootstrap, jaas.scram_login_line(*ALICE)))
