@@ -40,12 +40,12 @@ import inspect
 import logging
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from typing import Any, cast
 
 from sasl_scram._client import ScramClient
-from sasl_scram._errors import ScramError, ScramServerError
+from sasl_scram._errors import ScramError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.integrations import _common
@@ -56,7 +56,7 @@ from sasl_scram.integrations._credentials import (
     CredentialsSource,
     fetch_credentials_async,
 )
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError, refusal
 
 __all__ = [
     "ScramAuthenticator",
@@ -123,12 +123,10 @@ class ScramAuthenticator:
         """Advance the exchange with the server's last message (``None`` at first)."""
         try:
             return await self._step(payload)
-        except ScramServerError as exc:
-            raise _auth_failed(f"server refused the login: e={exc.error}") from None
         except CredentialsError as exc:
             raise _auth_failed(str(exc)) from exc
         except ScramError as exc:
-            raise _auth_failed(str(exc)) from None
+            raise _auth_failed(refusal(exc)) from None
 
     async def _step(self, payload: bytes | None) -> tuple[bytes, bool] | None:
         if self._client is None:
@@ -389,14 +387,11 @@ def is_installed() -> bool:
     return all(getattr(owner, name) is fn for owner, name, fn in targets)
 
 
-@contextmanager
-def installed(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Iterator[None]:
+def installed(
+    *, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
+) -> AbstractContextManager[None]:
     """:func:`install` for the duration of a ``with`` block, then :func:`uninstall`."""
-    install(key_cache=key_cache)
-    try:
-        yield
-    finally:
-        uninstall()
+    return _common.installed_while(install, uninstall, key_cache=key_cache)
 
 
 def client_kwargs(

@@ -43,12 +43,11 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from sasl_scram._client import ScramClient
-from sasl_scram._errors import ScramError, ScramServerError, ScramUsageError
+from sasl_scram._errors import ScramError, ScramUsageError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.integrations import _common
@@ -59,7 +58,7 @@ from sasl_scram.integrations._credentials import (
     ScramCredentials,
     fetch_credentials,
 )
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError, refusal
 
 __all__ = [
     "ScramSaslMechanism",
@@ -170,15 +169,10 @@ class ScramSaslMechanism:
             else:
                 client.receive_server_final(auth_bytes)
                 self._done = True
-        except ScramServerError as exc:
-            # kafka-python's own client dies on KeyError here; the e= value is safe to show.
-            self._done = True
-            raise _kafka_error(
-                "SaslAuthenticationFailedError", f"server refused the login: e={exc.error}"
-            ) from None
         except ScramError as exc:
+            # kafka-python's own client dies on KeyError at an e= reply.
             self._done = True
-            raise _kafka_error("SaslAuthenticationFailedError", str(exc)) from None
+            raise _kafka_error("SaslAuthenticationFailedError", refusal(exc)) from None
         return self._done
 
     def is_done(self) -> bool:
@@ -293,18 +287,15 @@ def is_installed() -> bool:
     return all(sasl.SASL_MECHANISMS.get(n) is ScramSaslMechanism for n in MECHANISM_NAMES)
 
 
-@contextmanager
-def installed(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Iterator[None]:
+def installed(
+    *, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
+) -> AbstractContextManager[None]:
     """:func:`install` for the duration of a ``with`` block, then :func:`uninstall`.
 
     Clients still open after the block fall back to kafka-python's own SCRAM at
     their next re-authentication.
     """
-    install(key_cache=key_cache)
-    try:
-        yield
-    finally:
-        uninstall()
+    return _common.installed_while(install, uninstall, key_cache=key_cache)
 
 
 def _registry() -> Any:
