@@ -1,8 +1,9 @@
 # The two set-up commands of the README: `make run` and `make test`.
-# Both create .venv. `make run` installs the package and the one client library
-# the README's steps use ([kafka-python]), no test tools and no system packages;
-# `make test` installs the [test] extra, system packages (a JDK, ZooKeeper, kcat),
-# Kafka's client jars and pyspark.
+# Both create .venv. `make run` installs the package, compiled (a C compiler
+# and the Python headers, from Debian when missing), and the one client library
+# the README's steps use ([kafka-python]), no test tools; `make test` installs
+# the [test] extra, system packages (a JDK, ZooKeeper, kcat), Kafka's client
+# jars and pyspark.
 
 # The distribution's CPython 3.11 when there is one: Debian and Ubuntu build it
 # with profile-guided optimisation and link it statically, about 25% faster
@@ -16,39 +17,50 @@ export KAFKA_SCRAM_CACHE := $(CACHE)
 export KAFKA_SCRAM_JARS := $(CACHE)/jars
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test bench lint typecheck pytest system jars brokers spark venv native clean
+.PHONY: run test bench lint typecheck pytest system toolchain jars brokers spark venv native clean
 
 # The interpreter and pip; built only when missing (or after `make clean`).
 $(PY):
 	$(PYTHON) -m venv --clear $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 
-# What `make run` needs: the package and the README's client library.
-$(VENV)/.run-installed: pyproject.toml | $(PY)
+# The sources of the compiled modules: an edit to one reinstalls, which rebuilds.
+NATIVE_SOURCES := $(shell $(PYTHON) tools/build_native.py --sources)
+
+# What `make run` needs: the package and the README's client library. The
+# install compiles the login path (setup.py runs tools/build_native.py with
+# mypyc in pip's build environment, so the venv gets no test tool).
+$(VENV)/.run-installed: pyproject.toml setup.py tools/build_native.py $(NATIVE_SOURCES) | $(PY) toolchain
 	$(PY) -m pip install -q -e '.[kafka-python]'
 	touch $@
 
 # Everything the tests need.
-$(VENV)/.installed: pyproject.toml | $(PY)
+$(VENV)/.installed: pyproject.toml setup.py tools/build_native.py | $(PY) toolchain
 	$(PY) -m pip install -q -e '.[test,native]'
 	touch $@
 
 venv: $(VENV)/.installed
 
-# System packages the interop tests need. A JDK (not only a JRE) is needed
-# because the Java harnesses are compiled at test time.
-system:
+# The compiled core's build needs a C compiler and the headers of the venv's
+# Python (python3.11-dev for /usr/bin/python3.11); installed only when missing.
+toolchain:
 	@pkgs=""; \
-	if ! command -v javac >/dev/null 2>&1; then pkgs="$$pkgs openjdk-17-jdk-headless"; fi; \
-	if [ ! -f /usr/share/java/zookeeper.jar ]; then pkgs="$$pkgs zookeeper"; fi; \
-	if ! command -v kcat >/dev/null 2>&1; then pkgs="$$pkgs kcat"; fi; \
-	if ! command -v mvn >/dev/null 2>&1; then pkgs="$$pkgs maven"; fi; \
 	if ! command -v cc >/dev/null 2>&1; then pkgs="$$pkgs gcc"; fi; \
 	if [ ! -f "$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then \
 	  pkgs="$$pkgs $$(basename $$(readlink -f $(PYTHON)))-dev"; fi; \
 	if [ -n "$$pkgs" ]; then apt-get update -q && apt-get install -y -q $$pkgs; fi
 
-jars: venv
+# System packages the interop tests need. A JDK (not only a JRE) is needed
+# because the Java harnesses are compiled at test time.
+system: toolchain
+	@pkgs=""; \
+	if ! command -v javac >/dev/null 2>&1; then pkgs="$$pkgs openjdk-17-jdk-headless"; fi; \
+	if [ ! -f /usr/share/java/zookeeper.jar ]; then pkgs="$$pkgs zookeeper"; fi; \
+	if ! command -v kcat >/dev/null 2>&1; then pkgs="$$pkgs kcat"; fi; \
+	if ! command -v mvn >/dev/null 2>&1; then pkgs="$$pkgs maven"; fi; \
+	if [ -n "$$pkgs" ]; then apt-get update -q && apt-get install -y -q $$pkgs; fi
+
+jars: venv system
 	$(PY) tools/fetch_kafka_jars.py
 
 # Apache Kafka's brokers and tools (4.x for KRaft, 3.9 for ZooKeeper mode) from
@@ -57,9 +69,9 @@ brokers: system
 	$(PYTHON) tools/fetch_kafka_broker.py
 
 # The compiled core (sasl_scram/_native): mypyc builds the login path's modules
-# from their sources; skipped while no source has changed. `make test` and
-# `make bench` require it; `make run` installs no compiler and uses it only
-# when an earlier `make test` or `make bench` built it (else pure Python).
+# from their sources; skipped while no source has changed. The editable
+# install builds it too; `make test` and `make bench` require it, `make run`
+# reinstalls, so rebuilds, after an edit (pure Python, said at start, if it cannot).
 native: venv system
 	$(PY) tools/build_native.py --require
 
@@ -112,4 +124,5 @@ bench: venv system native
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis \
-	  sasl_scram/_native/lib sasl_scram/_native/*.so sasl_scram/_native/manifest.json
+	  sasl_scram/_native/lib sasl_scram/_native/*.so sasl_scram/_native/manifest.json \
+	  sasl_scram/_native/not-built.txt build

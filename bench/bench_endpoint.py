@@ -9,6 +9,9 @@
   own ``KafkaConnection`` as a secondary line. ``--baseline DIR`` runs the
   code in another checkout (e.g. ``git worktree add /tmp/old d0cea6f``) in
   the same run, in alternating rounds.
+* ``scram.workers``: the real ``kafka-scram serve`` (SQLite store) with 1 and
+  2 worker processes at 100 and 1000 connections, the load generator
+  unpinned and sharing the cores with the workers.
 * The cost of the authentication metrics per login, in process.
 * Token authentications per second with 100,000 live tokens cached.
   Target: the same as user authentication.
@@ -323,14 +326,25 @@ class Sample:
 
 
 def java_style(
-    exe: Path, server_pid: int, port: int, concurrency: int, mode: str, seconds: float = DURATION_S
+    exe: Path,
+    server_pid: int | list[int],
+    port: int,
+    concurrency: int,
+    mode: str,
+    seconds: float = DURATION_S,
+    pinned: bool = True,
 ) -> Sample:
-    """One window of ``mode`` (login, reauth or pipelined) at ``concurrency``."""
+    """One window of ``mode`` (login, reauth or pipelined) at ``concurrency``.
+
+    ``server_pid``: the server's processes (a parent and its workers), whose
+    CPU is counted; ``pinned``: the load generator on its own CPU.
+    """
     _, client_cpu = _cpus()
-    before = cpu_seconds(server_pid)
+    pids = server_pid if isinstance(server_pid, list) else [server_pid]
+    before = sum(map(cpu_seconds, pids))
     result = subprocess.run(
         [
-            *(["taskset", "-c", str(client_cpu)] if _ALL_CPUS else []),
+            *(["taskset", "-c", str(client_cpu)] if _ALL_CPUS and pinned else []),
             str(exe),
             "127.0.0.1",
             str(port),
@@ -344,7 +358,7 @@ def java_style(
         text=True,
         check=False,
     )
-    server_s = cpu_seconds(server_pid) - before
+    server_s = sum(map(cpu_seconds, pids)) - before
     if result.returncode:
         raise RuntimeError(f"load generator failed: {result.stdout}{result.stderr}")
     fields = dict(item.split("=") for item in result.stdout.split())
@@ -455,6 +469,81 @@ def java_style_section(baseline: Path | None, rounds: int) -> None:
             print(f"{labels[mode]} c={c:<3d} this tree / baseline logins/s: {_span(ratios, '.2f')}")
 
 
+# scram.workers rows: (workers, concurrency).
+WORKER_ROWS = ((1, 100), (2, 100), (1, 1000), (2, 1000))
+
+
+def start_serve(workers: int, base: Path) -> tuple[subprocess.Popen[str], int, list[int]]:
+    """This tree's ``kafka-scram serve`` with ``workers`` processes on a SQLite store
+    holding the bench user: the process, its port, and its pids (parent and workers)."""
+    from sasl_scram import SCRAM_SHA_512
+    from sasl_scram.store import ScramUpsertion, SQLiteCredentialStore
+
+    db = base / "credentials.db"
+    if not db.exists():
+        store = SQLiteCredentialStore(db, poll_interval=0)
+        store.alter(
+            [],
+            [
+                ScramUpsertion.from_password("bench", m, "bench-secret")
+                for m in (SCRAM_SHA_256, SCRAM_SHA_512)
+            ],
+        )
+        store.close()
+    config = base / f"workers-{workers}.properties"
+    config.write_text(
+        "listeners=SASL_PLAINTEXT://127.0.0.1:0\n"
+        f"scram.credential.store.path={db}\nscram.workers={workers}\n"
+    )
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "kafka-scram"), "serve", "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    port = int(proc.stdout.readline().rsplit(":", 1)[1])
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+    return proc, port, [proc.pid, *map(int, children)]
+
+
+def workers_section(rounds: int) -> None:
+    """1 and 2 workers of the real ``kafka-scram serve`` in alternating rounds, unpinned."""
+    import tempfile
+
+    exe = build_client()
+    print(
+        "\nkafka-scram serve with scram.workers = 1 and 2 (SQLite store), Java-style logins,"
+        "\n  nothing pinned: the load generator shares the cores with the workers."
+        "\n  server CPU counts the parent and every worker."
+        f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows, fresh processes each round."
+        f"\n  This tree's SCRAM core: {_native.status()}."
+    )
+    results: dict[tuple[int, int], list[Sample]] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-workers-") as tmp:
+        for i in range(rounds):
+            order = (1, 2) if i % 2 == 0 else (2, 1)
+            for workers in order:
+                proc, port, pids = start_serve(workers, Path(tmp))
+                try:
+                    java_style(exe, pids, port, 10, "login", seconds=WARM_UP_S, pinned=False)
+                    for w, c in WORKER_ROWS:
+                        if w == workers:
+                            sample = java_style(exe, pids, port, c, "login", pinned=False)
+                            results.setdefault((w, c), []).append(sample)
+                finally:
+                    proc.terminate()
+                    proc.wait(30)
+    for w, c in WORKER_ROWS:
+        print(_row(f"login     c={c:<4d} workers={w}", results[w, c]))
+    for c in sorted({c for _, c in WORKER_ROWS}):
+        ratios = [
+            two.rate / one.rate for two, one in zip(results[2, c], results[1, c], strict=True)
+        ]
+        print(f"login     c={c:<4d} 2 workers / 1 worker logins/s: {_span(ratios, '.2f')}")
+
+
 def metrics_cost(rounds: int) -> None:
     """The authentication metrics' cost: an A/B in this process, and the counting alone.
 
@@ -523,8 +612,15 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout to compare, same run")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--skip-tokens", action="store_true", help="the endpoint figures only")
+    parser.add_argument(
+        "--only-workers", action="store_true", help="the scram.workers rows only (a quick look)"
+    )
     args = parser.parse_args()
+    if args.only_workers:
+        workers_section(args.rounds)
+        return
     java_style_section(args.baseline, args.rounds)
+    workers_section(args.rounds)
     metrics_cost(args.rounds)
     if args.skip_tokens:
         return

@@ -13,6 +13,7 @@ from sasl_scram._b64 import Base64Error, java_b64decode, java_b64encode
 from sasl_scram._client import ScramClient
 from sasl_scram._credential import ScramCredential, kafka_salt
 from sasl_scram._errors import (
+    LEGACY_LIBRDKAFKA_NONCE,
     AuthenticationFailed,
     InvalidCredentialString,
     ScramConfigError,
@@ -44,6 +45,7 @@ from sasl_scram.config import KafkaPrincipal
 
 __all__ = [
     "DEFAULT_KEY_CACHE",
+    "LEGACY_LIBRDKAFKA_NONCE",
     "MAX_ITERATIONS",
     "MIN_ITERATIONS",
     "SCRAM_SHA_256",

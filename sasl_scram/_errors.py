@@ -9,6 +9,7 @@ type, :class:`AuthenticationFailed`; its reason only reaches a debug log.
 from __future__ import annotations
 
 __all__ = [
+    "LEGACY_LIBRDKAFKA_NONCE",
     "AuthenticationFailed",
     "InvalidCredentialString",
     "ScramConfigError",
@@ -79,13 +80,23 @@ class AuthenticationFailed(ScramError):
             for an authorization id that differs from the user name.
         server_final: In RFC mode, the ``e=`` server-final message to send to
             the peer; ``None`` in Kafka mode, where Kafka never sends ``e=``.
+        cause: A failure the operator can act on, for the server's own log,
+            never for the peer: :data:`LEGACY_LIBRDKAFKA_NONCE`, or ``None``.
     """
 
     def __init__(
         self,
         kafka_error_message: str | None = None,
         server_final: bytes | None = None,
+        cause: str | None = None,
     ) -> None:
         super().__init__("Authentication failed")
         self.kafka_error_message = kafka_error_message
         self.server_final = server_final
+        self.cause = cause
+
+
+#: :attr:`AuthenticationFailed.cause` of a client-final nonce in librdkafka < 2.6.1's
+#: form (its client nonce repeated in front of the server-first nonce,
+#: confluentinc/librdkafka#4895), refused because the server requires equality.
+LEGACY_LIBRDKAFKA_NONCE = "legacy-librdkafka-nonce"

@@ -11,8 +11,9 @@ Where this goes beyond Kafka (docs/kafka-facts.md §3.1), on purpose:
 * an unknown user gets a normal-looking server-first with a deterministic
   decoy salt and fails only at the final step, so probing does not reveal
   which users exist (Kafka fails right after client-first);
-* the client-final nonce must equal the server's exactly (``ScramSaslServer``
-  since CVE-2024-56128);
+* the client-final nonce must equal the server's exactly, as Kafka 4.x's
+  ``ScramSaslServer`` compares it (3.7.2 to 3.9.x accept any prefix, CVE-2024-56128);
+  ``legacy_librdkafka_nonce`` also accepts librdkafka < 2.6.1's one form;
 * one opaque :class:`AuthenticationFailed` reaches the caller; the reason goes
   to a DEBUG log line without secrets;
 * a failure is sticky, and all secret comparisons are constant time.
@@ -34,7 +35,13 @@ from typing import Final
 from sasl_scram import _crypto
 from sasl_scram._credential import ScramCredential
 from sasl_scram._crypto import fast_hmac
-from sasl_scram._errors import AuthenticationFailed, ScramError, ScramStateError, ScramUsageError
+from sasl_scram._errors import (
+    LEGACY_LIBRDKAFKA_NONCE,
+    AuthenticationFailed,
+    ScramError,
+    ScramStateError,
+    ScramUsageError,
+)
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
 from sasl_scram._messages import split_client_final, split_client_first, unescape_username
 
@@ -320,6 +327,11 @@ class ScramServer:
         rfc_mode: Answer failures at the final step with an ``e=`` message
             (RFC 5802 section 7), carried by :attr:`AuthenticationFailed.server_final`.
             Kafka never sends ``e=``, so this is off by default.
+        legacy_librdkafka_nonce: Also accept a client-final nonce that is the
+            client nonce followed by the server-first nonce, and nothing else:
+            what librdkafka before 2.6.1 sends (confluentinc/librdkafka#4895),
+            and what Kafka 3.7.2 to 3.9.x accept, as a special case of their
+            ``endsWith``. Off by default, as in Kafka 4.x (docs/security.md).
     """
 
     __slots__ = (
@@ -331,6 +343,7 @@ class ScramServer:
         "_grant",
         "_hash",
         "_hash_name",
+        "_legacy_nonce",
         "_lookup",
         "_mechanism",
         "_nonce_factory",
@@ -350,6 +363,7 @@ class ScramServer:
         decoy: DecoyCredentials = _DEFAULT_DECOY,
         nonce_factory: Callable[[], str] = _crypto.kafka_random_string,
         rfc_mode: bool = False,
+        legacy_librdkafka_nonce: bool = False,
     ) -> None:
         if not isinstance(mechanism, ScramMechanism):
             raise ScramUsageError("mechanism must be a ScramMechanism")
@@ -363,6 +377,7 @@ class ScramServer:
         self._decoy = decoy
         self._nonce_factory = nonce_factory
         self._rfc_mode = rfc_mode
+        self._legacy_nonce = legacy_librdkafka_nonce
         self._state = _State.RECEIVE_CLIENT_FIRST
         self._client_nonce = ""
         self._bare = ""
@@ -406,7 +421,11 @@ class ScramServer:
             raise ScramStateError(f"Unexpected challenge in Sasl server state {self._state.value}")
 
     def _fail(
-        self, reason: str, kafka_message: str | None = None, error: str = "other-error"
+        self,
+        reason: str,
+        kafka_message: str | None = None,
+        error: str = "other-error",
+        cause: str | None = None,
     ) -> AuthenticationFailed:
         self._state = _State.FAILED
         self._grant = None
@@ -416,7 +435,7 @@ class ScramServer:
             reason,
         )
         server_final = f"e={error}".encode("ascii") if self._rfc_mode else None
-        return AuthenticationFailed(kafka_message, server_final)
+        return AuthenticationFailed(kafka_message, server_final, cause)
 
     def receive_client_first(self, data: bytes) -> CredentialRequest:
         """Parse the client-first message and say which credential is needed."""
@@ -491,11 +510,11 @@ class ScramServer:
             nonce, proof, without_proof = split_client_final(data)
         except ScramError as exc:
             raise self._fail(str(exc)) from None
-        # Exact equality, as ScramSaslServer compares since CVE-2024-56128 (RFC
-        # 5802 section 5.1: the nonce is the client's followed by ours). The c=
-        # value is not checked, as in Kafka.
+        # Exact equality, as Kafka 4.x's ScramSaslServer compares (RFC 5802 section
+        # 5.1: the nonce is the client's followed by ours). The c= value is not
+        # checked, as in Kafka.
         if nonce != self._server_nonce:
-            raise self._fail("Invalid client nonce in the final client message.")
+            self._check_legacy_nonce(nonce)
         if len(proof) != self._digest_size:
             raise self._fail("client proof has the wrong length", error="invalid-proof")
         # The AuthMessage is built from what the client actually sent (RFC 5802 3).
@@ -530,6 +549,21 @@ class ScramServer:
         self._grant = None
         self._state = _State.COMPLETE
         return b"v=" + binascii.b2a_base64(server_signature, newline=False)
+
+    def _check_legacy_nonce(self, nonce: str) -> None:
+        """Raise unless ``nonce`` is librdkafka < 2.6.1's form and that form is accepted.
+
+        librdkafka's client-final nonce is its client nonce followed by the
+        server-first nonce, which already starts with the client nonce
+        (confluentinc/librdkafka#4895). Only that exact string passes: not
+        Kafka 3.9's ``endsWith``, which lets any prefix through.
+        """
+        legacy = nonce == self._client_nonce + self._server_nonce
+        if not (legacy and self._legacy_nonce):
+            raise self._fail(
+                "Invalid client nonce in the final client message.",
+                cause=LEGACY_LIBRDKAFKA_NONCE if legacy else None,
+            )
 
     def step(self, response: bytes) -> bytes:
         """Generic SASL step using the ``lookup`` given at construction."""

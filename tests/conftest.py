@@ -10,8 +10,14 @@ if str(ROOT) not in sys.path:
 
 # The ZooKeeper fixtures (a real Debian ZooKeeper per session, dedicated servers,
 # SASL and TLS variants) and the real Kafka brokers (4.x KRaft, 3.9 ZooKeeper
-# mode) serve every test folder.
-pytest_plugins = ["tests.zookeeper_server", "tests.kafka_broker"]
+# mode), Kafka's own tools beside ours, and a kafka-scram serve beside the
+# ZooKeeper-mode broker serve every test folder.
+pytest_plugins = [
+    "tests.zookeeper_server",
+    "tests.kafka_broker",
+    "tests.broker_and_serve",
+    "tests.side_by_side",
+]
 
 
 def pytest_report_header() -> str:

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 JAVA_DIR = Path(__file__).parent / "java"
@@ -40,11 +41,21 @@ def unb64(field: str) -> bytes:
 
 
 class JavaHarness:
-    """A compiled harness class kept running for many requests."""
+    """A compiled harness class kept running for many requests.
 
-    def __init__(self, class_name: str) -> None:
-        jars = jar_dir()
-        classpath_jars = os.pathsep.join(str(p) for p in sorted(jars.glob("*.jar")))
+    Args:
+        class_name: A harness under ``tests/java/``.
+        classpath: The jars it runs with; by default the kafka-clients jars of
+            :func:`jar_dir` (``KafkaBroker.classpath`` runs a broker's own).
+        jvm_flags: Extra flags for its JVM.
+    """
+
+    def __init__(
+        self, class_name: str, classpath: str | None = None, jvm_flags: Sequence[str] = ()
+    ) -> None:
+        if classpath is None:
+            classpath = os.pathsep.join(str(p) for p in sorted(jar_dir().glob("*.jar")))
+        classpath_jars = classpath
         self._build = Path(tempfile.mkdtemp(prefix=f"{class_name}-"))
         source = JAVA_DIR / f"{class_name}.java"
         subprocess.run(
@@ -67,6 +78,7 @@ class JavaHarness:
             [
                 "java",
                 "-Xshare:auto",
+                *jvm_flags,
                 "-cp",
                 f"{self._build}{os.pathsep}{classpath_jars}",
                 class_name,

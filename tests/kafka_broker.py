@@ -206,19 +206,25 @@ class KafkaBroker:
         mechanisms: Sequence[ScramMechanism] = MECHANISMS,
         iterations: int = 4096,
     ) -> None:
-        """Create or replace SCRAM credentials (KIP-554) and wait until they log in."""
-        upserts = [ScramUpsertion.from_password(user, m, password, iterations) for m in mechanisms]
+        """Create or replace SCRAM credentials (KIP-554) and wait until they log in.
+
+        One request per mechanism: a KRaft controller refuses a second
+        alteration of the same user in one request, whatever its mechanism
+        (DUPLICATE_RESOURCE; ZooKeeper mode only refuses a repeated pair)."""
         with self.connect() as conn:
-            for result in RemoteScramAdmin(conn).alter([], upserts):
-                if result.error != ErrorCode.NONE:
-                    raise RuntimeError(f"broker refused user {user!r}: {result.message}")
+            admin = RemoteScramAdmin(conn)
+            for mechanism in mechanisms:
+                upsert = ScramUpsertion.from_password(user, mechanism, password, iterations)
+                for result in admin.alter([], [upsert]):
+                    if result.error != ErrorCode.NONE:
+                        raise RuntimeError(f"broker refused user {user!r}: {result.message}")
         for mechanism in mechanisms:
             self.wait_login(self.credentials(user, password, mechanism))
 
     def delete_user(self, user: str, mechanisms: Sequence[ScramMechanism] = MECHANISMS) -> None:
-        deletions = [ScramDeletion(user, m.type_byte) for m in mechanisms]
         with self.connect() as conn:
-            RemoteScramAdmin(conn).alter(deletions, [])
+            for m in mechanisms:  # one request each, as in add_user
+                RemoteScramAdmin(conn).alter([ScramDeletion(user, m.type_byte)], [])
 
     def wait_login(self, credentials: SaslCredentials, timeout: float = 20.0) -> None:
         """Until ``credentials`` log in: credential changes reach the

@@ -32,6 +32,8 @@ class ServeProcess:
         properties: The ``server.properties`` keys besides ``listeners``.
         name: The process's name in messages and file names; ``serve-<port>`` by default.
         umask: The child's umask, for tests of the files it creates.
+        exe: The ``kafka-scram`` command to run; this checkout's by default.
+        env: The child's environment; this checkout first on PYTHONPATH by default.
     """
 
     def __init__(
@@ -41,8 +43,12 @@ class ServeProcess:
         name: str | None = None,
         *,
         umask: int | None = None,
+        exe: str = EXE,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.base_dir = base_dir
+        self.exe = exe
+        self.env = dict(child_env() if env is None else env)
         self.properties = dict(properties)
         self.port = free_port()
         self.name = name or f"serve-{self.port}"
@@ -65,12 +71,12 @@ class ServeProcess:
         config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
         with self.log_path.open("w") as log:
             self.proc = subprocess.Popen(
-                [EXE, "serve", "--config", str(config)],
+                [self.exe, "serve", "--config", str(config)],
                 stdout=subprocess.PIPE,
                 stderr=log,
                 stdin=subprocess.DEVNULL,
                 text=True,
-                env=child_env(),
+                env=self.env,
                 start_new_session=True,
                 umask=-1 if self.umask is None else self.umask,
             )

@@ -18,7 +18,8 @@ Partition modes:
 
 ``accepted`` counts the connections the proxy accepted (including those
 refused or black-holed during a partition), which shows a client's
-reconnect rate.
+reconnect rate. With ``record=True``, ``recorded`` keeps what each forwarded
+connection's client sent, in the order the connections were accepted.
 """
 
 from __future__ import annotations
@@ -61,9 +62,13 @@ class TcpProxy:
         target_port: The target's port.
         port: The proxy's listening port; a free one by default. It stays the
             same for the proxy's life, so clients can reconnect after a heal.
+        record: Keep the bytes clients send (``recorded``), to inspect a
+            client's requests on the wire.
     """
 
-    def __init__(self, target_host: str, target_port: int, port: int = 0) -> None:
+    def __init__(
+        self, target_host: str, target_port: int, port: int = 0, record: bool = False
+    ) -> None:
         self.target = (target_host, target_port)
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -71,6 +76,8 @@ class TcpProxy:
         self._listener.listen(128)
         self.port: int = self._listener.getsockname()[1]
         self.accepted = 0
+        self.record = record
+        self.recorded: list[bytearray] = []
         self._mode: PartitionMode | None = None
         self._lock = threading.Lock()
         self._pairs: set[tuple[socket.socket, socket.socket | None]] = set()
@@ -131,9 +138,12 @@ class TcpProxy:
             up.settimeout(None)
             with self._lock:
                 self._pairs.add((down, up))
-            for src, dst in ((down, up), (up, down)):
+                sent = bytearray()
+                if self.record:
+                    self.recorded.append(sent)
+            for src, dst, copy in ((down, up, sent if self.record else None), (up, down, None)):
                 threading.Thread(
-                    target=self._pipe, args=(src, dst, (down, up)), daemon=True
+                    target=self._pipe, args=(src, dst, (down, up), copy), daemon=True
                 ).start()
 
     def _discard(self, sock: socket.socket) -> None:
@@ -142,12 +152,18 @@ class TcpProxy:
                 pass
 
     def _pipe(
-        self, src: socket.socket, dst: socket.socket, pair: tuple[socket.socket, socket.socket]
+        self,
+        src: socket.socket,
+        dst: socket.socket,
+        pair: tuple[socket.socket, socket.socket],
+        copy: bytearray | None,
     ) -> None:
         try:
             while data := src.recv(_CHUNK):
                 if self._mode == "drop":
                     continue  # the black hole swallows it
+                if copy is not None:
+                    copy += data
                 dst.sendall(data)
         except OSError:
             pass

@@ -32,3 +32,13 @@ def test_the_broker_runs_the_version_and_mode_it_claims(kafka_broker: KafkaBroke
         else "[KafkaServer id=0] started"
     )
     assert started in log
+
+
+def test_add_user_with_both_mechanisms(kafka_broker: KafkaBroker) -> None:
+    """The default adds every mechanism; a KRaft controller takes one alteration
+    of a user per request, so the fixture must not send them together."""
+    user = unique_name("both")
+    kafka_broker.add_user(user, "both-password")
+    for mechanism in MECHANISMS:
+        with kafka_broker.connect(kafka_broker.credentials(user, "both-password", mechanism)):
+            pass

@@ -14,13 +14,15 @@ from __future__ import annotations
 import argparse
 import binascii
 import datetime
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from sasl_scram import KafkaPrincipal, ScramError
+from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.cli import CommandError, CommandUsageError, add_command
 from sasl_scram.config import ClientConfig
-from tokenauth._client import DelegationTokenClient
+from sasl_scram.kafka import ErrorCode
+from tokenauth._client import DelegationTokenClient, TokenRequestError, kafka_exception_text
 from tokenauth._errors import TokenError
 from tokenauth._token import DelegationToken, hmac_base64
 
@@ -202,57 +204,95 @@ def _table(tokens: Sequence[DelegationToken], show_hmac: bool) -> str:
     return "".join(rows)
 
 
+Connect = Callable[[], DelegationTokenClient]
+
+
+def _create(args: argparse.Namespace, connect: Connect, stdout: TextIO) -> None:
+    renewers = _principals(args.renewers, "--renewer-principal")
+    owners = _principals(args.owner, "--owner-principal")
+    print(
+        f"Calling create token operation with renewers :{_list(renewers)} , "
+        f"max-life-time-period :{args.max_life}",
+        file=stdout,
+    )
+    with connect() as client:
+        token = client.create_token(renewers, args.max_life, owners[0] if owners else None)
+    print(f"Created delegation token with tokenId : {token.token_id}", file=stdout)
+    stdout.write(_table([token], show_hmac=True))
+
+
+def _renew_or_expire(args: argparse.Namespace, connect: Connect, stdout: TextIO) -> None:
+    hmac = _hmac(args.hmac)
+    shown = hmac_base64(hmac) if args.show_hmac else _HIDDEN
+    # Kafka's banner says "expire-time-period" for --expiry-time-period.
+    action, period_name, period = (
+        ("renew", "renew-time-period", args.renew_period)
+        if args.renew
+        else ("expire", "expire-time-period", args.expiry_period)
+    )
+    print(
+        f"Calling {action} token operation with hmac :{shown} , {period_name} :{period}",
+        file=stdout,
+    )
+    with connect() as client:
+        if args.renew:
+            expiry = client.renew_token(hmac, period)
+        else:
+            expiry = client.expire_token(hmac, period)
+    # Kafka prints these with printf: no trailing newline.
+    stdout.write(f"Completed {action} operation. New expiry date : {_date(expiry)}")
+
+
+def _describe(args: argparse.Namespace, connect: Connect, stdout: TextIO) -> None:
+    owners = _principals(args.owner, "--owner-principal")
+    if owners:
+        print(f"Calling describe token operation for owners: {_list(owners)}", file=stdout)
+    else:
+        print("Calling describe token operation for current user.", file=stdout)
+    with connect() as client:
+        tokens = client.describe_tokens(owners or None)
+    stdout.write(f"Total number of tokens : {len(tokens)}")
+    stdout.write(_table(tokens, args.show_hmac))
+
+
+_RUN = {"create": _create, "renew": _renew_or_expire, "expire": _renew_or_expire}
+
+
+def _hmac(text: str) -> bytes:
+    try:
+        return binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise CommandUsageError("--hmac is not valid base64") from None
+
+
+def _error_text(exc: Exception) -> str:
+    """Kafka's tool prints the failure's ``getMessage()``: the exception's
+    class and message (``org.apache.kafka.common.errors.<Exception>: ...``)."""
+    if isinstance(exc, TokenRequestError):
+        return exc.kafka_message
+    if not isinstance(exc, KafkaConnectionError) or exc.error_code is None:
+        return str(exc)  # not Kafka's answer: ours (unreachable, bad configuration)
+    try:
+        error = ErrorCode(exc.error_code)
+    except ValueError:
+        return str(exc)
+    return kafka_exception_text(error, str(exc))
+
+
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     action = _check(args)
-    owners = _principals(args.owner, "--owner-principal")
-    renewers = _principals(args.renewers, "--renewer-principal")
-    hmac = None
+    # Usage errors first, before anything is printed.
+    _principals(args.owner, "--owner-principal")
+    _principals(args.renewers, "--renewer-principal")
     if args.hmac is not None:
-        try:
-            hmac = binascii.a2b_base64(args.hmac.encode("ascii"), strict_mode=True)
-        except (binascii.Error, UnicodeEncodeError):
-            raise CommandUsageError("--hmac is not valid base64") from None
+        _hmac(args.hmac)
     try:
         config = ClientConfig.from_file(args.command_config)
-        with DelegationTokenClient.connect(config, args.bootstrap_server) as client:
-            if action == "create":
-                print(
-                    f"Calling create token operation with renewers :{_list(renewers)} , "
-                    f"max-life-time-period :{args.max_life}",
-                    file=stdout,
-                )
-                token = client.create_token(renewers, args.max_life, owners[0] if owners else None)
-                print(f"Created delegation token with tokenId : {token.token_id}", file=stdout)
-                stdout.write(_table([token], show_hmac=True))
-            elif action in ("renew", "expire"):
-                assert hmac is not None
-                shown = hmac_base64(hmac) if args.show_hmac else _HIDDEN
-                if action == "renew":
-                    print(
-                        f"Calling renew token operation with hmac :{shown} , "
-                        f"renew-time-period :{args.renew_period}",
-                        file=stdout,
-                    )
-                    expiry = client.renew_token(hmac, args.renew_period)
-                else:
-                    print(
-                        f"Calling expire token operation with hmac :{shown} , "
-                        f"expire-time-period :{args.expiry_period}",
-                        file=stdout,
-                    )
-                    expiry = client.expire_token(hmac, args.expiry_period)
-                # Kafka prints these with printf: no trailing newline.
-                stdout.write(f"Completed {action} operation. New expiry date : {_date(expiry)}")
-            else:
-                if owners:
-                    print(
-                        f"Calling describe token operation for owners: {_list(owners)}", file=stdout
-                    )
-                else:
-                    print("Calling describe token operation for current user.", file=stdout)
-                tokens = client.describe_tokens(owners or None)
-                stdout.write(f"Total number of tokens : {len(tokens)}")
-                stdout.write(_table(tokens, args.show_hmac))
+        # Kafka's admin client logs in at its first request, after the tool has
+        # printed its banner: a failed login still shows the banner, in both.
+        _RUN.get(action, _describe)(
+            args, lambda: DelegationTokenClient.connect(config, args.bootstrap_server), stdout
+        )
     except (ScramError, TokenError) as exc:
-        raise CommandError(str(exc)) from None
+        raise CommandError(_error_text(exc)) from None
     return 0

@@ -20,18 +20,33 @@ from tokenauth._token import DelegationToken, TokenInformation
 __all__ = ["DelegationTokenClient", "TokenRequestError"]
 
 
+def kafka_exception_text(error: ErrorCode, message: str) -> str:
+    """``toString()`` of Kafka's exception for ``error``: every one lives in
+    ``org.apache.kafka.common.errors`` (``Errors.java``)."""
+    return f"org.apache.kafka.common.errors.{error.exception_name}: {message}"
+
+
 class TokenRequestError(TokenError):
     """The broker refused a token request.
 
     Attributes:
         error_code: Kafka's error code (61-67, ...).
+        kafka_message: What Kafka's admin client reports for it,
+            ``org.apache.kafka.common.errors.<Exception>: <message>``
+            (the exception's ``toString``, which Kafka's tools print).
     """
 
-    def __init__(self, operation: str, error_code: int) -> None:
+    def __init__(self, operation: str, error_code: int, message: str | None = None) -> None:
         try:
-            text = ErrorCode(error_code).default_message
+            error = ErrorCode(error_code)
         except ValueError:
-            text = f"error code {error_code}"
+            # Kafka's Errors.forCode maps a code it does not know to UNKNOWN_SERVER_ERROR.
+            text = message or f"error code {error_code}"
+            self.kafka_message = kafka_exception_text(ErrorCode.UNKNOWN_SERVER_ERROR, text)
+        else:
+            # Token responses carry no message: Kafka's exception has the code's default.
+            text = message or error.default_message
+            self.kafka_message = kafka_exception_text(error, text)
         super().__init__(f"{operation} failed: {text} (error {error_code})")
         self.error_code = error_code
 
@@ -84,7 +99,13 @@ class DelegationTokenClient:
             "max_lifetime_ms": max_lifetime_ms,
         }
         if owner is not None and self._conn.version_for(ApiKey.CREATE_DELEGATION_TOKEN) < 3:
-            raise TokenRequestError("create (owner needs CreateDelegationToken v3)", 35)
+            # The message Kafka's generated CreateDelegationTokenRequestData raises.
+            version = self._conn.version_for(ApiKey.CREATE_DELEGATION_TOKEN)
+            raise TokenRequestError(
+                "create",
+                ErrorCode.UNSUPPORTED_VERSION,
+                f"Attempted to write a non-default ownerPrincipalName at version {version}",
+            )
         r = self._call(ApiKey.CREATE_DELEGATION_TOKEN, body)
         if r["error_code"] != 0:
             raise TokenRequestError("create", r["error_code"])

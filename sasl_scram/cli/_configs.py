@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
 from sasl_scram.cli._main import CommandError, CommandUsageError
 from sasl_scram.cli._secret import READ_SECRET, read_secret
@@ -67,6 +68,13 @@ class Dialect:
         return (
             f"Iterations {iterations} is less than the minimum {MIN_ITERATIONS} required for {name}"
         )
+
+    @property
+    def empty_password(self) -> str:
+        if self.zookeeper:
+            return "Password must not be empty; give password=... or password=-"
+        # The admin client refuses it before sending (KafkaAdminClient.alterUserScramCredentials).
+        return _failure(ErrorCode.UNACCEPTABLE_CREDENTIAL, "Password must not be empty")
 
     def completed(self, user: str) -> str:
         if self.zookeeper:
@@ -279,7 +287,11 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         raise CommandUsageError("an entity name (--entity-name or --user) is required with --alter")
     if args.describe and (args.add_config or args.delete_config):
         raise CommandUsageError("--add-config and --delete-config are only allowed with --alter")
-    admin, dialect = open_admin(args)
+    try:
+        admin, dialect = open_admin(args)
+    except ScramError as exc:
+        # A failed login names Kafka's exception too (SaslAuthenticationException).
+        raise CommandError(_error_text(exc)) from None
     try:
         if dialect.zookeeper:
             # ConfigCommand's banner for its ZooKeeper path (a diagnostic: stderr).
@@ -293,6 +305,8 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             assert user is not None
             return _alter(admin, dialect, user, args, stdin, stdout, stderr)
         return _describe(admin, user, stdout, stderr)
+    except ScramError as exc:
+        raise CommandError(_error_text(exc)) from None
     finally:
         close = getattr(admin, "close", None)
         if callable(close):
@@ -355,7 +369,7 @@ def _upsertions(
                 stdin_password.append(read_secret(stdin, f"Password for {user}: ", confirm=True))
             password = stdin_password[0]
         if not password:
-            raise CommandUsageError("Password must not be empty; give password=... or password=-")
+            raise CommandUsageError(dialect.empty_password)
         result.append(ScramUpsertion.from_password(user, mech, password, iterations))
     return result
 
@@ -406,19 +420,35 @@ def _alter_error(result: AlterResult, dialect: Dialect, deleted: list[str]) -> s
             f"Invalid config(s): {','.join(deleted)} (the user has no such credential; "
             "--describe lists the ones it has)"
         )
-    name = result.error.exception_name
-    text = result.message or result.error.default_message
-    return f"Error while executing config command: {name}: {text}"
+    return _failure(result.error, result.message)
+
+
+def _failure(error: ErrorCode, message: str | None) -> str:
+    """An error Kafka's admin client raised, as ConfigCommand's stack trace names it
+    (``ExecutionException: <exception>: <message>``), on one line."""
+    return (
+        f"Error while executing config command: {error.exception_name}: "
+        f"{message or error.default_message}"
+    )
+
+
+def _error_text(exc: Exception) -> str:
+    """A failed login names Kafka's exception too (SaslAuthenticationException)."""
+    from sasl_scram.admin import KafkaConnectionError
+
+    if not isinstance(exc, KafkaConnectionError) or exc.error_code is None:
+        return str(exc)
+    try:
+        error = ErrorCode(exc.error_code)
+    except ValueError:
+        return str(exc)
+    return _failure(error, str(exc))
 
 
 def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextIO) -> int:
     answer = admin.describe(None if user is None else [user])
     if answer.error != ErrorCode.NONE:
-        name = answer.error.exception_name
-        raise CommandError(
-            "Error while executing config command: "
-            f"{name}: {answer.message or answer.error.default_message}"
-        )
+        raise CommandError(_failure(answer.error, answer.message))
     for description in answer.results:
         if description.error == ErrorCode.RESOURCE_NOT_FOUND:
             continue  # describeUserScramCredentials().users() omits them

@@ -14,6 +14,7 @@ from sasl_scram.config._client_config import (
 from sasl_scram.config._keys import (
     ConfigKey,
     Parser,
+    boolean,
     choice,
     integer,
     read_keys,
@@ -39,6 +40,7 @@ __all__ = [
     "KafkaPrincipal",
     "Parser",
     "Properties",
+    "boolean",
     "choice",
     "format_properties",
     "integer",

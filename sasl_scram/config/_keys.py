@@ -19,6 +19,7 @@ from sasl_scram._errors import ScramConfigError
 __all__ = [
     "ConfigKey",
     "Parser",
+    "boolean",
     "choice",
     "integer",
     "read_keys",
@@ -81,6 +82,14 @@ def choice(*options: str) -> Parser:
         return chosen
 
     return parse
+
+
+def boolean(value: str, _: Mapping[str, Any]) -> bool:
+    """``true`` or ``false``, trimmed and in any case, as Kafka's ConfigDef reads a BOOLEAN."""
+    chosen = value.strip().lower()
+    if chosen not in ("true", "false"):
+        raise ValueError(f"expected true or false, got {chosen!r}")
+    return chosen == "true"
 
 
 def text(value: str, _: Mapping[str, Any]) -> str:

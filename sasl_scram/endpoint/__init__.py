@@ -32,6 +32,7 @@ from sasl_scram.endpoint._extension import (
     RequestContext,
     load_extensions,
 )
+from sasl_scram.endpoint._metrics import WorkerBlocks, WorkersMetrics, serve_metrics
 from sasl_scram.endpoint._server import ScramEndpoint
 
 __all__ = [
@@ -54,8 +55,11 @@ __all__ = [
     "ScramEndpoint",
     "Send",
     "ServerConnection",
+    "WorkerBlocks",
+    "WorkersMetrics",
     "ensure_bootstrap_user",
     "extension_keys",
     "load_extensions",
+    "serve_metrics",
     "zookeeper_store_options",
 ]

@@ -26,12 +26,14 @@ from sasl_scram.config import (
     ConfigKey,
     KafkaPrincipal,
     Parser,
+    boolean,
     choice,
     integer,
     read_keys,
     suggest_key,
     text,
 )
+from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
 from sasl_scram.endpoint._extension import extension_factories, factory_keys
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
 from sasl_scram.store import DEFAULT_MAX_STALENESS, MAX_STALENESS_KEY, parse_max_staleness
@@ -48,6 +50,7 @@ __all__ = [
     "BOOTSTRAP_USER_KEY",
     "ENDPOINT_KEYS",
     "EVENT_LOOP_KEY",
+    "WORKERS_KEY",
     "EndpointConfig",
     "Listener",
     "extension_keys",
@@ -73,6 +76,9 @@ BACKLOG_KEY = "socket.listen.backlog.size"
 EVENT_LOOP_KEY = "scram.event.loop"
 BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
 BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
+WORKERS_KEY = "scram.workers"
+# More processes than this is a typo, not a machine.
+MAX_WORKERS = 1024
 
 _LISTENER_RE = re.compile(
     r"(?P<name>[A-Za-z0-9_]+)://(?P<host>\[[^\]]*\]|[^:\s]*):(?P<port>[0-9]+)"
@@ -192,6 +198,18 @@ def _event_loop(value: str, parsed: Mapping[str, Any]) -> str:
     if chosen == "uvloop" and importlib.util.find_spec("uvloop") is None:
         raise ValueError("uvloop is not installed")
     return chosen
+
+
+def _workers(value: str, parsed: Mapping[str, Any]) -> int:
+    if value.strip().lower() == "auto":
+        # The cores this process may run on (taskset, a container's cpuset),
+        # not every core of the machine.
+        return len(os.sched_getaffinity(0))
+    try:
+        workers: int = integer(1, MAX_WORKERS)(value, parsed)
+    except ValueError:
+        raise ValueError(f"expected auto or an integer from 1 to {MAX_WORKERS}") from None
+    return workers
 
 
 def _bootstrap_user(value: str, _: Mapping[str, Any]) -> str | None:
@@ -346,6 +364,16 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _INT0,
         "longest array in such a user's request",
     ),
+    # Kafka 4.x requires the client-final nonce to equal the server's; librdkafka
+    # < 2.6.1 repeats its client nonce in front, which Kafka 3.7.2-3.9.x accept
+    # (ScramSaslServer's endsWith). This accepts that one form, nothing else.
+    ConfigKey(
+        LEGACY_NONCE_KEY,
+        "false",
+        boolean,
+        "true or false",
+        "also accept librdkafka < 2.6.1's client-final nonce (docs/security.md)",
+    ),
     ConfigKey(STORE_PATH_KEY, "", text, "a file path", "the embedded SQLite credential store"),
     ConfigKey(
         MAX_STALENESS_KEY,
@@ -392,6 +420,15 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _event_loop,
         "auto, uvloop (when installed) or asyncio",
         "the event loop",
+    ),
+    # One process per core: the listeners are shared with SO_REUSEPORT, each
+    # worker has its own event loop and store session (docs/architecture.md).
+    ConfigKey(
+        WORKERS_KEY,
+        "1",
+        _workers,
+        f"auto (one per core this process may use) or an integer from 1 to {MAX_WORKERS}",
+        "worker processes serving the listeners",
     ),
     ConfigKey("ssl.keystore.type", None, text, "PEM", f"the keystore's type, {_SSL}"),
     ConfigKey(
@@ -498,6 +535,11 @@ class EndpointConfig:
     listen_backlog: int = 512
     #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.
     event_loop: str = "auto"
+    #: ``scram.legacy.librdkafka.nonce.enable``: accept librdkafka < 2.6.1's
+    #: client-final nonce too (off: Kafka 4.x's equality).
+    legacy_librdkafka_nonce: bool = False
+    #: ``scram.workers``: processes serving the listeners (``auto`` resolved).
+    workers: int = 1
     #: ``scram.bootstrap.user`` (``None``: no bootstrap user) and where its
     #: client properties go (``scram.bootstrap.client.properties``).
     bootstrap_user: str | None = None
@@ -561,6 +603,8 @@ class EndpointConfig:
             zookeeper_options=zk_options,
             listen_backlog=v[BACKLOG_KEY],
             event_loop=v[EVENT_LOOP_KEY],
+            legacy_librdkafka_nonce=v[LEGACY_NONCE_KEY],
+            workers=v[WORKERS_KEY],
             bootstrap_user=v[BOOTSTRAP_USER_KEY],
             bootstrap_file=v[BOOTSTRAP_FILE_KEY],
             settings=v,

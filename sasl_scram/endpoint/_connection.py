@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sasl_scram._errors import AuthenticationFailed, ScramStateError
+from sasl_scram._errors import LEGACY_LIBRDKAFKA_NONCE, AuthenticationFailed, ScramStateError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
 from sasl_scram.kafka import (
@@ -47,6 +47,7 @@ from sasl_scram.kafka import (
 )
 
 __all__ = [
+    "LEGACY_NONCE_KEY",
     "ApiCall",
     "Authenticated",
     "Close",
@@ -71,6 +72,16 @@ DEFAULT_USER_MAX_ARRAY = 10000
 MAX_ANSWERS_PER_DRAIN = 256
 # KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS, in ms.
 MIN_REAUTH_INTERVAL_MS = 1000
+#: The serve key that lets librdkafka < 2.6.1's client-final nonce in (docs/security.md).
+LEGACY_NONCE_KEY = "scram.legacy.librdkafka.nonce.enable"
+# What a refused librdkafka < 2.6.1 login adds to its "Failed authentication"
+# line, so the operator learns the cause and the remedy; the peer only gets
+# Kafka's generic text, as from Kafka 4.x.
+_LEGACY_NONCE_HINT = (
+    "; the client-final nonce repeats the client nonce, as librdkafka < 2.6.1 sends it "
+    "(confluentinc/librdkafka#4895) and Kafka 3.7.2-3.9.x accept but Kafka 4.x refuses: "
+    f"upgrade the client to librdkafka 2.6.1 or later, or set {LEGACY_NONCE_KEY}=true"
+)
 # ApiVersions v3+ software name and version (KIP-511; Java broker's check).
 # A cached response's frame size and correlation id, packed in one call.
 _CORRELATION = struct.Struct(">ii")
@@ -213,6 +224,9 @@ class ConnectionSettings:
         user_max_array: The most elements one array of their requests may hold.
         min_reauth_interval_ms: Kafka's fixed second between re-authentication
             starts; only embedders that measure the exchange itself lower it.
+        legacy_librdkafka_nonce: Accept librdkafka < 2.6.1's client-final
+            nonce too (``scram.legacy.librdkafka.nonce.enable``, see
+            :class:`~sasl_scram.ScramServer`).
     """
 
     mechanisms: tuple[ScramMechanism, ...]
@@ -225,6 +239,7 @@ class ConnectionSettings:
     user_max_receive: int = DEFAULT_USER_MAX_REQUEST
     user_max_array: int = DEFAULT_USER_MAX_ARRAY
     min_reauth_interval_ms: int = MIN_REAUTH_INTERVAL_MS
+    legacy_librdkafka_nonce: bool = False
     #: Responses that never change but for the correlation id (ApiVersions,
     #: SaslHandshake), per (api key, version, error): the frame's size and the
     #: bytes after the correlation id, built once per process.
@@ -238,6 +253,19 @@ class ConnectionSettings:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {m.mechanism_name: m for m in self.mechanisms})
+
+    def scram_server(self, mechanism: ScramMechanism) -> ScramServer:
+        """The SCRAM exchange of one SaslHandshake."""
+        return ScramServer(
+            mechanism, decoy=self.decoy, legacy_librdkafka_nonce=self.legacy_librdkafka_nonce
+        )
+
+
+def _log_reason(message: str, exc: AuthenticationFailed) -> str:
+    """A failed login's reason for the log line; the peer got ``message`` alone."""
+    if exc.cause == LEGACY_LIBRDKAFKA_NONCE:
+        return message + _LEGACY_NONCE_HINT
+    return message
 
 
 class _State(enum.Enum):
@@ -422,7 +450,7 @@ class ServerConnection:
             )
             return [Send(data), self._close(f"unsupported SASL mechanism {requested!r}")]
         self._mechanism = mechanism
-        self._scram = ScramServer(mechanism, decoy=self._settings.decoy)
+        self._scram = self._settings.scram_server(mechanism)
         self._state = _State.RAW_AUTHENTICATE if header.api_version == 0 else _State.AUTHENTICATE
         self._auth_header = None
         self._auth_version = 0
@@ -495,7 +523,7 @@ class ServerConnection:
         user = self._scram.requested_username if self._scram is not None else None
         reauthentication = self._reauth
         close = self._close(message, failed_authentication=True)
-        out.append(Close(close.reason, True, mech, user, reauthentication))
+        out.append(Close(_log_reason(close.reason, exc), True, mech, user, reauthentication))
         return out
 
     def _auth_succeeded(self, server_final: bytes) -> list[Output]:

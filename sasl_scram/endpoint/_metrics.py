@@ -15,13 +15,22 @@ Every value the scrape reads is one int or one list read under the GIL, so a
 scrape never blocks a login. The gauges are counted at scrape time from the
 endpoint's table of live connections, so opening and closing a connection
 costs nothing here.
+
+With ``scram.workers`` above 1, every figure lives in one shared memory
+block (:class:`WorkerBlocks`) that the parent maps before it forks: each
+worker counts into its own rows, a thread in each worker copies its gauges
+there twice a second, and the parent's ``/metrics`` reports the sum over the
+workers. A worker that dies leaves its counts behind, so the totals never go
+back (its successor counts on from them); its gauges are zeroed.
 """
 
 from __future__ import annotations
 
 import bisect
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import mmap
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sasl_scram._errors import ScramConfigError
@@ -30,7 +39,14 @@ from sasl_scram.config import ConfigKey
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
 
-__all__ = ["METRICS_LISTENER", "METRICS_LISTENER_KEY", "AuthMetrics", "LiveConnection"]
+__all__ = [
+    "METRICS_LISTENER",
+    "METRICS_LISTENER_KEY",
+    "AuthMetrics",
+    "LiveConnection",
+    "WorkerBlocks",
+    "WorkersMetrics",
+]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -74,38 +90,126 @@ METRICS_LISTENER = ConfigKey(
 )
 
 
+# One (listener, mechanism) row is a run of float cells (exact for integers up
+# to 2**53): the five counters, the two histograms (a count per bucket, +Inf,
+# then the sum) and, in a worker's shared block, two gauges.
+_HIST = len(BUCKETS_MS) + 2
+_SUM = _HIST - 1
+_LOGIN, _REAUTH = 5, 5 + _HIST
+#: Authenticated connections of this (listener, mechanism).
+_AUTHED = 5 + 2 * _HIST
+#: Open connections of this listener (kept in its row of mechanism "").
+_OPEN = _AUTHED + 1
+ROW_CELLS = _OPEN + 1
+
+
+def _new_cells(n: int) -> memoryview[float]:
+    return memoryview(bytearray(8 * n)).cast("d")
+
+
+class _Cells(Protocol):
+    """A list of floats, or a worker's float cells in the shared block."""
+
+    def __getitem__(self, index: int, /) -> float: ...
+    def __setitem__(self, index: int, value: float, /) -> None: ...
+
+
 class _Histogram:
-    """Bucket counts and a sum, in milliseconds; ``observe`` is one bisect."""
+    """Bucket counts, +Inf and the sum, in milliseconds; ``observe`` is one bisect."""
 
-    __slots__ = ("counts", "total")
+    __slots__ = ("cells",)
 
-    def __init__(self) -> None:
-        self.counts = [0] * (len(BUCKETS_MS) + 1)
-        self.total = 0.0
+    def __init__(self, cells: _Cells) -> None:
+        self.cells = cells
 
     def observe(self, ms: float) -> None:
-        self.counts[bisect.bisect_left(BUCKETS_MS, ms)] += 1
-        self.total += ms
+        cells = self.cells
+        cells[bisect.bisect_left(BUCKETS_MS, ms)] += 1
+        cells[_SUM] += ms
+
+    @property
+    def total(self) -> float:
+        return self.cells[_SUM]
 
     def cumulative(self) -> list[tuple[str, float]]:
-        counts = list(self.counts)
         out: list[tuple[str, float]] = []
-        running = 0
-        for bound, n in zip((*map(str, BUCKETS_MS), "+Inf"), counts, strict=True):
-            running += n
+        running = 0.0
+        for i, bound in enumerate((*map(str, BUCKETS_MS), "+Inf")):
+            running += self.cells[i]
             out.append((bound, running))
         return out
 
 
 class _Row:
-    """The counters and histograms of one (listener, mechanism): one lookup per login."""
+    """The counters and histograms of one (listener, mechanism): one lookup per login.
+
+    Lists, the cheapest item updates, for a process that counts on its own.
+    """
 
     __slots__ = ("counts", "login_ms", "reauth_ms")
 
     def __init__(self) -> None:
-        self.counts = [0] * 5
-        self.login_ms = _Histogram()
-        self.reauth_ms = _Histogram()
+        self.counts: _Cells = [0.0] * 5
+        self.login_ms = _Histogram([0.0] * _HIST)
+        self.reauth_ms = _Histogram([0.0] * _HIST)
+
+    def used(self) -> bool:
+        # Every histogram observation comes with a counter's increment.
+        return any(self.counts[i] for i in range(5))
+
+
+class _SharedRow(_Row):
+    """A worker's row: the same counters over ``ROW_CELLS`` cells of the shared
+    block, followed by its two gauges."""
+
+    __slots__ = ("cells",)
+
+    def __init__(self, cells: memoryview[float]) -> None:
+        self.cells = cells
+        self.counts = cells[:5]
+        self.login_ms = _Histogram(cells[_LOGIN : _LOGIN + _HIST])
+        self.reauth_ms = _Histogram(cells[_REAUTH : _REAUTH + _HIST])
+
+
+class WorkerBlocks:
+    """Every worker's rows in one anonymous shared mapping, made before the workers fork.
+
+    Args:
+        listeners: The listener names.
+        mechanisms: The enabled mechanisms' names (a failed login before one
+            is chosen counts under ``?``).
+        workers: How many workers.
+    """
+
+    def __init__(self, listeners: Sequence[str], mechanisms: Sequence[str], workers: int) -> None:
+        self.keys = [(lis, mech) for lis in listeners for mech in (*mechanisms, "?", "")]
+        self.workers = workers
+        self._stride = len(self.keys) * ROW_CELLS
+        self._map = mmap.mmap(-1, 8 * self._stride * workers)
+        self._cells = memoryview(self._map).cast("d")
+
+    def rows(self, worker: int) -> dict[tuple[str, str], _SharedRow]:
+        """Worker ``worker``'s rows, over the shared cells."""
+        base = worker * self._stride
+        return {
+            key: _SharedRow(self._cells[base + i * ROW_CELLS : base + (i + 1) * ROW_CELLS])
+            for i, key in enumerate(self.keys)
+        }
+
+    def clear_gauges(self, worker: int) -> None:
+        """A dead worker's connections died with it; its counts stay."""
+        for row in self.rows(worker).values():
+            row.cells[_AUTHED] = row.cells[_OPEN] = 0
+
+    def total(self) -> dict[tuple[str, str], _SharedRow]:
+        """Each row summed over the workers."""
+        out = {key: _SharedRow(_new_cells(ROW_CELLS)) for key in self.keys}
+        for worker in range(self.workers):
+            for key, row in self.rows(worker).items():
+                into = out[key].cells
+                for i, value in enumerate(row.cells.tolist()):
+                    into[i] += value
+        return out
 
 
 class LiveConnection(Protocol):
@@ -127,7 +231,11 @@ class AuthMetrics:
     """
 
     def __init__(
-        self, host: str, port: int, connections: Callable[[], Iterable[LiveConnection]]
+        self,
+        host: str,
+        port: int,
+        connections: Callable[[], Iterable[LiveConnection]],
+        shared: dict[tuple[str, str], _SharedRow] | None = None,
     ) -> None:
         self._host = host
         self._port = port
@@ -135,10 +243,19 @@ class AuthMetrics:
         self._rows: dict[tuple[str, str], _Row] = {}
         self._server: WSGIServer | None = None
         self.address: tuple[str, int] | None = None
+        #: A worker's rows in the shared block (``WorkerBlocks.rows``): then the
+        #: parent serves ``/metrics`` and this process publishes its gauges.
+        self._shared = shared
+        self._publishing = threading.Event()
+        if shared is not None:
+            self._rows.update(shared)
 
     @classmethod
     def from_settings(
-        cls, settings: Mapping[str, Any], connections: Callable[[], Iterable[LiveConnection]]
+        cls,
+        settings: Mapping[str, Any],
+        connections: Callable[[], Iterable[LiveConnection]],
+        shared: dict[tuple[str, str], _SharedRow] | None = None,
     ) -> AuthMetrics | None:
         """``None`` unless ``scram.metrics.listener=HOST:PORT`` is set.
 
@@ -150,13 +267,15 @@ class AuthMetrics:
         if address is None:
             return None
         host, port = address
-        return cls(host, port, connections)
+        return cls(host, port, connections, shared)
 
     # -- counting (event loop) ---------------------------------------------------
     def _row(self, listener: str, mechanism: str) -> _Row:
         row = self._rows.get((listener, mechanism))
         if row is None:
-            row = self._rows[listener, mechanism] = _Row()
+            # A worker's block has a row for each enabled mechanism and "?".
+            shared = self._shared is not None and self._rows.get((listener, "?"))
+            row = self._rows[listener, mechanism] = shared or _Row()
         return row
 
     def succeeded(
@@ -183,32 +302,10 @@ class AuthMetrics:
 
     # -- exposition (prometheus-client's thread) ----------------------------------
     def collect(self) -> Iterator[Any]:
-        from prometheus_client.core import (
-            CounterMetricFamily,
-            GaugeMetricFamily,
-            HistogramMetricFamily,
-        )
+        return _families(list(self._rows.items()), *self._gauges())
 
-        labels = ["listener", "mechanism"]
-        rows = list(self._rows.items())
-        for name, slot, doc in _COUNTERS:
-            family = CounterMetricFamily(PREFIX + name, doc, labels=labels)
-            for key, row in rows:
-                family.add_metric(list(key), row.counts[slot])
-            yield family
-        for name, reauth, doc in (
-            ("authentication_latency_ms", False, "From accept to authenticated, in ms"),
-            (
-                "reauthentication_latency_ms",
-                True,
-                "From the re-authentication's SaslHandshake to its completion, in ms",
-            ),
-        ):
-            histogram = HistogramMetricFamily(PREFIX + name, doc, labels=labels)
-            for key, row in rows:
-                h = row.reauth_ms if reauth else row.login_ms
-                histogram.add_metric(list(key), h.cumulative(), h.total)
-            yield histogram
+    def _gauges(self) -> tuple[dict[str, int], dict[tuple[str, str], int]]:
+        """Open connections per listener, authenticated ones per (listener, mechanism)."""
         open_by: dict[str, int] = {}
         auth_by: dict[tuple[str, str], int] = {}
         for conn in list(self._connections()):
@@ -217,36 +314,112 @@ class AuthMetrics:
             if mechanism is not None:
                 key = (conn.listener_name, mechanism)
                 auth_by[key] = auth_by.get(key, 0) + 1
-        opened = GaugeMetricFamily(PREFIX + "connections", "Open connections", labels=["listener"])
-        for listener, n in open_by.items():
-            opened.add_metric([listener], n)
-        yield opened
-        authenticated = GaugeMetricFamily(
-            PREFIX + "authenticated_connections", "Authenticated connections", labels=labels
-        )
-        for key, n in auth_by.items():
-            authenticated.add_metric(list(key), n)
-        yield authenticated
+        return open_by, auth_by
+
+    def _publish_gauges(self) -> None:
+        """A worker's gauges into its shared rows, twice a second, for the parent."""
+        rows = self._shared
+        assert rows is not None
+        while not self._publishing.wait(0.5):
+            open_by, auth_by = self._gauges()
+            for (listener, mechanism), row in rows.items():
+                row.cells[_AUTHED] = auth_by.get((listener, mechanism), 0)
+                row.cells[_OPEN] = open_by.get(listener, 0) if mechanism == "" else 0
 
     def start(self) -> None:
-        """Serve ``/metrics`` from a daemon thread; logs the URL once."""
-        from prometheus_client import CollectorRegistry, start_http_server
-
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(self)
-        try:
-            self._server, _ = start_http_server(self._port, self._host, registry=registry)
-        except OSError as exc:
-            raise ScramConfigError(
-                f"{METRICS_LISTENER_KEY}: cannot listen on {self._host}:{self._port} "
-                f"({exc.strerror}); choose a free port or leave the key unset"
-            ) from None
-        host, port = self._server.server_address[:2]
-        self.address = (str(host), int(port))
-        log.info("Metrics at http://%s:%d/metrics (%s)", host, port, METRICS_LISTENER_KEY)
+        """Serve ``/metrics`` from a daemon thread (a worker: publish its gauges)."""
+        if self._shared is not None:
+            threading.Thread(target=self._publish_gauges, name="metrics", daemon=True).start()
+            return
+        self._server, self.address = serve_metrics(self, self._host, self._port)
 
     def close(self) -> None:
+        self._publishing.set()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+class WorkersMetrics:
+    """The parent's ``/metrics``: every worker's rows summed (:class:`WorkerBlocks`)."""
+
+    def __init__(self, blocks: WorkerBlocks) -> None:
+        self.blocks = blocks
+
+    def collect(self) -> Iterator[Any]:
+        total = self.blocks.total()
+        rows = [(key, row) for key, row in total.items() if row.used()]
+        open_by: dict[str, int] = {}
+        auth_by: dict[tuple[str, str], int] = {}
+        for (listener, mechanism), row in total.items():
+            if row.cells[_AUTHED]:
+                auth_by[listener, mechanism] = int(row.cells[_AUTHED])
+            if mechanism == "" and row.cells[_OPEN]:
+                open_by[listener] = int(row.cells[_OPEN])
+        return _families(rows, open_by, auth_by)
+
+
+def serve_metrics(collector: Any, host: str, port: int) -> tuple[WSGIServer, tuple[str, int]]:
+    """``/metrics`` of ``collector`` from a daemon thread; logs the URL once.
+
+    Raises:
+        ScramConfigError: the address cannot be listened on.
+    """
+    from prometheus_client import CollectorRegistry, start_http_server
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(collector)
+    try:
+        server, _ = start_http_server(port, host, registry=registry)
+    except OSError as exc:
+        raise ScramConfigError(
+            f"{METRICS_LISTENER_KEY}: cannot listen on {host}:{port} "
+            f"({exc.strerror}); choose a free port or leave the key unset"
+        ) from None
+    bound_host, bound_port = server.server_address[:2]
+    log.info("Metrics at http://%s:%d/metrics (%s)", bound_host, bound_port, METRICS_LISTENER_KEY)
+    return server, (str(bound_host), int(bound_port))
+
+
+def _families(
+    rows: Sequence[tuple[tuple[str, str], _Row]],
+    open_by: Mapping[str, int],
+    auth_by: Mapping[tuple[str, str], int],
+) -> Iterator[Any]:
+    """The metric families of counter rows and gauge counts (prometheus-client's types)."""
+    from prometheus_client.core import (
+        CounterMetricFamily,
+        GaugeMetricFamily,
+        HistogramMetricFamily,
+    )
+
+    labels = ["listener", "mechanism"]
+    for name, slot, doc in _COUNTERS:
+        family = CounterMetricFamily(PREFIX + name, doc, labels=labels)
+        for key, row in rows:
+            family.add_metric(list(key), row.counts[slot])
+        yield family
+    for name, reauth, doc in (
+        ("authentication_latency_ms", False, "From accept to authenticated, in ms"),
+        (
+            "reauthentication_latency_ms",
+            True,
+            "From the re-authentication's SaslHandshake to its completion, in ms",
+        ),
+    ):
+        histogram = HistogramMetricFamily(PREFIX + name, doc, labels=labels)
+        for key, row in rows:
+            h = row.reauth_ms if reauth else row.login_ms
+            histogram.add_metric(list(key), h.cumulative(), h.total)
+        yield histogram
+    opened = GaugeMetricFamily(PREFIX + "connections", "Open connections", labels=["listener"])
+    for listener, n in open_by.items():
+        opened.add_metric([listener], n)
+    yield opened
+    authenticated = GaugeMetricFamily(
+        PREFIX + "authenticated_connections", "Authenticated connections", labels=labels
+    )
+    for key, n in auth_by.items():
+        authenticated.add_metric(list(key), n)
+    yield authenticated

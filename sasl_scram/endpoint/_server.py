@@ -76,6 +76,9 @@ class ScramEndpoint:
         store: Where user credentials live (lookups on the hot path, admin RPCs).
         extensions: Contributions from higher packages (e.g. delegation tokens).
         clock_ms: Injected clock, for KIP-368 tests.
+        worker_metrics: A worker's rows of the shared metrics block
+            (``scram.workers`` above 1): counted there, served by the parent.
+        reuse_port: Listen with ``SO_REUSEPORT``, beside the other workers.
     """
 
     def __init__(
@@ -85,6 +88,8 @@ class ScramEndpoint:
         *,
         extensions: Sequence[EndpointExtension] = (),
         clock_ms: Callable[[], int] = _wall_clock_ms,
+        worker_metrics: dict[tuple[str, str], Any] | None = None,
+        reuse_port: bool = False,
     ) -> None:
         self.config = config
         self.store = store
@@ -116,6 +121,7 @@ class ScramEndpoint:
             ),
             user_max_receive=config.user_max_request,
             user_max_array=config.user_max_array,
+            legacy_librdkafka_nonce=config.legacy_librdkafka_nonce,
         )
         self._servers: list[asyncio.base_events.Server] = []
         self._bound: dict[str, tuple[str, int]] = {}
@@ -129,7 +135,10 @@ class ScramEndpoint:
         self.deadlines: ConnectionDeadlines[ConnectionProtocol] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         #: Kafka's authentication metrics, when ``scram.metrics.listener`` is set.
-        self.metrics = AuthMetrics.from_settings(config.settings, lambda: self.connections)
+        self.metrics = AuthMetrics.from_settings(
+            config.settings, lambda: self.connections, worker_metrics
+        )
+        self._reuse_port = reuse_port
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:
@@ -163,6 +172,7 @@ class ScramEndpoint:
                 listener.port,
                 ssl=context,
                 reuse_address=True,
+                reuse_port=self._reuse_port or None,
                 backlog=self.config.listen_backlog,
             )
             # uvloop's Server.sockets is a list where typeshed says tuple; compiled,

@@ -15,7 +15,10 @@ This module does what Kafka's Java client does (``SaslClientAuthenticator``,
 * a failed re-authentication closes the connection as aiokafka closes a
   failed login (``CloseReason.AUTH_FAILURE``, the error chained into every
   pending request's ``KafkaConnectionError``); nothing is retried with old
-  credentials.
+  credentials;
+* a connection closed by someone else during the exchange (the application's
+  ``stop()``, or the broker) ends it without an error line: the close is not a
+  re-authentication failure.
 
 The per-connection state lives in one attribute of the connection; the
 decisions (:func:`reauth_delay_ms`) are plain functions of injected jitter.
@@ -141,10 +144,15 @@ class ConnectionReauth:
             await self._login()
         except BaseException as exc:
             self.failure = exc
-            # aiokafka's login closes the connection on a refusal; a provider or
-            # transport failure must not leave a session that is about to end.
-            self._close(exc)
-            log.error("re-authentication failed; connection closed: %s", type(exc).__name__)
+            if self._closed_meanwhile(exc):
+                # Someone else closed the connection (the application's stop(),
+                # or the broker): the session ends with it, nothing failed here.
+                log.debug("re-authentication ended: the connection closed")
+            else:
+                # aiokafka's login closes the connection on a refusal; a provider or
+                # transport failure must not leave a session that is about to end.
+                self._close(exc)
+                log.error("re-authentication failed; connection closed: %s", type(exc).__name__)
             if not isinstance(exc, Exception):
                 raise
         else:
@@ -154,6 +162,14 @@ class ConnectionReauth:
         finally:
             self._task = None
             self._open.set()
+
+    def _closed_meanwhile(self, exc: BaseException) -> bool:
+        """Whether the exchange failed because the connection was closed under
+        it: aiokafka fails a request on a closed connection with
+        KafkaConnectionError, while a refusal raises SaslAuthenticationFailed."""
+        import aiokafka.errors
+
+        return isinstance(exc, aiokafka.errors.KafkaConnectionError) and not self._connected()
 
 
 def _fire(ref: weakref.ReferenceType[ConnectionReauth]) -> None:

@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from sasl_scram import (
+    LEGACY_LIBRDKAFKA_NONCE,
     SCRAM_SHA_256,
     SCRAM_SHA_512,
     AuthenticationFailed,
@@ -26,6 +27,7 @@ from sasl_scram import (
     _native,
     saslprep,
 )
+from tests.forged_nonce import client_final_with_nonce
 
 MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]
 PASSWORD = "alice-secret"
@@ -274,24 +276,66 @@ class TestServerProtocolFailures:
         with pytest.raises(AuthenticationFailed):
             self.server.step(b"c=biws,r=CLISRVX,p=" + b"A" * 43 + b"=")
 
-    @pytest.mark.parametrize("nonce", ["CLICLISRV", "XCLISRV"])
+    def final(self, s1: bytes, nonce: str, password: str = PASSWORD) -> bytes:
+        """client-final with ``nonce`` and a proof that is valid for it."""
+        return client_final_with_nonce(SCRAM_SHA_256, password, b"n,,n=alice,r=CLI", s1, nonce)
+
+    @pytest.mark.parametrize("nonce", ["CLICLISRV", "XCLISRV", "CLISRVCLISRV"])
     def test_nonce_that_only_ends_with_ours_is_refused(self, nonce: str) -> None:
-        # CVE-2024-56128: ScramSaslServer compares with equals. librdkafka < 2.6.1
-        # sends r=<cnonce><cnonce+snonce>; even with a valid proof it is refused.
-        import base64
-
-        from sasl_scram import _crypto
-
+        # Kafka 4.x's ScramSaslServer compares with equals (3.7.2-3.9.x: endsWith,
+        # after CVE-2024-56128). librdkafka < 2.6.1 sends r=<cnonce><cnonce+snonce>;
+        # even with a valid proof it is refused by default.
         s1 = self.server.step(self.client.client_first())
         assert s1.startswith(b"r=CLISRV,")
-        without_proof = f"c=biws,r={nonce}"
-        auth = f"n=alice,r=CLI,{s1.decode()},{without_proof}".encode()
-        salted = _crypto.salted_password(SCRAM_SHA_256, PASSWORD.encode(), self.cred.salt, 4096)
-        ck = _crypto.client_key(SCRAM_SHA_256, salted)
-        proof = _crypto.xor(ck, _crypto.hmac_digest(SCRAM_SHA_256, self.cred.stored_key, auth))
-        final = f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
+        with pytest.raises(AuthenticationFailed) as info:
+            self.server.step(self.final(s1, nonce))
+        # Only librdkafka's own form is named as such, for the endpoint's log line.
+        expected = LEGACY_LIBRDKAFKA_NONCE if nonce == "CLICLISRV" else None
+        assert info.value.cause == expected
+        assert info.value.kafka_error_message is None  # Kafka's generic text to the peer
+
+    def legacy_server(self) -> ScramServer:
+        return ScramServer(
+            SCRAM_SHA_256,
+            lookup=lambda r: Grant.of(self.cred),
+            nonce_factory=lambda: "SRV",
+            legacy_librdkafka_nonce=True,
+        )
+
+    @pytest.mark.parametrize("nonce", ["CLISRV", "CLICLISRV"])
+    def test_legacy_librdkafka_nonce_setting_accepts_that_form(self, nonce: str) -> None:
+        server = self.legacy_server()
+        s1 = server.step(self.client.client_first())
+        server_final = server.step(self.final(s1, nonce))
+        assert server.complete and server.session.username == "alice"
+        assert server_final.startswith(b"v=")
+
+    @pytest.mark.parametrize(
+        "nonce",
+        [
+            "XCLISRV",  # any other prefix: what Kafka 3.9's endsWith lets through
+            "CLCLISRV",  # part of the client nonce
+            "CLICLICLISRV",  # the client nonce twice
+            "CLISRVCLISRV",  # the whole nonce twice
+            "SRVCLISRV",  # the server part
+            "cliCLISRV",  # another case
+            "CLICLISRVX",  # not ending with ours
+            "CLICLISR",
+            "CLI",
+        ],
+    )
+    def test_legacy_librdkafka_nonce_setting_refuses_everything_else(self, nonce: str) -> None:
+        server = self.legacy_server()
+        s1 = server.step(self.client.client_first())
+        with pytest.raises(AuthenticationFailed) as info:
+            server.step(self.final(s1, nonce))
+        assert info.value.cause is None
+
+    def test_legacy_librdkafka_nonce_still_needs_the_password(self) -> None:
+        server = self.legacy_server()
+        s1 = server.step(self.client.client_first())
         with pytest.raises(AuthenticationFailed):
-            self.server.step(final)
+            server.step(self.final(s1, "CLICLISRV", password="wrong-password"))
 
     def test_channel_binding_value_is_not_checked(self) -> None:
         s1 = self.server.step(self.client.client_first())

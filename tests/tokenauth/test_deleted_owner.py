@@ -69,7 +69,7 @@ def test_a_deleted_users_token_lives_until_the_user_expires_it(tmp_path: Path) -
                 "--command-config", str(admin_file), *expire,
             )  # fmt: skip
             assert refused.returncode == 1 and re.search(
-                r"\(error 63\)|OWNER_MISMATCH", refused.stderr
+                r"\(error 63\)|OWNER_MISMATCH|OwnerMismatch", refused.stderr
             )
 
             # The document's way: a temporary password for bob, then bob expires it.

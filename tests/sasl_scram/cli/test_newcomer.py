@@ -62,8 +62,8 @@ def test_delegation_tokens_help_through_the_entry_point() -> None:
     assert result.stdout.rstrip().splitlines()[-1].strip().startswith("--command-config")
 
 
-@pytest.mark.parametrize("advertised", [False, True])
-def test_serve_on_a_port_in_use(tmp_path: Path, advertised: bool) -> None:
+@pytest.mark.parametrize(("workers", "advertised"), [("1", False), ("2", False), ("1", True)])
+def test_serve_on_a_port_in_use(tmp_path: Path, workers: str, advertised: bool) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -72,7 +72,8 @@ def test_serve_on_a_port_in_use(tmp_path: Path, advertised: bool) -> None:
         pinned = f"advertised.listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n" if advertised else ""
         config.write_text(
             f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n"
-            f"scram.credential.store.path={tmp_path}/creds.db\n" + pinned
+            f"scram.credential.store.path={tmp_path}/creds.db\n"
+            f"scram.workers={workers}\n" + pinned  # 2: the parent's reservation finds it in use
         )
         error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
     assert f"cannot listen on SASL_PLAINTEXT://127.0.0.1:{port}" in error

@@ -63,8 +63,18 @@ def write_server_properties(tmp_path: Path, extra: str) -> Path:
             "accepted: a user name without control characters",
         ),
         (
+            "scram.legacy.librdkafka.nonce.enable=yes",
+            "scram.legacy.librdkafka.nonce.enable: expected true or false, got 'yes'; "
+            "accepted: true or false",
+        ),
+        (
             "scram.bootstrap.client.properties=  ",
             "scram.bootstrap.client.properties: expected a file path, got nothing",
+        ),
+        (
+            "scram.workers=0",
+            "scram.workers: expected auto or an integer from 1 to 1024; accepted: auto (one "
+            "per core this process may use) or an integer from 1 to 1024",
         ),
     ],
 )
@@ -177,3 +187,14 @@ def test_a_secret_keys_bad_value_is_never_quoted() -> None:
         read_keys(table, {"scram.example.secret": "hunter2"})
     assert "hunter2" not in str(info.value)
     assert "scram.example.secret: invalid value; accepted: 32 characters" in str(info.value)
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, False), (" TRUE ", True), ("false", False)])
+def test_the_legacy_librdkafka_nonce_key_is_a_kafka_boolean_and_off_by_default(
+    value: str | None, expected: bool
+) -> None:
+    # Read as Kafka's ConfigDef reads a BOOLEAN: trimmed, any case.
+    props = {"scram.credential.store.path": "x.db"}
+    if value is not None:
+        props["scram.legacy.librdkafka.nonce.enable"] = value
+    assert EndpointConfig.from_properties(props).legacy_librdkafka_nonce is expected

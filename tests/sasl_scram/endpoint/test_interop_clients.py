@@ -22,6 +22,7 @@ from sasl_scram.admin import KafkaConnection, RemoteScramAdmin, SaslCredentials
 from sasl_scram.store import ScramDeletion
 from tests.endpoint_harness import ADMIN, ALICE, RunningEndpoint
 from tests.javaharness import JavaHarness, b64, unb64
+from tests.kcat import kcat_metadata
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
 GENERIC = (
@@ -246,28 +247,7 @@ def test_python_client_bad_login(
 def kcat(
     ep: RunningEndpoint, mech: str, user: str, password: str, wait_s: int = 5
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            "kcat",
-            "-L",
-            "-b",
-            ep.bootstrap,
-            "-m",
-            str(wait_s),
-            "-X",
-            "security.protocol=SASL_PLAINTEXT",
-            "-X",
-            f"sasl.mechanisms={mech}",
-            "-X",
-            f"sasl.username={user}",
-            "-X",
-            f"sasl.password={password}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    return kcat_metadata(ep.bootstrap, mech, user, password, wait_s)
 
 
 @pytest.mark.parametrize("mech", MECHS)

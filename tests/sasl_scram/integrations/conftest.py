@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 import jaas
 from sasl_scram.config import ClientConfig
+from sasl_scram.integrations import ScramCredentials
 from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
@@ -51,6 +53,21 @@ def write_properties(path: Path, props: dict[str, str]) -> Path:
     # Java properties: escape backslashes, ':' and '=' are fine after the first separator.
     path.write_text("".join(f"{k}={v}\n" for k, v in props.items()), encoding="utf-8")
     return path
+
+
+class RotatingTokens:
+    """A credentials provider whose current token can be swapped; records what it handed out."""
+
+    def __init__(self, token: Any) -> None:
+        self._lock = threading.Lock()
+        self.current = token
+        self.handed_out: list[str] = []
+
+    def scram_credentials(self) -> ScramCredentials:
+        with self._lock:
+            token = self.current
+            self.handed_out.append(token.token_id)
+        return ScramCredentials.for_token(token.token_id, token.hmac_base64)
 
 
 @dataclass

@@ -207,6 +207,24 @@ async def open_connection(endpoint: TokenEndpoint, provider: Any, **kwargs: Any)
     )
 
 
+class HeldReauthentication:
+    """An async provider that holds the first re-authentication (its second
+    call) open until ``release`` is set; ``asked`` tells when it is held."""
+
+    def __init__(self, credentials: ScramCredentials) -> None:
+        self.credentials = credentials
+        self.asked = asyncio.Event()
+        self.release = asyncio.Event()
+        self.calls = 0
+
+    async def __call__(self) -> ScramCredentials:
+        self.calls += 1
+        if self.calls == 2:
+            self.asked.set()
+            await self.release.wait()
+        return self.credentials
+
+
 def test_requests_sent_during_reauthentication_wait_and_succeed(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
 ) -> None:
@@ -217,27 +235,16 @@ def test_requests_sent_during_reauthentication_wait_and_succeed(
     mark = len(caplog.messages)  # after the token owner's own login
 
     async def run() -> tuple[int, list[str]]:
-        asked = asyncio.Event()
-        release = asyncio.Event()
-        calls = 0
-
-        async def provide() -> ScramCredentials:
-            nonlocal calls
-            calls += 1
-            if calls == 2:  # the first re-authentication: hold it open
-                asked.set()
-                await release.wait()
-            return credentials
-
+        provide = HeldReauthentication(credentials)
         conn = await open_connection(reauth_endpoint, provide)
         try:
             await conn.send(metadata_request())
-            await asyncio.wait_for(asked.wait(), 5)
+            await asyncio.wait_for(provide.asked.wait(), 5)
             # The handshake is out; this request must not be written in the middle.
             pending = asyncio.ensure_future(conn.send(metadata_request()))
             await asyncio.sleep(0)  # one turn of the loop: the send runs up to its wait
             assert not pending.done()
-            release.set()
+            provide.release.set()
             response = await asyncio.wait_for(pending, 5)
             state = conn._sasl_scram_reauth
             return state.reauthentications, [b[1] for b in response.brokers]
@@ -249,6 +256,39 @@ def test_requests_sent_during_reauthentication_wait_and_succeed(
     lines = auth_lines(caplog, mark)
     assert [m["re"] for m in lines] == [None, "re-"]
     assert lines[0]["conn"] == lines[1]["conn"]
+
+
+def test_closing_during_a_reauthentication_is_not_an_error(
+    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
+) -> None:
+    """The application closes the connection (a consumer's stop()) while a
+    re-authentication is under way: the exchange ends with the connection, waiting
+    requests fail as on any close, and nothing is logged as a failure."""
+    caplog.set_level(logging.DEBUG, logger=scram_aiokafka.log.name)
+    token = reauth_endpoint.create_token()
+    credentials = ScramCredentials.for_token(token.token_id, token.hmac_base64)
+
+    async def run() -> tuple[BaseException | None, BaseException | None]:
+        provide = HeldReauthentication(credentials)
+        conn = await open_connection(reauth_endpoint, provide)
+        await conn.send(metadata_request())
+        await asyncio.wait_for(provide.asked.wait(), 5)
+        pending = asyncio.ensure_future(conn.send(metadata_request()))
+        await asyncio.sleep(0)
+        conn.close(reason=aiokafka.conn.CloseReason.SHUTDOWN)
+        provide.release.set()
+        state = conn._sasl_scram_reauth
+        while state._task is not None:
+            await asyncio.sleep(0.01)
+        result = await asyncio.gather(pending, return_exceptions=True)
+        return result[0], state.failure
+
+    pending_error, failure = asyncio.run(run())
+    assert isinstance(pending_error, KafkaConnectionError)
+    assert isinstance(failure, KafkaConnectionError)
+    ours = [r for r in caplog.records if r.name == scram_aiokafka.log.name]
+    assert not [r for r in ours if r.levelno >= logging.WARNING], [r.getMessage() for r in ours]
+    assert any("re-authentication ended: the connection closed" in r.getMessage() for r in ours)
 
 
 def test_failed_reauthentication_closes_the_connection(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +32,7 @@ from sasl_scram.store import ScramUpsertion
 from .conftest import (
     ENDPOINT_LOGGER,
     MECHS,
+    RotatingTokens,
     TokenEndpoint,
     client_properties,
     own_scram_kwargs,
@@ -152,21 +152,6 @@ def test_wrong_password_fails_without_leaking(
     assert endpoint_auth_failures(caplog, mark)
     assert "wrong-secret-123" not in str(info.value)
     assert not [m for m in caplog.messages if "wrong-secret-123" in m]
-
-
-class RotatingTokens:
-    """A credentials provider whose current token can be swapped; records what it handed out."""
-
-    def __init__(self, token: Any) -> None:
-        self._lock = threading.Lock()
-        self.current = token
-        self.handed_out: list[str] = []
-
-    def scram_credentials(self) -> ScramCredentials:
-        with self._lock:
-            token = self.current
-            self.handed_out.append(token.token_id)
-        return ScramCredentials.for_token(token.token_id, token.hmac_base64)
 
 
 class Client:
