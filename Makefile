@@ -76,9 +76,12 @@ native: venv system
 	$(PY) tools/build_native.py --require
 
 # The main job: the Kafka-protocol endpoint on 127.0.0.1:9092 (Ctrl-C stops it).
+# `make run PORT=9093` picks another port without editing a tracked file
+# (advertised.listeners, unset, follows listeners).
+SERVE_PORT = $(if $(PORT),--override listeners=SASL_PLAINTEXT://127.0.0.1:$(PORT))
 run: $(VENV)/.run-installed
 	$(PY) examples/quickstart.py
-	$(VENV)/bin/kafka-scram serve --config config/server.properties
+	$(VENV)/bin/kafka-scram serve --config config/server.properties $(SERVE_PORT)
 
 lint: venv
 	$(VENV)/bin/ruff check .

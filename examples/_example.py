@@ -1,7 +1,8 @@
 """What the client examples share: their arguments and kafka-scram's error rule.
 
-An example takes one ``client.properties`` file (or ``KAFKA_CLIENT_PROPERTIES``)
-and ``--debug``. Any failure, a wrong password included, ends in one line
+An example takes one ``client.properties`` file (or ``KAFKA_CLIENT_PROPERTIES``),
+``--debug`` and ``--help`` (its docstring). Any failure, a wrong password or a
+missing client library included, ends in one line
 ``<example>: error: <what is wrong and how to fix it>`` on stderr and exit
 status 1 (2 for a usage error); the traceback only with ``--debug``.
 """
@@ -15,10 +16,18 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["run_example"]
+__all__ = ["missing_library", "run_example"]
 
 # Words in an exception's class name or text that mean the login was refused.
 _AUTH_WORDS = ("authentication", "sasl", "credential")
+# Each client library's top-level module -> the extra (pyproject.toml) that installs it.
+_EXTRAS = {
+    "kafka": "kafka-python",
+    "aiokafka": "aiokafka",
+    "confluent_kafka": "confluent",
+    "puresasl": "pure-sasl",
+    "pyspark": "spark",
+}
 
 
 class _LastProblem(logging.Handler):
@@ -41,7 +50,26 @@ def _fail(prog: str, message: str, status: int) -> int:
     return status
 
 
+def missing_library(prog: str, exc: ModuleNotFoundError) -> int:
+    """One error line naming the extra that installs a missing client library."""
+    module = (exc.name or "").partition(".")[0]
+    extra = _EXTRAS.get(module)
+    if extra is None:
+        return _fail(prog, f"{exc}; reinstall: .venv/bin/pip install -e .", 1)
+    return _fail(
+        prog,
+        f"this example needs {module}, which is not installed: "
+        f".venv/bin/pip install -e '.[{extra}]'",
+        1,
+    )
+
+
 def _describe(exc: BaseException, path: str, logged: str) -> str:
+    from sasl_scram import ScramConfigError
+
+    if isinstance(exc, ScramConfigError):
+        # A configuration problem: its message names the key and the fix.
+        return f"{path}: {exc}"
     text = str(exc) if str(exc).startswith(type(exc).__name__) else f"{type(exc).__name__}: {exc}"
     if logged and any(word in logged.lower() for word in _AUTH_WORDS):
         text = f"{text} ({logged})"
@@ -56,6 +84,9 @@ def _describe(exc: BaseException, path: str, logged: str) -> str:
 def run_example(main: Callable[[str], int], argv: list[str]) -> int:
     """Run ``main(path)`` for ``argv``; every failure becomes one error line."""
     prog = Path(argv[0]).name
+    if "--help" in argv[1:] or "-h" in argv[1:]:
+        print(sys.modules[main.__module__].__doc__)
+        return 0
     args = [a for a in argv[1:] if a != "--debug"]
     debug = len(args) != len(argv) - 1
     path = args[0] if args else os.environ.get("KAFKA_CLIENT_PROPERTIES", "")
@@ -73,6 +104,8 @@ def run_example(main: Callable[[str], int], argv: list[str]) -> int:
         logging.basicConfig(handlers=[problems], level=logging.WARNING)
     try:
         return main(path)
+    except ModuleNotFoundError as exc:
+        return missing_library(prog, exc)
     except Exception as exc:
         if debug:
             traceback.print_exc()

@@ -11,12 +11,14 @@ import asyncio
 import sys
 
 from _example import run_example
-from aiokafka import AIOKafkaConsumer
 
 from sasl_scram.integrations import aiokafka as scram_aiokafka
 
 
 async def list_topics(path: str) -> set[str]:
+    # Imported here, so that its absence is one line naming the extra (_example.py).
+    from aiokafka import AIOKafkaConsumer
+
     consumer = AIOKafkaConsumer(**scram_aiokafka.client_kwargs(path))
     try:
         # Inside the try: a failed start (a wrong password) must still close it.

@@ -11,13 +11,15 @@ from __future__ import annotations
 import sys
 
 from _example import run_example
-from confluent_kafka import KafkaException
-from confluent_kafka.admin import AdminClient
 
 from sasl_scram.integrations import UnsupportedByClient, confluent
 
 
 def main(path: str) -> int:
+    # Imported here, so that its absence is one line naming the extra (_example.py).
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
     try:
         config = confluent.client_config(path)
     except UnsupportedByClient as exc:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import sys
 
 from _example import run_example
-from kafka import KafkaAdminClient, KafkaConsumer
 
 from sasl_scram.integrations import kafka_python
 
 
 def main(path: str) -> int:
+    # Imported here, so that its absence is one line naming the extra (_example.py).
+    from kafka import KafkaAdminClient, KafkaConsumer
+
     kafka_python.install()  # explicit; undone below
     try:
         kwargs = kafka_python.client_kwargs(path)

@@ -14,7 +14,6 @@ import sys
 from typing import Any
 
 from _example import run_example
-from puresasl.client import SASLClient
 
 from sasl_scram.integrations import ScramCredentials, load_client_config, pure_sasl
 from sasl_scram.kafka import ApiKey, FrameBuffer, decode_response, encode_request
@@ -44,6 +43,9 @@ class KafkaSocket:
 
 
 def main(path: str) -> int:
+    # Imported here, so that its absence is one line naming the extra (_example.py).
+    from puresasl.client import SASLClient
+
     config = load_client_config(path)
     if config.security_protocol != "SASL_PLAINTEXT":
         print(

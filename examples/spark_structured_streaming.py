@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tokenauth.spark import (
@@ -68,7 +70,11 @@ def build_query(spark: Any, args: argparse.Namespace, options: KafkaOptions) -> 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--client-properties", required=True, help="the user's SCRAM login")
+    p.add_argument(
+        "--client-properties",
+        required=True,
+        help="the user's SCRAM login, a client.properties file",
+    )
     p.add_argument("--bootstrap-servers", help="brokers of the query (default: the login's)")
     p.add_argument("--mechanism", default="SCRAM-SHA-512", help="the query's token mechanism")
     p.add_argument("--topic", required=True, help="the Kafka topic to read")
@@ -107,7 +113,7 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSuperviso
     Returns:
         The stopped supervisor (its ``history`` shows every transition).
     """
-    args = parse_args(argv)
+    args = parse_args(argv)  # first: --help needs no pyspark
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if spark is None:
         spark = spark_session(args)
@@ -133,4 +139,9 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSuperviso
 
 
 if __name__ == "__main__":
-    main()
+    from _example import missing_library
+
+    try:
+        main()
+    except ModuleNotFoundError as exc:
+        sys.exit(missing_library(Path(sys.argv[0]).name, exc))

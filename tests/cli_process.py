@@ -7,6 +7,9 @@ even when the virtualenv holds an editable install of another one.
 from __future__ import annotations
 
 import os
+import pty
+import select
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +57,39 @@ def assert_one_error(
     assert len(errors) == 1, result.stderr
     assert errors[0].startswith(f"kafka-scram {command}: error: "), result.stderr
     return errors[0]
+
+
+def pty_run(argv: list[str], answers: list[str]) -> tuple[int, str]:
+    """Run ``argv`` on a new pseudo-terminal (its controlling terminal); answer each prompt.
+
+    An answer is typed followed by Enter; a control character alone (Ctrl-C
+    ``"\\x03"``, Ctrl-D ``"\\x04"``) is typed as it is, as a user presses it.
+    """
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the pty is its stdin, stdout, stderr and /dev/tty
+        os.chdir(ROOT)
+        os.execve(argv[0], argv, child_env())  # noqa: S606 - our entry point, no shell
+    output = b""
+    pending = list(answers)
+    try:
+        while True:
+            ready, _, _ = select.select([fd], [], [], 30)
+            assert ready, output
+            try:
+                chunk = os.read(fd, 1024)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+            if pending and output.endswith(b": "):  # a prompt, waiting
+                answer = pending.pop(0)
+                os.write(fd, answer.encode() + (b"" if answer in ("\x03", "\x04") else b"\n"))
+    except BaseException:  # e.g. no prompt came: a failed test must not hang
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
+    finally:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)  # the child closed the terminal: it is exiting
+    return os.waitstatus_to_exitcode(status), output.decode()

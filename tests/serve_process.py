@@ -144,3 +144,71 @@ class ServeProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def start_serve(
+    config: Path, *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """``kafka-scram serve --config CONFIG ARGS...`` on a configuration of the test's own,
+    returned once its first line says it is ready; stdout and stderr are pipes."""
+    proc = subprocess.Popen(
+        [EXE, "serve", "--config", str(config), *args],
+        cwd=cwd,
+        env=dict(env) if env is not None else child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert READY in proc.stdout.readline(), proc.communicate()
+    return proc
+
+
+def read_banner(proc: subprocess.Popen[str]) -> str:
+    """stdout to the end of the bootstrap user's how-to (its last line adds a user)."""
+    assert proc.stdout is not None
+    lines: list[str] = []
+    while not lines or "--entity-name alice" not in lines[-1]:
+        line = proc.stdout.readline()
+        assert line, "".join(lines) + (proc.stderr.read() if proc.stderr else "")
+        lines.append(line)
+    return "".join(lines)
+
+
+def stop_serve(proc: subprocess.Popen[str]) -> str:
+    """SIGTERM, as Ctrl-C stops it; its stderr (the log). Its exit status is 0 once it
+    has printed its banner (its signal handlers are set after that)."""
+    proc.send_signal(signal.SIGTERM)
+    return proc.communicate(timeout=15)[1]
+
+
+def client_properties(bootstrap: str, jaas_line: str) -> dict[str, str]:
+    """A SCRAM-SHA-512 login over SASL_PLAINTEXT, as client.properties keys."""
+    return {
+        "bootstrap.servers": bootstrap,
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.jaas.config": jaas_line,
+    }
+
+
+def logs_in(bootstrap: str, jaas_line: str) -> bool:
+    """Whether a login with ``jaas_line`` succeeds now (our own client, one attempt)."""
+    from sasl_scram.admin import KafkaConnection
+    from sasl_scram.config import ClientConfig
+
+    config = ClientConfig.from_properties(client_properties(bootstrap, jaas_line))
+    try:
+        KafkaConnection.from_config(config, bootstrap, timeout=10).close()
+    except Exception:
+        return False
+    return True
+
+
+def wait_for_login(bootstrap: str, jaas_line: str, accepted: bool, timeout: float = 15) -> None:
+    """Until the login is ``accepted`` or refused: a serve process follows its store by
+    polling, so a change made through the store reaches it a moment later."""
+    deadline = time.monotonic() + timeout
+    while logs_in(bootstrap, jaas_line) != accepted:
+        assert time.monotonic() < deadline, f"the login never became {accepted}"
+        time.sleep(0.1)

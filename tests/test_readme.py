@@ -13,7 +13,6 @@ import re
 import shutil
 import signal
 import subprocess
-import textwrap
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,9 +28,23 @@ TEST_TOOLS = ("pytest", "mypy", "ruff", "hypothesis", "scramp")
 
 
 def quick_start_blocks() -> list[str]:
+    """The shell blocks as a reader copies them from the raw file: indentation kept."""
     text = README.read_text(encoding="utf-8")
     section = text.split("## From zero to a logged-in client", 1)[1].split("\n## ", 1)[0]
-    return [textwrap.dedent(m["body"]) for m in _FENCE.finditer(section)]
+    return [m["body"] for m in _FENCE.finditer(section)]
+
+
+_HEREDOC = re.compile(r"<<(?!-)\s*(['\"]?)(?P<word>\w+)\1")
+
+
+def test_heredocs_end_when_copied_from_the_raw_file() -> None:
+    """A here-document ends only at its word alone at the start of a line (<<- aside):
+    an indented EOF inside a list item would swallow the rest of the block."""
+    blocks = quick_start_blocks()
+    assert any("<<" in block for block in blocks)
+    for block in blocks:
+        for match in _HEREDOC.finditer(block):
+            assert re.search(rf"^{match['word']}$", block[match.end() :], re.M), block
 
 
 def make_run_recipe() -> list[str]:
@@ -41,7 +54,10 @@ def make_run_recipe() -> list[str]:
         i for i, line in enumerate(lines) if not line.startswith("\t")
     )]]  # fmt: skip
     return [
-        line.replace("$(PY)", ".venv/bin/python").replace("$(VENV)", ".venv")
+        line.replace("$(PY)", ".venv/bin/python")
+        .replace("$(VENV)", ".venv")
+        # No PORT given: the configured port (which the tree fixture moved).
+        .replace(" $(SERVE_PORT)", "")
         for line in recipe
         if "pip install" not in line
     ]

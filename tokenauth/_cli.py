@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from sasl_scram import KafkaPrincipal, ScramError
 from sasl_scram.admin import KafkaConnectionError
-from sasl_scram.cli import CommandUsageError, add_command
+from sasl_scram.cli import CommandError, CommandUsageError, add_command
 from sasl_scram.config import ClientConfig
 from sasl_scram.kafka import ErrorCode
 from tokenauth._client import DelegationTokenClient, TokenRequestError, kafka_exception_text
@@ -28,7 +28,6 @@ from tokenauth._token import DelegationToken, hmac_base64
 
 __all__ = ["register"]
 
-PROG = "kafka-scram delegation-tokens"
 _ROW = "\n{:<15} {:<30} {:<15} {:<15} {:<25} {:<15} {:<15} {:<15}\n"
 _HIDDEN = "[hidden]"
 
@@ -295,6 +294,5 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             args, lambda: DelegationTokenClient.connect(config, args.bootstrap_server), stdout
         )
     except (ScramError, TokenError) as exc:
-        print(f"{PROG}: error: {_error_text(exc)}", file=stderr)
-        return 1
+        raise CommandError(_error_text(exc)) from None
     return 0

@@ -174,7 +174,13 @@ def endpoint_extension(
     sweeper = ExpirySweeper(manager) if config.enabled else None
     if sweeper is not None:
         sweeper.start()
-    log.info("Delegation tokens %s", "enabled" if config.enabled else "disabled (no secret key)")
+    if config.enabled:
+        log.info("Delegation tokens enabled")
+    else:
+        log.info(
+            "Delegation tokens disabled: no delegation.token.secret.key (the token requests "
+            "are refused with DELEGATION_TOKEN_AUTH_DISABLED, as by a Kafka broker)"
+        )
     return build_extension(manager, sweeper=sweeper, on_close=store.close)
 
 

@@ -9,18 +9,6 @@ on nothing of ours).
 
 from __future__ import annotations
 
-from sasl_scram.cli._main import (
-    CommandUsageError,
-    ExitStatus,
-    Handler,
-    add_command,
-    main,
-)
-
-__all__ = [
-    "CommandUsageError",
-    "ExitStatus",
-    "Handler",
-    "add_command",
-    "main",
-]
+# The facade's names are _main's public ones, listed once there.
+from sasl_scram.cli._main import *  # noqa: F403
+from sasl_scram.cli._main import __all__ as __all__

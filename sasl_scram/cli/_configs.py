@@ -18,15 +18,15 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
-from sasl_scram.cli._main import CommandUsageError
-from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
+from sasl_scram.cli._main import CommandError, CommandUsageError
+from sasl_scram.cli._secret import READ_SECRET, read_secret
 from sasl_scram.cli._texts import add_core_command
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import (
@@ -38,7 +38,6 @@ from sasl_scram.store import (
 
 __all__ = ["BACKENDS", "Backend", "Dialect", "open_admin", "register"]
 
-PROG = "kafka-scram configs"
 _INT_MAX = 2**31 - 1
 # How long the command waits for ZooKeeper before failing (our choice).
 ZOOKEEPER_TIMEOUT = 10.0
@@ -49,10 +48,6 @@ _SPLIT_KEY = re.compile(r"\s*=\s*" + _OUTSIDE_BRACKETS)
 _QUOTA_KEYS = frozenset(
     {"producer_byte_rate", "consumer_byte_rate", "request_percentage", "controller_mutation_rate"}
 )
-
-
-class CommandError(Exception):
-    """A one-line error for stderr; exit status 1."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +99,7 @@ class Backend:
 
 def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
     import jaas
-    from sasl_scram.config import parse_properties
+    from sasl_scram.config import read_properties
     from sasl_scram.store import ZooKeeperCredentialStore, ZooKeeperSecurity, ZooKeeperTls
 
     # Like kafka-configs: TLS from --zk-tls-config-file, the SASL login from the
@@ -113,8 +108,7 @@ def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
     tls_file = getattr(args, "zk_tls_config_file", None)
     if tls_file:
         try:
-            props = parse_properties(Path(tls_file).read_text(encoding="utf-8"), tls_file)
-            tls = ZooKeeperTls.from_properties(props)
+            tls = ZooKeeperTls.from_properties(read_properties(tls_file))
         except (ValueError, OSError) as exc:
             raise CommandError(f"--zk-tls-config-file: {exc}") from None
         if tls is None:
@@ -129,8 +123,11 @@ def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
         raise CommandError(f"ZooKeeper login from KAFKA_OPTS: {exc}") from None
     # Lazy mode: the command alters and describes, it never needs every user.
     timeout = getattr(args, "zookeeper_timeout", None) or ZOOKEEPER_TIMEOUT
+    # Only --alter writes: a --describe creates no chroot and no path (and
+    # kazoo's warning that the chroot is missing would be a second line).
+    warnings.filterwarnings("ignore", message="No chroot path exists", category=UserWarning)
     return ZooKeeperCredentialStore(
-        args.zookeeper, mode="lazy", request_timeout=timeout, security=security
+        args.zookeeper, mode="lazy", request_timeout=timeout, security=security, create=args.alter
     )
 
 
@@ -154,7 +151,8 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
         return _open_zookeeper(argparse.Namespace(**{**vars(args), "zookeeper": hosts}))
     try:
         return (
-            open_store(location, poll_interval=0)
+            # Only --alter writes: a --describe creates no file and no folder.
+            open_store(location, poll_interval=0, create=args.alter)
             if location.startswith("sqlite:")
             else (open_store(location))
         )
@@ -282,22 +280,18 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    user = _entity(args)
+    if args.alter and not (args.add_config or args.delete_config):
+        raise CommandUsageError("--alter needs --add-config or --delete-config")
+    if args.alter and user is None:
+        raise CommandUsageError("an entity name (--entity-name or --user) is required with --alter")
+    if args.describe and (args.add_config or args.delete_config):
+        raise CommandUsageError("--add-config and --delete-config are only allowed with --alter")
     try:
-        user = _entity(args)
-        if args.alter and not (args.add_config or args.delete_config):
-            raise CommandUsageError("--alter needs --add-config or --delete-config")
-        if args.alter and user is None:
-            raise CommandUsageError(
-                "an entity name (--entity-name or --user) is required with --alter"
-            )
-        if args.describe and (args.add_config or args.delete_config):
-            raise CommandUsageError(
-                "--add-config and --delete-config are only allowed with --alter"
-            )
         admin, dialect = open_admin(args)
-    except (CommandError, ScramError) as exc:
-        print(f"{PROG}: error: {_error_text(exc)}", file=stderr)
-        return 1
+    except ScramError as exc:
+        # A failed login names Kafka's exception too (SaslAuthenticationException).
+        raise CommandError(_error_text(exc)) from None
     try:
         if dialect.zookeeper:
             # ConfigCommand's banner for its ZooKeeper path (a diagnostic: stderr).
@@ -311,9 +305,8 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             assert user is not None
             return _alter(admin, dialect, user, args, stdin, stdout, stderr)
         return _describe(admin, user, stdout, stderr)
-    except (CommandError, ScramError) as exc:
-        print(f"{PROG}: error: {_error_text(exc)}", file=stderr)
-        return 1
+    except ScramError as exc:
+        raise CommandError(_error_text(exc)) from None
     finally:
         close = getattr(admin, "close", None)
         if callable(close):
@@ -322,7 +315,7 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
 
 def _entity(args: argparse.Namespace) -> str | None:
     if args.entity_default or args.user_defaults:
-        raise CommandError(
+        raise CommandUsageError(
             "The use of --entity-default or --user-defaults is not allowed with User SCRAM "
             "Credentials using --bootstrap-server."
         )
@@ -342,7 +335,7 @@ def _entity(args: argparse.Namespace) -> str | None:
 def _parse_add_config(text: str) -> dict[str, str]:
     pairs = [_SPLIT_KEY.split(pair) for pair in _SPLIT_PAIRS.split(text)]
     if not all(len(p) == 2 for p in pairs):
-        raise CommandError(
+        raise CommandUsageError(
             "requirement failed: Invalid entity config: all configs to be added must be in "
             "the format \"key=val\". (e.g. --add-config 'SCRAM-SHA-512=[password=-]')"
         )
@@ -360,28 +353,23 @@ def _upsertions(
         match = dialect.credential_value.fullmatch(value)
         if match is None:
             # Kafka echoes the value here; it holds the password, so we do not.
-            raise CommandError(f"Invalid credential property {mech.java_name}=[hidden]")
+            raise CommandUsageError(f"Invalid credential property {mech.java_name}=[hidden]")
         raw_iterations, password = match.group(1), match.group(2)
         iterations = MIN_ITERATIONS
         if raw_iterations:
             iterations = int(raw_iterations)
             if iterations > _INT_MAX:
-                raise CommandError(f"Invalid credential property {mech.java_name}=[hidden]")
+                raise CommandUsageError(f"Invalid credential property {mech.java_name}=[hidden]")
             if iterations == -1:
                 iterations = MIN_ITERATIONS  # the admin path treats -1 as the default
             elif iterations < MIN_ITERATIONS:
-                raise CommandError(dialect.too_few(iterations, mech))
+                raise CommandUsageError(dialect.too_few(iterations, mech))
         if password == READ_SECRET:
             if not stdin_password:
-                try:
-                    stdin_password.append(
-                        read_secret(stdin, f"Password for {user}: ", confirm=True)
-                    )
-                except SecretMismatch as exc:
-                    raise CommandError(str(exc)) from None
+                stdin_password.append(read_secret(stdin, f"Password for {user}: ", confirm=True))
             password = stdin_password[0]
         if not password:
-            raise CommandError(dialect.empty_password)
+            raise CommandUsageError(dialect.empty_password)
         result.append(ScramUpsertion.from_password(user, mech, password, iterations))
     return result
 
@@ -405,13 +393,13 @@ def _alter(
     foreign = [k for k in [*added, *deleted] if k not in names]
     if foreign:
         if dialect.zookeeper and all(k in _QUOTA_KEYS for k in foreign):
-            raise CommandError(
+            raise CommandUsageError(
                 "requirement failed: --bootstrap-server option must be specified to update "
                 f"users configs: {{add: {{{', '.join(sorted(added))}}}, delete: "
                 f"[{', '.join(deleted)}]}}. User configuration updates using ZooKeeper are "
                 "only supported for SCRAM credential updates."
             )
-        raise CommandError(
+        raise CommandUsageError(
             f"Invalid config(s): {','.join(foreign)}. Only "
             f"{' and '.join(ScramMechanism.names())} can be altered by this command."
         )

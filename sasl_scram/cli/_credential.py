@@ -11,10 +11,9 @@ from typing import Any, TextIO
 
 from sasl_scram._b64 import Base64Error, java_b64decode
 from sasl_scram._credential import ScramCredential
-from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
 from sasl_scram.cli._main import CommandUsageError
-from sasl_scram.cli._secret import READ_SECRET, SecretMismatch, read_secret
+from sasl_scram.cli._secret import READ_SECRET, read_secret
 from sasl_scram.cli._texts import add_core_command
 
 __all__ = ["register"]
@@ -62,19 +61,11 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             raise CommandUsageError("--salt-base64 must not be empty")
     password: str = args.password
     if password == READ_SECRET:
-        try:
-            password = read_secret(stdin, confirm=True)
-        except SecretMismatch as exc:
-            print(f"kafka-scram credential: error: {exc}", file=stderr)
-            return 1
+        password = read_secret(stdin, confirm=True)
     if not password:
-        raise CommandUsageError("the password must not be empty; give one or type it after -")
-    try:
-        credential = ScramCredential.from_password(
-            mechanism, password, iterations=args.iterations, salt=salt
-        )
-    except ScramError as exc:
-        print(f"kafka-scram credential: error: {exc}", file=stderr)
-        return 1
+        raise CommandUsageError("the password must not be empty; give one or - to type it")
+    credential = ScramCredential.from_password(
+        mechanism, password, iterations=args.iterations, salt=salt
+    )
     print(credential.to_kafka_string(), file=stdout)
     return 0

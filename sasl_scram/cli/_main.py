@@ -7,15 +7,18 @@ callable ``register(subparsers)`` that adds one subparser with :func:`add_comman
 (``jaas``, which depends on nothing of ours, does the same itself), whose
 ``handler(args, stdin, stdout, stderr) -> int`` runs the command.
 
-Exit codes follow Kafka's tools: 0 on success, 1 on error, 2 for a usage error.
-Every error is one line, ``kafka-scram <command>: error: <problem and fix>``, on
-stderr; an unexpected exception is reported the same way, with its traceback
-only under ``--debug`` (docs/architecture.md, "The command line").
+Exit codes: 0 on success, then one rule for every command, the table
+:data:`EXIT_RULES`: what the user gave wrongly is a usage error (2), what went
+wrong in the world a failure (1), Ctrl-C 130. Every error is one line,
+``kafka-scram <command>: error: <problem and fix>``, on stderr; an unexpected
+exception is reported the same way, with its traceback only under ``--debug``
+(docs/architecture.md, "The command line").
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import enum
 import sys
 import traceback
@@ -23,7 +26,17 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, entry_points, version
 from typing import Any, NoReturn, TextIO
 
-__all__ = ["CommandUsageError", "ExitStatus", "Handler", "add_command", "main"]
+from sasl_scram._errors import ScramError
+
+__all__ = [
+    "EXIT_RULES",
+    "CommandError",
+    "CommandUsageError",
+    "ExitStatus",
+    "Handler",
+    "add_command",
+    "main",
+]
 
 ENTRY_POINT_GROUP = "kafka_scram.commands"
 
@@ -32,6 +45,8 @@ class ExitStatus(enum.IntEnum):
     SUCCESS = 0
     ERROR = 1
     USAGE = 2
+    #: 128 + SIGINT, what a shell reports for a command Ctrl-C stopped.
+    INTERRUPTED = 130
 
 
 class UsageError(Exception):
@@ -40,15 +55,97 @@ class UsageError(Exception):
 
 class CommandUsageError(Exception):
     """A handler's usage error, found after parsing (options that cannot go
-    together, a value out of range): :func:`main` prints it as
-    ``kafka-scram <command>: error: <message>`` and exits 2."""
+    together, a value out of range or malformed, an empty secret): :func:`main`
+    prints it as ``kafka-scram <command>: error: <message>`` and exits 2."""
+
+
+class CommandError(Exception):
+    """A handler's failure (a file, the network, a server, a store): :func:`main`
+    prints it as ``kafka-scram <command>: error: <message>`` and exits 1."""
+
+
+#: The one exit-code rule, first match wins: (error, exit status, what it covers).
+#: Usage errors are what the user gave wrongly, on the command line or as a
+#: secret read for ``-``; failures are what went wrong in the world.
+EXIT_RULES: tuple[tuple[type[BaseException], ExitStatus, str], ...] = (
+    (
+        UsageError,
+        ExitStatus.USAGE,
+        "the command line does not parse: an unknown or misspelled option (reported before "
+        "a missing required one), a missing option or value, a value of the wrong type or "
+        "not among the choices",
+    ),
+    (
+        CommandUsageError,
+        ExitStatus.USAGE,
+        "options that cannot go together or need another, a value out of range or malformed "
+        "(--add-config, --override, a mechanism name, iterations, base64, a principal), an "
+        "empty, missing or unconfirmed secret",
+    ),
+    (KeyboardInterrupt, ExitStatus.INTERRUPTED, "Ctrl-C"),
+    (
+        CommandError,
+        ExitStatus.ERROR,
+        "a file that cannot be read or holds a bad value, a store, a server or the network "
+        "failing, a server refusing the request",
+    ),
+    (ScramError, ExitStatus.ERROR, "the same failures, raised by the library"),
+    (Exception, ExitStatus.ERROR, "an error no command expected (its type is named)"),
+)
+
+
+def exit_status(exc: BaseException) -> ExitStatus:
+    """The status :data:`EXIT_RULES` gives ``exc``."""
+    return next(status for kind, status, _ in EXIT_RULES if isinstance(exc, kind))
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are a single line and never exit the process."""
+    """An ArgumentParser whose errors are a single line and never exit the process.
+
+    Each (sub)command reports its own unknown arguments, so the error names the
+    command; an unknown option is reported before a missing required one (it
+    is often that option, misspelled), with the closest known option.
+    """
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: error: {message}")
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        try:
+            parsed, extras = super().parse_known_args(args, namespace)
+        except UsageError:
+            extras = self._extras_without_requirements(args)
+            if not extras:
+                raise
+        if extras:
+            self.error(self._unrecognized(extras))
+        return parsed, extras
+
+    def _extras_without_requirements(self, args: Sequence[str] | None) -> list[str]:
+        """The unknown arguments, found by parsing again with nothing required."""
+        items: list[argparse.Action | argparse._MutuallyExclusiveGroup] = [
+            *self._actions,
+            *self._mutually_exclusive_groups,
+        ]
+        saved = [item.required for item in items]
+        try:
+            for item in items:
+                item.required = False
+            return super().parse_known_args(args, argparse.Namespace())[1]
+        except UsageError:
+            return []
+        finally:
+            for item, was in zip(items, saved, strict=True):
+                item.required = was
+
+    def _unrecognized(self, extras: list[str]) -> str:
+        message = f"unrecognized arguments: {' '.join(extras)}"
+        unknown = next((e.split("=", 1)[0] for e in extras if e.startswith("--")), None)
+        known = [o for a in self._actions for o in a.option_strings if o.startswith("--")]
+        close = difflib.get_close_matches(unknown, known, n=1, cutoff=0.7) if unknown else []
+        return f"{message} (did you mean {close[0]}?)" if close else message
 
 
 Handler = Callable[[argparse.Namespace, TextIO, TextIO, TextIO], int]
@@ -165,22 +262,23 @@ def main(
     handler: Handler = args.handler
     try:
         return int(handler(args, stdin, stdout, stderr))
-    except CommandUsageError as exc:
-        print(f"kafka-scram {args.command}: error: {exc}", file=stderr)
-        return ExitStatus.USAGE
-    except KeyboardInterrupt:
-        print(f"kafka-scram {args.command}: error: interrupted", file=stderr)
-        return ExitStatus.ERROR
-    except Exception as exc:
-        # Whatever a handler did not expect still ends in one line, not a traceback.
-        if _debugging(args):
-            traceback.print_exc(file=stderr)
-        print(
-            f"kafka-scram {args.command}: error: {type(exc).__name__}: {exc} "
-            "(run again with --debug for the traceback)",
-            file=stderr,
-        )
-        return ExitStatus.ERROR
+    except (Exception, KeyboardInterrupt) as exc:
+        status = exit_status(exc)
+        print(f"kafka-scram {args.command}: error: {_problem(exc, args, stderr)}", file=stderr)
+        return status
+
+
+def _problem(exc: BaseException, args: argparse.Namespace, stderr: TextIO) -> str:
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(exc, (CommandUsageError, CommandError, ScramError)):
+        return str(exc)
+    # Whatever a handler did not expect still ends in one line, not a traceback.
+    debugging = _debugging(args)
+    if debugging:
+        traceback.print_exc(file=stderr)
+    hint = "" if debugging else " (run again with --debug for the traceback)"
+    return f"{type(exc).__name__}: {exc}{hint}"
 
 
 def _debugging(args: argparse.Namespace) -> bool:

@@ -8,7 +8,9 @@ import asyncio
 import dataclasses
 import logging
 import os
+import shutil
 import signal
+import sys
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -67,6 +69,19 @@ def run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
     return asyncio.run(main)
 
 
+def runnable_command() -> str:
+    """How to run this very ``kafka-scram`` from the current directory, as typed in a
+    shell: the bare name only when PATH finds this executable (``make run`` starts
+    ``.venv/bin/kafka-scram``, which is not on PATH)."""
+    exe = sys.argv[0]
+    if Path(exe).name != "kafka-scram" or not os.path.isfile(exe):
+        return "kafka-scram"
+    found = shutil.which("kafka-scram")
+    if found and os.path.samefile(found, exe):
+        return "kafka-scram"
+    return exe if "/" in exe and not os.path.isabs(exe) else os.path.abspath(exe)
+
+
 def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
     state = "created" if files.created else "already exists"
     return (
@@ -80,7 +95,7 @@ def how_to_connect(files: BootstrapFiles, bootstrap: str) -> str:
         f"  admin = AdminClient(client_config({str(files.client_properties)!r}))\n"
         "  print(admin.list_topics(timeout=10).brokers)\n"
         "Add a user:\n"
-        f"  kafka-scram configs --bootstrap-server {bootstrap} --command-config "
+        f"  {runnable_command()} configs --bootstrap-server {bootstrap} --command-config "
         f"{files.client_properties} --alter --add-config 'SCRAM-SHA-512=[password=-]' "
         "--entity-type users --entity-name alice\n"
     )
@@ -90,9 +105,13 @@ def cannot_listen(config: EndpointConfig, exc: OSError) -> ScramConfigError:
     """A port in use or an address not on this host: a configuration problem."""
     listeners = ",".join(str(entry) for entry in config.listeners)
     cause = f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
+    # A pinned advertised.listeners must move with the port, or clients go to the old one.
+    both = bool(config.properties.get("advertised.listeners", "").strip())
+    keys = "'listeners' and 'advertised.listeners'" if both else "'listeners'"
+    flags = "--override listeners=..." + (" --override advertised.listeners=..." if both else "")
     return ScramConfigError(
         f"cannot listen on {listeners}: {cause}; stop the process using "
-        "the port or choose another in 'listeners' (--override listeners=...)"
+        f"the port or choose another in {keys} ({flags})"
     )
 
 

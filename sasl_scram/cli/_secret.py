@@ -9,27 +9,63 @@ confirm it; from a pipe it is one line.
 from __future__ import annotations
 
 import getpass
+import sys
 from typing import TextIO
 
-__all__ = ["READ_SECRET", "SecretMismatch", "read_secret"]
+from sasl_scram.cli._main import CommandUsageError
+
+__all__ = ["READ_SECRET", "read_secret"]
 
 #: The value that means "read the secret instead of taking it from the command line".
 READ_SECRET = "-"  # noqa: S105 - a marker, not a secret
-
-
-class SecretMismatch(Exception):
-    """The confirmation typed on the terminal differs from the first entry."""
 
 
 def read_secret(stdin: TextIO, prompt: str = "Password: ", *, confirm: bool = False) -> str:
     """Read one secret from ``stdin``: prompted without echo on a terminal.
 
     Raises:
-        SecretMismatch: ``confirm`` and the two entries differ.
+        CommandUsageError: no secret (an empty line, the end of the input), or
+            ``confirm`` and the two entries differ.
     """
     if not stdin.isatty():
-        return stdin.readline().rstrip("\r\n")
-    secret = getpass.getpass(prompt)
-    if confirm and getpass.getpass("Confirm " + prompt[:1].lower() + prompt[1:]) != secret:
-        raise SecretMismatch("the two passwords differ; run the command again")
+        line = stdin.readline()
+        if not line:
+            raise CommandUsageError(
+                "no password given: standard input ended before a line was read; "
+                "pipe the password as one line, or run on a terminal to be prompted"
+            )
+        secret = line.rstrip("\r\n")
+        if not secret:
+            raise CommandUsageError("no password given: the line read from standard input is empty")
+        return secret
+    secret = _prompt(prompt)
+    if not secret:
+        raise CommandUsageError("no password given")
+    if confirm and _prompt("Confirm " + prompt[:1].lower() + prompt[1:]) != secret:
+        raise CommandUsageError("the two passwords differ; run the command again")
     return secret
+
+
+def _prompt(prompt: str) -> str:
+    """``getpass``; Ctrl-D is "no password given", Ctrl-C goes on as KeyboardInterrupt.
+
+    Either way the prompt's line is ended first (getpass ends it only after a
+    line was typed), so the error that follows starts a line of its own.
+    """
+    try:
+        return getpass.getpass(prompt)
+    except EOFError:
+        _end_prompt_line()
+        raise CommandUsageError("no password given") from None
+    except KeyboardInterrupt:
+        _end_prompt_line()
+        raise
+
+
+def _end_prompt_line() -> None:
+    # getpass prompts on the controlling terminal when there is one, else on stderr.
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
+            tty.write("\n")
+    except OSError:
+        sys.stderr.write("\n")

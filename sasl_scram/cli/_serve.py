@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 from typing import Any, TextIO
 
-from sasl_scram._errors import ScramConfigError, ScramError
+from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._process import LOG_FORMAT, run_loop, serve
 from sasl_scram.cli._texts import add_core_command
-from sasl_scram.config import Properties, parse_properties
+from sasl_scram.config import Properties, read_properties
 from sasl_scram.endpoint import EndpointConfig
 
 __all__ = ["register"]
@@ -41,16 +40,12 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def load_properties(path: str, overrides: list[str]) -> Properties:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScramConfigError(f"cannot read {path}: {exc.strerror}") from None
-    props = parse_properties(text, path)
+    props = read_properties(path)
     for item in overrides:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             # The argument is not echoed: it may be a secret typed without its key.
-            raise ScramConfigError("--override expects KEY=VALUE")
+            raise CommandUsageError("--override expects KEY=VALUE")
         props.set(key.strip(), value, "--override")
     return props
 
@@ -61,15 +56,12 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         stream=stderr,
         format=LOG_FORMAT,
     )
-    try:
-        # Every key is parsed once, here, before the loop is chosen: a bad value
-        # is reported with its file and line, whichever key it is.
-        config = EndpointConfig.from_properties(load_properties(args.config, args.override))
-        if config.workers > 1:
-            from sasl_scram.cli._workers import Supervisor
+    # Every key is parsed once, here, before the loop is chosen: a bad value
+    # is reported with its file and line, whichever key it is. An error is
+    # main's one line (EXIT_RULES).
+    config = EndpointConfig.from_properties(load_properties(args.config, args.override))
+    if config.workers > 1:
+        from sasl_scram.cli._workers import Supervisor
 
-            return Supervisor(config, stdout, stderr).run()
-        return run_loop(serve(config, stdout), config.event_loop)
-    except ScramError as exc:
-        print(f"kafka-scram serve: error: {exc}", file=stderr)
-        return 1
+        return Supervisor(config, stdout, stderr).run()
+    return run_loop(serve(config, stdout), config.event_loop)

@@ -50,7 +50,7 @@ COMMANDS = {
   kafka-scram serve --config config/server.properties
   kafka-scram serve --config config/server.properties --override listeners=SASL_PLAINTEXT://127.0.0.1:9093
 
-The keys, their defaults and what each accepts: docs/architecture.md.""",
+The keys, their defaults and what each accepts: docs/configuration.md.""",
     ),
 }
 

@@ -27,7 +27,9 @@ from sasl_scram.config._principal import (
 )
 from sasl_scram.config._properties import (
     Properties,
+    format_properties,
     parse_properties,
+    read_properties,
 )
 
 __all__ = [
@@ -40,9 +42,11 @@ __all__ = [
     "Properties",
     "boolean",
     "choice",
+    "format_properties",
     "integer",
     "parse_properties",
     "read_keys",
+    "read_properties",
     "suggest_key",
     "text",
 ]

@@ -15,7 +15,7 @@ from pathlib import Path
 import jaas
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
-from sasl_scram.config._properties import parse_properties
+from sasl_scram.config._properties import read_properties
 
 __all__ = ["ClientConfig", "ClientConfigError"]
 
@@ -69,10 +69,10 @@ class ClientConfig:
     @classmethod
     def from_file(cls, path: str | Path) -> ClientConfig:
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ClientConfigError(f"cannot read {path}: {exc.strerror}") from None
-        return cls.from_properties(parse_properties(text, str(path)))
+            props = read_properties(path)
+        except ScramConfigError as exc:
+            raise ClientConfigError(str(exc)) from None
+        return cls.from_properties(props)
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> ClientConfig:

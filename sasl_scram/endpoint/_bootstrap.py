@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 import jaas
+from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.config import format_properties, read_properties
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ScramAdmin, ScramUpsertion
 
@@ -31,11 +34,11 @@ class BootstrapFiles:
     kcat_config: Path
 
 
-def _write_private(path: Path, text: str) -> None:
+def _write_private(path: Path, text: str, encoding: str = "utf-8") -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
+    with os.fdopen(fd, "w", encoding=encoding) as f:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
@@ -57,6 +60,29 @@ def _warn_if_shared(path: Path) -> None:
         )
 
 
+_BOOTSTRAP_LINE = re.compile(r"^[ \t\f]*bootstrap\.servers[ \t\f]*[=:\s].*$", re.MULTILINE)
+
+
+def _follow_address(path: Path, bootstrap: str) -> None:
+    """Point a file written at an earlier start to where the endpoint now listens.
+
+    The files keep the password of that start; only ``bootstrap.servers``
+    changes, so that a client reading them after a port change (``--override
+    listeners=...``) goes to the port that serves.
+    """
+    try:
+        current = read_properties(path).get("bootstrap.servers")
+    except ScramConfigError:
+        return  # no file (removed by its owner): nothing to follow
+    if current is None or current == bootstrap:
+        return
+    # Byte for byte: ISO-8859-1 maps every byte to one character and back.
+    text = path.read_text(encoding="latin-1")
+    text = _BOOTSTRAP_LINE.sub(f"bootstrap.servers={bootstrap}", text, count=1)
+    _write_private(path, text, encoding="latin-1")
+    log.info("%s: bootstrap.servers changed from %s to %s", path, current, bootstrap)
+
+
 def ensure_bootstrap_user(
     store: ScramAdmin,
     user: str,
@@ -71,6 +97,7 @@ def ensure_bootstrap_user(
     if exists:
         for path in (properties_path, kcat_path):
             _warn_if_shared(path)
+            _follow_address(path, bootstrap)
         return BootstrapFiles(user, False, properties_path, kcat_path)
     password = secrets.token_urlsafe(24)
     results = store.alter(
@@ -82,10 +109,15 @@ def ensure_bootstrap_user(
     mechanism = mechanisms[-1].mechanism_name
     _write_private(
         properties_path,
-        f"bootstrap.servers={bootstrap}\n"
-        "security.protocol=SASL_PLAINTEXT\n"
-        f"sasl.mechanism={mechanism}\n"
-        f"sasl.jaas.config={jaas.scram_login_line(user, password)}\n",
+        format_properties(
+            {
+                "bootstrap.servers": bootstrap,
+                "security.protocol": "SASL_PLAINTEXT",
+                "sasl.mechanism": mechanism,
+                "sasl.jaas.config": jaas.scram_login_line(user, password),
+            }
+        ),
+        encoding="ascii",
     )
     _write_private(
         kcat_path,

@@ -237,7 +237,27 @@ def _optional_integer(minimum: int) -> Parser:
 
 
 _INT0, _INT1 = "an integer >= 0", "an integer >= 1"
-_ZK = "read by the ZooKeeper store (docs/stores.md)"
+# What each ZooKeeper login and TLS key does (docs/stores.md has the details).
+_ZK_DOCS = {
+    "zookeeper.session.timeout.ms": "ZooKeeper session timeout (empty: 18 s, as in Kafka)",
+    "zookeeper.connection.timeout.ms": (
+        "bound on connecting and on each ZooKeeper request (empty: the session timeout)"
+    ),
+    JAAS_FILE_KEY: "JAAS file whose Client section (DigestLoginModule) logs in to ZooKeeper",
+    CONTEXT_KEY: "the JAAS section of that file to log in with (default Client)",
+    SET_ACL_KEY: "true: the znodes we create get Kafka's secure ACLs (needs SASL or TLS)",
+    "zookeeper.ssl.client.enable": "true: connect to ZooKeeper over TLS",
+    "zookeeper.clientCnxnSocket": "Kafka's Netty socket class for TLS; accepted, not needed here",
+    "zookeeper.ssl.endpoint.identification.algorithm": (
+        "HTTPS (the default) checks ZooKeeper's host name, empty does not"
+    ),
+    "zookeeper.ssl.keystore.location": "client certificate and key for TLS to ZooKeeper (PEM)",
+    "zookeeper.ssl.keystore.password": "password of the keystore's key",
+    "zookeeper.ssl.keystore.type": "the keystore's type: PEM only (JKS, PKCS12 refused)",
+    "zookeeper.ssl.truststore.location": "CA certificates that verify ZooKeeper (PEM)",
+    "zookeeper.ssl.truststore.password": "password of the truststore",
+    "zookeeper.ssl.truststore.type": "the truststore's type: PEM only (JKS, PKCS12 refused)",
+}
 _SSL = "for SASL_SSL listeners (PEM only)"
 _ANY = "any text"
 
@@ -369,10 +389,12 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "host:port[,host:port][/chroot]",
         "Kafka's ZooKeeper, as the credential store",
     ),
-    ConfigKey("zookeeper.session.timeout.ms", "", _optional_integer(1), _INT1, _ZK),
-    ConfigKey("zookeeper.connection.timeout.ms", "", _optional_integer(1), _INT1, _ZK),
     *(
-        ConfigKey(key, None, text, _ANY, _ZK, secret="password" in key)
+        ConfigKey(key, "", _optional_integer(1), _INT1, _ZK_DOCS[key])
+        for key in ("zookeeper.session.timeout.ms", "zookeeper.connection.timeout.ms")
+    ),
+    *(
+        ConfigKey(key, None, text, _ANY, _ZK_DOCS[key], secret="password" in key)
         for key in sorted({SET_ACL_KEY, CONTEXT_KEY, JAAS_FILE_KEY, *TLS_KEYS})
     ),
     ConfigKey(
@@ -408,11 +430,15 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         f"auto (one per core this process may use) or an integer from 1 to {MAX_WORKERS}",
         "worker processes serving the listeners",
     ),
-    ConfigKey("ssl.keystore.type", None, text, "PEM", _SSL),
-    ConfigKey("ssl.keystore.location", None, text, "a PEM file path", _SSL),
-    ConfigKey("ssl.keystore.certificate.chain", None, text, "PEM text", _SSL),
-    ConfigKey("ssl.keystore.key", None, text, "PEM text", _SSL, secret=True),
-    ConfigKey("ssl.key.password", None, text, _ANY, _SSL, secret=True),
+    ConfigKey("ssl.keystore.type", None, text, "PEM", f"the keystore's type, {_SSL}"),
+    ConfigKey(
+        "ssl.keystore.location", None, text, "a PEM file path", f"certificate and key, {_SSL}"
+    ),
+    ConfigKey(
+        "ssl.keystore.certificate.chain", None, text, "PEM text", f"the certificates, {_SSL}"
+    ),
+    ConfigKey("ssl.keystore.key", None, text, "PEM text", f"the key, {_SSL}", secret=True),
+    ConfigKey("ssl.key.password", None, text, _ANY, f"password of the key, {_SSL}", secret=True),
 )
 
 
@@ -429,6 +455,51 @@ def _warn_unknown(
         hint = f"; did you mean {close!r}?" if close else ""
         where = f"{origins[key]}: " if key in origins else ""
         log.warning("%sUnknown configuration key %r is ignored%s", where, key, hint)
+
+
+def _warn_shared_secrets(
+    table: Sequence[ConfigKey], given: Mapping[str, str], origins: Mapping[str, str]
+) -> None:
+    """A WARNING for each file holding a secret key that group or others may read or
+    write, as the SQLite store and the bootstrap files get: the value lets anyone
+    forge tokens or decrypt the keystore."""
+    secrets_by_file: dict[str, list[str]] = {}
+    for key in table:
+        origin = origins.get(key.name, "--override") if key.name in given else "--override"
+        if key.secret and origin != "--override":
+            secrets_by_file.setdefault(origin.rsplit(":", 1)[0], []).append(key.name)
+    for path, names in secrets_by_file.items():
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except OSError:
+            continue
+        if mode & 0o077:
+            log.warning(
+                "%s is readable or writable by group or others (mode %o) and holds %s: "
+                "run chmod 600 on it",
+                path, mode, ", ".join(names),
+            )  # fmt: skip
+
+
+def _warn_advertised_elsewhere(
+    listeners: Sequence[Listener], advertised: Mapping[str, Listener], origins: Mapping[str, str]
+) -> None:
+    """A WARNING when ``listeners`` and ``advertised.listeners`` were set in different
+    places (a file and ``--override``) and send clients to another port or host
+    than the one that serves: the case of a port changed with one override."""
+    where_bound, where_told = origins.get("listeners"), origins.get("advertised.listeners")
+    if where_bound is None or where_told is None or where_bound == where_told:
+        return
+    for entry in listeners:
+        told = advertised[entry.name]
+        if entry.port and (told.host, told.port) != (entry.host, entry.port):
+            log.warning(
+                "%s: advertised.listeners sends clients to %s, but listeners (%s) serves "
+                "%s: clients will try the advertised address; set both keys "
+                "(--override listeners=%s --override advertised.listeners=%s) or remove "
+                "advertised.listeners, which then follows listeners",
+                where_told, told, where_bound, entry, entry, entry,
+            )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -499,7 +570,9 @@ class EndpointConfig:
         origins: Mapping[str, str] = getattr(given, "origins", {})
         table = (*ENDPOINT_KEYS, *(extension_keys() if extra_keys is None else extra_keys))
         _warn_unknown(given, [key.name for key in table], origins)
+        _warn_shared_secrets(table, given, origins)
         v = read_keys(table, given, origins)
+        _warn_advertised_elsewhere(v["listeners"], v["advertised.listeners"], origins)
         props = {key.name: key.default for key in ENDPOINT_KEYS if key.default is not None}
         props.update(given)
         location, zk_options = _store(v, props)

@@ -117,6 +117,8 @@ def load_extensions(
         else:
             extension = factory(properties)
         if extension is not None:
-            log.info("Endpoint extension %s enabled", extension.name)
+            # "loaded", not "enabled": the extension says itself what it enables
+            # (delegation tokens stay disabled without their secret key).
+            log.info("Endpoint extension %s loaded", extension.name)
             extensions.append(extension)
     return extensions

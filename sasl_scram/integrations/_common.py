@@ -9,14 +9,27 @@ mechanisms ignore. That is where the credentials provider travels.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sasl_scram.integrations._config import ConfigSource, bootstrap_list, resolve
 from sasl_scram.integrations._credentials import CredentialsSource
 from sasl_scram.integrations._errors import IntegrationError
 
-__all__ = ["client_kwargs"]
+__all__ = ["client_kwargs", "installed_while"]
+
+
+@contextmanager
+def installed_while(
+    install: Callable[..., None], uninstall: Callable[[], None], **options: Any
+) -> Iterator[None]:
+    """``install(**options)`` for the duration of a ``with`` block, then ``uninstall()``."""
+    install(**options)
+    try:
+        yield
+    finally:
+        uninstall()
 
 
 def client_kwargs(

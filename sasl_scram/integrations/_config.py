@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeAlias
 
-from sasl_scram.config import ClientConfig, ClientConfigError, parse_properties
+from sasl_scram._errors import ScramConfigError
+from sasl_scram.config import ClientConfig, ClientConfigError, read_properties
 from sasl_scram.integrations._credentials import (
     CredentialsProvider,
     CredentialsSource,
@@ -39,10 +40,9 @@ def _properties(source: str | os.PathLike[str] | Mapping[str, str]) -> tuple[dic
         return dict(source), "<properties>"
     path = Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ClientConfigError(f"cannot read {path}: {exc.strerror}") from None
-    return parse_properties(text, str(path)), str(path)
+        return read_properties(path), str(path)
+    except ScramConfigError as exc:
+        raise ClientConfigError(str(exc)) from None
 
 
 def load_client_config(source: ConfigSource, *, require_jaas: bool = True) -> ClientConfig:

@@ -20,6 +20,7 @@ from typing import Protocol, TypeAlias, runtime_checkable
 
 import jaas
 from sasl_scram._client import ScramClient
+from sasl_scram._errors import ScramConfigError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import ClientConfig
@@ -188,13 +189,12 @@ class PropertiesFileCredentials:
         return f"PropertiesFileCredentials({str(self._path)!r})"
 
     def scram_credentials(self) -> ScramCredentials:
-        from sasl_scram.config import parse_properties
+        from sasl_scram.config import read_properties
 
         try:
-            text = self._path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CredentialsError(f"cannot read {self._path}: {exc.strerror}") from None
-        line = parse_properties(text, str(self._path)).get("sasl.jaas.config")
+            line = read_properties(self._path).get("sasl.jaas.config")
+        except ScramConfigError as exc:
+            raise CredentialsError(str(exc)) from None
         if not line:
             raise CredentialsError(f"{self._path}: sasl.jaas.config is missing")
         return ScramCredentials.from_jaas(line)

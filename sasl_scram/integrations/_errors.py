@@ -7,9 +7,20 @@ do. Messages name the key or the capability, never a secret.
 
 from __future__ import annotations
 
-from sasl_scram._errors import ScramConfigError
+from sasl_scram._errors import ScramConfigError, ScramError, ScramServerError
 
-__all__ = ["CredentialsError", "IntegrationError", "UnsupportedByClient"]
+__all__ = ["CredentialsError", "IntegrationError", "UnsupportedByClient", "refusal"]
+
+
+def refusal(exc: ScramError) -> str:
+    """What a client library's authentication error says for a failed exchange.
+
+    An ``e=`` reply is the server's own words (RFC 5802 section 7) and safe to
+    show; any other SCRAM error message names the problem, never a secret.
+    """
+    if isinstance(exc, ScramServerError):
+        return f"server refused the login: e={exc.error}"
+    return str(exc)
 
 
 class IntegrationError(ScramConfigError):

@@ -16,6 +16,12 @@ provider is asked at every login and re-authentication, and may be
 ``async``. As in aiokafka, the PBKDF2 work runs in the loop's default
 executor, never on the event loop.
 
+A refused login ends ``start()`` with aiokafka's ``SaslAuthenticationFailed``
+itself, as Kafka's Java client raises ``SaslAuthenticationException``:
+``AIOKafkaClient.bootstrap`` logs each host's failure and raises a generic
+"Unable to bootstrap", so :func:`install` also wraps it to raise the refusal
+when a login was refused (a network error still gives aiokafka's own error).
+
 Example::
 
     from aiokafka import AIOKafkaConsumer
@@ -28,17 +34,18 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import logging
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from typing import Any, cast
 
 from sasl_scram._client import ScramClient
-from sasl_scram._errors import ScramError, ScramServerError
+from sasl_scram._errors import ScramError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.integrations import _common
@@ -49,7 +56,7 @@ from sasl_scram.integrations._credentials import (
     CredentialsSource,
     fetch_credentials_async,
 )
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError, refusal
 
 __all__ = [
     "ScramAuthenticator",
@@ -68,6 +75,10 @@ _originals: dict[str, Callable[..., Any]] = {}
 # Connections' re-authentication schedules, to stop them at uninstall().
 _sessions: weakref.WeakSet[ConnectionReauth] = weakref.WeakSet()
 _key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
+# The logins refused during the current bootstrap (set by the wrapped bootstrap).
+_refusals: contextvars.ContextVar[list[Exception] | None] = contextvars.ContextVar(
+    "scram_aiokafka_refusals", default=None
+)
 
 
 def _auth_failed(message: str) -> Exception:
@@ -112,12 +123,10 @@ class ScramAuthenticator:
         """Advance the exchange with the server's last message (``None`` at first)."""
         try:
             return await self._step(payload)
-        except ScramServerError as exc:
-            raise _auth_failed(f"server refused the login: e={exc.error}") from None
         except CredentialsError as exc:
             raise _auth_failed(str(exc)) from exc
         except ScramError as exc:
-            raise _auth_failed(str(exc)) from None
+            raise _auth_failed(refusal(exc)) from None
 
     async def _step(self, payload: bytes | None) -> tuple[bytes, bool] | None:
         if self._client is None:
@@ -152,6 +161,42 @@ def _authenticator_scram(self: Any) -> Any:
 async def _do_sasl_handshake(self: Any) -> None:
     """Replacement for ``AIOKafkaConnection._do_sasl_handshake``: the first
     login, then KIP-368 re-authentication planned from its session lifetime."""
+    try:
+        await _first_login(self)
+    except Exception as exc:
+        refusals = _refusals.get()
+        if refusals is not None and isinstance(exc, _auth_failed_type()):
+            refusals.append(exc)
+        raise
+
+
+async def _bootstrap(self: Any) -> None:
+    """Replacement for ``AIOKafkaClient.bootstrap``: a refused login is the error."""
+    refusals: list[Exception] = []
+    reset = _refusals.set(refusals)
+    try:
+        await _originals["bootstrap"](self)
+    except _connection_error_type():
+        if refusals:
+            raise refusals[-1] from None
+        raise
+    finally:
+        _refusals.reset(reset)
+
+
+def _auth_failed_type() -> type[Exception]:
+    import aiokafka.errors
+
+    return cast(type[Exception], aiokafka.errors.SaslAuthenticationFailed)
+
+
+def _connection_error_type() -> type[Exception]:
+    import aiokafka.errors
+
+    return cast(type[Exception], aiokafka.errors.KafkaConnectionError)
+
+
+async def _first_login(self: Any) -> None:
     login = _originals["_do_sasl_handshake"]
     if not isinstance(self._sasl_oauth_token_provider, CredentialsProvider):
         await login(self)
@@ -271,6 +316,21 @@ def _connection_class() -> Any:
     return conn_class
 
 
+def _targets() -> list[tuple[Any, str, Callable[..., Any]]]:
+    """(class, method name, replacement) of every patch."""
+    import aiokafka.client
+
+    conn_class = _connection_class()
+    client_class = aiokafka.client.AIOKafkaClient
+    if not inspect.iscoroutinefunction(getattr(client_class, "bootstrap", None)):
+        raise IntegrationError(
+            "this aiokafka lacks async AIOKafkaClient.bootstrap; "
+            "sasl_scram.integrations.aiokafka supports aiokafka 0.14"
+        )
+    patches = [(conn_class, name, fn) for name, fn in _PATCHES.items()]
+    return [*patches, (client_class, "bootstrap", _bootstrap)]
+
+
 def _original_or_current(conn_class: Any, name: str) -> Any:
     return _originals.get(name, getattr(conn_class, name))
 
@@ -289,14 +349,14 @@ def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Non
         IntegrationError: aiokafka is missing or its internals are not those of 0.14.
     """
     global _key_cache
-    conn_class = _connection_class()
+    targets = _targets()
     with _lock:
         _key_cache = key_cache
         if _originals:
             return
-        for name, replacement in _PATCHES.items():
-            _originals[name] = getattr(conn_class, name)
-            setattr(conn_class, name, replacement)
+        for owner, name, replacement in targets:
+            _originals[name] = getattr(owner, name)
+            setattr(owner, name, replacement)
     log.debug("patched aiokafka's SCRAM login")
 
 
@@ -309,10 +369,9 @@ def uninstall() -> None:
     with _lock:
         if not _originals:
             return
-        conn_class = _connection_class()
-        for name, replacement in _PATCHES.items():
-            if getattr(conn_class, name) is replacement:
-                setattr(conn_class, name, _originals[name])
+        for owner, name, replacement in _targets():
+            if getattr(owner, name) is replacement:
+                setattr(owner, name, _originals[name])
         _originals.clear()
         for state in list(_sessions):
             state.cancel()
@@ -322,20 +381,17 @@ def uninstall() -> None:
 
 def is_installed() -> bool:
     try:
-        conn_class = _connection_class()
+        targets = _targets()
     except IntegrationError:
         return False
-    return all(getattr(conn_class, name) is fn for name, fn in _PATCHES.items())
+    return all(getattr(owner, name) is fn for owner, name, fn in targets)
 
 
-@contextmanager
-def installed(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Iterator[None]:
+def installed(
+    *, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
+) -> AbstractContextManager[None]:
     """:func:`install` for the duration of a ``with`` block, then :func:`uninstall`."""
-    install(key_cache=key_cache)
-    try:
-        yield
-    finally:
-        uninstall()
+    return _common.installed_while(install, uninstall, key_cache=key_cache)
 
 
 def client_kwargs(

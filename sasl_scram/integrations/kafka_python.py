@@ -9,6 +9,15 @@ overwrite=True)``: the mechanism name is also what SaslHandshake sends, so a
 replacement must take over both names for the whole process. :func:`uninstall`
 puts kafka-python's own classes back. Nothing happens on import.
 
+A refused login ends the bootstrap at once with kafka-python's
+``SaslAuthenticationFailedError``, as Kafka's Java client raises
+``SaslAuthenticationException`` without retrying: kafka-python 3.0's
+``KafkaConnection.initialize`` closes the connection on that error without
+raising it, so its manager never caches it (``_auth_failures``) and the
+bootstrap retried the refused login until its timeout (30 s), then said only
+"Unable to bootstrap". :func:`install` wraps ``initialize`` to raise it for
+SCRAM connections; network errors are retried as before.
+
 How credentials reach the mechanism: kafka-python hands a mechanism only a
 fixed whitelist of client settings, and its constructors refuse unknown ones.
 ``sasl_oauth_token_provider`` is the one whitelisted setting that carries an
@@ -31,14 +40,14 @@ Example::
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 from sasl_scram._client import ScramClient
-from sasl_scram._errors import ScramError, ScramServerError, ScramUsageError
+from sasl_scram._errors import ScramError, ScramUsageError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.integrations import _common
@@ -49,7 +58,7 @@ from sasl_scram.integrations._credentials import (
     ScramCredentials,
     fetch_credentials,
 )
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError, refusal
 
 __all__ = [
     "ScramSaslMechanism",
@@ -67,14 +76,13 @@ MECHANISM_NAMES = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 _lock = threading.Lock()
 # kafka-python's registrations before install(): name -> class (None if absent).
 _saved: dict[str, Any] | None = None
+# kafka-python's KafkaConnection.initialize while installed.
+_initialize: Any = None
 _key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
 
 
 def _kafka_error(name: str, message: str) -> Exception:
-    import kafka.errors
-
-    error_type: type[Exception] = getattr(kafka.errors, name)
-    return error_type(message)
+    return _kafka_error_type(name)(message)
 
 
 class ScramSaslMechanism:
@@ -161,15 +169,10 @@ class ScramSaslMechanism:
             else:
                 client.receive_server_final(auth_bytes)
                 self._done = True
-        except ScramServerError as exc:
-            # kafka-python's own client dies on KeyError here; the e= value is safe to show.
-            self._done = True
-            raise _kafka_error(
-                "SaslAuthenticationFailedError", f"server refused the login: e={exc.error}"
-            ) from None
         except ScramError as exc:
+            # kafka-python's own client dies on KeyError at an e= reply.
             self._done = True
-            raise _kafka_error("SaslAuthenticationFailedError", str(exc)) from None
+            raise _kafka_error("SaslAuthenticationFailedError", refusal(exc)) from None
         return self._done
 
     def is_done(self) -> bool:
@@ -186,6 +189,39 @@ class ScramSaslMechanism:
         return f"Authenticated as {self._username} via SASL / {self._mechanism.mechanism_name}{how}"
 
 
+async def _initialize_raising_refusals(self: Any, timeout_at: float | None = None) -> None:
+    """``KafkaConnection.initialize``, raising a refused SCRAM login instead of only
+    closing on it: the manager then caches it and the bootstrap fails at once."""
+    await _initialize(self, timeout_at)
+    if self.config.get("sasl_mechanism") not in MECHANISM_NAMES:
+        return
+    future = self.init_future
+    failure = future.exception if future.is_done else None
+    if isinstance(failure, _kafka_error_type("SaslAuthenticationFailedError")):
+        raise failure
+
+
+def _kafka_error_type(name: str) -> type[Exception]:
+    import kafka.errors
+
+    error_type: type[Exception] = getattr(kafka.errors, name)
+    return error_type
+
+
+def _connection_class() -> Any:
+    """kafka-python's connection class, if it has the internals the wrapper relies on."""
+    from kafka.net.connection import KafkaConnection
+    from kafka.net.manager import KafkaConnectionManager
+
+    if not (
+        inspect.iscoroutinefunction(getattr(KafkaConnection, "initialize", None))
+        and hasattr(KafkaConnection, "init_future")
+        and hasattr(KafkaConnectionManager, "maybe_raise_auth_failure")
+    ):
+        return None
+    return KafkaConnection
+
+
 def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> None:
     """Register :class:`ScramSaslMechanism` for SCRAM-SHA-256 and SCRAM-SHA-512.
 
@@ -199,7 +235,7 @@ def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Non
     Raises:
         IntegrationError: kafka-python is not installed or has no 3.x registry.
     """
-    global _saved, _key_cache
+    global _saved, _key_cache, _initialize
     sasl = _registry()
     with _lock:
         _key_cache = key_cache
@@ -208,6 +244,12 @@ def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Non
         _saved = {name: sasl.SASL_MECHANISMS.get(name) for name in MECHANISM_NAMES}
         for name in MECHANISM_NAMES:
             sasl.register_sasl_mechanism(name, ScramSaslMechanism, overwrite=True)
+        conn_class = _connection_class()
+        if conn_class is None:
+            log.debug("this kafka-python retries refused logins until its bootstrap timeout")
+        else:
+            _initialize = conn_class.initialize
+            conn_class.initialize = _initialize_raising_refusals
     log.debug("installed token-capable SCRAM for kafka-python")
 
 
@@ -216,10 +258,14 @@ def uninstall() -> None:
 
     A name that someone re-registered after :func:`install` is left alone.
     """
-    global _saved
+    global _saved, _initialize
     with _lock:
         if _saved is None:
             return
+        conn_class = _connection_class()
+        if conn_class is not None and conn_class.initialize is _initialize_raising_refusals:
+            conn_class.initialize = _initialize
+        _initialize = None
         sasl = _registry()
         for name, original in _saved.items():
             if sasl.SASL_MECHANISMS.get(name) is not ScramSaslMechanism:
@@ -241,18 +287,15 @@ def is_installed() -> bool:
     return all(sasl.SASL_MECHANISMS.get(n) is ScramSaslMechanism for n in MECHANISM_NAMES)
 
 
-@contextmanager
-def installed(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Iterator[None]:
+def installed(
+    *, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
+) -> AbstractContextManager[None]:
     """:func:`install` for the duration of a ``with`` block, then :func:`uninstall`.
 
     Clients still open after the block fall back to kafka-python's own SCRAM at
     their next re-authentication.
     """
-    install(key_cache=key_cache)
-    try:
-        yield
-    finally:
-        uninstall()
+    return _common.installed_while(install, uninstall, key_cache=key_cache)
 
 
 def _registry() -> Any:

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from sasl_scram._client import ScramClient
-from sasl_scram._errors import ScramError, ScramServerError
+from sasl_scram._errors import ScramError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
 from sasl_scram._mechanism import SCRAM_SHA_256, SCRAM_SHA_512, ScramMechanism
 from sasl_scram.integrations._credentials import (
@@ -43,7 +43,7 @@ from sasl_scram.integrations._credentials import (
     as_provider,
     fetch_credentials,
 )
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError
+from sasl_scram.integrations._errors import CredentialsError, IntegrationError, refusal
 
 __all__ = [
     "ScramSha256Mechanism",
@@ -167,10 +167,8 @@ class _ScramMechanism:
             self._client.receive_server_final(challenge or b"")
             self.complete = True
             return b""
-        except ScramServerError as exc:
-            raise protocol_error(f"server refused the login: e={exc.error}") from None
         except ScramError as exc:
-            raise protocol_error(str(exc)) from None
+            raise protocol_error(refusal(exc)) from None
 
     def _check_qop(self) -> None:
         _, protocol_error = _sasl_errors()

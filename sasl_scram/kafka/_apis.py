@@ -67,6 +67,12 @@ class ApiSpec:
 
 _PRINCIPAL = Struct(Field("principal_type", STRING), Field("principal_name", STRING))
 
+
+def _version_ranges(key: Field, low: str, high: str) -> Array:
+    """ApiVersions' arrays of ``key`` with an INT16 version range (names and order differ)."""
+    return Array(Struct(key, Field(low, INT16), Field(high, INT16)))
+
+
 _API_VERSIONS = ApiSpec(
     ApiKey.API_VERSIONS,
     0,
@@ -78,39 +84,19 @@ _API_VERSIONS = ApiSpec(
     ),
     Struct(
         Field("error_code", INT16),
-        Field(
-            "api_keys",
-            Array(
-                Struct(
-                    Field("api_key", INT16),
-                    Field("min_version", INT16),
-                    Field("max_version", INT16),
-                )
-            ),
-        ),
+        Field("api_keys", _version_ranges(Field("api_key", INT16), "min_version", "max_version")),
         Field("throttle_time_ms", INT32, since=1),
         Field(
             "supported_features",
-            Array(
-                Struct(
-                    Field("name", STRING),
-                    Field("min_version", INT16),
-                    Field("max_version", INT16),
-                )
-            ),
+            _version_ranges(Field("name", STRING), "min_version", "max_version"),
             since=3,
             tag=0,
         ),
         Field("finalized_features_epoch", INT64, since=3, tag=1, default=-1),
         Field(
             "finalized_features",
-            Array(
-                Struct(
-                    Field("name", STRING),
-                    Field("max_version_level", INT16),
-                    Field("min_version_level", INT16),
-                )
-            ),
+            # max before min, as in Kafka's ApiVersionsResponse.json.
+            _version_ranges(Field("name", STRING), "max_version_level", "min_version_level"),
             since=3,
             tag=2,
         ),

@@ -56,6 +56,21 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
+def path_problem(path: str, *, create: bool, what: str) -> str | None:
+    """Why ``path`` cannot be opened as the SQLite ``what``, in one line; ``None`` if it can.
+
+    Checked before anything else, so that a directory is one error (not a
+    permission WARNING about it first) and a read creates nothing.
+    """
+    if path == ":memory:" or path.startswith("file:"):
+        return None
+    if os.path.isdir(path):
+        return f"{path} is a directory; give the path of the SQLite {what}'s file in it"
+    if not create and not os.path.exists(path):
+        return f"no SQLite {what} at {path}: no such file (a read creates nothing)"
+    return None
+
+
 def _create_private(path: str) -> None:
     """Create the database file (and a missing directory) owner-only before SQLite opens it.
 

@@ -66,6 +66,8 @@ class FollowedTable(StoreBase):
         change_retention: Seconds change-log rows are kept.
         busy_timeout: Seconds to wait for another process's write lock.
         clock: Wall-clock seconds, for the change log.
+        create: Create a missing file (and its folder); ``False`` for a store
+            opened only to read, which then creates nothing.
     """
 
     kind: ClassVar[TableKind]
@@ -78,9 +80,13 @@ class FollowedTable(StoreBase):
         change_retention: float = _changes.DEFAULT_CHANGE_RETENTION,
         busy_timeout: float = 5.0,
         clock: Callable[[], float] = time.time,
+        create: bool = True,
     ) -> None:
         kind = self.kind
         self._path = str(path)
+        problem = _changes.path_problem(self._path, create=create, what=kind.what)
+        if problem:
+            raise kind.unavailable(problem)
         self._lock = threading.RLock()
         super().__init__()
         self._prepare()

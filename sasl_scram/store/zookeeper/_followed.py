@@ -105,6 +105,8 @@ class ZkFollowedStore(StoreBase):
         share_session: Share one ZooKeeper client (one session) with the
             other stores of this process that name the same ZooKeeper, as an
             endpoint's credential and token stores do.
+        create: ``False``: opened only to read, the store creates no znode and
+            requires its paths (see :class:`ZkSession`).
 
     Each state change is logged once, on the store's logger, naming the
     hosts: a WARNING when the connection is lost, an ERROR when the store
@@ -126,6 +128,7 @@ class ZkFollowedStore(StoreBase):
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         share_session: bool = False,
+        create: bool = True,
     ) -> None:
         kind = self.kind
         kz = load_kazoo(kind.error, f"the ZooKeeper {kind.what} needs kazoo: pip install kazoo")
@@ -143,6 +146,7 @@ class ZkFollowedStore(StoreBase):
             logger=kind.log,
             security=security,
             share=share_session,
+            create=create,
         )
         self._client: KazooClient = self._zk.client
         self._watcher = ZkChangeWatcher(

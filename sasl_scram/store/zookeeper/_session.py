@@ -232,6 +232,9 @@ class ZkSession:
             znodes we create get Kafka's secure ACLs.
         share: Share the client with the other stores of this process that
             name the same ZooKeeper, session timeout and login.
+        create: Create the chroot and the paths when missing; ``False`` for a
+            store opened only to read, which then requires them and creates
+            nothing (as ``kafka-configs --describe`` creates nothing).
     """
 
     def __init__(
@@ -246,8 +249,10 @@ class ZkSession:
         logger: logging.Logger,
         security: ZooKeeperSecurity | None = None,
         share: bool = False,
+        create: bool = True,
     ) -> None:
         self.kz = kazoo
+        self._create = create
         self.security = security
         self._client_options: dict[str, Any] = security.kazoo_options() if security else {}
         self.ex = kazoo.exceptions
@@ -303,7 +308,10 @@ class ZkSession:
                     f"{self.request_timeout:g} s"
                     + (f": {why}" if why else "; the 'kazoo.client' log says why")
                 ) from None
-        self.ensure_paths()
+        if self._create:
+            self.ensure_paths()
+        else:
+            self._require_paths()
         self._state_listener = state_listener
         self.client.add_listener(state_listener)
 
@@ -396,7 +404,7 @@ class ZkSession:
                 return list(self.call(self.client.get_children_async(path, watch=watch)))
             return list(self.call(self.client.get_children_async(path)))
         except self.ex.NoNodeError:
-            if watch is not None:
+            if watch is not None and self._create:
                 self.ensure_paths()
                 return self.children(path, watch=watch)
             return []
@@ -423,6 +431,16 @@ class ZkSession:
             self._ensure(self.client, root)
         for path in others:
             self._ensure(self.client, path)
+
+    def _require_paths(self) -> None:
+        """Fail unless every path exists: a store opened only to read creates nothing."""
+        for path in self._paths:
+            if self.call(self.client.exists_async(path)) is None:
+                where = f"{self.hosts}{self.client.chroot or ''}"
+                raise self.unavailable(
+                    f"nothing to read at ZooKeeper {where}: {path} does not exist "
+                    "(a Kafka broker or a write creates it; a read creates nothing)"
+                )
 
     def ensure_path(self, path: str) -> None:
         """Create ``path`` and its parents if missing, each with its own ACL."""

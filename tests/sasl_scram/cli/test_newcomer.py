@@ -7,10 +7,6 @@ for a failure and 2 for a usage error, and no traceback without --debug.
 from __future__ import annotations
 
 import argparse
-import os
-import pty
-import select
-import signal
 import socket
 from importlib.metadata import version
 from pathlib import Path
@@ -18,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sasl_scram.cli._main import build_parser
-from tests.cli_process import EXE, ROOT, assert_one_error, child_env, kafka_scram
+from tests.cli_process import EXE, assert_one_error, kafka_scram, pty_run
 
 COMMANDS = ("configs", "credential", "delegation-tokens", "jaas", "serve")
 
@@ -66,21 +62,24 @@ def test_delegation_tokens_help_through_the_entry_point() -> None:
     assert result.stdout.rstrip().splitlines()[-1].strip().startswith("--command-config")
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_serve_on_a_port_in_use(tmp_path: Path, workers: str) -> None:
+@pytest.mark.parametrize(("workers", "advertised"), [("1", False), ("2", False), ("1", True)])
+def test_serve_on_a_port_in_use(tmp_path: Path, workers: str, advertised: bool) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
         config = tmp_path / "server.properties"
+        pinned = f"advertised.listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n" if advertised else ""
         config.write_text(
             f"listeners=SASL_PLAINTEXT://127.0.0.1:{port}\n"
             f"scram.credential.store.path={tmp_path}/creds.db\n"
-            f"scram.workers={workers}\n"  # 2: the parent's reservation finds it in use
+            f"scram.workers={workers}\n" + pinned  # 2: the parent's reservation finds it in use
         )
         error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
     assert f"cannot listen on SASL_PLAINTEXT://127.0.0.1:{port}" in error
-    assert "address already in use" in error.lower() and "listeners" in error
+    assert "address already in use" in error.lower() and "--override listeners=" in error
+    # A pinned advertised.listeners must move too (issue 26, item 1): the hint names it.
+    assert ("--override advertised.listeners=" in error) == advertised, error
 
 
 def test_serve_with_an_unknown_log_level(tmp_path: Path) -> None:
@@ -98,7 +97,7 @@ def test_serve_with_an_unknown_log_level(tmp_path: Path) -> None:
 def test_configs_errors_have_the_prefix(tmp_path: Path, add: str, message: str) -> None:
     store = f"sqlite:{tmp_path}/creds.db"
     result = kafka_scram("configs", "--store", store, "--alter", "--add-config", add, "--user", "a")
-    assert message in assert_one_error(result, "configs")
+    assert message in assert_one_error(result, "configs", status=2)
 
 
 def test_configs_deleting_a_missing_user(zookeeper_hosts: str) -> None:
@@ -128,46 +127,17 @@ def test_an_unexpected_error_is_one_line_unless_debug() -> None:
     assert "Unicode" in error and "--debug" in error
     debug = kafka_scram("--debug", *args, stdin=b"\xff\n")
     assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
-
-
-def _pty_run(argv: list[str], answers: list[str]) -> tuple[int, str]:
-    """Run ``argv`` on a new pseudo-terminal (its controlling terminal); answer each prompt."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the pty is its stdin, stdout, stderr and /dev/tty
-        os.chdir(ROOT)
-        os.execve(argv[0], argv, child_env())  # noqa: S606 - our entry point, no shell
-    output = b""
-    pending = list(answers)
-    try:
-        while True:
-            ready, _, _ = select.select([fd], [], [], 30)
-            assert ready, output
-            try:
-                chunk = os.read(fd, 1024)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not chunk:
-                break
-            output += chunk
-            if pending and output.endswith(b": "):  # a prompt, waiting
-                os.write(fd, pending.pop(0).encode() + b"\n")
-    except BaseException:  # e.g. no prompt came: a failed test must not hang
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise
-    finally:
-        os.close(fd)
-    _, status = os.waitpid(pid, 0)  # the child closed the terminal: it is exiting
-    return os.waitstatus_to_exitcode(status), output.decode()
+    # With --debug given, the error does not tell to run again with --debug.
+    assert "--debug" not in debug.stderr.splitlines()[-1]
 
 
 def test_password_dash_on_a_terminal_prompts_without_echo_and_confirms() -> None:
     argv = [EXE, "credential", "--mechanism", "SCRAM-SHA-256", "--password", "-"]
-    code, output = _pty_run(argv, ["pencil-secret", "pencil-secret"])
+    code, output = pty_run(argv, ["pencil-secret", "pencil-secret"])
     assert code == 0, output
     assert "Password:" in output and "Confirm password:" in output
     assert "pencil-secret" not in output
     assert "salt=" in output and "iterations=4096" in output
-    code, output = _pty_run(argv, ["pencil-secret", "other-secret"])
-    assert code == 1 and "kafka-scram credential: error: the two passwords differ" in output
+    code, output = pty_run(argv, ["pencil-secret", "other-secret"])
+    assert code == 2 and "kafka-scram credential: error: the two passwords differ" in output
     assert "secret" not in output.replace("passwords differ", "")

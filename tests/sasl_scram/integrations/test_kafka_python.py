@@ -146,8 +146,9 @@ def test_wrong_password_fails_without_leaking(
     line = jaas.scram_login_line("alice", "wrong-secret-123")
     kwargs = kafka_python.client_kwargs(client_properties(token_endpoint.ep, line))
     mark = len(caplog.messages)
-    with pytest.raises(KafkaTimeoutError) as info:
-        KafkaAdminClient(**kwargs, bootstrap_timeout_ms=FAIL_FAST_MS)
+    # The refusal itself, at once (tests/.../test_fail_fast.py), not a bootstrap timeout.
+    with pytest.raises(SaslAuthenticationFailedError) as info:
+        KafkaAdminClient(**kwargs)
     assert endpoint_auth_failures(caplog, mark)
     assert "wrong-secret-123" not in str(info.value)
     assert not [m for m in caplog.messages if "wrong-secret-123" in m]

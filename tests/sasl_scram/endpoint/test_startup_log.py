@@ -1,0 +1,86 @@
+"""Item 8 of issue 26: what ``kafka-scram serve`` says at start is true.
+
+Tokens are reported enabled or disabled, not both; a ``server.properties`` that
+holds a secret but that group or others may read gets a WARNING, as the SQLite
+store and the bootstrap files do; the banner's commands run as printed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli_process import EXE, child_env
+from tests.serve_process import read_banner, start_serve, stop_serve
+
+
+def _config(tmp_path: Path, extra: str = "", mode: int = 0o600) -> Path:
+    from tests.zookeeper_server import free_port
+
+    path = tmp_path / "server.properties"
+    path.write_text(
+        f"listeners=SASL_PLAINTEXT://127.0.0.1:{free_port()}\n"
+        f"scram.credential.store.path={tmp_path}/state/creds.db\n"
+        "super.users=User:admin\nscram.bootstrap.user=admin\n"
+        f"scram.bootstrap.client.properties={tmp_path}/state/admin.properties\n" + extra
+    )
+    path.chmod(mode)
+    return path
+
+
+@pytest.mark.parametrize("secret", [False, True])
+def test_tokens_are_enabled_or_disabled_not_both(tmp_path: Path, secret: bool) -> None:
+    extra = "delegation.token.secret.key=startup-log-secret\n" if secret else ""
+    log = stop_serve(start_serve(_config(tmp_path, extra), cwd=tmp_path))
+    said = [line for line in log.splitlines() if "token" in line.lower()]
+    state = "enabled" if secret else "disabled"
+    assert any(f"Delegation tokens {state}" in line for line in said), log
+    other = "disabled" if secret else "enabled"
+    assert not [line for line in said if other in line], said
+    assert "startup-log-secret" not in log
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o600])
+def test_a_shared_file_holding_a_secret_is_a_warning(tmp_path: Path, mode: int) -> None:
+    config = _config(tmp_path, "delegation.token.secret.key=startup-log-secret\n", mode)
+    log = stop_serve(start_serve(config, cwd=tmp_path))
+    warnings = [line for line in log.splitlines() if " WARNING " in line and str(config) in line]
+    if mode == 0o600:
+        assert not warnings, log
+        return
+    assert len(warnings) == 1, log
+    assert f"mode {mode:o}" in warnings[0] and "delegation.token.secret.key" in warnings[0]
+    assert "chmod 600" in warnings[0] and "startup-log-secret" not in log
+
+
+def test_no_warning_for_a_shared_file_without_secrets(tmp_path: Path) -> None:
+    log = stop_serve(start_serve(_config(tmp_path, mode=0o644), cwd=tmp_path))
+    assert not [line for line in log.splitlines() if " WARNING " in line], log
+
+
+def test_the_banner_commands_run_as_printed(tmp_path: Path) -> None:
+    """With kafka-scram not on PATH (as after `make run`), the printed command still runs."""
+    env = child_env()
+    bin_dir = str(Path(EXE).parent)
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != bin_dir)
+    proc = start_serve(_config(tmp_path), cwd=tmp_path, env=env)
+    try:
+        banner = read_banner(proc)
+        add_user = next(line for line in banner.splitlines() if "--entity-name alice" in line)
+        done = subprocess.run(
+            ["sh", "-c", add_user.strip()],
+            cwd=tmp_path,
+            env=env,
+            input="alice-secret\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, (add_user, done.stderr)
+        assert "Completed updating config for user alice." in done.stdout
+    finally:
+        stop_serve(proc)
