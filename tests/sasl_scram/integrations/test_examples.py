@@ -124,7 +124,7 @@ def test_example_without_its_client_library_names_the_extra(
 ) -> None:
     props = write_properties(tmp_path / "c.properties", {"bootstrap.servers": "127.0.0.1:1"})
     args = (
-        ["--client-properties", str(props), "--checkpoint", "c", "--output", "o"]
+        ["--client-properties", str(props), "--checkpoint", "c", "--output", "o", "--topic", "t"]
         if example == "spark_structured_streaming"
         else [str(props)]
     )
