@@ -2,13 +2,16 @@
 
 The newest Kafka 4.x in KRaft combined mode (broker and controller in one
 JVM), from the jars ``make brokers`` caches, started by the tests' launcher
-(``tests/kafka_broker.py``) but with the JVM's full JIT: the tests stop at C1
-(``-XX:TieredStopAtLevel=1``) to start faster, which a measured broker must
-not. The bench user is created through the broker itself (KIP-554) with the
-same mechanisms and iterations as serve's. Then every thread of the JVM is
-pinned to the server's CPU, and Java-style logins run unrecorded for
-``WARM_UP_S``, so that C2 has compiled the login path before any window is
-measured; the warm-up prints its own rates, which show it level off.
+(``tests/kafka_broker.py``) with the JVM flags of Kafka's own start script and
+the JVM's full JIT: the tests stop at C1 (``-XX:TieredStopAtLevel=1``) to
+start faster, which a measured broker must not. The JVM starts already
+confined to the server's CPU, so it sizes its compiler and collector threads
+for the one core it has (as in a one-CPU container), rather than spinning for
+a second core it cannot use. The bench user is created through the broker
+itself (KIP-554) with the same mechanism and iterations as serve's. Then
+Java-style logins run unrecorded for ``WARM_UP_S``, so that C2 has compiled
+the login path before any window is measured; the warm-up prints its own
+rates, which show it level off.
 
 The broker is started once for all rounds: its start and warm-up take about
 40 s, which fresh processes every round would repeat seven times.
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import sys
 import tempfile
 import time
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from _java_style import (
+    ALL_CPUS,
     ITERATIONS,
     PASSWORD,
     REAUTH_INTERVAL_MS,
@@ -56,6 +61,18 @@ LOGIN_SHARE = 0.8
 LOGIN_WARM_UP_WINDOW_S = 5.0
 # Idle CPU is sampled over this long once warm.
 IDLE_S = 2.0
+# What bin/kafka-server-start.sh passes: KAFKA_HEAP_OPTS, then
+# KAFKA_JVM_PERFORMANCE_OPTS from bin/kafka-run-class.sh (G1 named explicitly,
+# which a JVM that sees one CPU would otherwise swap for the serial collector).
+# They come after the launcher's own -Xms/-Xmx, and the last one wins.
+JVM_FLAGS = (
+    "-Xms1g",
+    "-Xmx1g",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35",
+    "-XX:+ExplicitGCInvokesConcurrent",
+)
 
 
 def warm_up(exe: Path, broker: Target, seconds: float) -> list[float]:
@@ -84,7 +101,7 @@ def started(exe: Path, cpu: int, warm_up_s: float) -> Iterator[Target]:
             "run `make brokers`, or pass --no-broker"
         )
     with tempfile.TemporaryDirectory(prefix="kafka-scram-bench-") as tmp:
-        broker = KafkaBroker("kraft", Path(tmp), jvm_flags=())
+        broker = KafkaBroker("kraft", Path(tmp), jvm_flags=JVM_FLAGS)
         try:
             try:
                 target = _prepare(broker, exe, cpu, warm_up_s)
@@ -101,11 +118,19 @@ def _prepare(broker: KafkaBroker, exe: Path, cpu: int, warm_up_s: float) -> Targ
     from sasl_scram import SCRAM_SHA_256
 
     begun = time.monotonic()
-    broker.start()
+    # The JVM inherits this thread's CPU set, and takes its processor count from it.
+    own = os.sched_getaffinity(0) if ALL_CPUS else set()
+    try:
+        if own:
+            os.sched_setaffinity(0, {cpu})
+        broker.start()
+    finally:
+        if own:
+            os.sched_setaffinity(0, own)
     broker.add_user(USER, PASSWORD, [SCRAM_SHA_256], ITERATIONS)
     start_s = time.monotonic() - begun
     assert broker.pid is not None
-    pin(broker.pid, {cpu})
+    pin(broker.pid, {cpu})  # already there; a no-op unless affinity was refused
     target = Target("broker", broker.pid, broker.port, broker.reauth_port)
     rates = warm_up(exe, target, warm_up_s)
     before = cpu_seconds(broker.pid)

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import gc
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -381,11 +382,12 @@ def _ratios(results: dict[tuple[str, Row], list[Sample]], row: Row, new: str, ol
         else span([a.rate / b.rate for a, b in pairs], ".2f")
     )
     line += f", server CPU per login {span([a.server_us / b.server_us for a, b in pairs], '.2f')}"
-    if old.idle_cpu and row.interval_ms:
-        # At a paced rate, a JVM's idle work (its controller, timers, GC) is a
-        # visible share of its CPU per login: the marginal cost without it.
-        net = [a.server_us / (b.server_us - old.idle_cpu * 1e6 / b.rate) for a, b in pairs]
-        line += f" ({span(net, '.2f')} with {old.name}'s idle CPU taken off)"
+    if old.idle_cpu is not None:
+        # A JVM works when idle too (its controller, timers, compiler, GC); at a
+        # low rate that is a visible share of its CPU per login. Shown, not
+        # taken off: sampled once, under a busy neighbour it can exceed the lot.
+        idle_us = old.idle_cpu * 1e6 / statistics.median(b.rate for _, b in pairs)
+        line += f"; {old.name}'s idle CPU is {idle_us:,.0f} us of its CPU per login here"
     return line
 
 
