@@ -52,13 +52,22 @@ if TYPE_CHECKING:
 
 VERSION = KAFKA_VERSIONS["kraft"]
 # HotSpot's C2 compiles a method after about 10,000 calls plus back-edges; a
-# login calls the SCRAM and network code a few times, and the rate at
-# concurrency 10 levels off within 10-15 s here. 25 s leaves a margin.
+# login calls the SCRAM and network code a few times, so the rate at
+# concurrency 10 levels off within 10-15 s on a quiet machine. 25 s leaves a
+# margin; the logins then go on while the JIT's compiler threads still work.
 WARM_UP_S = 25.0
-# Of the warm-up, the share spent on logins (in windows of LOGIN_WARM_UP_WINDOW_S,
-# each printed); the rest re-authenticates, paced, on the reauth listener.
-LOGIN_SHARE = 0.8
+# Of the warm-up, what re-authenticates (paced, on the reauth listener) first;
+# the rest logs in, in windows of LOGIN_WARM_UP_WINDOW_S, each printed.
+REAUTH_WARM_UP_S = 5.0
 LOGIN_WARM_UP_WINDOW_S = 5.0
+# Warm once the JIT's compiler threads used under this share of a core in
+# each of the last QUIET_WINDOWS windows (a CPU-starved compiler can lag the
+# logins by tens of seconds, and its work would count in the broker's CPU per
+# login; one quiet window can be a lull between two compilations) ...
+JIT_QUIET = 0.02
+QUIET_WINDOWS = 2
+# ... or after this long in all, warm or not (the bench then says so).
+WARM_UP_MAX_S = 120.0
 # Idle CPU is sampled over this long once warm.
 IDLE_S = 2.0
 # What bin/kafka-server-start.sh passes: KAFKA_HEAP_OPTS, then
@@ -75,18 +84,42 @@ JVM_FLAGS = (
 )
 
 
-def warm_up(exe: Path, broker: Target, seconds: float) -> list[float]:
-    """Unrecorded logins, then paced re-authentications; the logins/s of each window."""
-    rates = []
-    left = seconds * LOGIN_SHARE
-    while left > 0:
-        window = min(LOGIN_WARM_UP_WINDOW_S, left)
-        rates.append(java_style(exe, broker.pid, broker.port, 10, "login", window).rate)
-        left -= window
-    reauth = seconds * (1 - LOGIN_SHARE)
+def compiler_cpu_seconds(pid: int) -> float:
+    """CPU time of the JVM's JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre")."""
+    ticks = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                stat = f.read()
+        except OSError:  # a thread that ended meanwhile
+            continue
+        name, _, rest = stat.partition("(")[2].rpartition(")")
+        if "CompilerThre" in name:
+            fields = rest.split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def warm_up(exe: Path, broker: Target, seconds: float) -> tuple[list[str], bool]:
+    """Unrecorded paced re-authentications, then logins for at least the rest of
+    ``seconds`` and until the JIT is quiet; each login window's figures, and
+    whether the JIT went quiet."""
+    reauth = min(REAUTH_WARM_UP_S, seconds / 5)
     if reauth > 0:
         java_style(exe, broker.pid, broker.reauth_port, 1000, "reauth", reauth, REAUTH_INTERVAL_MS)
-    return rates
+    windows: list[str] = []
+    spent, quiet = reauth, 0
+    while spent < WARM_UP_MAX_S and (spent < seconds or quiet < QUIET_WINDOWS):
+        window = min(LOGIN_WARM_UP_WINDOW_S, max(seconds - spent, 1.0))
+        if spent >= seconds:  # waiting for the JIT: whole windows, for tick resolution
+            window = LOGIN_WARM_UP_WINDOW_S
+        compiling = compiler_cpu_seconds(broker.pid)
+        sample = java_style(exe, broker.pid, broker.port, 10, "login", window)
+        share = (compiler_cpu_seconds(broker.pid) - compiling) / window
+        quiet = quiet + 1 if share < JIT_QUIET else 0
+        windows.append(f"{sample.rate:,.0f}/s ({share:.0%} JIT)")
+        spent += window
+    return windows, quiet >= QUIET_WINDOWS
 
 
 @contextlib.contextmanager
@@ -132,14 +165,17 @@ def _prepare(broker: KafkaBroker, exe: Path, cpu: int, warm_up_s: float) -> Targ
     assert broker.pid is not None
     pin(broker.pid, {cpu})  # already there; a no-op unless affinity was refused
     target = Target("broker", broker.pid, broker.port, broker.reauth_port)
-    rates = warm_up(exe, target, warm_up_s)
+    windows, quiet = warm_up(exe, target, warm_up_s)
     before = cpu_seconds(broker.pid)
     time.sleep(IDLE_S)
     idle = (cpu_seconds(broker.pid) - before) / IDLE_S
     print(
-        f"  broker: Kafka {VERSION} up in {start_s:.0f} s; warm-up logins/s at concurrency 10, "
-        f"per {LOGIN_WARM_UP_WINDOW_S:.0f} s window: {', '.join(f'{r:,.0f}' for r in rates)}; "
-        f"idle, it then used {idle * 1000:.0f} ms of CPU per second (counted in its CPU per login)",
+        f"  broker: Kafka {VERSION} up in {start_s:.0f} s; warm-up logins at concurrency 10, "
+        f"per window of up to {LOGIN_WARM_UP_WINDOW_S:.0f} s (the JIT compilers' share of "
+        f"the core): {', '.join(windows)}"
+        + ("" if quiet else f"; the JIT still compiling after {WARM_UP_MAX_S:.0f} s")
+        + f"; idle, it then used {idle * 1000:.0f} ms of CPU per second "
+        "(counted in its CPU per login)",
         flush=True,
     )
     return dataclasses.replace(target, idle_cpu=idle)
