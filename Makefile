@@ -46,6 +46,7 @@ venv: $(VENV)/.installed
 toolchain:
 	@pkgs=""; \
 	if ! command -v cc >/dev/null 2>&1; then pkgs="$$pkgs gcc"; fi; \
+	if [ ! -f /usr/include/openssl/hmac.h ]; then pkgs="$$pkgs libssl-dev"; fi; \
 	if [ ! -f "$$($(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; then \
 	  pkgs="$$pkgs $$(basename $$(readlink -f $(PYTHON)))-dev"; fi; \
 	if [ -n "$$pkgs" ]; then apt-get update -q && apt-get install -y -q $$pkgs; fi
@@ -118,11 +119,11 @@ pytest: venv system jars brokers spark native
 test: lint typecheck pytest
 
 # The endpoint bench builds bench/java_style_client.c with the system compiler
-# and libcrypto. `make bench BENCH_BASELINE=/tmp/old` also runs the code of
-# another checkout (git worktree add /tmp/old <commit>), in alternating rounds.
-bench: venv system native
-	@if ! command -v cc >/dev/null 2>&1 || [ ! -f /usr/include/openssl/hmac.h ]; then \
-	  apt-get update -q && apt-get install -y -q gcc libssl-dev; fi
+# and libcrypto (make system installs both) and runs it against this tree's
+# `serve` and Apache Kafka's own broker (make brokers), pinned side by side.
+# `make bench BENCH_BASELINE=/tmp/old` also runs the code of another checkout
+# (git worktree add /tmp/old <commit>), in alternating rounds.
+bench: venv system brokers native
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/bench_scram.py
 	$(PY) bench/bench_endpoint.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))

@@ -15,6 +15,8 @@ import sys
 import threading
 from typing import Any
 
+from _java_style import ITERATIONS, PASSWORD, USER
+
 from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, Grant, KafkaPrincipal, ScramServer
 from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
 from sasl_scram.kafka import (
@@ -47,7 +49,7 @@ def main() -> None:
     store.alter(
         [],
         [
-            ScramUpsertion.from_password("bench", m, "bench-secret")
+            ScramUpsertion.from_password(USER, m, PASSWORD, ITERATIONS)
             for m in (SCRAM_SHA_256, SCRAM_SHA_512)
         ],
     )
@@ -58,7 +60,7 @@ def main() -> None:
     tstore = InMemoryTokenStore()
     cache = TokenCache(tstore, config.secrets)
     manager = TokenManager(config, tstore, cache=cache)
-    ctx = RequestContext(KafkaPrincipal.user("bench"), security_protocol="SASL_PLAINTEXT")
+    ctx = RequestContext(KafkaPrincipal.user(USER), security_protocol="SASL_PLAINTEXT")
     sample = []
     for i in range(args.tokens):
         result = manager.create_token(ctx)

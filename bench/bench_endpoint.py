@@ -5,13 +5,16 @@
   client does (ApiVersions v3, SaslHandshake v1, two SaslAuthenticate v2, the
   server signature checked, no pipelining), at 1, 10 and 100 connections:
   logins/s, p50/p99, the server's CPU per login and the client's own CPU.
-  Re-authentication's CPU per re-authentication. The pipelined sequence of our
-  own ``KafkaConnection`` as a secondary line. ``--baseline DIR`` runs the
+  Re-authentication's CPU per re-authentication, back to back and paced. The
+  pipelined sequence of our own ``KafkaConnection`` as a secondary line.
+  Apache Kafka's own broker (``bench/_bench_broker.py``) runs the login rows
+  and the paced re-auth row beside ``serve``, and each of those rows prints
+  serve / broker (``--no-broker`` leaves it out). ``--baseline DIR`` runs the
   code in another checkout (e.g. ``git worktree add /tmp/old d0cea6f``) in
   the same run, in alternating rounds.
-* ``scram.workers``: the real ``kafka-scram serve`` (SQLite store) with 1 and
-  2 worker processes at 100 and 1000 connections, the load generator
-  unpinned and sharing the cores with the workers.
+* ``scram.workers`` (``bench/_workers.py``): the real ``kafka-scram serve``
+  (SQLite store) with 1 and 2 worker processes at 100 and 1000 connections,
+  the load generator unpinned and sharing the cores with the workers.
 * The cost of the authentication metrics per login, in process.
 * Token authentications per second with 100,000 live tokens cached.
   Target: the same as user authentication.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import os
 import statistics
@@ -35,13 +39,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import _bench_broker
+import _workers
+from _java_style import (
+    ALL_CPUS,
+    DURATION_S,
+    ITERATIONS,
+    PASSWORD,
+    REAUTH_INTERVAL_MS,
+    ROOT,
+    USER,
+    Sample,
+    Target,
+    build_client,
+    cpus,
+    java_style,
+    pin,
+    span,
+    table_line,
+)
+
 from sasl_scram import SCRAM_SHA_256, KafkaPrincipal, SaltedPasswordCache, ScramClient, _native
 from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
 
 # The token row is the best of WINDOWS measurements of DURATION_S each: this
 # VM's neighbours move a single 3 s figure by up to 2x between runs (the same
 # rule as timeit's best-of for the SCRAM figures).
-DURATION_S = 1.0
 WINDOWS = 3
 # The Java-style rows and the metrics A/B report the median over ROUNDS
 # alternating rounds; at concurrency 1 one round's ratio between two trees
@@ -49,9 +72,11 @@ WINDOWS = 3
 ROUNDS = 7
 # An unrecorded window that warms each fresh server before its round.
 WARM_UP_S = 0.3
+# The paced re-auth row's window: each connection re-authenticates about every
+# REAUTH_INTERVAL_MS, so a 1 s window would hold one turn per connection.
+PACED_S = 3.0
 # scram.busy.poll.us for the busy-polling rows: longer than one client step.
 BUSY_POLL_US = 200
-ROOT = Path(__file__).resolve().parent.parent
 
 
 class _ClientConnection(asyncio.Protocol):
@@ -248,158 +273,70 @@ def run(coro: Coroutine[Any, Any, float]) -> float:
     return uvloop.run(coro)
 
 
-_ALL_CPUS: set[int] = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux; 0 elsewhere)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def place(server: subprocess.Popen[str]) -> None:
     """The server on the first CPU, this load generator on the others.
 
     Without pinning the scheduler sometimes puts both on one vCPU, and the
     figures swing by 2x between runs.
     """
-    cpus = sorted(_ALL_CPUS)
-    if len(cpus) >= 2:
-        os.sched_setaffinity(server.pid, {cpus[0]})
-        os.sched_setaffinity(0, set(cpus[1:]))
+    ordered = sorted(ALL_CPUS)
+    if len(ordered) >= 2:
+        pin(server.pid, {ordered[0]})
+        os.sched_setaffinity(0, set(ordered[1:]))
 
 
 def unpin(server: subprocess.Popen[str]) -> None:
-    if _ALL_CPUS:
-        os.sched_setaffinity(0, _ALL_CPUS)
-        os.sched_setaffinity(server.pid, _ALL_CPUS)
+    if ALL_CPUS:
+        os.sched_setaffinity(0, ALL_CPUS)
+        pin(server.pid, ALL_CPUS)
 
 
-# --- the Java-style load generator ----------------------------------------------
-
-CLIENT_SOURCE = ROOT / "bench" / "java_style_client.c"
-CONCURRENCIES = (1, 10, 100)
+# --- the Java-style rows ---------------------------------------------------------
 
 
-def build_client() -> Path:
-    """Compile the C load generator with the system compiler and libcrypto (cached)."""
-    cache = Path(os.environ.get("KAFKA_SCRAM_CACHE", Path.home() / ".cache" / "kafka-scram"))
-    exe = cache / "bench" / "java_style_client"
-    if exe.exists() and exe.stat().st_mtime >= CLIENT_SOURCE.stat().st_mtime:
-        return exe
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    compiler = os.environ.get("CC", "cc")
-    result = subprocess.run(
-        [compiler, "-O2", "-o", str(exe), str(CLIENT_SOURCE), "-lcrypto"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode:
-        sys.exit(
-            "bench_endpoint.py: error: cannot build the load generator "
-            f"({result.stderr.strip().splitlines()[-1:]}); "
-            "install a C compiler and OpenSSL's headers (apt-get install -y gcc libssl-dev)"
-        )
-    return exe
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: a mode at a concurrency, and which servers run it."""
+
+    mode: str  # login, reauth or pipelined (java_style_client.c)
+    concurrency: int
+    interval_ms: int = 0  # re-authentication pacing; 0: back to back
+    seconds: float = DURATION_S
+    floor: bool = False
+    broker: bool = False
+
+    @property
+    def label(self) -> str:
+        names = {"login": "login", "reauth": "re-auth", "pipelined": "pipelined"}
+        paced = f" every {self.interval_ms / 1000:.1f} s" if self.interval_ms else ""
+        return f"{names[self.mode] + paced:19s} c={self.concurrency:<4d}"
 
 
-def _cpus() -> tuple[int, int]:
-    """The server's core and the client's core."""
-    cpus = sorted(_ALL_CPUS) or [0]
-    return cpus[0], cpus[-1]
-
-
-@dataclass
-class Sample:
-    """One window of one load generator run against one server."""
-
-    rate: float
-    p50_ms: float
-    p99_ms: float
-    server_us: float  # server CPU per login
-    client_us: float  # load generator CPU per login
-
-
-def java_style(
-    exe: Path,
-    server_pid: int | list[int],
-    port: int,
-    concurrency: int,
-    mode: str,
-    seconds: float = DURATION_S,
-    pinned: bool = True,
-) -> Sample:
-    """One window of ``mode`` (login, reauth or pipelined) at ``concurrency``.
-
-    ``server_pid``: the server's processes (a parent and its workers), whose
-    CPU is counted; ``pinned``: the load generator on its own CPU.
-    """
-    _, client_cpu = _cpus()
-    pids = server_pid if isinstance(server_pid, list) else [server_pid]
-    before = sum(map(cpu_seconds, pids))
-    result = subprocess.run(
-        [
-            *(["taskset", "-c", str(client_cpu)] if _ALL_CPUS and pinned else []),
-            str(exe),
-            "127.0.0.1",
-            str(port),
-            "bench",
-            "bench-secret",
-            str(concurrency),
-            str(seconds),
-            mode,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    server_s = sum(map(cpu_seconds, pids)) - before
-    if result.returncode:
-        raise RuntimeError(f"load generator failed: {result.stdout}{result.stderr}")
-    fields = dict(item.split("=") for item in result.stdout.split())
-    logins = int(fields["logins"])
-    return Sample(
-        rate=float(fields["rate"]),
-        p50_ms=float(fields["p50_us"]) / 1000,
-        p99_ms=float(fields["p99_us"]) / 1000,
-        server_us=server_s * 1e6 / logins,
-        client_us=float(fields["client_cpu_us"]) / logins,
-    )
-
-
-def _span(values: list[float], fmt: str = ",.0f") -> str:
-    """The median, then the range: neighbours on a shared VM move single rounds a lot."""
-    lo, hi, mid = min(values), max(values), statistics.median(values)
-    return f"{mid:{fmt}} [{lo:{fmt}}-{hi:{fmt}}]"
-
-
-def _row(label: str, samples: list[Sample], unit: str = "login") -> str:
-    return (
-        f"{label}: {_span([s.rate for s in samples])} {unit}s/s, "
-        f"p50 {_span([s.p50_ms for s in samples], '.2f')} ms, "
-        f"p99 {_span([s.p99_ms for s in samples], '.2f')} ms, "
-        f"server CPU {_span([s.server_us for s in samples])} us/{unit}, "
-        f"client CPU {_span([s.client_us for s in samples])} us/{unit}"
-    )
+ROWS = (
+    *(Row("login", c, floor=True, broker=True) for c in (1, 10, 100)),
+    # The broker cannot run this row: KafkaChannel refuses a second
+    # re-authentication start within a second on one connection.
+    Row("reauth", 10),
+    # So this one, which it can: each of a thousand connections re-authenticates
+    # every REAUTH_INTERVAL_MS, on the broker's listener whose
+    # connections.max.reauth.ms allows it (KIP-368). Its rate is set by the pacing;
+    # the CPU per re-authentication and the latency are the figures.
+    Row("reauth", 1000, REAUTH_INTERVAL_MS, PACED_S, broker=True),
+    *(Row("pipelined", c) for c in (1, 10, 100)),
+)
 
 
 def _start_servers(
     named_trees: list[tuple[str, Path]], server_cpu: int, exe: Path
-) -> dict[str, tuple[subprocess.Popen[str], int]]:
+) -> dict[str, tuple[subprocess.Popen[str], Target]]:
     """One server per (name, tree), pinned, each warmed by a short unrecorded window."""
-    servers: dict[str, tuple[subprocess.Popen[str], int]] = {}
+    servers: dict[str, tuple[subprocess.Popen[str], Target]] = {}
     try:
         for name, tree in named_trees:
             extra = ("--floor",) if name == "floor" else ()
             proc, port, _ = start_server(0, pythonpath=tree, extra=extra)
-            servers[name] = (proc, port)
-            if _ALL_CPUS:
-                os.sched_setaffinity(proc.pid, {server_cpu})
+            servers[name] = (proc, Target(name, proc.pid, port, port))
+            pin(proc.pid, {server_cpu})
             java_style(exe, proc.pid, port, 10, "login", seconds=WARM_UP_S)
     except BaseException:
         for proc, _ in servers.values():
@@ -408,140 +345,99 @@ def _start_servers(
     return servers
 
 
-def java_style_section(baseline: Path | None, rounds: int) -> None:
-    """Every row in alternating rounds, this tree's server and the baseline's."""
-    exe = build_client()
-    trees = [("this tree", ROOT)] + ([("baseline", baseline)] if baseline else [])
-    # The floor server (bench/_bench_server.py --floor) runs the login rows only.
-    servers_of_row = {
-        mode: trees + ([("floor", ROOT)] if mode == "login" else [])
-        for mode in ("login", "reauth", "pipelined")
-    }
-    server_cpu, client_cpu = _cpus()
+def _print_header(rounds: int, broker: bool) -> None:
+    server_cpu, client_cpu = cpus()
     print(
-        "\nkafka-scram endpoint, Java-style logins: one server process pinned to CPU "
-        f"{server_cpu}, bench/java_style_client.c pinned to CPU {client_cpu}."
+        "\nkafka-scram endpoint, Java-style logins: each server process pinned to CPU "
+        f"{server_cpu} (all its threads), bench/java_style_client.c pinned to CPU {client_cpu}."
         "\n  login: connect, ApiVersions v3, SaslHandshake v1, SaslAuthenticate v2 twice "
         "(server signature checked), close; one request in flight, as Kafka's Java client."
-        "\n  re-auth: SaslHandshake v1 and two SaslAuthenticate v2 on open connections (KIP-368)."
+        "\n  re-auth: SaslHandshake v1 and two SaslAuthenticate v2 on open connections "
+        "(KIP-368), back to back, or paced: each connection again "
+        f"{REAUTH_INTERVAL_MS} ms after its last one ended."
         "\n  pipelined (secondary): no ApiVersions, SaslHandshake and client-first in one "
         "write, as our KafkaConnection; Java clients never do this."
-        f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows, fresh server processes each round."
-        "\n  No Kafka broker here: compare with the baseline."
+        f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows ({PACED_S:.0f} s paced), "
+        "fresh server processes each round."
         "\n  floor: the same SCRAM core and codec in a minimal uvloop protocol with none of the"
         "\n  endpoint's rules (no state machine, limits, deadlines, metrics): what any Python"
         "\n  server on uvloop pays per login for sockets, loop and SCRAM."
+        "\n  Server CPU: the whole process's user + system time over the window, per login."
         "\n  Each figure: median [min-max] over the rounds."
         f"\n  This tree's SCRAM core: {_native.status()}."
     )
-    rows = [("login", c) for c in CONCURRENCIES] + [("reauth", 10)]
-    rows += [("pipelined", c) for c in CONCURRENCIES]
-    results: dict[tuple[str, str, int], list[Sample]] = {}
-    for i in range(rounds):
-        # Fresh server processes every round: one process's memory layout can
-        # move its concurrency-1 rate by a few percent for its whole life, and
-        # the rounds should average that out, not repeat it.
-        servers = _start_servers(servers_of_row["login"], server_cpu, exe)
-        try:
-            for mode, c in rows:
-                # Which server goes first alternates too: no order bias.
-                for name, _tree in servers_of_row[mode][:: 1 if i % 2 == 0 else -1]:
-                    proc, port = servers[name]
-                    sample = java_style(exe, proc.pid, port, c, mode)
-                    results.setdefault((name, mode, c), []).append(sample)
-        finally:
-            for proc, _ in servers.values():
-                stop(proc)
-    labels = {"login": "login    ", "reauth": "re-auth  ", "pipelined": "pipelined"}
-    for mode, c in rows:
-        for name, _tree in servers_of_row[mode]:
-            label = f"{labels[mode]} c={c:<3d} {name:9s}"
-            unit = "re-auth" if mode == "reauth" else "login"
-            print(_row(label, results[name, mode, c], unit))
-    if baseline:
-        for mode, c in rows:
-            ratios = [
-                new.rate / old.rate
-                for new, old in zip(
-                    results["this tree", mode, c], results["baseline", mode, c], strict=True
-                )
-            ]
-            print(f"{labels[mode]} c={c:<3d} this tree / baseline logins/s: {_span(ratios, '.2f')}")
-
-
-# scram.workers rows: (workers, concurrency).
-WORKER_ROWS = ((1, 100), (2, 100), (1, 1000), (2, 1000))
-
-
-def start_serve(workers: int, base: Path) -> tuple[subprocess.Popen[str], int, list[int]]:
-    """This tree's ``kafka-scram serve`` with ``workers`` processes on a SQLite store
-    holding the bench user: the process, its port, and its pids (parent and workers)."""
-    from sasl_scram import SCRAM_SHA_512
-    from sasl_scram.store import ScramUpsertion, SQLiteCredentialStore
-
-    db = base / "credentials.db"
-    if not db.exists():
-        store = SQLiteCredentialStore(db, poll_interval=0)
-        store.alter(
-            [],
-            [
-                ScramUpsertion.from_password("bench", m, "bench-secret")
-                for m in (SCRAM_SHA_256, SCRAM_SHA_512)
-            ],
+    if broker:
+        print(
+            f"  broker: Apache Kafka {_bench_broker.VERSION} (KRaft, broker and controller in "
+            "one JVM, full JIT), started once and warmed up, same user and iterations;"
+            "\n  not in the back-to-back re-auth row (one re-authentication per second per "
+            "connection, KafkaChannel) nor the pipelined rows (no Java client pipelines)."
         )
-        store.close()
-    config = base / f"workers-{workers}.properties"
-    config.write_text(
-        "listeners=SASL_PLAINTEXT://127.0.0.1:0\n"
-        f"scram.credential.store.path={db}\nscram.workers={workers}\n"
+
+
+def _ratios(results: dict[tuple[str, Row], list[Sample]], row: Row, new: str, old: Target) -> str:
+    """``new`` / ``old`` within each round: logins/s and CPU per login."""
+    pairs = list(zip(results[new, row], results[old.name, row], strict=True))
+    line = f"{row.label} {new} / {old.name}: logins/s "
+    # A paced row's rate is the pacing's, whoever serves it.
+    line += (
+        "(set by the pacing)"
+        if row.interval_ms
+        else span([a.rate / b.rate for a, b in pairs], ".2f")
     )
-    proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "kafka-scram"), "serve", "--config", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert proc.stdout is not None
-    port = int(proc.stdout.readline().rsplit(":", 1)[1])
-    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-    return proc, port, [proc.pid, *map(int, children)]
+    line += f", server CPU per login {span([a.server_us / b.server_us for a, b in pairs], '.2f')}"
+    if old.idle_cpu is not None:
+        # A JVM works when idle too (its controller, timers, compiler, GC); at a
+        # low rate that is a visible share of its CPU per login. Shown, not
+        # taken off: sampled once, under a busy neighbour it can exceed the lot.
+        idle_us = old.idle_cpu * 1e6 / statistics.median(b.rate for _, b in pairs)
+        line += f"; {old.name}'s idle CPU is {idle_us:,.0f} us of its CPU per login here"
+    return line
 
 
-def workers_section(rounds: int) -> None:
-    """1 and 2 workers of the real ``kafka-scram serve`` in alternating rounds, unpinned."""
-    import tempfile
-
+def java_style_section(baseline: Path | None, rounds: int, broker_warm_up_s: float | None) -> None:
+    """Every row in alternating rounds: this tree's server, the baseline's, the floor
+    and the broker (``broker_warm_up_s`` None: no broker)."""
     exe = build_client()
-    print(
-        "\nkafka-scram serve with scram.workers = 1 and 2 (SQLite store), Java-style logins,"
-        "\n  nothing pinned: the load generator shares the cores with the workers."
-        "\n  server CPU counts the parent and every worker."
-        f"\n  {rounds} alternating rounds of {DURATION_S:.0f} s windows, fresh processes each round."
-        f"\n  This tree's SCRAM core: {_native.status()}."
-    )
-    results: dict[tuple[int, int], list[Sample]] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-workers-") as tmp:
+    trees = [("this tree", ROOT)] + ([("baseline", baseline)] if baseline else [])
+    server_cpu, _ = cpus()
+    _print_header(rounds, broker_warm_up_s is not None)
+    results: dict[tuple[str, Row], list[Sample]] = {}
+    with contextlib.ExitStack() as stack:
+        kafka: Target | None = None
+        if broker_warm_up_s is not None:
+            kafka = stack.enter_context(_bench_broker.started(exe, server_cpu, broker_warm_up_s))
         for i in range(rounds):
-            order = (1, 2) if i % 2 == 0 else (2, 1)
-            for workers in order:
-                proc, port, pids = start_serve(workers, Path(tmp))
-                try:
-                    java_style(exe, pids, port, 10, "login", seconds=WARM_UP_S, pinned=False)
-                    for w, c in WORKER_ROWS:
-                        if w == workers:
-                            sample = java_style(exe, pids, port, c, "login", pinned=False)
-                            results.setdefault((w, c), []).append(sample)
-                finally:
-                    proc.terminate()
-                    proc.wait(30)
-    for w, c in WORKER_ROWS:
-        print(_row(f"login     c={c:<4d} workers={w}", results[w, c]))
-    for c in sorted({c for _, c in WORKER_ROWS}):
-        ratios = [
-            two.rate / one.rate for two, one in zip(results[2, c], results[1, c], strict=True)
-        ]
-        print(f"login     c={c:<4d} 2 workers / 1 worker logins/s: {_span(ratios, '.2f')}")
+            # Fresh server processes every round: one process's memory layout can
+            # move its concurrency-1 rate by a few percent for its whole life, and
+            # the rounds should average that out, not repeat it.
+            servers = _start_servers([*trees, ("floor", ROOT)], server_cpu, exe)
+            try:
+                for row in ROWS:
+                    targets = [servers[name][1] for name, _ in trees]
+                    targets += [servers["floor"][1]] if row.floor else []
+                    targets += [kafka] if row.broker and kafka else []
+                    # Which server goes first alternates too: no order bias.
+                    for target in targets[:: 1 if i % 2 == 0 else -1]:
+                        port = target.reauth_port if row.mode == "reauth" else target.port
+                        sample = java_style(
+                            exe, target.pid, port, row.concurrency, row.mode, row.seconds,
+                            row.interval_ms,
+                        )  # fmt: skip
+                        results.setdefault((target.name, row), []).append(sample)
+            finally:
+                for proc, _ in servers.values():
+                    stop(proc)
+    for row in ROWS:
+        unit = "re-auth" if row.mode == "reauth" else "login"
+        for (name, of_row), samples in results.items():
+            if of_row == row:
+                print(table_line(f"{row.label} {name:9s}", samples, unit))
+    for row in ROWS:
+        if baseline:
+            print(_ratios(results, row, "this tree", Target("baseline", 0, 0, 0)))
+        if row.broker and kafka is not None:
+            print(_ratios(results, row, "this tree", kafka))
 
 
 def metrics_cost(rounds: int) -> None:
@@ -562,7 +458,7 @@ def metrics_cost(rounds: int) -> None:
     from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
 
     store = InMemoryCredentialStore()
-    store.alter([], [ScramUpsertion.from_password("bench", SCRAM_SHA_256, "bench-secret")])
+    store.alter([], [ScramUpsertion.from_password(USER, SCRAM_SHA_256, PASSWORD, ITERATIONS)])
     config = EndpointConfig.from_properties(
         {"listeners": "SASL_PLAINTEXT://127.0.0.1:0", "scram.credential.store.path": "unused.db"}
     )
@@ -572,9 +468,8 @@ def metrics_cost(rounds: int) -> None:
     thread.start()
     asyncio.run_coroutine_threadsafe(endpoint.start(), loop).result()
     counting = AuthMetrics("127.0.0.1", 0, lambda: endpoint.connections)
-    server_cpu, _ = _cpus()
-    if _ALL_CPUS:
-        os.sched_setaffinity(0, {server_cpu})
+    server_cpu, _ = cpus()
+    pin(os.getpid(), {server_cpu})  # the loop's thread too
     exe = build_client()
     port = endpoint.bound_address()[1]
     results: dict[bool, list[Sample]] = {True: [], False: []}
@@ -587,14 +482,13 @@ def metrics_cost(rounds: int) -> None:
         asyncio.run_coroutine_threadsafe(endpoint.close(grace_seconds=1), loop).result()
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
-        if _ALL_CPUS:
-            os.sched_setaffinity(0, _ALL_CPUS)
+        pin(os.getpid(), ALL_CPUS)
     ratios = [a.rate / b.rate for a, b in zip(results[True], results[False], strict=True)]
     print(
         "metrics A/B in process (Java-style logins, concurrency 10, metrics on / off in "
-        f"alternating windows): logins/s ratio {_span(ratios, '.3f')}; server CPU "
-        f"{_span([s.server_us for s in results[True]])} us/login on, "
-        f"{_span([s.server_us for s in results[False]])} us/login off"
+        f"alternating windows): logins/s ratio {span(ratios, '.3f')}; server CPU "
+        f"{span([s.server_us for s in results[True]])} us/login on, "
+        f"{span([s.server_us for s in results[False]])} us/login off"
     )
     calls = 200_000
     start = time.perf_counter()
@@ -613,20 +507,30 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--skip-tokens", action="store_true", help="the endpoint figures only")
     parser.add_argument(
+        "--no-broker", action="store_true", help="without the Apache Kafka broker's rows"
+    )
+    parser.add_argument(
+        "--broker-warm-up",
+        type=float,
+        default=_bench_broker.WARM_UP_S,
+        metavar="SECONDS",
+        help="the broker's unrecorded warm-up (default: %(default)s, long enough for C2)",
+    )
+    parser.add_argument(
         "--only-workers", action="store_true", help="the scram.workers rows only (a quick look)"
     )
     args = parser.parse_args()
     if args.only_workers:
-        workers_section(args.rounds)
+        _workers.workers_section(args.rounds)
         return
-    java_style_section(args.baseline, args.rounds)
-    workers_section(args.rounds)
+    java_style_section(args.baseline, args.rounds, None if args.no_broker else args.broker_warm_up)
+    _workers.workers_section(args.rounds)
     metrics_cost(args.rounds)
     if args.skip_tokens:
         return
     # Users and tokens against the same server, in alternating windows: the
     # ratio then compares like with like whatever the VM's neighbours do.
-    logins = [("bench", "bench-secret")]
+    logins = [(USER, PASSWORD)]
     proc, port, sample = start_server(100_000)
     user_rate = token_rate = 0.0
     try:

@@ -19,18 +19,27 @@
  *
  * Usage:
  *   java_style_client HOST PORT USER PASSWORD CONCURRENCY SECONDS MODE
- *                     [MAX_ERRORS [REAUTH_PAUSE_MS]]
+ *                     [INTERVAL_MS [SERVER_PID [MAX_ERRORS]]]
  *   MODE: login      new connection per login (Java-style, the main figure)
  *         reauth     re-authenticate repeatedly on open connections
  *         pipelined  new connection per login, no ApiVersions, SaslHandshake
  *                    and client-first in one write (our KafkaConnection)
- *   MAX_ERRORS       after this many failed logins no connection reopens
- *                    (100; the soak's wrong-password load sets it high)
- *   REAUTH_PAUSE_MS  re-auth mode: wait this long between re-authentications
- *                    on one connection (0; Kafka refuses a second one within a
- *                    second, so the soak paces them)
+ *   INTERVAL_MS: reauth only; 0 (the default) re-authenticates as soon as the
+ *         last one ends. Above 0, each connection starts its next one that
+ *         long after the last one ended: Kafka's broker accepts at most one
+ *         re-authentication start per second per connection (KafkaChannel's
+ *         MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS). The first waits a random
+ *         part of the interval, so that the connections' turns spread out.
+ *   SERVER_PID: the server's process; its user + system CPU time
+ *         (/proc/PID/stat, all its threads) over the measured window is
+ *         reported as server_cpu_us.
+ *   MAX_ERRORS: after this many failed logins no connection reopens (100;
+ *         the soak's wrong-password load sets it past any run's count).
+ * In reauth mode the measured window opens once every connection has made
+ * its first (full) login, so those logins count in neither the logins nor
+ * either CPU figure; the connections open RAMP at a time.
  * Prints one line: key=value pairs (logins, seconds, rate, p50_us, p99_us,
- * client_cpu_us, errors).
+ * client_cpu_us, server_cpu_us, errors); exits 1 if any login failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -57,6 +66,10 @@ enum step { ST_CONNECTING, ST_VERSIONS, ST_HANDSHAKE, ST_FIRST, ST_FINAL, ST_IDL
 
 #define BUF 4096
 #define MAX_SAMPLES 4000000
+/* Re-auth mode opens its connections this many at a time, the next as one
+ * finishes its first login: Kafka's socket.listen.backlog.size defaults to 50,
+ * and a thousand SYNs at once overflow it into seconds of SYN retransmits. */
+#define RAMP 50
 
 struct conn {
     int fd;
@@ -70,8 +83,8 @@ struct conn {
     size_t have;
     int pipelined_handshake_pending;
     int warm;      /* re-auth mode: the connection's first login is not counted */
-    double resume_at; /* re-auth mode with a pause: when to re-authenticate next */
     unsigned gen;  /* bumped when the socket closes or reopens */
+    double due;    /* paced re-auth: when the next one starts (0: none waiting) */
 };
 
 static const char *g_user, *g_password;
@@ -79,11 +92,15 @@ static struct sockaddr_in g_addr;
 static enum mode g_mode;
 static int g_epoll;
 static double *g_samples;
-static long g_done, g_errors, g_max_errors = 100;
-static double g_reauth_pause;
-static struct conn *g_conns;
-static int g_concurrency;
+static long g_done, g_errors;
 static int g_running = 1, g_open;
+static struct conn *g_conns;
+static int g_concurrency, g_opened, g_warmed, g_window;
+static double g_interval_s, g_seconds, g_start, g_deadline;
+static long g_server_pid;
+static long g_max_errors = 100;
+static double g_server_cpu0;
+static struct rusage g_ru0;
 /* The one cached derivation (a single user and salt in this bench). */
 static char g_cached_salt[128];
 static int g_cached_iter = -1;
@@ -98,6 +115,36 @@ static double now_s(void) {
 static void die(const char *what) {
     perror(what);
     exit(1);
+}
+
+/* User + system CPU seconds of a process, all its threads (0 without one). */
+static double process_cpu_s(long pid) {
+    char path[64], buf[1024];
+    unsigned long utime = 0, stime = 0;
+    if (pid <= 0)
+        return 0;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        die(path);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    /* The command name may hold spaces: the fields after it start at the last ')'. */
+    char *p = strrchr(buf, ')');
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                     &stime) != 2)
+        die("/proc/PID/stat");
+    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The measured window: its logins, its time and both CPU figures. */
+static void open_window(void) {
+    g_window = 1;
+    getrusage(RUSAGE_SELF, &g_ru0);
+    g_server_cpu0 = process_cpu_s(g_server_pid);
+    g_start = now_s();
+    g_deadline = g_start + g_seconds;
 }
 
 static size_t put16(unsigned char *p, int v) {
@@ -253,6 +300,7 @@ static void open_conn(struct conn *c) {
     c->corr = 0;
     c->step = ST_CONNECTING;
     c->warm = 0;
+    c->due = 0;
     c->gen++;
     if (connect(c->fd, (struct sockaddr *)&g_addr, sizeof g_addr) < 0 && errno != EINPROGRESS)
         die("connect");
@@ -265,6 +313,7 @@ static void open_conn(struct conn *c) {
 static void close_conn(struct conn *c) {
     close(c->fd); /* also leaves the epoll set */
     c->fd = -1;
+    c->due = 0;
     c->gen++;
     g_open--;
 }
@@ -289,58 +338,64 @@ static void connected(struct conn *c) {
     send_all(c, p, n);
 }
 
+/* Re-authentication on an open connection: now, or after the interval. */
+static void next_reauth(struct conn *c, int first) {
+    if (!g_running)
+        return close_conn(c);
+    double now = now_s();
+    if (g_interval_s > 0) {
+        c->due = now + g_interval_s * (first ? drand48() : 1.0);
+        return;
+    }
+    c->started = now;
+    start_auth(c);
+}
+
 static void login_done(struct conn *c) {
     if (g_mode == REAUTH && !c->warm) {
         c->warm = 1;
-        c->started = now_s();
-        if (g_running) {
-            start_auth(c);
-        } else {
-            close_conn(c);
-        }
-        return;
+        if (++g_warmed == g_concurrency)
+            open_window();
+        if (g_opened < g_concurrency)
+            open_conn(&g_conns[g_opened++]);
+        return next_reauth(c, 1);
     }
-    if (g_done < MAX_SAMPLES)
-        g_samples[g_done] = now_s() - c->started;
-    g_done++;
-    if (g_mode == REAUTH) {
-        if (!g_running) {
-            close_conn(c);
-            return;
-        }
-        if (g_reauth_pause > 0) {
-            c->step = ST_IDLE;
-            c->resume_at = now_s() + g_reauth_pause;
-            return;
-        }
-        c->started = now_s();
-        start_auth(c);
-        return;
+    if (g_window) {
+        if (g_done < MAX_SAMPLES)
+            g_samples[g_done] = now_s() - c->started;
+        g_done++;
     }
+    if (g_mode == REAUTH)
+        return next_reauth(c, 0);
     close_conn(c);
     if (g_running)
         open_conn(c);
 }
 
-/* Re-auth mode with a pause: the connections whose pause is over start again. */
-static void resume_paused(void) {
-    double t = now_s();
+/* Paced re-auth: start the connections whose turn has come; returns the
+ * epoll timeout in ms until the next one (1000 when none waits). */
+static int start_due(void) {
+    double now = now_s(), next = now + 1.0;
     for (int i = 0; i < g_concurrency; i++) {
         struct conn *c = &g_conns[i];
-        if (c->fd < 0 || c->step != ST_IDLE || c->resume_at == 0 || c->resume_at > t)
+        if (c->due == 0)
             continue;
-        c->resume_at = 0;
         if (!g_running) {
             close_conn(c);
-            continue;
+        } else if (c->due <= now) {
+            c->due = 0;
+            c->started = now;
+            start_auth(c);
+        } else if (c->due < next) {
+            next = c->due;
         }
-        c->started = t;
-        start_auth(c);
     }
+    return (int)((next - now) * 1000) + 1;
 }
 
 static void fail(struct conn *c, const char *why) {
-    fprintf(stderr, "login failed: %s\n", why);
+    if (g_errors < 5)
+        fprintf(stderr, "login failed: %s\n", why);
     g_errors++;
     close_conn(c);
     if (g_running && g_errors < g_max_errors)
@@ -410,11 +465,16 @@ static int sasl_auth_body(const unsigned char *p, size_t n, const unsigned char 
     int error = (p[off] << 8) | p[off + 1];
     off += 2;
     k = get_uvarint(p + off, n - off, &v);
-    if (!k)
+    if (!k || off + k + (v ? v - 1 : 0) > n)
         return -1;
+    if (error) {
+        /* The server's refusal, e.g. 58 SASL_AUTHENTICATION_FAILED: worth a line. */
+        if (g_errors < 5)
+            fprintf(stderr, "SaslAuthenticate error %d: %.*s\n", error, v ? (int)v - 1 : 0,
+                    (const char *)p + off + k);
+        return -1;
+    }
     off += k + (v ? v - 1 : 0);
-    if (error)
-        return -1;
     k = get_uvarint(p + off, n - off, &v);
     if (!k || v == 0 || off + k + v - 1 > n)
         return -1;
@@ -484,7 +544,7 @@ static void readable(struct conn *c) {
                 return;
             if (errno == EINTR)
                 continue;
-            return fail(c, "read");
+            return fail(c, strerror(errno));
         }
         if (r == 0)
             return fail(c, "closed by the server");
@@ -514,9 +574,9 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 8 || argc > 10) {
+    if (argc < 8 || argc > 11) {
         fprintf(stderr, "usage: %s HOST PORT USER PASSWORD CONCURRENCY SECONDS "
-                        "login|reauth|pipelined [MAX_ERRORS [REAUTH_PAUSE_MS]]\n", argv[0]);
+                        "login|reauth|pipelined [INTERVAL_MS [SERVER_PID [MAX_ERRORS]]]\n", argv[0]);
         return 2;
     }
     g_addr.sin_family = AF_INET;
@@ -525,32 +585,40 @@ int main(int argc, char **argv) {
         return 2;
     g_user = argv[3];
     g_password = argv[4];
-    int concurrency = atoi(argv[5]);
-    double seconds = atof(argv[6]);
+    g_concurrency = atoi(argv[5]);
+    g_seconds = atof(argv[6]);
     g_mode = strcmp(argv[7], "reauth") == 0      ? REAUTH
              : strcmp(argv[7], "pipelined") == 0 ? PIPELINED
                                                  : LOGIN;
-    if (argc > 8)
-        g_max_errors = atol(argv[8]);
-    if (argc > 9)
-        g_reauth_pause = atof(argv[9]) / 1000.0;
-    g_samples = malloc(sizeof(double) * MAX_SAMPLES);
-    struct conn *conns = calloc((size_t)concurrency, sizeof *conns);
-    g_conns = conns;
-    g_concurrency = concurrency;
-    g_epoll = epoll_create1(0);
-    if (!g_samples || !conns || g_epoll < 0)
-        die("setup");
-    for (int i = 0; i < concurrency; i++) {
-        open_conn(&conns[i]);
+    g_interval_s = argc > 8 && g_mode == REAUTH ? atof(argv[8]) / 1000 : 0;
+    g_server_pid = argc > 9 ? atol(argv[9]) : 0;
+    if (argc > 10)
+        g_max_errors = atol(argv[10]);
+    /* A thousand paced connections need more descriptors than a shell's 1024. */
+    struct rlimit nofile;
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
     }
-    struct rusage ru0, ru1;
-    getrusage(RUSAGE_SELF, &ru0);
-    double start = now_s(), deadline = start + seconds;
+    srand48((long)getpid());
+    g_samples = malloc(sizeof(double) * MAX_SAMPLES);
+    g_conns = calloc((size_t)g_concurrency, sizeof *g_conns);
+    g_epoll = epoll_create1(0);
+    if (!g_samples || !g_conns || g_epoll < 0)
+        die("setup");
+    int first = g_mode == REAUTH && g_concurrency > RAMP ? RAMP : g_concurrency;
+    while (g_opened < first)
+        open_conn(&g_conns[g_opened++]);
+    if (g_mode != REAUTH)
+        open_window();
+    struct rusage ru1;
     struct epoll_event events[256];
     /* Logins in flight at the deadline finish; none start after it. */
     while (g_open > 0) {
-        int n = epoll_wait(g_epoll, events, 256, g_reauth_pause > 0 ? 10 : 1000);
+        int timeout = g_interval_s > 0 ? start_due() : 1000;
+        if (g_open == 0)
+            break;
+        int n = epoll_wait(g_epoll, events, 256, timeout);
         if (n < 0 && errno != EINTR)
             die("epoll_wait");
         for (int i = 0; i < n; i++) {
@@ -564,22 +632,24 @@ int main(int argc, char **argv) {
                 readable(c);
             }
         }
-        if (g_reauth_pause > 0)
-            resume_paused();
-        if (g_running && now_s() >= deadline)
+        if (g_running && g_window && now_s() >= g_deadline)
             g_running = 0;
     }
-    double elapsed = now_s() - start;
+    if (!g_window) /* every connection failed before its first login */
+        open_window();
+    double elapsed = now_s() - g_start;
+    double server_cpu = process_cpu_s(g_server_pid) - g_server_cpu0;
     getrusage(RUSAGE_SELF, &ru1);
-    double cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-                 (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-                 (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                 (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+    double cpu = (ru1.ru_utime.tv_sec - g_ru0.ru_utime.tv_sec) +
+                 (ru1.ru_utime.tv_usec - g_ru0.ru_utime.tv_usec) / 1e6 +
+                 (ru1.ru_stime.tv_sec - g_ru0.ru_stime.tv_sec) +
+                 (ru1.ru_stime.tv_usec - g_ru0.ru_stime.tv_usec) / 1e6;
     long k = g_done < MAX_SAMPLES ? g_done : MAX_SAMPLES;
     qsort(g_samples, (size_t)k, sizeof(double), cmp);
     double p50 = k ? g_samples[k / 2] : 0, p99 = k ? g_samples[(long)(k * 0.99)] : 0;
     printf("logins=%ld seconds=%.4f rate=%.1f p50_us=%.0f p99_us=%.0f client_cpu_us=%.0f "
-           "errors=%ld\n",
-           g_done, elapsed, g_done / elapsed, p50 * 1e6, p99 * 1e6, cpu * 1e6, g_errors);
+           "server_cpu_us=%.0f errors=%ld\n",
+           g_done, elapsed, g_done / elapsed, p50 * 1e6, p99 * 1e6, cpu * 1e6, server_cpu * 1e6,
+           g_errors);
     return g_errors ? 1 : 0;
 }

@@ -224,8 +224,18 @@ def _minute(
     loads = [
         _load(client, soak.port, STABLE, concurrency, seconds, "login"),
         # Kafka refuses a second re-authentication within a second: pace them.
-        _load(client, soak.port, STABLE, 10, seconds, "reauth", "100", "1100"),
-        _load(client, soak.port, (STABLE[0], "not-the-password"), 5, seconds, "login", ENDLESS),
+        _load(client, soak.port, STABLE, 10, seconds, "reauth", "1100"),
+        _load(
+            client,
+            soak.port,
+            (STABLE[0], "not-the-password"),
+            5,
+            seconds,
+            "login",
+            "0",
+            "0",
+            ENDLESS,
+        ),
     ]
     return tuple(_result(p) for p in loads)
 
@@ -241,7 +251,8 @@ def slope_verdict(name: str, values: list[float], minutes: list[float]) -> tuple
 
 
 def run(minutes: int, concurrency: int, churn_every: float, out: Path) -> int:
-    from bench.bench_endpoint import build_client
+    sys.path.insert(0, str(ROOT / "bench"))
+    from _java_style import build_client  # type: ignore[import-not-found]
 
     client = build_client()
     directory = Path(tempfile.mkdtemp(prefix="kafka-scram-soak-"))
