@@ -222,8 +222,8 @@ def _jaas(data: bytes) -> None:
 
 
 def _properties(data: bytes) -> None:
-    # Kafka reads .properties as ISO-8859-1 (java.util.Properties.load(InputStream)).
-    parse_properties(data.decode("latin-1"))
+    # The bytes, as every file is read: ISO-8859-1, as Kafka's Properties.load(InputStream).
+    parse_properties(data)
 
 
 def _credential_znode(data: bytes) -> None:
