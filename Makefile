@@ -62,7 +62,7 @@ system: toolchain
 	if [ -n "$$pkgs" ]; then apt-get update -q && apt-get install -y -q $$pkgs; fi
 
 jars: venv system
-	$(PY) tools/fetch_kafka_jars.py
+	$(PY) -m tools.fetch_kafka_jars
 
 # Apache Kafka's brokers and tools (4.x for KRaft, 3.9 for ZooKeeper mode) from
 # Maven Central into $(CACHE)/kafka-<version>/libs; offline once cached.

@@ -14,15 +14,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tools.fetch_kafka_broker import cache_root
+
 ARTIFACTS = ("org.apache.kafka:kafka-clients:4.3.0", "org.slf4j:slf4j-api:2.0.18")
 
 
 def jar_dir() -> Path:
     configured = os.environ.get("KAFKA_SCRAM_JARS")
-    if configured:
-        return Path(configured)
-    root = os.environ.get("KAFKA_SCRAM_CACHE") or str(Path.home() / ".cache" / "kafka-scram")
-    return Path(root) / "jars"
+    return Path(configured) if configured else cache_root() / "jars"
 
 
 def main() -> int:
