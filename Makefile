@@ -131,8 +131,10 @@ bench: venv system brokers native
 
 # Coverage-guided fuzzing (atheris) of every input surface, FUZZ_SECONDS each
 # (default 60); crashes are saved to fuzz/crashes/<target>/ and replayed by
-# `make test`. `python fuzz/seeds.py` rewrites the seed corpus.
+# `make test`. `python fuzz/seeds.py` rewrites the seed corpus. FUZZ_JOBS
+# targets run side by side (default 1: one core each, clean figures).
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 # `serve` under churn for SOAK_MINUTES (default 30), its RSS, descriptors,
 # tasks and connections sampled every minute; writes docs/soak/soak.{md,png}.
 SOAK_MINUTES ?= 30
@@ -143,7 +145,7 @@ soak: venv system
 	$(PY) bench/soak.py --minutes $(SOAK_MINUTES)
 
 fuzz: venv
-	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS)
+	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis \
