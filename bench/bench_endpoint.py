@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import _bench_broker
+import _make_run
 import _workers
 from _java_style import (
     ALL_CPUS,
@@ -219,6 +220,12 @@ def start_server(
     port = int(fields[0])
     sample = list(zip(fields[1::2], fields[2::2], strict=True))
     return proc, port, sample
+
+
+def _bench_server_process() -> tuple[subprocess.Popen[str], int]:
+    """This tree's bench server, without tokens: its process and port."""
+    proc, port, _ = start_server(0)
+    return proc, port
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
@@ -519,11 +526,18 @@ def main() -> None:
     parser.add_argument(
         "--only-workers", action="store_true", help="the scram.workers rows only (a quick look)"
     )
+    parser.add_argument(
+        "--only-make-run", action="store_true", help="the make run rows only (a quick look)"
+    )
     args = parser.parse_args()
     if args.only_workers:
         _workers.workers_section(args.rounds)
         return
+    if args.only_make_run:
+        _make_run.make_run_section(args.rounds, _bench_server_process)
+        return
     java_style_section(args.baseline, args.rounds, None if args.no_broker else args.broker_warm_up)
+    _make_run.make_run_section(args.rounds, _bench_server_process)
     _workers.workers_section(args.rounds)
     metrics_cost(args.rounds)
     if args.skip_tokens:

@@ -506,7 +506,9 @@ class ServerConnection:
             header.api_version, header.correlation_id, error, message, token, lifetime
         )
 
-    def _auth_failed(self, exc: AuthenticationFailed) -> list[Output]:
+    def _auth_failed(self, exc: AuthenticationFailed, user: str | None = None) -> list[Output]:
+        """Refuse the login: Kafka's error answer, then the delayed close. ``user``
+        is the claimed name when the exchange is already over (KIP-368's check)."""
         mech = self._mechanism.mechanism_name if self._mechanism else "?"
         phase = "re-authentication" if self._reauth else "authentication"
         # Kafka sends its generic text for every SaslException; only the authzid
@@ -520,7 +522,8 @@ class ServerConnection:
             out.append(
                 Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0))
             )
-        user = self._scram.requested_username if self._scram is not None else None
+        if self._scram is not None:
+            user = self._scram.requested_username
         reauthentication = self._reauth
         close = self._close(message, failed_authentication=True)
         out.append(Close(_log_reason(close.reason, exc), True, mech, user, reauthentication))
@@ -544,7 +547,7 @@ class ServerConnection:
                 "Cannot change principals during re-authentication from "
                 f"User.{self._session.authorization_id}: User.{session.authorization_id}"
             )
-            return self._auth_failed(exc)
+            return self._auth_failed(exc, session.username)
         now = self._clock_ms()
         reauth_ms = self._settings.max_reauth_ms
         lifetime = session.session_lifetime_ms(now, reauth_ms)

@@ -324,6 +324,10 @@ class TestReauthentication:
             and r["error_code"] == 58
             and "Cannot change principals" in r["error_message"]
         )
+        # The failed-login log line names the user who tried (it said "user None").
+        (close,) = [o for o in p.outputs if isinstance(o, Close)]
+        assert close.after_failed_authentication and close.reauthentication
+        assert close.username == "bob" and close.mechanism == "SCRAM-SHA-256"
 
 
 def test_raw_tokens_after_handshake_v0() -> None:
