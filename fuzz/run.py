@@ -122,7 +122,9 @@ def fuzz(target: str, seconds: int) -> Result:
     result.crashes = len(set(crashes.iterdir()) - before)
     if proc.returncode != 0:
         # What libFuzzer and atheris said about the finding, without the stats.
-        said = [line for line in proc.stderr.splitlines() if not line.startswith(("#", "INFO"))]
+        # atheris prints an uncaught Python exception's traceback on stdout.
+        output = proc.stdout + proc.stderr
+        said = [line for line in output.splitlines() if not line.startswith(("#", "INFO"))]
         sys.stderr.write(f"== {target} ==\n" + "\n".join(said[-40:]) + "\n")
     return result
 

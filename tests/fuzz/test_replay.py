@@ -103,3 +103,34 @@ def test_each_target_fuzzes_briefly(target: str, tmp_path: Path) -> None:
     assert row[0] == target
     runs_per_second, edges = int(row[1]), int(row[2])
     assert runs_per_second > 0 and edges > 0, done.stdout
+
+
+def test_tokens_the_inputs_create_do_not_pile_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every DescribeDelegationToken answers with every token earlier inputs
+    created: without a fresh endpoint now and then, inputs cost more and more
+    until an innocent one passes the time limit (the first ten-minute run's
+    finding)."""
+    from fuzz import targets
+    from sasl_scram.kafka import decode_response, encode_request
+
+    monkeypatch.setattr(targets, "REFRESH_EVERY", 3)
+    monkeypatch.setattr(targets, "_endpoint", None)
+    create = encode_request(38, 2, 7, "fuzz", {"renewers": [], "max_lifetime_ms": -1})
+    describe = encode_request(41, 2, 8, "fuzz", {"owners": None})
+
+    def described() -> int:
+        served = targets._served()
+        conn = served.connection()
+        served.login(conn)
+        (answer,) = served.drive(conn, conn.receive(describe))
+        body = decode_response(41, 2, answer.data[4:])[1]
+        assert body["error_code"] == 0, body
+        return len(body["tokens"])
+
+    counts = []
+    for _ in range(6):
+        targets._frames_after_auth(create)
+        counts.append(described())
+    assert targets._endpoint is not None
+    targets._endpoint.close()
+    assert counts[0] == 1 and max(counts) <= 2, counts
