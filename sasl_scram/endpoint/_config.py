@@ -341,13 +341,16 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
     # Each listener's accept queue. Kafka's default is 50, drained by a dedicated
     # Acceptor thread (SocketServer); here the event loop that answers requests
     # also accepts, so a burst of 100 connects overflowed 50 (1 s SYN
-    # retransmits at the bench's concurrency 100): 512 instead.
+    # retransmits at the bench's concurrency 100), and 1000 clients reconnecting
+    # after each login overflowed 512 (retransmits, now and then a reset). 4096
+    # instead, which the kernel caps at net.core.somaxconn, as Go's listeners
+    # take somaxconn.
     ConfigKey(
         BACKLOG_KEY,
-        "512",
+        "4096",
         integer(1),
         _INT1,
-        "pending connections each listener queues",
+        "pending connections each listener queues (the kernel caps it at net.core.somaxconn)",
     ),
     METRICS_LISTENER,
     ConfigKey(
@@ -532,7 +535,7 @@ class EndpointConfig:
     #: hides its password.
     zookeeper_options: dict[str, Any] = field(default_factory=dict)
     #: ``socket.listen.backlog.size``: pending connections each listener queues.
-    listen_backlog: int = 512
+    listen_backlog: int = 4096
     #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.
     event_loop: str = "auto"
     #: ``scram.legacy.librdkafka.nonce.enable``: accept librdkafka < 2.6.1's
