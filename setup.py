@@ -18,7 +18,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from setuptools import Command, Distribution, setup
+from setuptools import Command
+from setuptools import Distribution
+from setuptools import setup
 from setuptools.command.build import build
 
 HERE = Path(__file__).resolve().parent

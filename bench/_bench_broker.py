@@ -29,23 +29,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from _java_style import (
-    ALL_CPUS,
-    ITERATIONS,
-    PASSWORD,
-    REAUTH_INTERVAL_MS,
-    ROOT,
-    USER,
-    Target,
-    cpu_seconds,
-    java_style,
-    pin,
-)
+from _java_style import ALL_CPUS
+from _java_style import ITERATIONS
+from _java_style import PASSWORD
+from _java_style import REAUTH_INTERVAL_MS
+from _java_style import ROOT
+from _java_style import USER
+from _java_style import Target
+from _java_style import cpu_seconds
+from _java_style import java_style
+from _java_style import pin
 
 if str(ROOT) not in sys.path:  # tests/ and tools/ live at the repository's root
     sys.path.insert(0, str(ROOT))
 
-from tools.fetch_kafka_broker import KAFKA_VERSIONS, is_fetched, libs_dir
+from tools.fetch_kafka_broker import KAFKA_VERSIONS
+from tools.fetch_kafka_broker import is_fetched
+from tools.fetch_kafka_broker import libs_dir
 
 if TYPE_CHECKING:
     from tests.kafka_broker import KafkaBroker

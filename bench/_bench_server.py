@@ -15,18 +15,28 @@ import sys
 import threading
 from typing import Any
 
-from _java_style import ITERATIONS, PASSWORD, USER
+from _java_style import ITERATIONS
+from _java_style import PASSWORD
+from _java_style import USER
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, Grant, KafkaPrincipal, ScramServer
-from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
-from sasl_scram.kafka import (
-    ApiKey,
-    decode_request,
-    encode_response,
-    encode_sasl_authenticate_response,
-)
-from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
-from tokenauth import InMemoryTokenStore, RequestContext, TokenCache, TokenConfig, TokenManager
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import Grant
+from sasl_scram import KafkaPrincipal
+from sasl_scram import ScramServer
+from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import ScramEndpoint
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import decode_request
+from sasl_scram.kafka import encode_response
+from sasl_scram.kafka import encode_sasl_authenticate_response
+from sasl_scram.store import InMemoryCredentialStore
+from sasl_scram.store import ScramUpsertion
+from tokenauth import InMemoryTokenStore
+from tokenauth import RequestContext
+from tokenauth import TokenCache
+from tokenauth import TokenConfig
+from tokenauth import TokenManager
 from tokenauth._endpoint import build_extension
 
 # The floor server's ApiVersions: what a Java client needs to log in.

@@ -18,19 +18,17 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from _java_style import (
-    DURATION_S,
-    PASSWORD,
-    ROOT,
-    USER,
-    Sample,
-    build_client,
-    cpus,
-    java_style,
-    pin,
-    span,
-    table_line,
-)
+from _java_style import DURATION_S
+from _java_style import PASSWORD
+from _java_style import ROOT
+from _java_style import USER
+from _java_style import Sample
+from _java_style import build_client
+from _java_style import cpus
+from _java_style import java_style
+from _java_style import pin
+from _java_style import span
+from _java_style import table_line
 
 #: Concurrencies compared (the Java-style login rows of the main table).
 CONCURRENCIES = (1, 10, 100)
@@ -45,8 +43,10 @@ StartServer = Callable[[], tuple[subprocess.Popen[str], int]]
 def start_make_run_serve(cwd: Path) -> tuple[subprocess.Popen[str], int]:
     """``kafka-scram serve --config config/server.properties`` as ``make run`` runs it
     (no PYTHONPATH: the installed package), in ``cwd``, on a free port."""
-    from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512
-    from sasl_scram.store import ScramUpsertion, SQLiteCredentialStore
+    from sasl_scram import SCRAM_SHA_256
+    from sasl_scram import SCRAM_SHA_512
+    from sasl_scram.store import ScramUpsertion
+    from sasl_scram.store import SQLiteCredentialStore
 
     # The shipped configuration names .kafka-scram/credentials.db under the
     # working directory; the bench user goes in before serve starts.

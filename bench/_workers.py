@@ -12,18 +12,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _java_style import (
-    DURATION_S,
-    PASSWORD,
-    ROOT,
-    USER,
-    Sample,
-    build_client,
-    cpu_seconds,
-    java_style,
-    span,
-    table_line,
-)
+from _java_style import DURATION_S
+from _java_style import PASSWORD
+from _java_style import ROOT
+from _java_style import USER
+from _java_style import Sample
+from _java_style import build_client
+from _java_style import cpu_seconds
+from _java_style import java_style
+from _java_style import span
+from _java_style import table_line
 
 from sasl_scram import _native
 
@@ -35,8 +33,10 @@ WARM_UP_S = 0.3
 def start_serve(workers: int, base: Path) -> tuple[subprocess.Popen[str], int, list[int]]:
     """This tree's ``kafka-scram serve`` with ``workers`` processes on a SQLite store
     holding the bench user: the process, its port, and its pids (parent and workers)."""
-    from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512
-    from sasl_scram.store import ScramUpsertion, SQLiteCredentialStore
+    from sasl_scram import SCRAM_SHA_256
+    from sasl_scram import SCRAM_SHA_512
+    from sasl_scram.store import ScramUpsertion
+    from sasl_scram.store import SQLiteCredentialStore
 
     db = base / "credentials.db"
     if not db.exists():

@@ -42,26 +42,30 @@ from typing import Any
 import _bench_broker
 import _make_run
 import _workers
-from _java_style import (
-    ALL_CPUS,
-    DURATION_S,
-    ITERATIONS,
-    PASSWORD,
-    REAUTH_INTERVAL_MS,
-    ROOT,
-    USER,
-    Sample,
-    Target,
-    build_client,
-    cpus,
-    java_style,
-    pin,
-    span,
-    table_line,
-)
+from _java_style import ALL_CPUS
+from _java_style import DURATION_S
+from _java_style import ITERATIONS
+from _java_style import PASSWORD
+from _java_style import REAUTH_INTERVAL_MS
+from _java_style import ROOT
+from _java_style import USER
+from _java_style import Sample
+from _java_style import Target
+from _java_style import build_client
+from _java_style import cpus
+from _java_style import java_style
+from _java_style import pin
+from _java_style import span
+from _java_style import table_line
 
-from sasl_scram import SCRAM_SHA_256, KafkaPrincipal, SaltedPasswordCache, ScramClient, _native
-from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import KafkaPrincipal
+from sasl_scram import SaltedPasswordCache
+from sasl_scram import ScramClient
+from sasl_scram import _native
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
 
 # The token row is the best of WINDOWS measurements of DURATION_S each: this
 # VM's neighbours move a single 3 s figure by up to 2x between runs (the same
@@ -236,7 +240,11 @@ def stop(proc: subprocess.Popen[str]) -> None:
 
 def _token_manager(n: int, clock: list[int], trace_memory: bool) -> tuple[Any, float]:
     """A manager with ``n`` live tokens, and the bytes each took if traced."""
-    from tokenauth import InMemoryTokenStore, RequestContext, TokenCache, TokenConfig, TokenManager
+    from tokenauth import InMemoryTokenStore
+    from tokenauth import RequestContext
+    from tokenauth import TokenCache
+    from tokenauth import TokenConfig
+    from tokenauth import TokenManager
 
     config = TokenConfig.of("bench-secret", max_lifetime_ms=1000, expiry_time_ms=1000)
     store = InMemoryTokenStore()
@@ -460,9 +468,11 @@ def metrics_cost(rounds: int) -> None:
     import uvloop
 
     from sasl_scram import SCRAM_SHA_256
-    from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
+    from sasl_scram.endpoint import EndpointConfig
+    from sasl_scram.endpoint import ScramEndpoint
     from sasl_scram.endpoint._metrics import AuthMetrics
-    from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
+    from sasl_scram.store import InMemoryCredentialStore
+    from sasl_scram.store import ScramUpsertion
 
     store = InMemoryCredentialStore()
     store.alter([], [ScramUpsertion.from_password(USER, SCRAM_SHA_256, PASSWORD, ITERATIONS)])

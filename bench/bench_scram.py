@@ -24,16 +24,14 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
 from kafka.net.sasl.scram import ScramClient as KafkaPythonScramClient
 
-from sasl_scram import (
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    Grant,
-    SaltedPasswordCache,
-    ScramClient,
-    ScramCredential,
-    ScramMechanism,
-    ScramServer,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import Grant
+from sasl_scram import SaltedPasswordCache
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram import ScramServer
 
 USER = "alice"
 PASSWORD = "alice-secret"

@@ -20,14 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramCredential  # noqa: E402
-from sasl_scram.store import (  # noqa: E402
-    InMemoryCredentialStore,
-    ScramUpsertion,
-    SQLiteCredentialStore,
-    ZooKeeperCredentialStore,
-    sanitize,
-)
+from sasl_scram import SCRAM_SHA_256  # noqa: E402
+from sasl_scram import SCRAM_SHA_512  # noqa: E402
+from sasl_scram import ScramCredential  # noqa: E402
+from sasl_scram.store import InMemoryCredentialStore  # noqa: E402
+from sasl_scram.store import ScramUpsertion  # noqa: E402
+from sasl_scram.store import SQLiteCredentialStore  # noqa: E402
+from sasl_scram.store import ZooKeeperCredentialStore  # noqa: E402
+from sasl_scram.store import sanitize  # noqa: E402
 from tests.zookeeper_server import ZooKeeperServer  # noqa: E402
 
 USERS = 100_000

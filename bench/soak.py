@@ -40,16 +40,20 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sasl_scram import SCRAM_SHA_256  # noqa: E402
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials  # noqa: E402
+from sasl_scram.admin import KafkaConnection  # noqa: E402
+from sasl_scram.admin import KafkaConnectionError  # noqa: E402
+from sasl_scram.admin import SaslCredentials  # noqa: E402
 from sasl_scram.kafka import encode_request  # noqa: E402
-from sasl_scram.store import ScramUpsertion, open_store  # noqa: E402
+from sasl_scram.store import ScramUpsertion  # noqa: E402
+from sasl_scram.store import open_store  # noqa: E402
 
 STABLE = ("soak", "soak-password")
 CHURN_USER = "churn"

@@ -12,7 +12,8 @@ import sys
 
 from _example import run_example
 
-from sasl_scram.integrations import UnsupportedByClient, confluent
+from sasl_scram.integrations import UnsupportedByClient
+from sasl_scram.integrations import confluent
 
 
 def main(path: str) -> int:

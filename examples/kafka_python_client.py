@@ -17,7 +17,8 @@ from sasl_scram.integrations import kafka_python
 
 def main(path: str) -> int:
     # Imported here, so that its absence is one line naming the extra (_example.py).
-    from kafka import KafkaAdminClient, KafkaConsumer
+    from kafka import KafkaAdminClient
+    from kafka import KafkaConsumer
 
     kafka_python.install()  # explicit; undone below
     try:

@@ -15,8 +15,13 @@ from typing import Any
 
 from _example import run_example
 
-from sasl_scram.integrations import ScramCredentials, load_client_config, pure_sasl
-from sasl_scram.kafka import ApiKey, FrameBuffer, decode_response, encode_request
+from sasl_scram.integrations import ScramCredentials
+from sasl_scram.integrations import load_client_config
+from sasl_scram.integrations import pure_sasl
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
 
 
 class KafkaSocket:

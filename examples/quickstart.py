@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import re
 
-from sasl_scram import SCRAM_SHA_512, Grant, ScramClient, ScramCredential, ScramServer
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import Grant
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramServer
 
 USER = "alice"
 PASSWORD = "alice-secret"  # demo only; never print real passwords

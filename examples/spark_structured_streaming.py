@@ -33,13 +33,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tokenauth.spark import (
-    KafkaOptions,
-    SupervisorPolicy,
-    TokenSupervisor,
-    apply_kafka_options,
-    client_properties_login,
-)
+from tokenauth.spark import KafkaOptions
+from tokenauth.spark import SupervisorPolicy
+from tokenauth.spark import TokenSupervisor
+from tokenauth.spark import apply_kafka_options
+from tokenauth.spark import client_properties_login
 
 # Spark 4 is built for Scala 2.13 only; the connector's version is Spark's.
 CONNECTOR = "org.apache.spark:spark-sql-kafka-0-10_2.13"

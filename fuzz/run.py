@@ -74,7 +74,8 @@ def _worker(target_name: str, argv: list[str]) -> None:
     # ``match(s, pos)`` calls.)
     atheris.enabled_hooks.add("str")
     with atheris.instrument_imports(include=["sasl_scram", "tokenauth", "jaas"]):
-        from fuzz.targets import TARGETS, run_one
+        from fuzz.targets import TARGETS
+        from fuzz.targets import run_one
     target = TARGETS[target_name]
 
     def one_input(data: bytes) -> None:

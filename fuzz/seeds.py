@@ -21,20 +21,21 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sasl_scram import (  # noqa: E402
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    Grant,
-    ScramClient,
-    ScramCredential,
-    ScramMechanism,
-    ScramServer,
-)
+from sasl_scram import SCRAM_SHA_256  # noqa: E402
+from sasl_scram import SCRAM_SHA_512  # noqa: E402
+from sasl_scram import Grant  # noqa: E402
+from sasl_scram import ScramClient  # noqa: E402
+from sasl_scram import ScramCredential  # noqa: E402
+from sasl_scram import ScramMechanism  # noqa: E402
+from sasl_scram import ScramServer  # noqa: E402
 from sasl_scram.config import KafkaPrincipal  # noqa: E402
-from sasl_scram.kafka import API_SPECS, ApiKey, encode_request  # noqa: E402
+from sasl_scram.kafka import API_SPECS  # noqa: E402
+from sasl_scram.kafka import ApiKey  # noqa: E402
+from sasl_scram.kafka import encode_request  # noqa: E402
 from sasl_scram.store import ScramUpsertion  # noqa: E402
 from sasl_scram.store.zookeeper import sanitize  # noqa: E402
-from tokenauth import TokenInformation, encode_token  # noqa: E402
+from tokenauth import TokenInformation  # noqa: E402
+from tokenauth import encode_token  # noqa: E402
 
 CORPUS = ROOT / "fuzz" / "corpus"
 

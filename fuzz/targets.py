@@ -26,41 +26,39 @@ from dataclasses import dataclass
 from typing import Any
 
 import jaas
-from sasl_scram import (
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    ClientFinalMessage,
-    ClientFirstMessage,
-    Grant,
-    ScramClient,
-    ScramCredential,
-    ScramError,
-    ScramServer,
-    ServerFinalMessage,
-    ServerFirstMessage,
-    saslprep,
-)
-from sasl_scram.config import KafkaPrincipal, parse_properties
-from sasl_scram.endpoint import (
-    ApiCall,
-    Close,
-    CredentialNeeded,
-    EndpointConfig,
-    RequestContext,
-    ScramEndpoint,
-    Send,
-    ServerConnection,
-    load_extensions,
-)
-from sasl_scram.kafka import decode_response, encode_request
-from sasl_scram.store import InMemoryCredentialStore, ScramUpsertion
-from sasl_scram.store.zookeeper import (
-    MalformedZnode,
-    credentials_from_config,
-    decode_config,
-    notification_user,
-)
-from tokenauth import MalformedToken, decode_token
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import ClientFinalMessage
+from sasl_scram import ClientFirstMessage
+from sasl_scram import Grant
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramError
+from sasl_scram import ScramServer
+from sasl_scram import ServerFinalMessage
+from sasl_scram import ServerFirstMessage
+from sasl_scram import saslprep
+from sasl_scram.config import KafkaPrincipal
+from sasl_scram.config import parse_properties
+from sasl_scram.endpoint import ApiCall
+from sasl_scram.endpoint import Close
+from sasl_scram.endpoint import CredentialNeeded
+from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import RequestContext
+from sasl_scram.endpoint import ScramEndpoint
+from sasl_scram.endpoint import Send
+from sasl_scram.endpoint import ServerConnection
+from sasl_scram.endpoint import load_extensions
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
+from sasl_scram.store import InMemoryCredentialStore
+from sasl_scram.store import ScramUpsertion
+from sasl_scram.store.zookeeper import MalformedZnode
+from sasl_scram.store.zookeeper import credentials_from_config
+from sasl_scram.store.zookeeper import decode_config
+from sasl_scram.store.zookeeper import notification_user
+from tokenauth import MalformedToken
+from tokenauth import decode_token
 
 __all__ = ["TARGETS", "TIME_LIMIT_S", "SlowInput", "Target", "run_one"]
 

@@ -12,36 +12,33 @@ This package depends on the standard library only.
 
 from __future__ import annotations
 
-from jaas._errors import (
-    JaasConfigurationError,
-    JaasCredentialsError,
-    JaasError,
-    JaasSyntaxError,
-)
+from jaas._errors import JaasConfigurationError
+from jaas._errors import JaasCredentialsError
+from jaas._errors import JaasError
+from jaas._errors import JaasSyntaxError
 from jaas._file import parse_file
-from jaas._model import Configuration, Context, ControlFlag, LoginModuleEntry
+from jaas._model import Configuration
+from jaas._model import Context
+from jaas._model import ControlFlag
+from jaas._model import LoginModuleEntry
 from jaas._property import parse_property
-from jaas._render import (
-    SCRAM_LOGIN_MODULE,
-    quote,
-    render_entry,
-    render_file,
-    render_property,
-    scram_login_line,
-    scram_token_login_line,
-)
-from jaas._resolve import (
-    ALLOWED_LOGIN_MODULES_PROPERTY,
-    CLIENT_CONTEXT,
-    DEFAULT_DISALLOWED_LOGIN_MODULES,
-    DISALLOWED_LOGIN_MODULES_PROPERTY,
-    SASL_JAAS_CONFIG,
-    SERVER_CONTEXT,
-    LoginModulePolicy,
-    load_client_context,
-    load_server_context,
-    server_property_name,
-)
+from jaas._render import SCRAM_LOGIN_MODULE
+from jaas._render import quote
+from jaas._render import render_entry
+from jaas._render import render_file
+from jaas._render import render_property
+from jaas._render import scram_login_line
+from jaas._render import scram_token_login_line
+from jaas._resolve import ALLOWED_LOGIN_MODULES_PROPERTY
+from jaas._resolve import CLIENT_CONTEXT
+from jaas._resolve import DEFAULT_DISALLOWED_LOGIN_MODULES
+from jaas._resolve import DISALLOWED_LOGIN_MODULES_PROPERTY
+from jaas._resolve import SASL_JAAS_CONFIG
+from jaas._resolve import SERVER_CONTEXT
+from jaas._resolve import LoginModulePolicy
+from jaas._resolve import load_client_context
+from jaas._resolve import load_server_context
+from jaas._resolve import server_property_name
 from jaas._scram import ScramLoginCredentials
 from jaas._secrets import is_secret_key
 

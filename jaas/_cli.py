@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
 from jaas._errors import JaasError
 from jaas._file import parse_file
-from jaas._model import Configuration, Context
+from jaas._model import Configuration
+from jaas._model import Context
 from jaas._property import parse_property
-from jaas._render import render_file, render_property
-from jaas._resolve import CLIENT_CONTEXT, SERVER_CONTEXT, LoginModulePolicy
+from jaas._render import render_file
+from jaas._render import render_property
+from jaas._resolve import CLIENT_CONTEXT
+from jaas._resolve import SERVER_CONTEXT
+from jaas._resolve import LoginModulePolicy
 
 __all__ = ["handler", "register"]
 

@@ -6,8 +6,10 @@ import re
 from bisect import bisect_right
 
 from jaas._errors import JaasSyntaxError
-from jaas._secrets import MASK, is_secret_key
-from jaas._tokenizer import Token, TokenKind
+from jaas._secrets import MASK
+from jaas._secrets import is_secret_key
+from jaas._tokenizer import Token
+from jaas._tokenizer import TokenKind
 
 __all__ = ["Locator", "describe", "java_str"]
 

@@ -12,12 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from jaas._diagnostics import Locator, java_str
-from jaas._expand import ExpansionError, expand
-from jaas._model import Configuration, Context, ControlFlag, LoginModuleEntry
+from jaas._diagnostics import Locator
+from jaas._diagnostics import java_str
+from jaas._expand import ExpansionError
+from jaas._expand import expand
+from jaas._model import Configuration
+from jaas._model import Context
+from jaas._model import ControlFlag
+from jaas._model import LoginModuleEntry
 from jaas._property import FLAG_CHOICES
-from jaas._secrets import MASK, is_secret_key
-from jaas._tokenizer import FILE_SYNTAX, Token, Tokenizer, TokenKind
+from jaas._secrets import MASK
+from jaas._secrets import is_secret_key
+from jaas._tokenizer import FILE_SYNTAX
+from jaas._tokenizer import Token
+from jaas._tokenizer import Tokenizer
+from jaas._tokenizer import TokenKind
 
 __all__ = ["parse_file"]
 

@@ -8,11 +8,17 @@ same input as ``java_message``.
 
 from __future__ import annotations
 
-from jaas._diagnostics import Locator, java_str
+from jaas._diagnostics import Locator
+from jaas._diagnostics import java_str
 from jaas._errors import JaasSyntaxError
-from jaas._model import Context, ControlFlag, LoginModuleEntry
+from jaas._model import Context
+from jaas._model import ControlFlag
+from jaas._model import LoginModuleEntry
 from jaas._secrets import is_secret_key
-from jaas._tokenizer import PROPERTY_SYNTAX, Token, Tokenizer, TokenKind
+from jaas._tokenizer import PROPERTY_SYNTAX
+from jaas._tokenizer import Token
+from jaas._tokenizer import Tokenizer
+from jaas._tokenizer import TokenKind
 
 __all__ = ["PROPERTY_FILENAME", "parse_property"]
 

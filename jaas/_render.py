@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from jaas._model import Configuration, Context, LoginModuleEntry
-from jaas._secrets import MASK, is_secret_key
+from jaas._model import Configuration
+from jaas._model import Context
+from jaas._model import LoginModuleEntry
+from jaas._secrets import MASK
+from jaas._secrets import is_secret_key
 
 SCRAM_LOGIN_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from jaas._errors import JaasConfigurationError
-from jaas._model import Configuration, Context, LoginModuleEntry
+from jaas._model import Configuration
+from jaas._model import Context
+from jaas._model import LoginModuleEntry
 from jaas._property import parse_property
 
 log = logging.getLogger("jaas")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from jaas._errors import JaasCredentialsError
-from jaas._model import Context, LoginModuleEntry
-from jaas._render import SCRAM_LOGIN_MODULE, scram_login_line, scram_token_login_line
+from jaas._model import Context
+from jaas._model import LoginModuleEntry
+from jaas._render import SCRAM_LOGIN_MODULE
+from jaas._render import scram_login_line
+from jaas._render import scram_token_login_line
 from jaas._secrets import MASK
 
 __all__ = ["ScramLoginCredentials"]

@@ -9,26 +9,27 @@ of derived keys.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 
 from sasl_scram import _crypto
-from sasl_scram._errors import (
-    ScramError,
-    ScramProtocolError,
-    ScramServerError,
-    ScramStateError,
-    ScramUsageError,
-)
-from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
-from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
-from sasl_scram._messages import (
-    ClientFinalMessage,
-    ClientFirstMessage,
-    ServerFinalMessage,
-    ServerFirstMessage,
-    java_hashmap_order,
-)
-from sasl_scram._saslprep import Normalization, normalize_password, saslprep
+from sasl_scram._errors import ScramError
+from sasl_scram._errors import ScramProtocolError
+from sasl_scram._errors import ScramServerError
+from sasl_scram._errors import ScramStateError
+from sasl_scram._errors import ScramUsageError
+from sasl_scram._keycache import DEFAULT_KEY_CACHE
+from sasl_scram._keycache import SaltedPasswordCache
+from sasl_scram._mechanism import MIN_ITERATIONS
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram._messages import ClientFinalMessage
+from sasl_scram._messages import ClientFirstMessage
+from sasl_scram._messages import ServerFinalMessage
+from sasl_scram._messages import ServerFirstMessage
+from sasl_scram._messages import java_hashmap_order
+from sasl_scram._saslprep import Normalization
+from sasl_scram._saslprep import normalize_password
+from sasl_scram._saslprep import saslprep
 
 __all__ = ["ScramClient"]
 

@@ -11,10 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sasl_scram import _crypto
-from sasl_scram._b64 import Base64Error, java_b64decode, java_b64encode
-from sasl_scram._errors import InvalidCredentialString, ScramUsageError
-from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
-from sasl_scram._saslprep import Normalization, normalize_password
+from sasl_scram._b64 import Base64Error
+from sasl_scram._b64 import java_b64decode
+from sasl_scram._b64 import java_b64encode
+from sasl_scram._errors import InvalidCredentialString
+from sasl_scram._errors import ScramUsageError
+from sasl_scram._mechanism import MIN_ITERATIONS
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram._saslprep import Normalization
+from sasl_scram._saslprep import normalize_password
 
 __all__ = ["ScramCredential", "kafka_salt"]
 

@@ -13,11 +13,15 @@ import binascii
 import math
 import re
 import struct
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 
-from sasl_scram._b64 import decode_padded, java_b64encode
-from sasl_scram._errors import ScramProtocolError, ScramUsageError
+from sasl_scram._b64 import decode_padded
+from sasl_scram._b64 import java_b64encode
+from sasl_scram._errors import ScramProtocolError
+from sasl_scram._errors import ScramUsageError
 
 __all__ = [
     "ClientFinalMessage",

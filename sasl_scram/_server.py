@@ -28,22 +28,25 @@ import hashlib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Final
 
 from sasl_scram import _crypto
 from sasl_scram._credential import ScramCredential
 from sasl_scram._crypto import fast_hmac
-from sasl_scram._errors import (
-    LEGACY_LIBRDKAFKA_NONCE,
-    AuthenticationFailed,
-    ScramError,
-    ScramStateError,
-    ScramUsageError,
-)
-from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
-from sasl_scram._messages import split_client_final, split_client_first, unescape_username
+from sasl_scram._errors import LEGACY_LIBRDKAFKA_NONCE
+from sasl_scram._errors import AuthenticationFailed
+from sasl_scram._errors import ScramError
+from sasl_scram._errors import ScramStateError
+from sasl_scram._errors import ScramUsageError
+from sasl_scram._mechanism import MIN_ITERATIONS
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram._messages import split_client_final
+from sasl_scram._messages import split_client_first
+from sasl_scram._messages import unescape_username
 
 __all__ = [
     "CredentialRequest",

@@ -14,14 +14,19 @@ one side's cache.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ErrorCode
-from tests.kafka_broker import ADMIN_USER, SECRET_KEY, KafkaBroker
+from tests.kafka_broker import ADMIN_USER
+from tests.kafka_broker import SECRET_KEY
+from tests.kafka_broker import KafkaBroker
 from tests.serve_process import ServeProcess
 
 __all__ = [

@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512
-from sasl_scram.endpoint import EndpointConfig, EndpointExtension, ScramEndpoint
-from sasl_scram.store import CredentialStore, InMemoryCredentialStore, ScramUpsertion
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import EndpointExtension
+from sasl_scram.endpoint import ScramEndpoint
+from sasl_scram.store import CredentialStore
+from sasl_scram.store import InMemoryCredentialStore
+from sasl_scram.store import ScramUpsertion
 
 __all__ = ["ADMIN", "ALICE", "RunningEndpoint", "seed_users"]
 
@@ -104,7 +112,10 @@ def token_extension(
     ``config_ms`` takes ``max_lifetime_ms``, ``expiry_time_ms`` and
     ``expiry_check_interval_ms`` for short-lived tokens in tests.
     """
-    from tokenauth import InMemoryTokenStore, TokenCache, TokenConfig, TokenManager
+    from tokenauth import InMemoryTokenStore
+    from tokenauth import TokenCache
+    from tokenauth import TokenConfig
+    from tokenauth import TokenManager
     from tokenauth._endpoint import build_extension
 
     config = TokenConfig.of(*secrets, **config_ms)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import base64
 
-from sasl_scram import ScramMechanism, ServerFirstMessage, _crypto
+from sasl_scram import ScramMechanism
+from sasl_scram import ServerFirstMessage
+from sasl_scram import _crypto
 
 __all__ = ["client_final_with_nonce"]
 

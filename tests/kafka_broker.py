@@ -30,22 +30,26 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from sasl_scram import ScramMechanism
-from sasl_scram.admin import (
-    KafkaConnection,
-    KafkaConnectionError,
-    RemoteScramAdmin,
-    SaslCredentials,
-)
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import RemoteScramAdmin
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store import ScramDeletion, ScramUpsertion
-from tests.zookeeper_server import ZooKeeperServer, create_chroot, free_port
-from tools.fetch_kafka_broker import KAFKA_VERSIONS, is_fetched, libs_dir
+from sasl_scram.store import ScramDeletion
+from sasl_scram.store import ScramUpsertion
+from tests.zookeeper_server import ZooKeeperServer
+from tests.zookeeper_server import create_chroot
+from tests.zookeeper_server import free_port
+from tools.fetch_kafka_broker import KAFKA_VERSIONS
+from tools.fetch_kafka_broker import is_fetched
+from tools.fetch_kafka_broker import libs_dir
 
 __all__ = [
     "ADMIN_PASSWORD",

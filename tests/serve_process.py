@@ -12,11 +12,13 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-from tests.cli_process import EXE, child_env
+from tests.cli_process import EXE
+from tests.cli_process import child_env
 from tests.zookeeper_server import free_port
 
 READY = "kafka-scram endpoint ready"

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli_process import kafka_scram
-from tests.javaharness import JavaHarness, b64, unb64
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
+from tests.javaharness import unb64
 from tests.kafka_broker import KafkaBroker
 
 __all__ = [

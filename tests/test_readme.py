@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import ROOT, child_env
+from tests.cli_process import ROOT
+from tests.cli_process import child_env
 from tests.zookeeper_server import free_port
 
 README = ROOT / "README.md"

@@ -11,8 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.kafka_broker import KafkaBroker, unique_name
-from tests.side_by_side import KafkaTools, Run, connection
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
+from tests.side_by_side import KafkaTools
+from tests.side_by_side import Run
+from tests.side_by_side import connection
 
 # Stack frames: the harness calls main through reflection, which adds some.
 _FRAMES = re.compile(r"^\s+(at |\.\.\. \d+ more$).*\n", re.MULTILINE)

@@ -25,12 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.zookeeper_server import (
-    ZOOKEEPER_JAR,
-    ZooKeeperServer,
-    free_port,
-    zookeeper_available,
-)
+from tests.zookeeper_server import ZOOKEEPER_JAR
+from tests.zookeeper_server import ZooKeeperServer
+from tests.zookeeper_server import free_port
+from tests.zookeeper_server import zookeeper_available
 
 __all__ = ["EnsembleMember", "ZooKeeperEnsemble", "zookeeper_ensemble"]
 

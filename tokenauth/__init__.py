@@ -15,62 +15,53 @@ See docs/tokens.md.
 
 from __future__ import annotations
 
-from tokenauth._cache import TokenCache, TokenCredentials
-from tokenauth._client import DelegationTokenClient, TokenRequestError
-from tokenauth._config import (
-    DEFAULT_EXPIRY_CHECK_INTERVAL_MS,
-    DEFAULT_EXPIRY_TIME_MS,
-    DEFAULT_MAX_LIFETIME_MS,
-    EXPIRY_CHECK_INTERVAL_KEY,
-    EXPIRY_TIME_KEY,
-    MASTER_KEY,
-    MAX_LIFETIME_KEY,
-    SECRET_KEY,
-    TokenConfig,
-    TokenSecrets,
-    parse_secret_list,
-)
-from tokenauth._errors import (
-    TokenConfigError,
-    TokenError,
-    TokenStoreError,
-    TokenStoreUnavailable,
-    TokenUsageError,
-)
-from tokenauth._manager import (
-    AclOperation,
-    Authorizer,
-    RequestContext,
-    ResourceType,
-    TokenManager,
-    wall_clock_ms,
-)
-from tokenauth._provider import TokenCredentialProvider, UserLookup
-from tokenauth._results import (
-    CreateTokenResult,
-    DescribeTokensResult,
-    ExpireTokenResult,
-    RenewTokenResult,
-)
+from tokenauth._cache import TokenCache
+from tokenauth._cache import TokenCredentials
+from tokenauth._client import DelegationTokenClient
+from tokenauth._client import TokenRequestError
+from tokenauth._config import DEFAULT_EXPIRY_CHECK_INTERVAL_MS
+from tokenauth._config import DEFAULT_EXPIRY_TIME_MS
+from tokenauth._config import DEFAULT_MAX_LIFETIME_MS
+from tokenauth._config import EXPIRY_CHECK_INTERVAL_KEY
+from tokenauth._config import EXPIRY_TIME_KEY
+from tokenauth._config import MASTER_KEY
+from tokenauth._config import MAX_LIFETIME_KEY
+from tokenauth._config import SECRET_KEY
+from tokenauth._config import TokenConfig
+from tokenauth._config import TokenSecrets
+from tokenauth._config import parse_secret_list
+from tokenauth._errors import TokenConfigError
+from tokenauth._errors import TokenError
+from tokenauth._errors import TokenStoreError
+from tokenauth._errors import TokenStoreUnavailable
+from tokenauth._errors import TokenUsageError
+from tokenauth._manager import AclOperation
+from tokenauth._manager import Authorizer
+from tokenauth._manager import RequestContext
+from tokenauth._manager import ResourceType
+from tokenauth._manager import TokenManager
+from tokenauth._manager import wall_clock_ms
+from tokenauth._provider import TokenCredentialProvider
+from tokenauth._provider import UserLookup
+from tokenauth._results import CreateTokenResult
+from tokenauth._results import DescribeTokensResult
+from tokenauth._results import ExpireTokenResult
+from tokenauth._results import RenewTokenResult
 from tokenauth._sweeper import ExpirySweeper
-from tokenauth._token import (
-    DelegationToken,
-    TokenInformation,
-    compute_hmac,
-    hmac_base64,
-    new_token_id,
-)
-from tokenauth.stores import (
-    InMemoryTokenStore,
-    MalformedToken,
-    SQLiteTokenStore,
-    TokenListener,
-    TokenStore,
-    ZooKeeperTokenStore,
-    decode_token,
-    encode_token,
-    open_token_store,
-)
+from tokenauth._token import DelegationToken
+from tokenauth._token import TokenInformation
+from tokenauth._token import compute_hmac
+from tokenauth._token import hmac_base64
+from tokenauth._token import new_token_id
+from tokenauth.stores import InMemoryTokenStore
+from tokenauth.stores import MalformedToken
+from tokenauth.stores import SQLiteTokenStore
+from tokenauth.stores import TokenListener
+from tokenauth.stores import TokenStore
+from tokenauth.stores import ZooKeeperTokenStore
+from tokenauth.stores import decode_token
+from tokenauth.stores import encode_token
+from tokenauth.stores import open_token_store
 
 __all__ = [
     "DEFAULT_EXPIRY_CHECK_INTERVAL_MS",

@@ -20,13 +20,20 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from typing import NamedTuple
 
-from sasl_scram import MIN_ITERATIONS, ScramCredential, ScramMechanism, kafka_salt
+from sasl_scram import MIN_ITERATIONS
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram import kafka_salt
 from tokenauth._config import TokenSecrets
 from tokenauth._errors import TokenStoreUnavailable
-from tokenauth._token import DelegationToken, TokenInformation, compute_hmac, hmac_base64
+from tokenauth._token import DelegationToken
+from tokenauth._token import TokenInformation
+from tokenauth._token import compute_hmac
+from tokenauth._token import hmac_base64
 from tokenauth.stores import TokenStore
 
 __all__ = ["TokenCache", "TokenCredentials"]

@@ -14,17 +14,25 @@ from __future__ import annotations
 import argparse
 import binascii
 import datetime
-from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any
+from typing import TextIO
 
-from sasl_scram import KafkaPrincipal, ScramError
+from sasl_scram import KafkaPrincipal
+from sasl_scram import ScramError
 from sasl_scram.admin import KafkaConnectionError
-from sasl_scram.cli import CommandError, CommandUsageError, add_command
+from sasl_scram.cli import CommandError
+from sasl_scram.cli import CommandUsageError
+from sasl_scram.cli import add_command
 from sasl_scram.config import ClientConfig
 from sasl_scram.kafka import ErrorCode
-from tokenauth._client import DelegationTokenClient, TokenRequestError, kafka_exception_text
+from tokenauth._client import DelegationTokenClient
+from tokenauth._client import TokenRequestError
+from tokenauth._client import kafka_exception_text
 from tokenauth._errors import TokenError
-from tokenauth._token import DelegationToken, hmac_base64
+from tokenauth._token import DelegationToken
+from tokenauth._token import hmac_base64
 
 __all__ = ["register"]
 

@@ -13,9 +13,11 @@ from typing import Any
 from sasl_scram import KafkaPrincipal
 from sasl_scram.admin import KafkaConnection
 from sasl_scram.config import ClientConfig
-from sasl_scram.kafka import ApiKey, ErrorCode
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
 from tokenauth._errors import TokenError
-from tokenauth._token import DelegationToken, TokenInformation
+from tokenauth._token import DelegationToken
+from tokenauth._token import TokenInformation
 
 __all__ = ["DelegationTokenClient", "TokenRequestError"]
 

@@ -18,12 +18,16 @@ Kafka, so the same properties file can be shared with Kafka brokers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from sasl_scram import ScramConfigError
-from sasl_scram.config import ConfigKey, read_keys
+from sasl_scram.config import ConfigKey
+from sasl_scram.config import read_keys
 from tokenauth._errors import TokenConfigError
 
 SECRET_KEY = "delegation.token.secret.key"  # noqa: S105 - a key name, not a secret

@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from sasl_scram import KafkaPrincipal
-from sasl_scram.endpoint import EndpointExtension, Handler, zookeeper_store_options
+from sasl_scram.endpoint import EndpointExtension
+from sasl_scram.endpoint import Handler
 from sasl_scram.endpoint import RequestContext as EndpointContext
+from sasl_scram.endpoint import zookeeper_store_options
 from sasl_scram.kafka import ApiKey
 from tokenauth._cache import TokenCache
-from tokenauth._config import CONFIG_KEYS, TokenConfig
-from tokenauth._manager import RequestContext, TokenManager, wall_clock_ms
+from tokenauth._config import CONFIG_KEYS
+from tokenauth._config import TokenConfig
+from tokenauth._manager import RequestContext
+from tokenauth._manager import TokenManager
+from tokenauth._manager import wall_clock_ms
 from tokenauth._provider import TokenCredentialProvider
 from tokenauth._sweeper import ExpirySweeper
 from tokenauth._token import DelegationToken
-from tokenauth.stores import InMemoryTokenStore, TokenStore, open_token_store
+from tokenauth.stores import InMemoryTokenStore
+from tokenauth.stores import TokenStore
+from tokenauth.stores import open_token_store
 
 __all__ = ["build_extension", "endpoint_extension"]
 

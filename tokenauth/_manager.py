@@ -11,7 +11,8 @@ from __future__ import annotations
 import enum
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sasl_scram import KafkaPrincipal
@@ -19,13 +20,14 @@ from sasl_scram.kafka import ErrorCode
 from tokenauth._cache import TokenCache
 from tokenauth._config import TokenConfig
 from tokenauth._errors import TokenStoreError
-from tokenauth._results import (
-    CreateTokenResult,
-    DescribeTokensResult,
-    ExpireTokenResult,
-    RenewTokenResult,
-)
-from tokenauth._token import DelegationToken, TokenInformation, compute_hmac, new_token_id
+from tokenauth._results import CreateTokenResult
+from tokenauth._results import DescribeTokensResult
+from tokenauth._results import ExpireTokenResult
+from tokenauth._results import RenewTokenResult
+from tokenauth._token import DelegationToken
+from tokenauth._token import TokenInformation
+from tokenauth._token import compute_hmac
+from tokenauth._token import new_token_id
 from tokenauth.stores import TokenStore
 
 __all__ = [

@@ -16,7 +16,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from sasl_scram import CredentialRequest, Grant, ScramCredential, ScramMechanism
+from sasl_scram import CredentialRequest
+from sasl_scram import Grant
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
 from tokenauth._cache import TokenCache
 from tokenauth._manager import wall_clock_ms
 

@@ -7,11 +7,14 @@ corresponding response puts on the wire, with Kafka's values on error
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 
 from sasl_scram import KafkaPrincipal
 from sasl_scram.kafka import ErrorCode
-from tokenauth._token import DelegationToken, TokenInformation, hmac_base64
+from tokenauth._token import DelegationToken
+from tokenauth._token import TokenInformation
+from tokenauth._token import hmac_base64
 
 __all__ = [
     "CreateTokenResult",

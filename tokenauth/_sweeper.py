@@ -12,7 +12,8 @@ import logging
 import threading
 from collections.abc import Callable
 
-from tokenauth._manager import TokenManager, wall_clock_ms
+from tokenauth._manager import TokenManager
+from tokenauth._manager import wall_clock_ms
 
 __all__ = ["ExpirySweeper"]
 

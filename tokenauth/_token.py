@@ -15,8 +15,11 @@ import base64
 import hashlib
 import hmac as _hmac
 import secrets
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
 
 from sasl_scram import KafkaPrincipal
 from tokenauth._errors import TokenUsageError

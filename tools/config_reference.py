@@ -39,7 +39,8 @@ def render() -> str:
     """The reference table, one row per key in table order."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from sasl_scram.endpoint import ENDPOINT_KEYS, extension_keys
+    from sasl_scram.endpoint import ENDPOINT_KEYS
+    from sasl_scram.endpoint import extension_keys
 
     rows = [
         "| key | default | accepted | what it does | Kafka's key |",

@@ -13,22 +13,22 @@ import contextlib
 import itertools
 import socket
 import ssl
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import ScramMechanism
-from sasl_scram.config import ClientConfig, ClientConfigError
-from sasl_scram.kafka import (
-    API_SPECS,
-    ApiKey,
-    ErrorCode,
-    FrameBuffer,
-    KafkaCodecError,
-    decode_response,
-    encode_request,
-)
+from sasl_scram.config import ClientConfig
+from sasl_scram.config import ClientConfigError
+from sasl_scram.kafka import API_SPECS
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import KafkaCodecError
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
 
 __all__ = ["KafkaConnection", "KafkaConnectionError", "SaslCredentials"]
 

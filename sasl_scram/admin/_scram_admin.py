@@ -6,15 +6,14 @@ from collections.abc import Sequence
 
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.admin._connection import KafkaConnection
-from sasl_scram.kafka import ApiKey, ErrorCode
-from sasl_scram.store import (
-    AlterResult,
-    CredentialInfo,
-    DescribeResult,
-    ScramDeletion,
-    ScramUpsertion,
-    UserDescription,
-)
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store import AlterResult
+from sasl_scram.store import CredentialInfo
+from sasl_scram.store import DescribeResult
+from sasl_scram.store import ScramDeletion
+from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import UserDescription
 
 __all__ = ["RemoteScramAdmin"]
 

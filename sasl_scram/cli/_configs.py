@@ -21,20 +21,22 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
 from sasl_scram._errors import ScramError
-from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
-from sasl_scram.cli._main import CommandError, CommandUsageError
-from sasl_scram.cli._secret import READ_SECRET, read_secret
+from sasl_scram._mechanism import MIN_ITERATIONS
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.cli._main import CommandError
+from sasl_scram.cli._main import CommandUsageError
+from sasl_scram.cli._secret import READ_SECRET
+from sasl_scram.cli._secret import read_secret
 from sasl_scram.cli._texts import add_core_command
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store import (
-    AlterResult,
-    ScramAdmin,
-    ScramDeletion,
-    ScramUpsertion,
-)
+from sasl_scram.store import AlterResult
+from sasl_scram.store import ScramAdmin
+from sasl_scram.store import ScramDeletion
+from sasl_scram.store import ScramUpsertion
 
 __all__ = ["BACKENDS", "Backend", "Dialect", "open_admin", "register"]
 
@@ -100,7 +102,9 @@ class Backend:
 def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
     import jaas
     from sasl_scram.config import read_properties
-    from sasl_scram.store import ZooKeeperCredentialStore, ZooKeeperSecurity, ZooKeeperTls
+    from sasl_scram.store import ZooKeeperCredentialStore
+    from sasl_scram.store import ZooKeeperSecurity
+    from sasl_scram.store import ZooKeeperTls
 
     # Like kafka-configs: TLS from --zk-tls-config-file, the SASL login from the
     # JAAS file KAFKA_OPTS names; either means secure ACLs (JaasUtils.isZkSaslEnabled).
@@ -164,7 +168,8 @@ class _RemoteAdmin:
     """RemoteScramAdmin plus the connection it must close."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from sasl_scram.admin import KafkaConnection, RemoteScramAdmin
+        from sasl_scram.admin import KafkaConnection
+        from sasl_scram.admin import RemoteScramAdmin
         from sasl_scram.config import ClientConfig
 
         if not args.command_config:

@@ -7,13 +7,17 @@ ZooKeeper (``/config/users/<user>``) or in its metadata log.
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
-from sasl_scram._b64 import Base64Error, java_b64decode
+from sasl_scram._b64 import Base64Error
+from sasl_scram._b64 import java_b64decode
 from sasl_scram._credential import ScramCredential
-from sasl_scram._mechanism import MIN_ITERATIONS, ScramMechanism
+from sasl_scram._mechanism import MIN_ITERATIONS
+from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.cli._main import CommandUsageError
-from sasl_scram.cli._secret import READ_SECRET, read_secret
+from sasl_scram.cli._secret import READ_SECRET
+from sasl_scram.cli._secret import read_secret
 from sasl_scram.cli._texts import add_core_command
 
 __all__ = ["register"]

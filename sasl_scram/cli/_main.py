@@ -22,9 +22,14 @@ import difflib
 import enum
 import sys
 import traceback
-from collections.abc import Callable, Sequence
-from importlib.metadata import PackageNotFoundError, entry_points, version
-from typing import Any, NoReturn, TextIO
+from collections.abc import Callable
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import entry_points
+from importlib.metadata import version
+from typing import Any
+from typing import NoReturn
+from typing import TextIO
 
 from sasl_scram._errors import ScramError
 

@@ -13,15 +13,15 @@ import signal
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import TextIO
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.endpoint import (
-    EVENT_LOOP_KEY,
-    BootstrapFiles,
-    EndpointConfig,
-    ensure_bootstrap_user,
-)
+from sasl_scram.endpoint import EVENT_LOOP_KEY
+from sasl_scram.endpoint import BootstrapFiles
+from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import ensure_bootstrap_user
 
 if TYPE_CHECKING:
     from sasl_scram.endpoint import ScramEndpoint
@@ -164,7 +164,8 @@ async def _bootstrap(
 async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | None = None) -> int:
     """One endpoint process until SIGTERM or SIGINT; a worker (``scram.workers``
     above 1) leaves the ready lines and the bootstrap user to its parent."""
-    from sasl_scram.endpoint import ScramEndpoint, load_extensions
+    from sasl_scram.endpoint import ScramEndpoint
+    from sasl_scram.endpoint import load_extensions
 
     store = open_credential_store(config)
     extensions = load_extensions(config.properties, config.settings)

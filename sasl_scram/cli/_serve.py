@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import logging
-from typing import Any, TextIO
+from typing import Any
+from typing import TextIO
 
 from sasl_scram.cli._main import CommandUsageError
-from sasl_scram.cli._process import LOG_FORMAT, run_loop, serve
+from sasl_scram.cli._process import LOG_FORMAT
+from sasl_scram.cli._process import run_loop
+from sasl_scram.cli._process import serve
 from sasl_scram.cli._texts import add_core_command
-from sasl_scram.config import Properties, read_properties
+from sasl_scram.config import Properties
+from sasl_scram.config import read_properties
 from sasl_scram.endpoint import EndpointConfig
 
 __all__ = ["register"]

@@ -5,9 +5,11 @@ in one table, as ``jaas`` keeps its commands'."""
 from __future__ import annotations
 
 import argparse
-from typing import Any, NamedTuple
+from typing import Any
+from typing import NamedTuple
 
-from sasl_scram.cli._main import Handler, add_command
+from sasl_scram.cli._main import Handler
+from sasl_scram.cli._main import add_command
 
 __all__ = ["COMMANDS", "CommandText", "add_core_command"]
 

@@ -26,28 +26,26 @@ import signal
 import socket
 import sys
 import time
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
+from typing import TextIO
 
 from sasl_scram._errors import ScramError
-from sasl_scram.cli._process import (
-    LOG_FORMAT,
-    WorkerRole,
-    announce_ready,
-    cannot_listen,
-    how_to_connect,
-    open_credential_store,
-    run_loop,
-    serve,
-)
-from sasl_scram.endpoint import (
-    BootstrapFiles,
-    EndpointConfig,
-    WorkerBlocks,
-    WorkersMetrics,
-    ensure_bootstrap_user,
-    serve_metrics,
-)
-from sasl_scram.store import DecoySecretSource, StoreUnavailable
+from sasl_scram.cli._process import LOG_FORMAT
+from sasl_scram.cli._process import WorkerRole
+from sasl_scram.cli._process import announce_ready
+from sasl_scram.cli._process import cannot_listen
+from sasl_scram.cli._process import how_to_connect
+from sasl_scram.cli._process import open_credential_store
+from sasl_scram.cli._process import run_loop
+from sasl_scram.cli._process import serve
+from sasl_scram.endpoint import BootstrapFiles
+from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import WorkerBlocks
+from sasl_scram.endpoint import WorkersMetrics
+from sasl_scram.endpoint import ensure_bootstrap_user
+from sasl_scram.endpoint import serve_metrics
+from sasl_scram.store import DecoySecretSource
+from sasl_scram.store import StoreUnavailable
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer

@@ -7,30 +7,22 @@ values down to it.
 
 from __future__ import annotations
 
-from sasl_scram.config._client_config import (
-    ClientConfig,
-    ClientConfigError,
-)
-from sasl_scram.config._keys import (
-    ConfigKey,
-    Parser,
-    boolean,
-    choice,
-    integer,
-    read_keys,
-    suggest_key,
-    text,
-)
-from sasl_scram.config._principal import (
-    USER_TYPE,
-    KafkaPrincipal,
-)
-from sasl_scram.config._properties import (
-    Properties,
-    format_properties,
-    parse_properties,
-    read_properties,
-)
+from sasl_scram.config._client_config import ClientConfig
+from sasl_scram.config._client_config import ClientConfigError
+from sasl_scram.config._keys import ConfigKey
+from sasl_scram.config._keys import Parser
+from sasl_scram.config._keys import boolean
+from sasl_scram.config._keys import choice
+from sasl_scram.config._keys import integer
+from sasl_scram.config._keys import read_keys
+from sasl_scram.config._keys import suggest_key
+from sasl_scram.config._keys import text
+from sasl_scram.config._principal import USER_TYPE
+from sasl_scram.config._principal import KafkaPrincipal
+from sasl_scram.config._properties import Properties
+from sasl_scram.config._properties import format_properties
+from sasl_scram.config._properties import parse_properties
+from sasl_scram.config._properties import read_properties
 
 __all__ = [
     "USER_TYPE",

@@ -5,34 +5,31 @@ asyncio server is a thin adapter (:class:`ScramEndpoint`)."""
 
 from __future__ import annotations
 
-from sasl_scram.endpoint._bootstrap import BootstrapFiles, ensure_bootstrap_user
-from sasl_scram.endpoint._config import (
-    BOOTSTRAP_FILE_KEY,
-    BOOTSTRAP_USER_KEY,
-    ENDPOINT_KEYS,
-    EVENT_LOOP_KEY,
-    EndpointConfig,
-    Listener,
-    extension_keys,
-    zookeeper_store_options,
-)
-from sasl_scram.endpoint._connection import (
-    ApiCall,
-    Authenticated,
-    Close,
-    ConnectionSettings,
-    CredentialNeeded,
-    Send,
-    ServerConnection,
-)
-from sasl_scram.endpoint._extension import (
-    ENTRY_POINT_GROUP,
-    EndpointExtension,
-    Handler,
-    RequestContext,
-    load_extensions,
-)
-from sasl_scram.endpoint._metrics import WorkerBlocks, WorkersMetrics, serve_metrics
+from sasl_scram.endpoint._bootstrap import BootstrapFiles
+from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
+from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
+from sasl_scram.endpoint._config import BOOTSTRAP_USER_KEY
+from sasl_scram.endpoint._config import ENDPOINT_KEYS
+from sasl_scram.endpoint._config import EVENT_LOOP_KEY
+from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._config import Listener
+from sasl_scram.endpoint._config import extension_keys
+from sasl_scram.endpoint._config import zookeeper_store_options
+from sasl_scram.endpoint._connection import ApiCall
+from sasl_scram.endpoint._connection import Authenticated
+from sasl_scram.endpoint._connection import Close
+from sasl_scram.endpoint._connection import ConnectionSettings
+from sasl_scram.endpoint._connection import CredentialNeeded
+from sasl_scram.endpoint._connection import Send
+from sasl_scram.endpoint._connection import ServerConnection
+from sasl_scram.endpoint._extension import ENTRY_POINT_GROUP
+from sasl_scram.endpoint._extension import EndpointExtension
+from sasl_scram.endpoint._extension import Handler
+from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.endpoint._extension import load_extensions
+from sasl_scram.endpoint._metrics import WorkerBlocks
+from sasl_scram.endpoint._metrics import WorkersMetrics
+from sasl_scram.endpoint._metrics import serve_metrics
 from sasl_scram.endpoint._server import ScramEndpoint
 
 __all__ = [

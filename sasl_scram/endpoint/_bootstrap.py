@@ -17,9 +17,11 @@ from pathlib import Path
 import jaas
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
-from sasl_scram.config import format_properties, read_properties
+from sasl_scram.config import format_properties
+from sasl_scram.config import read_properties
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store import ScramAdmin, ScramUpsertion
+from sasl_scram.store import ScramAdmin
+from sasl_scram.store import ScramUpsertion
 
 __all__ = ["BootstrapFiles", "ensure_bootstrap_user"]
 

@@ -14,36 +14,37 @@ import logging
 import os
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import jaas
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
-from sasl_scram.config import (
-    ConfigKey,
-    KafkaPrincipal,
-    Parser,
-    boolean,
-    choice,
-    integer,
-    read_keys,
-    suggest_key,
-    text,
-)
+from sasl_scram.config import ConfigKey
+from sasl_scram.config import KafkaPrincipal
+from sasl_scram.config import Parser
+from sasl_scram.config import boolean
+from sasl_scram.config import choice
+from sasl_scram.config import integer
+from sasl_scram.config import read_keys
+from sasl_scram.config import suggest_key
+from sasl_scram.config import text
 from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
-from sasl_scram.endpoint._extension import extension_factories, factory_keys
+from sasl_scram.endpoint._extension import extension_factories
+from sasl_scram.endpoint._extension import factory_keys
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
-from sasl_scram.store import DEFAULT_MAX_STALENESS, MAX_STALENESS_KEY, parse_max_staleness
-from sasl_scram.store.zookeeper import (
-    CONTEXT_KEY,
-    JAAS_FILE_KEY,
-    SET_ACL_KEY,
-    TLS_KEYS,
-    ZooKeeperSecurity,
-)
+from sasl_scram.store import DEFAULT_MAX_STALENESS
+from sasl_scram.store import MAX_STALENESS_KEY
+from sasl_scram.store import parse_max_staleness
+from sasl_scram.store.zookeeper import CONTEXT_KEY
+from sasl_scram.store.zookeeper import JAAS_FILE_KEY
+from sasl_scram.store.zookeeper import SET_ACL_KEY
+from sasl_scram.store.zookeeper import TLS_KEYS
+from sasl_scram.store.zookeeper import ZooKeeperSecurity
 
 __all__ = [
     "BOOTSTRAP_FILE_KEY",

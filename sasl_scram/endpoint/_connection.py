@@ -21,30 +21,36 @@ import logging
 import re
 import struct
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from sasl_scram._errors import LEGACY_LIBRDKAFKA_NONCE, AuthenticationFailed, ScramStateError
+from sasl_scram._errors import LEGACY_LIBRDKAFKA_NONCE
+from sasl_scram._errors import AuthenticationFailed
+from sasl_scram._errors import ScramStateError
 from sasl_scram._mechanism import ScramMechanism
-from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant, ScramServer, ScramSession
-from sasl_scram.kafka import (
-    API_SPECS,
-    ApiKey,
-    ApiSpec,
-    ErrorCode,
-    FrameBuffer,
-    KafkaCodecError,
-    RequestHeader,
-    UnsupportedRequest,
-    api_versions_unsupported_response,
-    decode_request,
-    encode_body,
-    encode_response,
-    encode_sasl_authenticate_response,
-    frame,
-    frame_response,
-)
+from sasl_scram._server import CredentialRequest
+from sasl_scram._server import DecoyCredentials
+from sasl_scram._server import Grant
+from sasl_scram._server import ScramServer
+from sasl_scram._server import ScramSession
+from sasl_scram.kafka import API_SPECS
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ApiSpec
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import KafkaCodecError
+from sasl_scram.kafka import RequestHeader
+from sasl_scram.kafka import UnsupportedRequest
+from sasl_scram.kafka import api_versions_unsupported_response
+from sasl_scram.kafka import decode_request
+from sasl_scram.kafka import encode_body
+from sasl_scram.kafka import encode_response
+from sasl_scram.kafka import encode_sasl_authenticate_response
+from sasl_scram.kafka import frame
+from sasl_scram.kafka import frame_response
 
 __all__ = [
     "LEGACY_NONCE_KEY",

@@ -25,8 +25,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Hashable
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Callable
+from collections.abc import Hashable
+from typing import Generic
+from typing import Protocol
+from typing import TypeVar
 
 __all__ = ["Alarm", "ConnectionDeadlines", "ThreadAlarm"]
 

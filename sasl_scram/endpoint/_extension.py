@@ -13,13 +13,20 @@ argument, so no key is parsed twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from importlib.metadata import entry_points
 from typing import Any
 
-from sasl_scram._server import CredentialRequest, Grant, ScramSession
-from sasl_scram.config import ConfigKey, KafkaPrincipal, read_keys
+from sasl_scram._server import CredentialRequest
+from sasl_scram._server import Grant
+from sasl_scram._server import ScramSession
+from sasl_scram.config import ConfigKey
+from sasl_scram.config import KafkaPrincipal
+from sasl_scram.config import read_keys
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -14,7 +14,9 @@ from typing import Any
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store import ScramAdmin, ScramDeletion, ScramUpsertion
+from sasl_scram.store import ScramAdmin
+from sasl_scram.store import ScramDeletion
+from sasl_scram.store import ScramUpsertion
 
 __all__ = ["alter_scram", "describe_scram", "metadata"]
 

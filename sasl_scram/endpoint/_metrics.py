@@ -31,8 +31,14 @@ import bisect
 import logging
 import mmap
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Protocol
 
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import ConfigKey
@@ -378,7 +384,8 @@ def serve_metrics(collector: Any, host: str, port: int) -> tuple[WSGIServer, tup
     Raises:
         ScramConfigError: the address cannot be listened on.
     """
-    from prometheus_client import CollectorRegistry, start_http_server
+    from prometheus_client import CollectorRegistry
+    from prometheus_client import start_http_server
 
     registry = CollectorRegistry(auto_describe=False)
     registry.register(collector)
@@ -400,11 +407,9 @@ def _families(
     auth_by: Mapping[tuple[str, str], int],
 ) -> Iterator[Any]:
     """The metric families of counter rows and gauge counts (prometheus-client's types)."""
-    from prometheus_client.core import (
-        CounterMetricFamily,
-        GaugeMetricFamily,
-        HistogramMetricFamily,
-    )
+    from prometheus_client.core import CounterMetricFamily
+    from prometheus_client.core import GaugeMetricFamily
+    from prometheus_client.core import HistogramMetricFamily
 
     labels = ["listener", "mechanism"]
     for name, slot, doc in _COUNTERS:

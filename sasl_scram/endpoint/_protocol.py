@@ -21,24 +21,27 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Protocol, cast
+from typing import Any
+from typing import Protocol
+from typing import cast
 
-from sasl_scram._server import CredentialRequest, Grant
+from sasl_scram._server import CredentialRequest
+from sasl_scram._server import Grant
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.endpoint._busy_poll import BusyPoller
-from sasl_scram.endpoint._config import EndpointConfig, Listener
-from sasl_scram.endpoint._connection import (
-    ApiCall,
-    Authenticated,
-    Close,
-    ConnectionSettings,
-    CredentialNeeded,
-    Output,
-    Send,
-    ServerConnection,
-)
+from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._config import Listener
+from sasl_scram.endpoint._connection import ApiCall
+from sasl_scram.endpoint._connection import Authenticated
+from sasl_scram.endpoint._connection import Close
+from sasl_scram.endpoint._connection import ConnectionSettings
+from sasl_scram.endpoint._connection import CredentialNeeded
+from sasl_scram.endpoint._connection import Output
+from sasl_scram.endpoint._connection import Send
+from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
-from sasl_scram.endpoint._extension import Handler, RequestContext
+from sasl_scram.endpoint._extension import Handler
+from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._metrics import AuthMetrics
 
 __all__ = ["ConnectionHost", "ConnectionProtocol"]

@@ -11,23 +11,33 @@ import os
 import ssl
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any
+from typing import cast
 
 from sasl_scram import _native
-from sasl_scram._server import CredentialRequest, DecoyCredentials, Grant
+from sasl_scram._server import CredentialRequest
+from sasl_scram._server import DecoyCredentials
+from sasl_scram._server import Grant
 from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint import _handlers
 from sasl_scram.endpoint._busy_poll import BusyPoller
-from sasl_scram.endpoint._config import EndpointConfig, Listener
-from sasl_scram.endpoint._connection import ConnectionSettings, advertised_versions
+from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._config import Listener
+from sasl_scram.endpoint._connection import ConnectionSettings
+from sasl_scram.endpoint._connection import advertised_versions
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
-from sasl_scram.endpoint._extension import EndpointExtension, Handler, RequestContext
+from sasl_scram.endpoint._extension import EndpointExtension
+from sasl_scram.endpoint._extension import Handler
+from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.endpoint._refusals import RefusalLog
 from sasl_scram.kafka import ApiKey
-from sasl_scram.store import CredentialStore, DecoySecretSource, StoreUnavailable
+from sasl_scram.store import CredentialStore
+from sasl_scram.store import DecoySecretSource
+from sasl_scram.store import StoreUnavailable
 
 __all__ = ["ScramEndpoint"]
 

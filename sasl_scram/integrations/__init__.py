@@ -17,18 +17,20 @@ imports no client library and changes nothing.
 
 from __future__ import annotations
 
-from sasl_scram.integrations._config import ConfigSource, config_from_jaas, load_client_config
-from sasl_scram.integrations._credentials import (
-    CredentialsProvider,
-    CredentialsSource,
-    PropertiesFileCredentials,
-    ScramCredentials,
-    StaticCredentials,
-    as_provider,
-    fetch_credentials,
-    fetch_credentials_async,
-)
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError, UnsupportedByClient
+from sasl_scram.integrations._config import ConfigSource
+from sasl_scram.integrations._config import config_from_jaas
+from sasl_scram.integrations._config import load_client_config
+from sasl_scram.integrations._credentials import CredentialsProvider
+from sasl_scram.integrations._credentials import CredentialsSource
+from sasl_scram.integrations._credentials import PropertiesFileCredentials
+from sasl_scram.integrations._credentials import ScramCredentials
+from sasl_scram.integrations._credentials import StaticCredentials
+from sasl_scram.integrations._credentials import as_provider
+from sasl_scram.integrations._credentials import fetch_credentials
+from sasl_scram.integrations._credentials import fetch_credentials_async
+from sasl_scram.integrations._errors import CredentialsError
+from sasl_scram.integrations._errors import IntegrationError
+from sasl_scram.integrations._errors import UnsupportedByClient
 
 __all__ = [
     "ConfigSource",

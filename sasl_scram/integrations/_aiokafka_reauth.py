@@ -30,7 +30,8 @@ import asyncio
 import logging
 import random
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["ConnectionReauth", "reauth_delay_ms"]

@@ -9,11 +9,14 @@ mechanisms ignore. That is where the credentials provider travels.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sasl_scram.integrations._config import ConfigSource, bootstrap_list, resolve
+from sasl_scram.integrations._config import ConfigSource
+from sasl_scram.integrations._config import bootstrap_list
+from sasl_scram.integrations._config import resolve
 from sasl_scram.integrations._credentials import CredentialsSource
 from sasl_scram.integrations._errors import IntegrationError
 

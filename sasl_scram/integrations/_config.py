@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import TypeAlias
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.config import ClientConfig, ClientConfigError, read_properties
-from sasl_scram.integrations._credentials import (
-    CredentialsProvider,
-    CredentialsSource,
-    ScramCredentials,
-    StaticCredentials,
-    as_provider,
-)
+from sasl_scram.config import ClientConfig
+from sasl_scram.config import ClientConfigError
+from sasl_scram.config import read_properties
+from sasl_scram.integrations._credentials import CredentialsProvider
+from sasl_scram.integrations._credentials import CredentialsSource
+from sasl_scram.integrations._credentials import ScramCredentials
+from sasl_scram.integrations._credentials import StaticCredentials
+from sasl_scram.integrations._credentials import as_provider
 
 __all__ = ["ConfigSource", "bootstrap_list", "config_from_jaas", "load_client_config", "resolve"]
 

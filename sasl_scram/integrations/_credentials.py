@@ -12,16 +12,23 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import Protocol
+from typing import TypeAlias
+from typing import runtime_checkable
 
 import jaas
 from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramConfigError
-from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
+from sasl_scram._keycache import DEFAULT_KEY_CACHE
+from sasl_scram._keycache import SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import ClientConfig
 from sasl_scram.integrations._errors import CredentialsError

@@ -7,7 +7,9 @@ do. Messages name the key or the capability, never a secret.
 
 from __future__ import annotations
 
-from sasl_scram._errors import ScramConfigError, ScramError, ScramServerError
+from sasl_scram._errors import ScramConfigError
+from sasl_scram._errors import ScramError
+from sasl_scram._errors import ScramServerError
 
 __all__ = ["CredentialsError", "IntegrationError", "UnsupportedByClient", "refusal"]
 

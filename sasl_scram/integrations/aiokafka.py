@@ -40,23 +40,27 @@ import inspect
 import logging
 import threading
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, cast
+from typing import Any
+from typing import cast
 
 from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError
-from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
+from sasl_scram._keycache import DEFAULT_KEY_CACHE
+from sasl_scram._keycache import SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.integrations import _common
-from sasl_scram.integrations._aiokafka_reauth import STATE_ATTRIBUTE, ConnectionReauth
+from sasl_scram.integrations._aiokafka_reauth import STATE_ATTRIBUTE
+from sasl_scram.integrations._aiokafka_reauth import ConnectionReauth
 from sasl_scram.integrations._config import ConfigSource
-from sasl_scram.integrations._credentials import (
-    CredentialsProvider,
-    CredentialsSource,
-    fetch_credentials_async,
-)
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError, refusal
+from sasl_scram.integrations._credentials import CredentialsProvider
+from sasl_scram.integrations._credentials import CredentialsSource
+from sasl_scram.integrations._credentials import fetch_credentials_async
+from sasl_scram.integrations._errors import CredentialsError
+from sasl_scram.integrations._errors import IntegrationError
+from sasl_scram.integrations._errors import refusal
 
 __all__ = [
     "ScramAuthenticator",

@@ -20,8 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sasl_scram.config import ClientConfigError
-from sasl_scram.integrations._config import ConfigSource, bootstrap_list, resolve
-from sasl_scram.integrations._credentials import CredentialsSource, fetch_credentials
+from sasl_scram.integrations._config import ConfigSource
+from sasl_scram.integrations._config import bootstrap_list
+from sasl_scram.integrations._config import resolve
+from sasl_scram.integrations._credentials import CredentialsSource
+from sasl_scram.integrations._credentials import fetch_credentials
 from sasl_scram.integrations._errors import UnsupportedByClient
 
 __all__ = ["LIBRDKAFKA_NO_EXTENSIONS", "client_config"]

@@ -47,18 +47,20 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from sasl_scram._client import ScramClient
-from sasl_scram._errors import ScramError, ScramUsageError
-from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
+from sasl_scram._errors import ScramError
+from sasl_scram._errors import ScramUsageError
+from sasl_scram._keycache import DEFAULT_KEY_CACHE
+from sasl_scram._keycache import SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.integrations import _common
 from sasl_scram.integrations._config import ConfigSource
-from sasl_scram.integrations._credentials import (
-    CredentialsProvider,
-    CredentialsSource,
-    ScramCredentials,
-    fetch_credentials,
-)
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError, refusal
+from sasl_scram.integrations._credentials import CredentialsProvider
+from sasl_scram.integrations._credentials import CredentialsSource
+from sasl_scram.integrations._credentials import ScramCredentials
+from sasl_scram.integrations._credentials import fetch_credentials
+from sasl_scram.integrations._errors import CredentialsError
+from sasl_scram.integrations._errors import IntegrationError
+from sasl_scram.integrations._errors import refusal
 
 __all__ = [
     "ScramSaslMechanism",

@@ -31,19 +31,23 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError
-from sasl_scram._keycache import DEFAULT_KEY_CACHE, SaltedPasswordCache
-from sasl_scram._mechanism import SCRAM_SHA_256, SCRAM_SHA_512, ScramMechanism
-from sasl_scram.integrations._credentials import (
-    CredentialsSource,
-    ScramCredentials,
-    as_provider,
-    fetch_credentials,
-)
-from sasl_scram.integrations._errors import CredentialsError, IntegrationError, refusal
+from sasl_scram._keycache import DEFAULT_KEY_CACHE
+from sasl_scram._keycache import SaltedPasswordCache
+from sasl_scram._mechanism import SCRAM_SHA_256
+from sasl_scram._mechanism import SCRAM_SHA_512
+from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.integrations._credentials import CredentialsSource
+from sasl_scram.integrations._credentials import ScramCredentials
+from sasl_scram.integrations._credentials import as_provider
+from sasl_scram.integrations._credentials import fetch_credentials
+from sasl_scram.integrations._errors import CredentialsError
+from sasl_scram.integrations._errors import IntegrationError
+from sasl_scram.integrations._errors import refusal
 
 __all__ = [
     "ScramSha256Mechanism",
@@ -108,7 +112,6 @@ class _ScramMechanism:
         self._credentials = credentials
         self._key_cache = key_cache
         self._client: ScramClient | None = None
-        self._replies = 0
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(user={self.username!r}, complete={self.complete})"
@@ -161,12 +164,12 @@ class _ScramMechanism:
                 self.username = credentials.username
                 self._client = credentials.scram_client(self.scram, key_cache=self._key_cache)
                 return self._client.client_first()
-            self._replies += 1
-            if self._replies == 1:
-                return self._client.receive_server_first(challenge or b"")
-            self._client.receive_server_final(challenge or b"")
-            self.complete = True
-            return b""
+            # The client-final message, then None once the server is verified.
+            reply = self._client.step(challenge or b"")
+            if reply is None:
+                self.complete = True
+                return b""
+            return reply
         except ScramError as exc:
             raise protocol_error(refusal(exc)) from None
 

@@ -6,27 +6,25 @@ requests and responses for both the endpoint and our own admin client.
 
 from __future__ import annotations
 
-from sasl_scram.kafka._apis import API_SPECS, ApiKey, ApiSpec
-from sasl_scram.kafka._codec import (
-    FrameBuffer,
-    RequestHeader,
-    api_versions_unsupported_response,
-    decode_request,
-    decode_request_header,
-    decode_response,
-    encode_body,
-    encode_request,
-    encode_response,
-    encode_sasl_authenticate_response,
-    frame,
-    frame_response,
-)
-from sasl_scram.kafka._errors import (
-    ErrorCode,
-    KafkaCodecError,
-    MalformedMessage,
-    UnsupportedRequest,
-)
+from sasl_scram.kafka._apis import API_SPECS
+from sasl_scram.kafka._apis import ApiKey
+from sasl_scram.kafka._apis import ApiSpec
+from sasl_scram.kafka._codec import FrameBuffer
+from sasl_scram.kafka._codec import RequestHeader
+from sasl_scram.kafka._codec import api_versions_unsupported_response
+from sasl_scram.kafka._codec import decode_request
+from sasl_scram.kafka._codec import decode_request_header
+from sasl_scram.kafka._codec import decode_response
+from sasl_scram.kafka._codec import encode_body
+from sasl_scram.kafka._codec import encode_request
+from sasl_scram.kafka._codec import encode_response
+from sasl_scram.kafka._codec import encode_sasl_authenticate_response
+from sasl_scram.kafka._codec import frame
+from sasl_scram.kafka._codec import frame_response
+from sasl_scram.kafka._errors import ErrorCode
+from sasl_scram.kafka._errors import KafkaCodecError
+from sasl_scram.kafka._errors import MalformedMessage
+from sasl_scram.kafka._errors import UnsupportedRequest
 
 __all__ = [
     "API_SPECS",

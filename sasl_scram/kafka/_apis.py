@@ -7,19 +7,17 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from sasl_scram.kafka._schema import (
-    BOOL,
-    BYTES,
-    INT8,
-    INT16,
-    INT32,
-    INT64,
-    STRING,
-    UUID,
-    Array,
-    Field,
-    Struct,
-)
+from sasl_scram.kafka._schema import BOOL
+from sasl_scram.kafka._schema import BYTES
+from sasl_scram.kafka._schema import INT8
+from sasl_scram.kafka._schema import INT16
+from sasl_scram.kafka._schema import INT32
+from sasl_scram.kafka._schema import INT64
+from sasl_scram.kafka._schema import STRING
+from sasl_scram.kafka._schema import UUID
+from sasl_scram.kafka._schema import Array
+from sasl_scram.kafka._schema import Field
+from sasl_scram.kafka._schema import Struct
 
 __all__ = ["API_SPECS", "ApiKey", "ApiSpec"]
 
@@ -65,6 +63,11 @@ class ApiSpec:
         return self.min_version <= version <= self.max_version
 
 
+# Every response's optional error text: nullable, null unless set.
+_ERROR_MESSAGE = Field("error_message", STRING, nullable_since=0, null_default=True)
+# KIP-554: each user's entry in Describe- and AlterUserScramCredentials' responses
+# opens with these (then Describe adds the credential infos).
+_USER_OUTCOME = (Field("user", STRING), Field("error_code", INT16), _ERROR_MESSAGE)
 _PRINCIPAL = Struct(Field("principal_type", STRING), Field("principal_name", STRING))
 
 
@@ -121,7 +124,7 @@ _SASL_AUTHENTICATE = ApiSpec(
     Struct(Field("auth_bytes", BYTES)),
     Struct(
         Field("error_code", INT16),
-        Field("error_message", STRING, nullable_since=0, null_default=True),
+        _ERROR_MESSAGE,
         Field("auth_bytes", BYTES),
         Field("session_lifetime_ms", INT64, since=1),
     ),
@@ -202,14 +205,12 @@ _DESCRIBE_SCRAM = ApiSpec(
     Struct(
         Field("throttle_time_ms", INT32),
         Field("error_code", INT16),
-        Field("error_message", STRING, nullable_since=0, null_default=True),
+        _ERROR_MESSAGE,
         Field(
             "results",
             Array(
                 Struct(
-                    Field("user", STRING),
-                    Field("error_code", INT16),
-                    Field("error_message", STRING, nullable_since=0, null_default=True),
+                    *_USER_OUTCOME,
                     Field(
                         "credential_infos",
                         Array(Struct(Field("mechanism", INT8), Field("iterations", INT32))),
@@ -242,18 +243,27 @@ _ALTER_SCRAM = ApiSpec(
     ),
     Struct(
         Field("throttle_time_ms", INT32),
-        Field(
-            "results",
-            Array(
-                Struct(
-                    Field("user", STRING),
-                    Field("error_code", INT16),
-                    Field("error_message", STRING, nullable_since=0, null_default=True),
-                )
-            ),
-        ),
+        Field("results", Array(Struct(*_USER_OUTCOME))),
     ),
 )
+
+
+def _token_fields(timestamp_suffix: str) -> tuple[Field, ...]:
+    """A token as CreateDelegationToken's response and each DescribeDelegationToken
+    entry carry it, in the same order; only the timestamps' names differ
+    (``IssueTimestampMs`` in Create, ``IssueTimestamp`` in Describe)."""
+    return (
+        Field("principal_type", STRING),
+        Field("principal_name", STRING),
+        Field("token_requester_principal_type", STRING, since=3),
+        Field("token_requester_principal_name", STRING, since=3),
+        Field(f"issue_timestamp{timestamp_suffix}", INT64),
+        Field(f"expiry_timestamp{timestamp_suffix}", INT64),
+        Field(f"max_timestamp{timestamp_suffix}", INT64),
+        Field("token_id", STRING),
+        Field("hmac", BYTES),
+    )
+
 
 _CREATE_TOKEN = ApiSpec(
     ApiKey.CREATE_DELEGATION_TOKEN,
@@ -268,15 +278,7 @@ _CREATE_TOKEN = ApiSpec(
     ),
     Struct(
         Field("error_code", INT16),
-        Field("principal_type", STRING),
-        Field("principal_name", STRING),
-        Field("token_requester_principal_type", STRING, since=3),
-        Field("token_requester_principal_name", STRING, since=3),
-        Field("issue_timestamp_ms", INT64),
-        Field("expiry_timestamp_ms", INT64),
-        Field("max_timestamp_ms", INT64),
-        Field("token_id", STRING),
-        Field("hmac", BYTES),
+        *_token_fields("_ms"),
         Field("throttle_time_ms", INT32),
     ),
 )
@@ -314,15 +316,7 @@ _DESCRIBE_TOKEN = ApiSpec(
             "tokens",
             Array(
                 Struct(
-                    Field("principal_type", STRING),
-                    Field("principal_name", STRING),
-                    Field("token_requester_principal_type", STRING, since=3),
-                    Field("token_requester_principal_name", STRING, since=3),
-                    Field("issue_timestamp", INT64),
-                    Field("expiry_timestamp", INT64),
-                    Field("max_timestamp", INT64),
-                    Field("token_id", STRING),
-                    Field("hmac", BYTES),
+                    *_token_fields(""),
                     Field("renewers", Array(_PRINCIPAL)),
                 )
             ),

@@ -8,11 +8,17 @@ v2, so it can be read before the API version is known to be supported.
 from __future__ import annotations
 
 import struct
-from typing import Any, Final
+from typing import Any
+from typing import Final
 
-from sasl_scram.kafka._apis import API_SPECS, ApiKey, ApiSpec
-from sasl_scram.kafka._errors import ErrorCode, MalformedMessage, UnsupportedRequest
-from sasl_scram.kafka._primitives import Reader, Writer
+from sasl_scram.kafka._apis import API_SPECS
+from sasl_scram.kafka._apis import ApiKey
+from sasl_scram.kafka._apis import ApiSpec
+from sasl_scram.kafka._errors import ErrorCode
+from sasl_scram.kafka._errors import MalformedMessage
+from sasl_scram.kafka._errors import UnsupportedRequest
+from sasl_scram.kafka._primitives import Reader
+from sasl_scram.kafka._primitives import Writer
 
 _SIZE = struct.Struct(">i")
 _I16 = struct.Struct(">h")

@@ -11,12 +11,16 @@ serves requests and responses, client and server.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from sasl_scram.kafka._errors import MalformedMessage
-from sasl_scram.kafka._primitives import Reader, Writer
+from sasl_scram.kafka._primitives import Reader
+from sasl_scram.kafka._primitives import Writer
 
 __all__ = [
     "BOOL",

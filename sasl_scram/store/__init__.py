@@ -15,42 +15,40 @@ SQLite and ZooKeeper bases in :mod:`sasl_scram.store.sqlite` and
 
 from __future__ import annotations
 
-from sasl_scram.store._api import (
-    AlterResult,
-    CredentialInfo,
-    CredentialLookup,
-    CredentialStore,
-    CredentialStoreError,
-    CredentialStoreUnavailable,
-    DecoySecretSource,
-    DescribeResult,
-    Listener,
-    ScramAdmin,
-    ScramDeletion,
-    ScramUpsertion,
-    StoreUnavailable,
-    UserDescription,
-)
-from sasl_scram.store._freshness import (
-    DEFAULT_MAX_STALENESS,
-    MAX_STALENESS_KEY,
-    Freshness,
-    parse_max_staleness,
-)
-from sasl_scram.store._kind import StoreBase, StoreKind
+from sasl_scram.store._api import AlterResult
+from sasl_scram.store._api import CredentialInfo
+from sasl_scram.store._api import CredentialLookup
+from sasl_scram.store._api import CredentialStore
+from sasl_scram.store._api import CredentialStoreError
+from sasl_scram.store._api import CredentialStoreUnavailable
+from sasl_scram.store._api import DecoySecretSource
+from sasl_scram.store._api import DescribeResult
+from sasl_scram.store._api import Listener
+from sasl_scram.store._api import ScramAdmin
+from sasl_scram.store._api import ScramDeletion
+from sasl_scram.store._api import ScramUpsertion
+from sasl_scram.store._api import StoreUnavailable
+from sasl_scram.store._api import UserDescription
+from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS
+from sasl_scram.store._freshness import MAX_STALENESS_KEY
+from sasl_scram.store._freshness import Freshness
+from sasl_scram.store._freshness import parse_max_staleness
+from sasl_scram.store._kind import StoreBase
+from sasl_scram.store._kind import StoreKind
 from sasl_scram.store._listeners import ListenerSet
-from sasl_scram.store._location import SCHEMES, Backends, open_location, parse_location
+from sasl_scram.store._location import SCHEMES
+from sasl_scram.store._location import Backends
+from sasl_scram.store._location import open_location
+from sasl_scram.store._location import parse_location
 from sasl_scram.store._memory import InMemoryCredentialStore
 from sasl_scram.store._open import open_store
 from sasl_scram.store.sqlite import SQLiteCredentialStore
-from sasl_scram.store.zookeeper import (
-    SanitizerError,
-    ZooKeeperCredentialStore,
-    ZooKeeperSecurity,
-    ZooKeeperTls,
-    desanitize,
-    sanitize,
-)
+from sasl_scram.store.zookeeper import SanitizerError
+from sasl_scram.store.zookeeper import ZooKeeperCredentialStore
+from sasl_scram.store.zookeeper import ZooKeeperSecurity
+from sasl_scram.store.zookeeper import ZooKeeperTls
+from sasl_scram.store.zookeeper import desanitize
+from sasl_scram.store.zookeeper import sanitize
 
 __all__ = [
     "DEFAULT_MAX_STALENESS",

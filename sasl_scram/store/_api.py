@@ -8,12 +8,16 @@ can put them on the wire unchanged (docs/kafka-facts.md §7).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Protocol
+from typing import runtime_checkable
 
 from sasl_scram import _crypto
-from sasl_scram._credential import ScramCredential, kafka_salt
+from sasl_scram._credential import ScramCredential
+from sasl_scram._credential import kafka_salt
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode

@@ -15,15 +15,19 @@ after the connection was lost, then fails closed with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from types import MappingProxyType
 
 import cachetools
 
 from sasl_scram._credential import ScramCredential
 from sasl_scram._mechanism import ScramMechanism
-from sasl_scram.store._api import CredentialStoreError, CredentialStoreUnavailable
-from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS, Freshness
+from sasl_scram.store._api import CredentialStoreError
+from sasl_scram.store._api import CredentialStoreUnavailable
+from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS
+from sasl_scram.store._freshness import Freshness
 
 __all__ = ["DEFAULT_LAZY_MAX_USERS", "DEFAULT_MAX_STALENESS", "CredentialCache", "UserCredentials"]
 

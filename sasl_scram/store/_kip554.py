@@ -10,21 +10,26 @@ through :func:`describe_users`. Messages and codes are Kafka's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Collection
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
 from sasl_scram._credential import ScramCredential
 from sasl_scram._errors import ScramUsageError
-from sasl_scram._mechanism import MAX_ITERATIONS, MIN_ITERATIONS, ScramMechanism
+from sasl_scram._mechanism import MAX_ITERATIONS
+from sasl_scram._mechanism import MIN_ITERATIONS
+from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store._api import (
-    AlterResult,
-    CredentialInfo,
-    DescribeResult,
-    ScramDeletion,
-    ScramUpsertion,
-    UserDescription,
-)
+from sasl_scram.store._api import AlterResult
+from sasl_scram.store._api import CredentialInfo
+from sasl_scram.store._api import DescribeResult
+from sasl_scram.store._api import ScramDeletion
+from sasl_scram.store._api import ScramUpsertion
+from sasl_scram.store._api import UserDescription
 
 __all__ = [
     "UNKNOWN_SERVER_ERROR_MESSAGE",

@@ -3,8 +3,12 @@ parsed once for the credential stores and ``tokenauth``'s token stores."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Generic, NamedTuple, TypeVar
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
+from typing import Generic
+from typing import NamedTuple
+from typing import TypeVar
 
 __all__ = ["SCHEMES", "Backends", "open_location", "parse_location"]
 

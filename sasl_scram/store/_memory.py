@@ -5,20 +5,20 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from types import MappingProxyType
 
 from sasl_scram._credential import ScramCredential
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.store import _kip554
-from sasl_scram.store._api import (
-    CREDENTIAL_STORE_ERRORS,
-    AlterResult,
-    DescribeResult,
-    ScramDeletion,
-    ScramUpsertion,
-)
-from sasl_scram.store._kind import StoreBase, StoreKind
+from sasl_scram.store._api import CREDENTIAL_STORE_ERRORS
+from sasl_scram.store._api import AlterResult
+from sasl_scram.store._api import DescribeResult
+from sasl_scram.store._api import ScramDeletion
+from sasl_scram.store._api import ScramUpsertion
+from sasl_scram.store._kind import StoreBase
+from sasl_scram.store._kind import StoreKind
 
 __all__ = ["InMemoryCredentialStore"]
 

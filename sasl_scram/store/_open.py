@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from sasl_scram.store._api import CredentialStore
-from sasl_scram.store._location import Backends, open_location
+from sasl_scram.store._location import Backends
+from sasl_scram.store._location import open_location
 from sasl_scram.store._memory import InMemoryCredentialStore
 from sasl_scram.store.sqlite import SQLiteCredentialStore
 from sasl_scram.store.zookeeper import ZooKeeperCredentialStore

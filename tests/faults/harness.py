@@ -9,18 +9,20 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 
-from sasl_scram import SCRAM_SHA_256, ScramMechanism
-from sasl_scram.admin import (
-    KafkaConnection,
-    KafkaConnectionError,
-    RemoteScramAdmin,
-    SaslCredentials,
-)
-from tests.cli_process import EXE, child_env
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ScramMechanism
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import RemoteScramAdmin
+from sasl_scram.admin import SaslCredentials
+from tests.cli_process import EXE
+from tests.cli_process import child_env
 from tests.serve_process import ServeProcess
 
 __all__ = [

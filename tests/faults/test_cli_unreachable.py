@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 import time
 
-from tests.faults.harness import Results, configs
+from tests.faults.harness import Results
+from tests.faults.harness import configs
 from tests.zookeeper_server import free_port
 
 # Kafka's kafka-configs prints this for every --zookeeper use; it is not an error line.

@@ -13,17 +13,17 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512
-from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
-from tests.faults.harness import (
-    LoginLoop,
-    Results,
-    alice_serving,
-    seed_users,
-    set_password,
-    until_accepted,
-    wait_until,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import ZooKeeperCredentialStore
+from tests.faults.harness import LoginLoop
+from tests.faults.harness import Results
+from tests.faults.harness import alice_serving
+from tests.faults.harness import seed_users
+from tests.faults.harness import set_password
+from tests.faults.harness import until_accepted
+from tests.faults.harness import wait_until
 from tests.serve_process import ServeProcess
 from tests.tcp_proxy import TcpProxy
 from tests.zookeeper_server import ZooKeeperServer

@@ -15,15 +15,13 @@ from functools import partial
 from operator import contains
 from pathlib import Path
 
-from tests.faults.harness import (
-    Results,
-    alice_serving,
-    describe,
-    login,
-    seed_users,
-    set_password,
-    wait_until,
-)
+from tests.faults.harness import Results
+from tests.faults.harness import alice_serving
+from tests.faults.harness import describe
+from tests.faults.harness import login
+from tests.faults.harness import seed_users
+from tests.faults.harness import set_password
+from tests.faults.harness import wait_until
 from tests.serve_process import ServeProcess
 from tests.zookeeper_ensemble import ZooKeeperEnsemble
 

@@ -11,15 +11,13 @@ import time
 from pathlib import Path
 
 from sasl_scram.config import ClientConfig
-from tests.faults.harness import (
-    ADMIN,
-    Results,
-    alice_serving,
-    login,
-    seed_users,
-    set_password,
-    wait_until,
-)
+from tests.faults.harness import ADMIN
+from tests.faults.harness import Results
+from tests.faults.harness import alice_serving
+from tests.faults.harness import login
+from tests.faults.harness import seed_users
+from tests.faults.harness import set_password
+from tests.faults.harness import wait_until
 from tests.zookeeper_server import ZooKeeperServer
 from tokenauth import DelegationTokenClient
 

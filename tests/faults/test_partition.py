@@ -15,16 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.harness import (
-    LoginLoop,
-    Results,
-    alice_serving,
-    login,
-    seed_users,
-    set_password,
-    wait_until,
-)
-from tests.tcp_proxy import PartitionMode, TcpProxy
+from tests.faults.harness import LoginLoop
+from tests.faults.harness import Results
+from tests.faults.harness import alice_serving
+from tests.faults.harness import login
+from tests.faults.harness import seed_users
+from tests.faults.harness import set_password
+from tests.faults.harness import wait_until
+from tests.tcp_proxy import PartitionMode
+from tests.tcp_proxy import TcpProxy
 from tests.zookeeper_server import ZooKeeperServer
 
 STALENESS_MS = 3000

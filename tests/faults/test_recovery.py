@@ -8,13 +8,11 @@ import threading
 import time
 from pathlib import Path
 
-from tests.faults.harness import (
-    Results,
-    alice_serving,
-    seed_users,
-    set_password,
-    until_accepted,
-)
+from tests.faults.harness import Results
+from tests.faults.harness import alice_serving
+from tests.faults.harness import seed_users
+from tests.faults.harness import set_password
+from tests.faults.harness import until_accepted
 from tests.serve_process import ServeProcess
 from tests.zookeeper_server import ZooKeeperServer
 

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.targets import TARGETS, SlowInput, Target, run_one
+from fuzz.targets import TARGETS
+from fuzz.targets import SlowInput
+from fuzz.targets import Target
+from fuzz.targets import run_one
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "fuzz"
@@ -111,7 +114,8 @@ def test_tokens_the_inputs_create_do_not_pile_up(monkeypatch: pytest.MonkeyPatch
     until an innocent one passes the time limit (the first ten-minute run's
     finding)."""
     from fuzz import targets
-    from sasl_scram.kafka import decode_response, encode_request
+    from sasl_scram.kafka import decode_response
+    from sasl_scram.kafka import encode_request
 
     monkeypatch.setattr(targets, "REFRESH_EVERY", 3)
     monkeypatch.setattr(targets, "_endpoint", None)

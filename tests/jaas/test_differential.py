@@ -11,8 +11,13 @@ from collections import Counter
 
 import pytest
 
-from tests.jaas.generate import PROPERTIES, file_inputs, property_inputs
-from tests.jaas.java_peer import JavaJaas, Outcome, python_file, python_property
+from tests.jaas.generate import PROPERTIES
+from tests.jaas.generate import file_inputs
+from tests.jaas.generate import property_inputs
+from tests.jaas.java_peer import JavaJaas
+from tests.jaas.java_peer import Outcome
+from tests.jaas.java_peer import python_file
+from tests.jaas.java_peer import python_property
 
 pytestmark = pytest.mark.java
 

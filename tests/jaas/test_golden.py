@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 import jaas
-from tests.jaas.java_peer import JavaJaas, python_file, python_property
+from tests.jaas.java_peer import JavaJaas
+from tests.jaas.java_peer import python_file
+from tests.jaas.java_peer import python_property
 
 pytestmark = pytest.mark.java
 

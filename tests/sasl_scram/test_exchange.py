@@ -7,28 +7,26 @@ import logging
 
 import pytest
 
-from sasl_scram import (
-    LEGACY_LIBRDKAFKA_NONCE,
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    AuthenticationFailed,
-    CredentialRequest,
-    DecoyCredentials,
-    Grant,
-    Normalization,
-    SaltedPasswordCache,
-    ScramClient,
-    ScramCredential,
-    ScramMechanism,
-    ScramProtocolError,
-    ScramServer,
-    ScramServerError,
-    ScramStateError,
-    ScramUsageError,
-    _crypto,
-    _native,
-    saslprep,
-)
+from sasl_scram import LEGACY_LIBRDKAFKA_NONCE
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import AuthenticationFailed
+from sasl_scram import CredentialRequest
+from sasl_scram import DecoyCredentials
+from sasl_scram import Grant
+from sasl_scram import Normalization
+from sasl_scram import SaltedPasswordCache
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram import ScramProtocolError
+from sasl_scram import ScramServer
+from sasl_scram import ScramServerError
+from sasl_scram import ScramStateError
+from sasl_scram import ScramUsageError
+from sasl_scram import _crypto
+from sasl_scram import _native
+from sasl_scram import saslprep
 from tests.forged_nonce import client_final_with_nonce
 
 MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]

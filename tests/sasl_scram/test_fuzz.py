@@ -5,24 +5,23 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from sasl_scram import (
-    SCRAM_SHA_256,
-    ClientFinalMessage,
-    ClientFirstMessage,
-    Grant,
-    ScramClient,
-    ScramCredential,
-    ScramError,
-    ScramServer,
-    ServerFinalMessage,
-    ServerFirstMessage,
-    escape_username,
-    java_b64decode,
-    unescape_username,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ClientFinalMessage
+from sasl_scram import ClientFirstMessage
+from sasl_scram import Grant
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramError
+from sasl_scram import ScramServer
+from sasl_scram import ServerFinalMessage
+from sasl_scram import ServerFirstMessage
+from sasl_scram import escape_username
+from sasl_scram import java_b64decode
+from sasl_scram import unescape_username
 from sasl_scram._b64 import Base64Error
 
 CRED = ScramCredential.from_password(SCRAM_SHA_256, "pw", salt=b"fixed-salt-1234")

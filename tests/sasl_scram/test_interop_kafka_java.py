@@ -14,26 +14,29 @@ from collections.abc import Iterator
 
 import pytest
 
-from sasl_scram import (
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    AuthenticationFailed,
-    ClientFinalMessage,
-    ClientFirstMessage,
-    Grant,
-    InvalidCredentialString,
-    ScramClient,
-    ScramCredential,
-    ScramMechanism,
-    ScramProtocolError,
-    ScramServer,
-    ServerFinalMessage,
-    ServerFirstMessage,
-    escape_username,
-    unescape_username,
-)
-from sasl_scram._messages import java_hashmap_order, split_client_final
-from tests.javaharness import JVM_DIR, JavaHarness, b64, newest_jdk, unb64
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import AuthenticationFailed
+from sasl_scram import ClientFinalMessage
+from sasl_scram import ClientFirstMessage
+from sasl_scram import Grant
+from sasl_scram import InvalidCredentialString
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram import ScramProtocolError
+from sasl_scram import ScramServer
+from sasl_scram import ServerFinalMessage
+from sasl_scram import ServerFirstMessage
+from sasl_scram import escape_username
+from sasl_scram import unescape_username
+from sasl_scram._messages import java_hashmap_order
+from sasl_scram._messages import split_client_final
+from tests.javaharness import JVM_DIR
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
+from tests.javaharness import newest_jdk
+from tests.javaharness import unb64
 
 pytestmark = pytest.mark.java
 

@@ -6,16 +6,14 @@ import pytest
 import scramp
 from kafka.net.sasl.scram import ScramClient as KafkaPythonScramClient
 
-from sasl_scram import (
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    AuthenticationFailed,
-    Grant,
-    ScramClient,
-    ScramCredential,
-    ScramMechanism,
-    ScramServer,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import AuthenticationFailed
+from sasl_scram import Grant
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram import ScramServer
 
 MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]
 USER = "alice,=x"

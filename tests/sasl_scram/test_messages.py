@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from sasl_scram import (
-    Base64Error,
-    ClientFinalMessage,
-    ClientFirstMessage,
-    InvalidCredentialString,
-    ScramCredential,
-    ScramProtocolError,
-    ScramUsageError,
-    ServerFinalMessage,
-    ServerFirstMessage,
-    java_b64decode,
-    unescape_username,
-)
-from sasl_scram._messages import java_hashmap_order, java_string_hash
+from sasl_scram import Base64Error
+from sasl_scram import ClientFinalMessage
+from sasl_scram import ClientFirstMessage
+from sasl_scram import InvalidCredentialString
+from sasl_scram import ScramCredential
+from sasl_scram import ScramProtocolError
+from sasl_scram import ScramUsageError
+from sasl_scram import ServerFinalMessage
+from sasl_scram import ServerFirstMessage
+from sasl_scram import java_b64decode
+from sasl_scram import unescape_username
+from sasl_scram._messages import java_hashmap_order
+from sasl_scram._messages import java_string_hash
 
 NONCE = "rOprNGfwEbeRWgbNEkqO"
 SALT = "W22ZaJ0SNY7soEsUEjb6gQ=="

@@ -24,21 +24,22 @@ import hmac
 import string
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from functools import cache
 
-from hypothesis import event, given, settings
+from hypothesis import event
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from sasl_scram import (
-    SCRAM_SHA_256,
-    CredentialRequest,
-    Grant,
-    ScramCredential,
-    ScramError,
-    ScramServer,
-    escape_username,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import CredentialRequest
+from sasl_scram import Grant
+from sasl_scram import ScramCredential
+from sasl_scram import ScramError
+from sasl_scram import ScramServer
+from sasl_scram import escape_username
 
 PASSWORD = "pw"
 #: Three users share the password (with their own salts); carol has another.

@@ -11,18 +11,16 @@ from typing import Any
 
 import pytest
 
-from sasl_scram import (
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    Grant,
-    ScramClient,
-    ScramCredential,
-    ScramMechanism,
-    ScramServer,
-    _crypto,
-    escape_username,
-    unescape_username,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import Grant
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram import ScramServer
+from sasl_scram import _crypto
+from sasl_scram import escape_username
+from sasl_scram import unescape_username
 
 VECTORS: dict[str, Any] = json.loads(
     (Path(__file__).parent.parent / "vectors" / "kafka_scram_formatter_test.json").read_text()

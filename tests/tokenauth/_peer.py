@@ -13,14 +13,15 @@ from __future__ import annotations
 import sys
 import time
 
-from sasl_scram import SCRAM_SHA_512, KafkaPrincipal, ScramClient, ScramServer
-from tokenauth import (
-    RequestContext,
-    TokenConfig,
-    TokenCredentialProvider,
-    TokenManager,
-    open_token_store,
-)
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import KafkaPrincipal
+from sasl_scram import ScramClient
+from sasl_scram import ScramServer
+from tokenauth import RequestContext
+from tokenauth import TokenConfig
+from tokenauth import TokenCredentialProvider
+from tokenauth import TokenManager
+from tokenauth import open_token_store
 
 
 def main(location: str) -> int:

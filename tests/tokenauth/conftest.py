@@ -1,18 +1,17 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sasl_scram import KafkaPrincipal
-from tokenauth import (
-    InMemoryTokenStore,
-    RequestContext,
-    SQLiteTokenStore,
-    TokenStore,
-    ZooKeeperTokenStore,
-)
+from tokenauth import InMemoryTokenStore
+from tokenauth import RequestContext
+from tokenauth import SQLiteTokenStore
+from tokenauth import TokenStore
+from tokenauth import ZooKeeperTokenStore
 
 ALICE = KafkaPrincipal.user("alice")
 BOB = KafkaPrincipal.user("bob")

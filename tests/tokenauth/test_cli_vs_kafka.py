@@ -24,8 +24,13 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import ScramMechanism
-from tests.kafka_broker import KafkaBroker, unique_name
-from tests.side_by_side import KAFKA_ERRORS, KafkaTools, Pair, kafka_failure, ours
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
+from tests.side_by_side import KAFKA_ERRORS
+from tests.side_by_side import KafkaTools
+from tests.side_by_side import Pair
+from tests.side_by_side import kafka_failure
+from tests.side_by_side import ours
 
 PROG = "kafka-scram delegation-tokens"
 _TOKEN_ID = r"[A-Za-z0-9_-]{22}"

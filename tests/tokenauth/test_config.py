@@ -2,16 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from sasl_scram.config import parse_properties, read_keys
-from tokenauth import (
-    DEFAULT_EXPIRY_CHECK_INTERVAL_MS,
-    DEFAULT_EXPIRY_TIME_MS,
-    DEFAULT_MAX_LIFETIME_MS,
-    TokenConfig,
-    TokenConfigError,
-    TokenSecrets,
-    parse_secret_list,
-)
+from sasl_scram.config import parse_properties
+from sasl_scram.config import read_keys
+from tokenauth import DEFAULT_EXPIRY_CHECK_INTERVAL_MS
+from tokenauth import DEFAULT_EXPIRY_TIME_MS
+from tokenauth import DEFAULT_MAX_LIFETIME_MS
+from tokenauth import TokenConfig
+from tokenauth import TokenConfigError
+from tokenauth import TokenSecrets
+from tokenauth import parse_secret_list
 from tokenauth._config import CONFIG_KEYS
 
 

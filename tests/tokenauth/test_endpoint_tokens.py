@@ -15,9 +15,16 @@ from sasl_scram import KafkaPrincipal
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.cli import main
 from sasl_scram.config import ClientConfig
-from tests.endpoint_harness import ADMIN, ALICE, RunningEndpoint, token_extension
-from tests.javaharness import JavaHarness, b64, unb64
-from tokenauth import DelegationTokenClient, TokenConfig, TokenRequestError
+from tests.endpoint_harness import ADMIN
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
+from tests.endpoint_harness import token_extension
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
+from tests.javaharness import unb64
+from tokenauth import DelegationTokenClient
+from tokenauth import TokenConfig
+from tokenauth import TokenRequestError
 
 _ids = itertools.count()
 

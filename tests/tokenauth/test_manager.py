@@ -8,21 +8,24 @@ import pytest
 
 from sasl_scram import KafkaPrincipal
 from sasl_scram.kafka import ErrorCode
-from tokenauth import (
-    AclOperation,
-    CreateTokenResult,
-    ExpirySweeper,
-    InMemoryTokenStore,
-    RequestContext,
-    ResourceType,
-    TokenCache,
-    TokenConfig,
-    TokenManager,
-    TokenStoreError,
-    compute_hmac,
-)
+from tokenauth import AclOperation
+from tokenauth import CreateTokenResult
+from tokenauth import ExpirySweeper
+from tokenauth import InMemoryTokenStore
+from tokenauth import RequestContext
+from tokenauth import ResourceType
+from tokenauth import TokenCache
+from tokenauth import TokenConfig
+from tokenauth import TokenManager
+from tokenauth import TokenStoreError
+from tokenauth import compute_hmac
 
-from .conftest import ALICE, BOB, CAROL, T0, FakeClock, ctx
+from .conftest import ALICE
+from .conftest import BOB
+from .conftest import CAROL
+from .conftest import T0
+from .conftest import FakeClock
+from .conftest import ctx
 
 E = ErrorCode
 DAY = 86_400_000

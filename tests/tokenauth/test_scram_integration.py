@@ -4,30 +4,31 @@ from __future__ import annotations
 
 import pytest
 
-from sasl_scram import (
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    AuthenticationFailed,
-    CredentialRequest,
-    ScramClient,
-    ScramCredential,
-    ScramMechanism,
-    ScramServer,
-    ScramSession,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import AuthenticationFailed
+from sasl_scram import CredentialRequest
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram import ScramServer
+from sasl_scram import ScramSession
 from sasl_scram.kafka import ErrorCode
-from tokenauth import (
-    InMemoryTokenStore,
-    TokenCache,
-    TokenConfig,
-    TokenCredentialProvider,
-    TokenManager,
-    TokenStoreUnavailable,
-    compute_hmac,
-    hmac_base64,
-)
+from tokenauth import InMemoryTokenStore
+from tokenauth import TokenCache
+from tokenauth import TokenConfig
+from tokenauth import TokenCredentialProvider
+from tokenauth import TokenManager
+from tokenauth import TokenStoreUnavailable
+from tokenauth import compute_hmac
+from tokenauth import hmac_base64
 
-from .conftest import ALICE, BOB, CAROL, T0, FakeClock, ctx
+from .conftest import ALICE
+from .conftest import BOB
+from .conftest import CAROL
+from .conftest import T0
+from .conftest import FakeClock
+from .conftest import ctx
 
 DAY = 86_400_000
 

@@ -8,19 +8,19 @@ import re
 import pytest
 
 from sasl_scram import KafkaPrincipal
-from tokenauth import (
-    DelegationToken,
-    MalformedToken,
-    TokenInformation,
-    TokenUsageError,
-    compute_hmac,
-    decode_token,
-    encode_token,
-    hmac_base64,
-    new_token_id,
-)
+from tokenauth import DelegationToken
+from tokenauth import MalformedToken
+from tokenauth import TokenInformation
+from tokenauth import TokenUsageError
+from tokenauth import compute_hmac
+from tokenauth import decode_token
+from tokenauth import encode_token
+from tokenauth import hmac_base64
+from tokenauth import new_token_id
 
-from .conftest import ALICE, BOB, T0
+from .conftest import ALICE
+from .conftest import BOB
+from .conftest import T0
 
 # docs/kafka-facts.md §6.2, derived: secret "secretKey", token id "token1".
 HMAC_VECTOR = (

@@ -20,28 +20,26 @@ message. See docs/spark.md.
 
 from __future__ import annotations
 
-from tokenauth.spark._login import client_properties_login, jaas_login, secret_login
-from tokenauth.spark._options import (
-    JAAS_OPTION,
-    KAFKA_PREFIX,
-    JaasConflictError,
-    KafkaOptions,
-    OptionsNotInspectableError,
-    OptionTarget,
-    SparkTokenError,
-    TokenLike,
-    apply_kafka_options,
-    existing_option,
-    kafka_options,
-)
-from tokenauth.spark._policy import (
-    StreamingQueryLike,
-    SupervisorError,
-    SupervisorPolicy,
-    SupervisorState,
-    TokenClient,
-    Transition,
-)
+from tokenauth.spark._login import client_properties_login
+from tokenauth.spark._login import jaas_login
+from tokenauth.spark._login import secret_login
+from tokenauth.spark._options import JAAS_OPTION
+from tokenauth.spark._options import KAFKA_PREFIX
+from tokenauth.spark._options import JaasConflictError
+from tokenauth.spark._options import KafkaOptions
+from tokenauth.spark._options import OptionsNotInspectableError
+from tokenauth.spark._options import OptionTarget
+from tokenauth.spark._options import SparkTokenError
+from tokenauth.spark._options import TokenLike
+from tokenauth.spark._options import apply_kafka_options
+from tokenauth.spark._options import existing_option
+from tokenauth.spark._options import kafka_options
+from tokenauth.spark._policy import StreamingQueryLike
+from tokenauth.spark._policy import SupervisorError
+from tokenauth.spark._policy import SupervisorPolicy
+from tokenauth.spark._policy import SupervisorState
+from tokenauth.spark._policy import TokenClient
+from tokenauth.spark._policy import Transition
 from tokenauth.spark._supervisor import TokenSupervisor
 
 __all__ = [

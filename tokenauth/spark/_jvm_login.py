@@ -9,9 +9,12 @@ checkpoint. This module builds those options and (re)starts the query.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 
-from tokenauth.spark._options import KafkaOptions, TokenLike, kafka_options
+from tokenauth.spark._options import KafkaOptions
+from tokenauth.spark._options import TokenLike
+from tokenauth.spark._options import kafka_options
 from tokenauth.spark._policy import StreamingQueryLike
 
 __all__ = ["QueryLogin"]

@@ -7,14 +7,20 @@ line, or a secret the caller holds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 
 import jaas
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
-from sasl_scram.config import ClientConfig, ClientConfigError
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
+from sasl_scram.config import ClientConfig
+from sasl_scram.config import ClientConfigError
 from sasl_scram.kafka import ErrorCode
 from tokenauth._client import DelegationTokenClient
-from tokenauth.spark._options import _DEFAULT_MECHANISM, _DEFAULT_PROTOCOL, TokenLike
+from tokenauth.spark._options import _DEFAULT_MECHANISM
+from tokenauth.spark._options import _DEFAULT_PROTOCOL
+from tokenauth.spark._options import TokenLike
 from tokenauth.spark._policy import TokenClient
 
 __all__ = ["client_properties_login", "jaas_login", "secret_login"]

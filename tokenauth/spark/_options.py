@@ -11,8 +11,11 @@ Connect builders both have.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
-from typing import Any, Protocol, TypeVar
+from collections.abc import Iterator
+from collections.abc import Mapping
+from typing import Any
+from typing import Protocol
+from typing import TypeVar
 
 import jaas
 from jaas import is_secret_key

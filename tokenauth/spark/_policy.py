@@ -8,12 +8,15 @@ from __future__ import annotations
 import enum
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
+from typing import Protocol
 
 import jaas
-from sasl_scram import KafkaPrincipal, ScramError
+from sasl_scram import KafkaPrincipal
+from sasl_scram import ScramError
 from sasl_scram.kafka import ErrorCode
 from tokenauth._errors import TokenError
 from tokenauth._token import DelegationToken

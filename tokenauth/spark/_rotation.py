@@ -15,15 +15,13 @@ from collections.abc import Callable
 from tokenauth._client import TokenRequestError
 from tokenauth._token import DelegationToken
 from tokenauth.spark._options import TokenLike
-from tokenauth.spark._policy import (
-    _MAX_EXPIRE_ATTEMPTS,
-    _TOKEN_GONE,
-    SupervisorError,
-    SupervisorPolicy,
-    TokenClient,
-    _describe,
-    _Held,
-)
+from tokenauth.spark._policy import _MAX_EXPIRE_ATTEMPTS
+from tokenauth.spark._policy import _TOKEN_GONE
+from tokenauth.spark._policy import SupervisorError
+from tokenauth.spark._policy import SupervisorPolicy
+from tokenauth.spark._policy import TokenClient
+from tokenauth.spark._policy import _describe
+from tokenauth.spark._policy import _Held
 
 __all__ = ["TokenRotation"]
 

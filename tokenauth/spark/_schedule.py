@@ -9,7 +9,8 @@ renewalRatio``).
 
 from __future__ import annotations
 
-from tokenauth.spark._policy import SupervisorPolicy, _Held
+from tokenauth.spark._policy import SupervisorPolicy
+from tokenauth.spark._policy import _Held
 
 __all__ = ["Backoff", "next_due_ms", "renewal_at_ms", "rotation_at_ms", "rotation_due", "wait_ms"]
 

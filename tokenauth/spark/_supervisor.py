@@ -22,38 +22,35 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from collections.abc import Mapping
 
-from sasl_scram.config import ClientConfig, ClientConfigError
+from sasl_scram.config import ClientConfig
+from sasl_scram.config import ClientConfigError
 from tokenauth._manager import wall_clock_ms
 from tokenauth.spark._jvm_login import QueryLogin
-from tokenauth.spark._login import token_login_probe, token_rpc_connector
-from tokenauth.spark._options import (
-    _DEFAULT_MECHANISM,
-    _DEFAULT_PROTOCOL,
-    KafkaOptions,
-    TokenLike,
-)
-from tokenauth.spark._policy import (
-    _FINAL,
-    StreamingQueryLike,
-    SupervisorError,
-    SupervisorPolicy,
-    SupervisorState,
-    TokenClient,
-    Transition,
-    _describe,
-    _StateLog,
-)
+from tokenauth.spark._login import token_login_probe
+from tokenauth.spark._login import token_rpc_connector
+from tokenauth.spark._options import _DEFAULT_MECHANISM
+from tokenauth.spark._options import _DEFAULT_PROTOCOL
+from tokenauth.spark._options import KafkaOptions
+from tokenauth.spark._options import TokenLike
+from tokenauth.spark._policy import _FINAL
+from tokenauth.spark._policy import StreamingQueryLike
+from tokenauth.spark._policy import SupervisorError
+from tokenauth.spark._policy import SupervisorPolicy
+from tokenauth.spark._policy import SupervisorState
+from tokenauth.spark._policy import TokenClient
+from tokenauth.spark._policy import Transition
+from tokenauth.spark._policy import _describe
+from tokenauth.spark._policy import _StateLog
 from tokenauth.spark._rotation import TokenRotation
-from tokenauth.spark._schedule import (
-    Backoff,
-    next_due_ms,
-    renewal_at_ms,
-    rotation_at_ms,
-    rotation_due,
-    wait_ms,
-)
+from tokenauth.spark._schedule import Backoff
+from tokenauth.spark._schedule import next_due_ms
+from tokenauth.spark._schedule import renewal_at_ms
+from tokenauth.spark._schedule import rotation_at_ms
+from tokenauth.spark._schedule import rotation_due
+from tokenauth.spark._schedule import wait_ms
 
 __all__ = ["TokenSupervisor"]
 

@@ -9,25 +9,15 @@ on the public pieces of :mod:`sasl_scram.store.sqlite` and
 
 from __future__ import annotations
 
-from tokenauth.stores._api import (
-    InMemoryTokenStore,
-    TokenListener,
-    TokenStore,
-)
-from tokenauth.stores._layout import (
-    MalformedToken,
-    decode_token,
-    encode_token,
-)
-from tokenauth.stores._open import (
-    open_token_store,
-)
-from tokenauth.stores._sqlite import (
-    SQLiteTokenStore,
-)
-from tokenauth.stores._zookeeper import (
-    ZooKeeperTokenStore,
-)
+from tokenauth.stores._api import InMemoryTokenStore
+from tokenauth.stores._api import TokenListener
+from tokenauth.stores._api import TokenStore
+from tokenauth.stores._layout import MalformedToken
+from tokenauth.stores._layout import decode_token
+from tokenauth.stores._layout import encode_token
+from tokenauth.stores._open import open_token_store
+from tokenauth.stores._sqlite import SQLiteTokenStore
+from tokenauth.stores._zookeeper import ZooKeeperTokenStore
 
 __all__ = [
     "InMemoryTokenStore",

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
-from typing import Protocol, runtime_checkable
+from collections.abc import Callable
+from collections.abc import Iterable
+from typing import Protocol
+from typing import runtime_checkable
 
 from sasl_scram.store import ListenerSet as _ListenerSet
-from sasl_scram.store import StoreBase, StoreKind
-from tokenauth._errors import TokenStoreError, TokenStoreUnavailable
+from sasl_scram.store import StoreBase
+from sasl_scram.store import StoreKind
+from tokenauth._errors import TokenStoreError
+from tokenauth._errors import TokenStoreUnavailable
 from tokenauth._token import TokenInformation
 
 __all__ = ["InMemoryTokenStore", "ListenerSet", "TokenListener", "TokenStore"]

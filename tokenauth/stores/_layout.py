@@ -15,8 +15,11 @@ import json
 import logging
 from collections.abc import Mapping
 
-from sasl_scram import KafkaPrincipal, ScramUsageError
-from sasl_scram.store import SanitizerError, desanitize, sanitize
+from sasl_scram import KafkaPrincipal
+from sasl_scram import ScramUsageError
+from sasl_scram.store import SanitizerError
+from sasl_scram.store import desanitize
+from sasl_scram.store import sanitize
 from sasl_scram.store.zookeeper import parse_sequence
 from tokenauth._token import TokenInformation
 

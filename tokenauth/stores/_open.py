@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sasl_scram.store import Backends, open_location
-from tokenauth.stores._api import InMemoryTokenStore, TokenStore
+from sasl_scram.store import Backends
+from sasl_scram.store import open_location
+from tokenauth.stores._api import InMemoryTokenStore
+from tokenauth.stores._api import TokenStore
 from tokenauth.stores._sqlite import SQLiteTokenStore
 from tokenauth.stores._zookeeper import ZooKeeperTokenStore
 

@@ -19,14 +19,20 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
-from sasl_scram.store.sqlite import DEFAULT_POLL_INTERVAL, FollowedTable, TableKind
-from tokenauth._errors import TokenStoreError, TokenStoreUnavailable
+from sasl_scram.store.sqlite import DEFAULT_POLL_INTERVAL
+from sasl_scram.store.sqlite import FollowedTable
+from sasl_scram.store.sqlite import TableKind
+from tokenauth._errors import TokenStoreError
+from tokenauth._errors import TokenStoreUnavailable
 from tokenauth._token import TokenInformation
 from tokenauth.stores._api import ListenerSet
-from tokenauth.stores._layout import decode_stored, encode_token
+from tokenauth.stores._layout import decode_stored
+from tokenauth.stores._layout import encode_token
 from tokenauth.stores._mirror import TokenMirror
 
 __all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteTokenStore"]

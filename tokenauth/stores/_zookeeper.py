@@ -21,31 +21,30 @@ kazoo is imported only when a store is created.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import Any
 
 from sasl_scram.store import Freshness
-from sasl_scram.store.zookeeper import (
-    DEFAULT_NOTIFICATION_EXPIRY,
-    MAX_WRITE_ATTEMPTS,
-    CommitOutcomeUnknown,
-    CommitRefused,
-    ZkFollowedStore,
-    ZkStoreKind,
-)
-from tokenauth._errors import TokenStoreError, TokenStoreUnavailable
+from sasl_scram.store.zookeeper import DEFAULT_NOTIFICATION_EXPIRY
+from sasl_scram.store.zookeeper import MAX_WRITE_ATTEMPTS
+from sasl_scram.store.zookeeper import CommitOutcomeUnknown
+from sasl_scram.store.zookeeper import CommitRefused
+from sasl_scram.store.zookeeper import ZkFollowedStore
+from sasl_scram.store.zookeeper import ZkStoreKind
+from tokenauth._errors import TokenStoreError
+from tokenauth._errors import TokenStoreUnavailable
 from tokenauth._token import TokenInformation
 from tokenauth.stores._api import ListenerSet
-from tokenauth.stores._layout import (
-    CHANGE_PREFIX,
-    CHANGES_PATH,
-    TOKENS_PATH,
-    decode_notification,
-    decode_stored,
-    encode_notification,
-    encode_token,
-    token_path,
-)
+from tokenauth.stores._layout import CHANGE_PREFIX
+from tokenauth.stores._layout import CHANGES_PATH
+from tokenauth.stores._layout import TOKENS_PATH
+from tokenauth.stores._layout import decode_notification
+from tokenauth.stores._layout import decode_stored
+from tokenauth.stores._layout import encode_notification
+from tokenauth.stores._layout import encode_token
+from tokenauth.stores._layout import token_path
 from tokenauth.stores._mirror import TokenMirror
 
 if TYPE_CHECKING:

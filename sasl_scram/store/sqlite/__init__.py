@@ -9,21 +9,15 @@ open a database and run one atomic write the same way for every store.
 
 from __future__ import annotations
 
-from sasl_scram.store.sqlite._changes import (
-    DEFAULT_CHANGE_RETENTION,
-    DEFAULT_POLL_INTERVAL,
-    ChangeLog,
-    Poller,
-    open_database,
-    transaction,
-)
-from sasl_scram.store.sqlite._followed import (
-    FollowedTable,
-    TableKind,
-)
-from sasl_scram.store.sqlite._store import (
-    SQLiteCredentialStore,
-)
+from sasl_scram.store.sqlite._changes import DEFAULT_CHANGE_RETENTION
+from sasl_scram.store.sqlite._changes import DEFAULT_POLL_INTERVAL
+from sasl_scram.store.sqlite._changes import ChangeLog
+from sasl_scram.store.sqlite._changes import Poller
+from sasl_scram.store.sqlite._changes import open_database
+from sasl_scram.store.sqlite._changes import transaction
+from sasl_scram.store.sqlite._followed import FollowedTable
+from sasl_scram.store.sqlite._followed import TableKind
+from sasl_scram.store.sqlite._store import SQLiteCredentialStore
 
 __all__ = [
     "DEFAULT_CHANGE_RETENTION",

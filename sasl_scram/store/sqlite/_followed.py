@@ -11,13 +11,18 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import sasl_scram.store.sqlite._changes as _changes
-from sasl_scram.store._kind import StoreBase, StoreKind
+from sasl_scram.store._kind import StoreBase
+from sasl_scram.store._kind import StoreKind
 
 __all__ = ["FollowedTable", "TableKind"]
 

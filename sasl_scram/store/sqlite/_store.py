@@ -18,7 +18,8 @@ import logging
 import secrets
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from sasl_scram._credential import ScramCredential
@@ -26,17 +27,16 @@ from sasl_scram._errors import InvalidCredentialString
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import _kip554
-from sasl_scram.store._api import (
-    CREDENTIAL_STORE_ERRORS,
-    AlterResult,
-    CredentialStoreUnavailable,
-    DescribeResult,
-    ScramDeletion,
-    ScramUpsertion,
-)
+from sasl_scram.store._api import CREDENTIAL_STORE_ERRORS
+from sasl_scram.store._api import AlterResult
+from sasl_scram.store._api import CredentialStoreUnavailable
+from sasl_scram.store._api import DescribeResult
+from sasl_scram.store._api import ScramDeletion
+from sasl_scram.store._api import ScramUpsertion
 from sasl_scram.store._cache import CredentialCache
 from sasl_scram.store.sqlite._changes import DEFAULT_POLL_INTERVAL
-from sasl_scram.store.sqlite._followed import FollowedTable, TableKind
+from sasl_scram.store.sqlite._followed import FollowedTable
+from sasl_scram.store.sqlite._followed import TableKind
 
 __all__ = ["DEFAULT_POLL_INTERVAL", "SQLiteCredentialStore"]
 

@@ -13,47 +13,31 @@ kazoo is imported only when a session is opened.
 
 from __future__ import annotations
 
-from sasl_scram.store.zookeeper._followed import (
-    MAX_WRITE_ATTEMPTS,
-    CommitOutcomeUnknown,
-    CommitRefused,
-    ZkFollowedStore,
-    ZkStoreKind,
-)
-from sasl_scram.store.zookeeper._format import (
-    MalformedZnode,
-    credentials_from_config,
-    decode_config,
-    notification_user,
-    parse_sequence,
-)
-from sasl_scram.store.zookeeper._sanitizer import (
-    SanitizerError,
-    desanitize,
-    sanitize,
-)
-from sasl_scram.store.zookeeper._security import (
-    CONTEXT_KEY,
-    JAAS_FILE_KEY,
-    SET_ACL_KEY,
-    ZooKeeperSecurity,
-)
-from sasl_scram.store.zookeeper._session import (
-    DEFAULT_REQUEST_TIMEOUT,
-    ZkSession,
-    load_kazoo,
-)
-from sasl_scram.store.zookeeper._store import (
-    ZooKeeperCredentialStore,
-)
-from sasl_scram.store.zookeeper._tls import (
-    TLS_KEYS,
-    ZooKeeperTls,
-)
-from sasl_scram.store.zookeeper._watcher import (
-    DEFAULT_NOTIFICATION_EXPIRY,
-    ZkChangeWatcher,
-)
+from sasl_scram.store.zookeeper._followed import MAX_WRITE_ATTEMPTS
+from sasl_scram.store.zookeeper._followed import CommitOutcomeUnknown
+from sasl_scram.store.zookeeper._followed import CommitRefused
+from sasl_scram.store.zookeeper._followed import ZkFollowedStore
+from sasl_scram.store.zookeeper._followed import ZkStoreKind
+from sasl_scram.store.zookeeper._format import MalformedZnode
+from sasl_scram.store.zookeeper._format import credentials_from_config
+from sasl_scram.store.zookeeper._format import decode_config
+from sasl_scram.store.zookeeper._format import notification_user
+from sasl_scram.store.zookeeper._format import parse_sequence
+from sasl_scram.store.zookeeper._sanitizer import SanitizerError
+from sasl_scram.store.zookeeper._sanitizer import desanitize
+from sasl_scram.store.zookeeper._sanitizer import sanitize
+from sasl_scram.store.zookeeper._security import CONTEXT_KEY
+from sasl_scram.store.zookeeper._security import JAAS_FILE_KEY
+from sasl_scram.store.zookeeper._security import SET_ACL_KEY
+from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
+from sasl_scram.store.zookeeper._session import DEFAULT_REQUEST_TIMEOUT
+from sasl_scram.store.zookeeper._session import ZkSession
+from sasl_scram.store.zookeeper._session import load_kazoo
+from sasl_scram.store.zookeeper._store import ZooKeeperCredentialStore
+from sasl_scram.store.zookeeper._tls import TLS_KEYS
+from sasl_scram.store.zookeeper._tls import ZooKeeperTls
+from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY
+from sasl_scram.store.zookeeper._watcher import ZkChangeWatcher
 
 __all__ = [
     "CONTEXT_KEY",

@@ -14,15 +14,24 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import ClassVar
+from typing import TypeVar
 
-from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS, Freshness
-from sasl_scram.store._kind import StoreBase, StoreKind
+from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS
+from sasl_scram.store._freshness import Freshness
+from sasl_scram.store._kind import StoreBase
+from sasl_scram.store._kind import StoreKind
 from sasl_scram.store.zookeeper._format import parse_sequence
 from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
-from sasl_scram.store.zookeeper._session import DEFAULT_REQUEST_TIMEOUT, ZkSession, load_kazoo
-from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY, ZkChangeWatcher
+from sasl_scram.store.zookeeper._session import DEFAULT_REQUEST_TIMEOUT
+from sasl_scram.store.zookeeper._session import ZkSession
+from sasl_scram.store.zookeeper._session import load_kazoo
+from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY
+from sasl_scram.store.zookeeper._watcher import ZkChangeWatcher
 
 if TYPE_CHECKING:
     from kazoo.client import KazooClient

@@ -18,37 +18,41 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from typing import Any
+from typing import Literal
 
 from sasl_scram._credential import ScramCredential
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import _kip554
-from sasl_scram.store._api import (
-    CREDENTIAL_STORE_ERRORS,
-    AlterResult,
-    CredentialStoreUnavailable,
-    DescribeResult,
-    ScramDeletion,
-    ScramUpsertion,
-)
-from sasl_scram.store._cache import DEFAULT_LAZY_MAX_USERS, CredentialCache
+from sasl_scram.store._api import CREDENTIAL_STORE_ERRORS
+from sasl_scram.store._api import AlterResult
+from sasl_scram.store._api import CredentialStoreUnavailable
+from sasl_scram.store._api import DescribeResult
+from sasl_scram.store._api import ScramDeletion
+from sasl_scram.store._api import ScramUpsertion
+from sasl_scram.store._cache import DEFAULT_LAZY_MAX_USERS
+from sasl_scram.store._cache import CredentialCache
 from sasl_scram.store.zookeeper._followed import ZkStoreKind
-from sasl_scram.store.zookeeper._format import (
-    CHANGE_PREFIX,
-    CHANGES_PATH,
-    DEFAULT_ENTITY,
-    USERS_PATH,
-    MalformedZnode,
-    credentials_from_config,
-    decode_config,
-    notification_user,
-    scram_keys,
-    user_path,
-)
-from sasl_scram.store.zookeeper._multiread import MultiReadUnsupported, read_many
-from sasl_scram.store.zookeeper._sanitizer import SanitizerError, desanitize
+from sasl_scram.store.zookeeper._format import CHANGE_PREFIX
+from sasl_scram.store.zookeeper._format import CHANGES_PATH
+from sasl_scram.store.zookeeper._format import DEFAULT_ENTITY
+from sasl_scram.store.zookeeper._format import USERS_PATH
+from sasl_scram.store.zookeeper._format import MalformedZnode
+from sasl_scram.store.zookeeper._format import credentials_from_config
+from sasl_scram.store.zookeeper._format import decode_config
+from sasl_scram.store.zookeeper._format import notification_user
+from sasl_scram.store.zookeeper._format import scram_keys
+from sasl_scram.store.zookeeper._format import user_path
+from sasl_scram.store.zookeeper._multiread import MultiReadUnsupported
+from sasl_scram.store.zookeeper._multiread import read_many
+from sasl_scram.store.zookeeper._sanitizer import SanitizerError
+from sasl_scram.store.zookeeper._sanitizer import desanitize
 from sasl_scram.store.zookeeper._session import ZkSession
 from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY
 from sasl_scram.store.zookeeper._writes import ZkCredentialWrites

@@ -25,7 +25,9 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from sasl_scram.store.zookeeper._session import ZkSession

@@ -15,21 +15,18 @@ from typing import Any
 
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import _kip554
-from sasl_scram.store._api import AlterResult, CredentialStoreUnavailable
-from sasl_scram.store.zookeeper._followed import (
-    MAX_WRITE_ATTEMPTS,
-    CommitOutcomeUnknown,
-    CommitRefused,
-    ZkFollowedStore,
-)
-from sasl_scram.store.zookeeper._format import (
-    MalformedZnode,
-    decode_config,
-    encode_config,
-    encode_notification,
-    scram_keys,
-    user_path,
-)
+from sasl_scram.store._api import AlterResult
+from sasl_scram.store._api import CredentialStoreUnavailable
+from sasl_scram.store.zookeeper._followed import MAX_WRITE_ATTEMPTS
+from sasl_scram.store.zookeeper._followed import CommitOutcomeUnknown
+from sasl_scram.store.zookeeper._followed import CommitRefused
+from sasl_scram.store.zookeeper._followed import ZkFollowedStore
+from sasl_scram.store.zookeeper._format import MalformedZnode
+from sasl_scram.store.zookeeper._format import decode_config
+from sasl_scram.store.zookeeper._format import encode_config
+from sasl_scram.store.zookeeper._format import encode_notification
+from sasl_scram.store.zookeeper._format import scram_keys
+from sasl_scram.store.zookeeper._format import user_path
 from sasl_scram.store.zookeeper._sanitizer import SanitizerError
 
 __all__ = ["ZkCredentialWrites"]

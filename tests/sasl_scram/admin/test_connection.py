@@ -9,16 +9,18 @@ from collections.abc import Iterator
 
 import pytest
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
-from sasl_scram.kafka import (
-    ApiKey,
-    ErrorCode,
-    FrameBuffer,
-    decode_request,
-    encode_response,
-)
-from tests.endpoint_harness import ALICE, RunningEndpoint
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import decode_request
+from sasl_scram.kafka import encode_response
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
 
 
 class WithholdingBroker:

@@ -9,10 +9,15 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, Grant, ScramServer
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import Grant
+from sasl_scram import ScramServer
 from sasl_scram.cli._main import main
-from sasl_scram.store import SQLiteCredentialStore, ZooKeeperCredentialStore
-from tests.javaharness import JavaHarness, b64
+from sasl_scram.store import SQLiteCredentialStore
+from sasl_scram.store import ZooKeeperCredentialStore
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
 
 ADD = "SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]"
 # kafka-configs' long form of "add ADD to the user alice".

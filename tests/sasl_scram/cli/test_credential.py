@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramCredential
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import ScramCredential
 from sasl_scram.cli._main import main
 
 RFC_SALT = "W22ZaJ0SNY7soEsUEjb6gQ=="

@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 
 from sasl_scram.cli._main import build_parser
-from tests.cli_process import EXE, assert_one_error, kafka_scram, pty_run
+from tests.cli_process import EXE
+from tests.cli_process import assert_one_error
+from tests.cli_process import kafka_scram
+from tests.cli_process import pty_run
 
 COMMANDS = ("configs", "credential", "delegation-tokens", "jaas", "serve")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.cli_process import kafka_scram
-from tests.serve_process import start_serve, stop_serve
+from tests.serve_process import start_serve
+from tests.serve_process import stop_serve
 from tests.zookeeper_server import free_port
 
 

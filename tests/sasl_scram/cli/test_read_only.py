@@ -11,7 +11,8 @@ from pathlib import Path
 
 from kazoo.client import KazooClient
 
-from tests.cli_process import assert_one_error, kafka_scram
+from tests.cli_process import assert_one_error
+from tests.cli_process import kafka_scram
 
 DESCRIBE = ("--describe", "--entity-type", "users")
 

@@ -13,12 +13,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck
+from hypothesis import example
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.config import format_properties, parse_properties, read_properties
-from tests.javaharness import JavaHarness, b64, unb64
+from sasl_scram.config import format_properties
+from sasl_scram.config import parse_properties
+from sasl_scram.config import read_properties
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
+from tests.javaharness import unb64
 
 
 @pytest.fixture(scope="module")

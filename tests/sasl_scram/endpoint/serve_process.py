@@ -12,12 +12,19 @@ import base64
 import contextlib
 import socket
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sasl_scram import SCRAM_SHA_256, SaltedPasswordCache, ScramClient, ScramMechanism, _crypto
-from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SaltedPasswordCache
+from sasl_scram import ScramClient
+from sasl_scram import ScramMechanism
+from sasl_scram import _crypto
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
 from sasl_scram.store import SQLiteCredentialStore
 from tests.endpoint_harness import seed_users
 from tests.serve_process import ServeProcess

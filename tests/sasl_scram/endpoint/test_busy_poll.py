@@ -8,10 +8,13 @@ import time
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint._busy_poll import BusyPoller
-from tests.endpoint_harness import ALICE, RunningEndpoint
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
 
 
 def test_config_default_is_off_and_value_is_read() -> None:
@@ -81,7 +84,8 @@ def test_endpoint_without_busy_polling_has_no_poller() -> None:
 def test_busy_polling_endpoint_with_a_lazy_zookeeper_store(zookeeper_hosts: str) -> None:
     """Lookups that read ZooKeeper run in a thread and kazoo has threads of its
     own: they must still get the interpreter while the loop spins."""
-    from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
+    from sasl_scram.store import ScramUpsertion
+    from sasl_scram.store import ZooKeeperCredentialStore
     from tests.endpoint_harness import seed_users
 
     writer = ZooKeeperCredentialStore(zookeeper_hosts)

@@ -10,11 +10,18 @@ from pathlib import Path
 import pytest
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.config import ConfigKey, integer, parse_properties, read_keys
-from sasl_scram.endpoint import ENDPOINT_KEYS, EndpointConfig, extension_keys, load_extensions
+from sasl_scram.config import ConfigKey
+from sasl_scram.config import integer
+from sasl_scram.config import parse_properties
+from sasl_scram.config import read_keys
+from sasl_scram.endpoint import ENDPOINT_KEYS
+from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import _config as endpoint_config
 from sasl_scram.endpoint import _extension as endpoint_extension
-from tests.cli_process import assert_one_error, kafka_scram
+from sasl_scram.endpoint import extension_keys
+from sasl_scram.endpoint import load_extensions
+from tests.cli_process import assert_one_error
+from tests.cli_process import kafka_scram
 from tests.zookeeper_server import free_port
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import jaas
 from sasl_scram import SCRAM_SHA_512
-from sasl_scram.admin import KafkaConnection, SaslCredentials
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.cli._main import main
 from tests.endpoint_harness import RunningEndpoint
 

@@ -8,9 +8,12 @@ what ``tools/config_reference.py`` renders from the tables now.
 
 from __future__ import annotations
 
-from sasl_scram.endpoint import ENDPOINT_KEYS, extension_keys
-from tests.cli_process import ROOT, kafka_scram
-from tools.config_reference import render, updated
+from sasl_scram.endpoint import ENDPOINT_KEYS
+from sasl_scram.endpoint import extension_keys
+from tests.cli_process import ROOT
+from tests.cli_process import kafka_scram
+from tools.config_reference import render
+from tools.config_reference import updated
 
 DOC = ROOT / "docs" / "configuration.md"
 

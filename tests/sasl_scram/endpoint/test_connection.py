@@ -6,25 +6,24 @@ from typing import Any
 
 import pytest
 
-from sasl_scram import (
-    SCRAM_SHA_256,
-    SCRAM_SHA_512,
-    Grant,
-    ScramClient,
-    ScramCredential,
-    ScramMechanism,
-)
-from sasl_scram.endpoint import (
-    ApiCall,
-    Authenticated,
-    Close,
-    ConnectionSettings,
-    CredentialNeeded,
-    Send,
-    ServerConnection,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import Grant
+from sasl_scram import ScramClient
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram.endpoint import ApiCall
+from sasl_scram.endpoint import Authenticated
+from sasl_scram.endpoint import Close
+from sasl_scram.endpoint import ConnectionSettings
+from sasl_scram.endpoint import CredentialNeeded
+from sasl_scram.endpoint import Send
+from sasl_scram.endpoint import ServerConnection
 from sasl_scram.endpoint._connection import advertised_versions
-from sasl_scram.kafka import FrameBuffer, decode_response, encode_request, frame
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
+from sasl_scram.kafka import frame
 
 KEYS = [3, 17, 18, 36, 50, 51]
 CRED = {m: ScramCredential.from_password(m, "alice-secret") for m in (SCRAM_SHA_256, SCRAM_SHA_512)}

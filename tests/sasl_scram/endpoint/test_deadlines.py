@@ -14,10 +14,15 @@ from typing import Any
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
-from sasl_scram.endpoint._deadlines import ConnectionDeadlines, ThreadAlarm
-from tests.endpoint_harness import ALICE, RunningEndpoint
-from tests.sasl_scram.endpoint.serve_process import Serve, seed
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
+from sasl_scram.endpoint._deadlines import ConnectionDeadlines
+from sasl_scram.endpoint._deadlines import ThreadAlarm
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
+from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.sasl_scram.endpoint.serve_process import seed
 
 
 class Recorder:

@@ -16,20 +16,22 @@ from pathlib import Path
 
 import pytest
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, SaltedPasswordCache, ScramClient
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import SaltedPasswordCache
+from sasl_scram import ScramClient
 from sasl_scram.kafka import encode_request
-from tests.endpoint_harness import ADMIN, ALICE
-from tests.sasl_scram.endpoint.serve_process import (
-    API_VERSIONS,
-    METADATA,
-    SASL_AUTHENTICATE,
-    SASL_HANDSHAKE,
-    Peer,
-    Serve,
-    forged_final,
-    metadata_request,
-    seed,
-)
+from tests.endpoint_harness import ADMIN
+from tests.endpoint_harness import ALICE
+from tests.sasl_scram.endpoint.serve_process import API_VERSIONS
+from tests.sasl_scram.endpoint.serve_process import METADATA
+from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
+from tests.sasl_scram.endpoint.serve_process import SASL_HANDSHAKE
+from tests.sasl_scram.endpoint.serve_process import Peer
+from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.sasl_scram.endpoint.serve_process import forged_final
+from tests.sasl_scram.endpoint.serve_process import metadata_request
+from tests.sasl_scram.endpoint.serve_process import seed
 
 MiB = 1 << 20
 GENERIC = (

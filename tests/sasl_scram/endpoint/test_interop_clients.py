@@ -18,10 +18,16 @@ from typing import Any
 import pytest
 
 from sasl_scram import ScramMechanism
-from sasl_scram.admin import KafkaConnection, RemoteScramAdmin, SaslCredentials
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import RemoteScramAdmin
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.store import ScramDeletion
-from tests.endpoint_harness import ADMIN, ALICE, RunningEndpoint
-from tests.javaharness import JavaHarness, b64, unb64
+from tests.endpoint_harness import ADMIN
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
+from tests.javaharness import unb64
 from tests.kcat import kcat_metadata
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
@@ -94,14 +100,10 @@ def ck_admin(
 
 @pytest.mark.parametrize("mech", MECHS)
 def test_confluent_kafka(endpoint: RunningEndpoint, mech: str) -> None:
-    from confluent_kafka.admin import (
-        ScramCredentialInfo,
-        UserScramCredentialDeletion,
-        UserScramCredentialUpsertion,
-    )
-    from confluent_kafka.admin import (
-        ScramMechanism as CkMech,
-    )
+    from confluent_kafka.admin import ScramCredentialInfo
+    from confluent_kafka.admin import ScramMechanism as CkMech
+    from confluent_kafka.admin import UserScramCredentialDeletion
+    from confluent_kafka.admin import UserScramCredentialUpsertion
 
     admin = ck_admin(endpoint, mech, *ADMIN)
     md = admin.list_topics(timeout=15)
@@ -167,7 +169,8 @@ def kp_kwargs(ep: RunningEndpoint, mech: str, user: str, password: str) -> dict[
 
 @pytest.mark.parametrize("mech", MECHS)
 def test_kafka_python(endpoint: RunningEndpoint, mech: str) -> None:
-    from kafka import KafkaAdminClient, KafkaConsumer
+    from kafka import KafkaAdminClient
+    from kafka import KafkaConsumer
     from kafka.admin._users import UserScramCredentialUpsertion as KpUpsertion
 
     admin = KafkaAdminClient(**kp_kwargs(endpoint, mech, *ADMIN))

@@ -16,13 +16,19 @@ from collections.abc import Iterator
 
 import pytest
 
-from sasl_scram import SCRAM_SHA_256, ScramClient, ScramMechanism
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ScramClient
+from sasl_scram import ScramMechanism
 from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
 from tests.endpoint_harness import ALICE
 from tests.forged_nonce import client_final_with_nonce
-from tests.kafka_broker import KafkaBroker, unique_name
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
 from tests.kcat import kcat_metadata
-from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE, Peer, Serve, seed
+from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
+from tests.sasl_scram.endpoint.serve_process import Peer
+from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.sasl_scram.endpoint.serve_process import seed
 
 GENERIC = (
     "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"

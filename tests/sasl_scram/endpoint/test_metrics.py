@@ -9,10 +9,15 @@ import socket
 import urllib.request
 from pathlib import Path
 
-from sasl_scram import SCRAM_SHA_256, ScramClient
-from sasl_scram.kafka import decode_response, encode_request
-from tests.endpoint_harness import ALICE, RunningEndpoint
-from tests.sasl_scram.endpoint.test_serve_cli import serve_until_exit, start, write_config
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ScramClient
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
+from tests.sasl_scram.endpoint.test_serve_cli import serve_until_exit
+from tests.sasl_scram.endpoint.test_serve_cli import start
+from tests.sasl_scram.endpoint.test_serve_cli import write_config
 from tests.zookeeper_server import free_port
 
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from sasl_scram import SCRAM_SHA_256, ScramClient
-from sasl_scram.endpoint import EndpointConfig, ScramEndpoint
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ScramClient
+from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import ScramEndpoint
 from sasl_scram.endpoint._protocol import ConnectionProtocol
-from sasl_scram.kafka import ApiKey, FrameBuffer, decode_response, encode_request
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
 from sasl_scram.store import InMemoryCredentialStore
-from tests.endpoint_harness import ALICE, seed_users
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import seed_users
 
 
 class RecordingTransport(asyncio.Transport):

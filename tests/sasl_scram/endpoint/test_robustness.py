@@ -7,10 +7,16 @@ import random
 import socket
 import time
 
-from sasl_scram import SCRAM_SHA_256, SaltedPasswordCache, ScramClient
-from sasl_scram.admin import KafkaConnection, SaslCredentials
-from sasl_scram.kafka import FrameBuffer, decode_response, encode_request
-from tests.endpoint_harness import ALICE, RunningEndpoint
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SaltedPasswordCache
+from sasl_scram import ScramClient
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import SaslCredentials
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
 
 CONNECTIONS = 1000
 

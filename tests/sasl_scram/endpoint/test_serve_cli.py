@@ -12,7 +12,8 @@ import pytest
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.cli._main import main
 from sasl_scram.endpoint import EndpointConfig
-from tests.cli_process import EXE, child_env
+from tests.cli_process import EXE
+from tests.cli_process import child_env
 from tests.zookeeper_server import free_port
 
 

@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import SCRAM_SHA_512
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.config._client_config import ClientConfig
-from tests.endpoint_harness import ALICE, RunningEndpoint
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
 from tests.tls import self_signed
 
 

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import EXE, child_env
-from tests.serve_process import read_banner, start_serve, stop_serve
+from tests.cli_process import EXE
+from tests.cli_process import child_env
+from tests.serve_process import read_banner
+from tests.serve_process import start_serve
+from tests.serve_process import stop_serve
 
 
 def _config(tmp_path: Path, extra: str = "", mode: int = 0o600) -> Path:

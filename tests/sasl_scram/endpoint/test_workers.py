@@ -12,23 +12,36 @@ import re
 import signal
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
+from typing import cast
 
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
-from sasl_scram.admin import KafkaConnection, RemoteScramAdmin
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import RemoteScramAdmin
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store import ScramDeletion, ScramUpsertion, ZooKeeperCredentialStore
-from tests.cli_process import assert_one_error, kafka_scram
-from tests.endpoint_harness import ADMIN, ALICE, seed_users
-from tests.sasl_scram.endpoint.serve_process import API_VERSIONS, Peer, Serve, seed
+from sasl_scram.store import ScramDeletion
+from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import ZooKeeperCredentialStore
+from tests.cli_process import assert_one_error
+from tests.cli_process import kafka_scram
+from tests.endpoint_harness import ADMIN
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import seed_users
+from tests.sasl_scram.endpoint.serve_process import API_VERSIONS
+from tests.sasl_scram.endpoint.serve_process import Peer
+from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.sasl_scram.endpoint.serve_process import seed
 from tests.sasl_scram.endpoint.test_metrics import samples_of
 from tests.serve_process import ServeProcess
-from tests.zookeeper_server import ZooKeeperServer, create_chroot, free_port
+from tests.zookeeper_server import ZooKeeperServer
+from tests.zookeeper_server import create_chroot
+from tests.zookeeper_server import free_port
 
 STARTED = re.compile(r"Worker (\d+) started \(pid (\d+)\)")
 

@@ -18,19 +18,25 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest
 
 import jaas
 from sasl_scram import ScramMechanism
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.config import ClientConfig
 from sasl_scram.integrations import ScramCredentials
-from sasl_scram.kafka import ApiKey, ErrorCode
-from tests.kafka_broker import KafkaBroker, unique_name
-from tokenauth import DelegationToken, DelegationTokenClient
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
+from tokenauth import DelegationToken
+from tokenauth import DelegationTokenClient
 
 __all__ = [
     "DELIVERY_S",
@@ -164,7 +170,9 @@ def collect(
 
 
 def kafka_python_roundtrip(props: dict[str, str], topic: str, values: list[bytes]) -> list[bytes]:
-    from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+    from kafka import KafkaConsumer
+    from kafka import KafkaProducer
+    from kafka import TopicPartition
 
     from sasl_scram.integrations import kafka_python
 
@@ -192,7 +200,9 @@ def kafka_python_roundtrip(props: dict[str, str], topic: str, values: list[bytes
 
 
 def aiokafka_roundtrip(props: dict[str, str], topic: str, values: list[bytes]) -> list[bytes]:
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka import AIOKafkaProducer
+    from aiokafka import TopicPartition
 
     from sasl_scram.integrations import aiokafka as scram_aiokafka
 
@@ -214,7 +224,10 @@ def aiokafka_roundtrip(props: dict[str, str], topic: str, values: list[bytes]) -
 
 
 def confluent_roundtrip(props: dict[str, str], topic: str, values: list[bytes]) -> list[bytes]:
-    from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+    from confluent_kafka import OFFSET_BEGINNING
+    from confluent_kafka import Consumer
+    from confluent_kafka import Producer
+    from confluent_kafka import TopicPartition
 
     from sasl_scram.integrations import confluent
 
@@ -332,7 +345,8 @@ def kafka_python_refusal(
     reason is also read from the broker's log, for the connections
     kafka-python's own log names."""
     from kafka import KafkaProducer
-    from kafka.errors import KafkaTimeoutError, SaslAuthenticationFailedError
+    from kafka.errors import KafkaTimeoutError
+    from kafka.errors import SaslAuthenticationFailedError
 
     from sasl_scram.integrations import kafka_python
 
@@ -381,7 +395,8 @@ def aiokafka_refusal(
 def librdkafka_refusal(config: dict[str, str]) -> str:
     """librdkafka reports a refused login to ``error_cb`` as ``_AUTHENTICATION``;
     returns the broker's message it quotes."""
-    from confluent_kafka import KafkaError, Producer
+    from confluent_kafka import KafkaError
+    from confluent_kafka import Producer
 
     errors: list[Any] = []
     producer = Producer({**config, "error_cb": errors.append})

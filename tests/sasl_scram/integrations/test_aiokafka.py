@@ -15,10 +15,16 @@ from aiokafka.errors import SaslAuthenticationFailed
 
 import jaas
 from sasl_scram import ScramClient
-from sasl_scram.integrations import IntegrationError, ScramCredentials, as_provider
+from sasl_scram.integrations import IntegrationError
+from sasl_scram.integrations import ScramCredentials
 from sasl_scram.integrations import aiokafka as scram_aiokafka
+from sasl_scram.integrations import as_provider
 
-from .conftest import MECHS, TokenEndpoint, client_properties, own_scram_kwargs, user_line
+from .conftest import MECHS
+from .conftest import TokenEndpoint
+from .conftest import client_properties
+from .conftest import own_scram_kwargs
+from .conftest import user_line
 
 OWN = aiokafka.conn.AIOKafkaConnection.authenticator_scram
 

@@ -19,20 +19,22 @@ from typing import Any
 import aiokafka.conn
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
-from aiokafka.errors import KafkaConnectionError, SaslAuthenticationFailed
+from aiokafka.errors import KafkaConnectionError
+from aiokafka.errors import SaslAuthenticationFailed
 from aiokafka.protocol.metadata import MetadataRequest
 
 import jaas
-from sasl_scram.integrations import (
-    IntegrationError,
-    PropertiesFileCredentials,
-    ScramCredentials,
-    StaticCredentials,
-)
+from sasl_scram.integrations import IntegrationError
+from sasl_scram.integrations import PropertiesFileCredentials
+from sasl_scram.integrations import ScramCredentials
+from sasl_scram.integrations import StaticCredentials
 from sasl_scram.integrations import aiokafka as scram_aiokafka
 from tests.endpoint_harness import ALICE
 
-from .conftest import TokenEndpoint, client_properties, make_token_endpoint, write_properties
+from .conftest import TokenEndpoint
+from .conftest import client_properties
+from .conftest import make_token_endpoint
+from .conftest import write_properties
 
 ENDPOINT_LOGGER = "sasl_scram.endpoint"
 AUTH_LINE = re.compile(r"\[(?P<conn>[^\]]+)\] (?P<re>re-)?authenticated User:(?P<user>\S+) with")

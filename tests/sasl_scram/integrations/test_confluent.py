@@ -10,15 +10,16 @@ from confluent_kafka.admin import AdminClient
 
 import jaas
 from sasl_scram.config import ClientConfigError
-from sasl_scram.integrations import (
-    ScramCredentials,
-    UnsupportedByClient,
-    config_from_jaas,
-    confluent,
-)
+from sasl_scram.integrations import ScramCredentials
+from sasl_scram.integrations import UnsupportedByClient
+from sasl_scram.integrations import config_from_jaas
+from sasl_scram.integrations import confluent
 from tests.tls import self_signed
 
-from .conftest import MECHS, TokenEndpoint, client_properties, user_line
+from .conftest import MECHS
+from .conftest import TokenEndpoint
+from .conftest import client_properties
+from .conftest import user_line
 
 
 @pytest.mark.parametrize("mechanism", MECHS)

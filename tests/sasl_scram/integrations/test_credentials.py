@@ -9,17 +9,15 @@ import pytest
 
 import jaas
 from sasl_scram.config import ClientConfigError
-from sasl_scram.integrations import (
-    CredentialsError,
-    PropertiesFileCredentials,
-    ScramCredentials,
-    StaticCredentials,
-    as_provider,
-    config_from_jaas,
-    fetch_credentials,
-    fetch_credentials_async,
-    load_client_config,
-)
+from sasl_scram.integrations import CredentialsError
+from sasl_scram.integrations import PropertiesFileCredentials
+from sasl_scram.integrations import ScramCredentials
+from sasl_scram.integrations import StaticCredentials
+from sasl_scram.integrations import as_provider
+from sasl_scram.integrations import config_from_jaas
+from sasl_scram.integrations import fetch_credentials
+from sasl_scram.integrations import fetch_credentials_async
+from sasl_scram.integrations import load_client_config
 from sasl_scram.integrations._config import resolve
 
 from .conftest import write_properties

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import TokenEndpoint, client_properties, user_line, write_properties
+from .conftest import TokenEndpoint
+from .conftest import client_properties
+from .conftest import user_line
+from .conftest import write_properties
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ["kafka_python_client", "aiokafka_client", "pure_sasl_client", "confluent_kafka_client"]

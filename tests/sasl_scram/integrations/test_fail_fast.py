@@ -17,9 +17,11 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
+from typing import cast
 
 import pytest
 
@@ -28,10 +30,15 @@ from sasl_scram import SCRAM_SHA_512
 from sasl_scram.config import ClientConfig
 from sasl_scram.integrations import aiokafka as scram_aiokafka
 from sasl_scram.integrations import kafka_python
-from sasl_scram.store import ScramDeletion, ScramUpsertion, SQLiteCredentialStore
+from sasl_scram.store import ScramDeletion
+from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import SQLiteCredentialStore
 from tests.endpoint_harness import ALICE
-from tests.sasl_scram.endpoint.serve_process import Serve, seed
-from tests.serve_process import client_properties, logs_in, wait_for_login
+from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.sasl_scram.endpoint.serve_process import seed
+from tests.serve_process import client_properties
+from tests.serve_process import logs_in
+from tests.serve_process import wait_for_login
 
 # Kafka-python's default bootstrap wait is 30 s; a refusal must end well before.
 FAST = 5.0

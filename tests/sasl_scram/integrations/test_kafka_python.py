@@ -11,34 +11,33 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kafka import KafkaAdminClient, KafkaConsumer
-from kafka.errors import (
-    KafkaConfigurationError,
-    KafkaTimeoutError,
-    SaslAuthenticationFailedError,
-)
+from kafka import KafkaAdminClient
+from kafka import KafkaConsumer
+from kafka.errors import KafkaConfigurationError
+from kafka.errors import KafkaTimeoutError
+from kafka.errors import SaslAuthenticationFailedError
 
 import jaas
-from sasl_scram import SCRAM_SHA_256, AuthenticationFailed, Grant, ScramCredential, ScramServer
-from sasl_scram.integrations import (
-    IntegrationError,
-    PropertiesFileCredentials,
-    ScramCredentials,
-    StaticCredentials,
-    kafka_python,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import AuthenticationFailed
+from sasl_scram import Grant
+from sasl_scram import ScramCredential
+from sasl_scram import ScramServer
+from sasl_scram.integrations import IntegrationError
+from sasl_scram.integrations import PropertiesFileCredentials
+from sasl_scram.integrations import ScramCredentials
+from sasl_scram.integrations import StaticCredentials
+from sasl_scram.integrations import kafka_python
 from sasl_scram.store import ScramUpsertion
 
-from .conftest import (
-    ENDPOINT_LOGGER,
-    MECHS,
-    RotatingTokens,
-    TokenEndpoint,
-    client_properties,
-    own_scram_kwargs,
-    user_line,
-    write_properties,
-)
+from .conftest import ENDPOINT_LOGGER
+from .conftest import MECHS
+from .conftest import RotatingTokens
+from .conftest import TokenEndpoint
+from .conftest import client_properties
+from .conftest import own_scram_kwargs
+from .conftest import user_line
+from .conftest import write_properties
 
 # kafka-python waits 30 s for a bootstrap by default; refused logins should fail fast.
 FAIL_FAST_MS = 1500

@@ -6,18 +6,18 @@ from collections.abc import Iterator
 
 import puresasl.mechanisms
 import pytest
-from puresasl import SASLError, SASLProtocolException
+from puresasl import SASLError
+from puresasl import SASLProtocolException
 from puresasl.client import SASLClient
 
-from sasl_scram import (
-    AuthenticationFailed,
-    CredentialRequest,
-    Grant,
-    ScramCredential,
-    ScramMechanism,
-    ScramServer,
-)
-from sasl_scram.integrations import ScramCredentials, pure_sasl
+from sasl_scram import AuthenticationFailed
+from sasl_scram import CredentialRequest
+from sasl_scram import Grant
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
+from sasl_scram import ScramServer
+from sasl_scram.integrations import ScramCredentials
+from sasl_scram.integrations import pure_sasl
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
 USERS = {"alice": "alice-secret", "odd,name=x": "odd-secret"}

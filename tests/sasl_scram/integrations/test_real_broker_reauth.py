@@ -18,23 +18,30 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Coroutine, Iterator
-from typing import Any, Protocol, TypeVar
+from collections.abc import Coroutine
+from collections.abc import Iterator
+from typing import Any
+from typing import Protocol
+from typing import TypeVar
 
 import pytest
 
-from sasl_scram.integrations import (
-    CredentialsProvider,
-    ScramCredentials,
-    StaticCredentials,
-    kafka_python,
-)
+from sasl_scram.integrations import CredentialsProvider
+from sasl_scram.integrations import ScramCredentials
+from sasl_scram.integrations import StaticCredentials
 from sasl_scram.integrations import aiokafka as scram_aiokafka
-from tests.kafka_broker import REAUTH_MS, KafkaBroker, unique_name
+from sasl_scram.integrations import kafka_python
+from tests.kafka_broker import REAUTH_MS
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
 from tokenauth import DelegationToken
 
 from .conftest import RotatingTokens
-from .real_clients import DELIVERY_S, LogLines, Owner, established_ports, owner_on
+from .real_clients import DELIVERY_S
+from .real_clients import LogLines
+from .real_clients import Owner
+from .real_clients import established_ports
+from .real_clients import owner_on
 
 T = TypeVar("T")
 MECHANISM = "SCRAM-SHA-512"
@@ -57,7 +64,9 @@ class Flow(Protocol):
 
 class KafkaPythonFlow:
     def __init__(self, kwargs: dict[str, Any], topic: str) -> None:
-        from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+        from kafka import KafkaConsumer
+        from kafka import KafkaProducer
+        from kafka import TopicPartition
 
         self.topic = topic
         self.producer = KafkaProducer(**kwargs)
@@ -82,7 +91,9 @@ class AiokafkaFlow:
     """aiokafka's clients on an event loop in a thread, driven synchronously."""
 
     def __init__(self, kwargs: dict[str, Any], topic: str) -> None:
-        from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+        from aiokafka import AIOKafkaConsumer
+        from aiokafka import AIOKafkaProducer
+        from aiokafka import TopicPartition
 
         self.topic = topic
         self.loop = asyncio.new_event_loop()

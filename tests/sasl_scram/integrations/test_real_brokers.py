@@ -14,21 +14,26 @@ import re
 
 import pytest
 
-from sasl_scram.integrations import UnsupportedByClient, confluent
-from sasl_scram.kafka import ApiKey, ErrorCode, FrameBuffer, decode_request, decode_request_header
-from tests.kafka_broker import KafkaBroker, unique_name
+from sasl_scram.integrations import UnsupportedByClient
+from sasl_scram.integrations import confluent
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import decode_request
+from sasl_scram.kafka import decode_request_header
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
 from tests.tcp_proxy import TcpProxy
-from tokenauth import DelegationTokenClient, TokenRequestError
+from tokenauth import DelegationTokenClient
+from tokenauth import TokenRequestError
 
-from .real_clients import (
-    INVALID_CREDENTIALS,
-    REFUSALS,
-    ROUNDTRIPS,
-    Owner,
-    librdkafka_refusal,
-    owner_on,
-    pure_sasl_connect,
-)
+from .real_clients import INVALID_CREDENTIALS
+from .real_clients import REFUSALS
+from .real_clients import ROUNDTRIPS
+from .real_clients import Owner
+from .real_clients import librdkafka_refusal
+from .real_clients import owner_on
+from .real_clients import pure_sasl_connect
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
 TOKEN_CLIENTS = ["kafka-python", "aiokafka"]  # librdkafka cannot send tokenauth=true

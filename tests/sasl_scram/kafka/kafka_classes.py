@@ -14,9 +14,15 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from sasl_scram.kafka._schema import Array, Field, Struct
-from tests.javaharness import JavaHarness, b64, unb64
-from tools.fetch_kafka_broker import KAFKA_VERSIONS, is_fetched, libs_dir
+from sasl_scram.kafka._schema import Array
+from sasl_scram.kafka._schema import Field
+from sasl_scram.kafka._schema import Struct
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
+from tests.javaharness import unb64
+from tools.fetch_kafka_broker import KAFKA_VERSIONS
+from tools.fetch_kafka_broker import is_fetched
+from tools.fetch_kafka_broker import libs_dir
 
 #: Kafka's JSON converters need Jackson.
 _JAR_PREFIXES = ("kafka-clients-", "jackson-core-", "jackson-databind-", "jackson-annotations-")

@@ -8,24 +8,26 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from sasl_scram.kafka import (
-    API_SPECS,
-    ApiKey,
-    FrameBuffer,
-    KafkaCodecError,
-    MalformedMessage,
-    UnsupportedRequest,
-    api_versions_unsupported_response,
-    decode_request,
-    decode_response,
-    encode_request,
-    encode_response,
-)
-from sasl_scram.kafka._primitives import Reader, Writer
-from sasl_scram.kafka._schema import Array, Field, Struct
+from sasl_scram.kafka import API_SPECS
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import KafkaCodecError
+from sasl_scram.kafka import MalformedMessage
+from sasl_scram.kafka import UnsupportedRequest
+from sasl_scram.kafka import api_versions_unsupported_response
+from sasl_scram.kafka import decode_request
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
+from sasl_scram.kafka import encode_response
+from sasl_scram.kafka._primitives import Reader
+from sasl_scram.kafka._primitives import Writer
+from sasl_scram.kafka._schema import Array
+from sasl_scram.kafka._schema import Field
+from sasl_scram.kafka._schema import Struct
 
 
 def hx(text: str) -> bytes:
@@ -300,7 +302,8 @@ def test_sasl_authenticate_fast_encoder_matches_the_schema(
 
 
 def test_frame_response_matches_encode_response() -> None:
-    from sasl_scram.kafka import encode_body, frame_response
+    from sasl_scram.kafka import encode_body
+    from sasl_scram.kafka import frame_response
 
     for key, version in ALL_VERSIONS:
         body: dict[str, Any] = {}
@@ -335,7 +338,8 @@ _HEADERS = st.builds(
 
 @given(_HEADERS | st.binary(max_size=16))
 def test_fast_request_header_reads_exactly_like_the_general_reader(payload: bytes) -> None:
-    from sasl_scram.kafka._codec import _read_request_header, decode_request_header
+    from sasl_scram.kafka._codec import _read_request_header
+    from sasl_scram.kafka._codec import decode_request_header
 
     assert _outcome(decode_request_header, payload) == _outcome(_read_request_header, payload)
 
@@ -469,7 +473,8 @@ _AUTH_REQUESTS = st.builds(
     )
 )
 def test_fast_sasl_authenticate_request_reads_like_the_general_reader(payload: bytes) -> None:
-    from sasl_scram.kafka._codec import _read_request, _read_request_header
+    from sasl_scram.kafka._codec import _read_request
+    from sasl_scram.kafka._codec import _read_request_header
 
     def outcome(read: Any) -> Any:
         try:
@@ -501,7 +506,8 @@ def test_fast_api_versions_body_matches_the_schema_reader(
     tail: bytes,
 ) -> None:
     """ApiVersions v3+ is read directly; the general reader is the reference."""
-    from sasl_scram.kafka._codec import _read_request, decode_request_header
+    from sasl_scram.kafka._codec import _read_request
+    from sasl_scram.kafka._codec import decode_request_header
 
     head = encode_request(ApiKey.API_VERSIONS, version, 7, "c", {})[4:]
     head = head[: len(head) - 4] + header_tags  # the header before its tags

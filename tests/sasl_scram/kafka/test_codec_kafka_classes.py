@@ -16,21 +16,25 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from sasl_scram.kafka import (
-    API_SPECS,
-    ApiKey,
-    api_versions_unsupported_response,
-    decode_request,
-    decode_response,
-    encode_request,
-    encode_response,
-    encode_sasl_authenticate_response,
-)
-from tests.sasl_scram.kafka.kafka_classes import KafkaMessageClasses, kafka_json, open_all
-from tests.sasl_scram.kafka.test_codec import ALL_VERSIONS, assert_contains, sample_value
+from sasl_scram.kafka import API_SPECS
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import api_versions_unsupported_response
+from sasl_scram.kafka import decode_request
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
+from sasl_scram.kafka import encode_response
+from sasl_scram.kafka import encode_sasl_authenticate_response
+from tests.sasl_scram.kafka.kafka_classes import KafkaMessageClasses
+from tests.sasl_scram.kafka.kafka_classes import kafka_json
+from tests.sasl_scram.kafka.kafka_classes import open_all
+from tests.sasl_scram.kafka.test_codec import ALL_VERSIONS
+from tests.sasl_scram.kafka.test_codec import assert_contains
+from tests.sasl_scram.kafka.test_codec import sample_value
 
 INT32 = st.integers(-(2**31), 2**31 - 1)
 CLIENT_IDS = st.one_of(st.none(), st.text(max_size=12))

@@ -24,7 +24,8 @@ import pytest
 
 from sasl_scram import _native
 from tests.cli_process import ROOT
-from tests.javaharness import JavaHarness, b64
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
 from tests.serve_process import ServeProcess
 
 #: The modules tools/build_native.py compiles (docs/architecture.md).
@@ -93,6 +94,21 @@ def _installed_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def _probe(python: str, cwd: Path, **env: str) -> tuple[str, str, str]:
+    """(status line, the file ``sasl_scram._server`` came from, stderr) of a fresh
+    import by ``python``, the package as installed (plus ``env``)."""
+    done = subprocess.run(
+        [python, "-c", PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=cwd,
+        env=_installed_env(**env),
+    )
+    status, module = done.stdout.split("\n")[:2]
+    return status, module, done.stderr
+
+
 def test_the_wheel_is_a_platform_wheel_with_the_compiled_core(dist: Path) -> None:
     (wheel,) = dist.glob("*.whl")
     assert f"-{TAG}-{TAG}-linux_" in wheel.name, wheel.name
@@ -115,22 +131,12 @@ def test_the_sdist_builds_it_and_carries_no_build(dist: Path) -> None:
 
 def test_installed_imports_the_compiled_core_from_site_packages(venv: Path, tmp_path: Path) -> None:
     python = str(venv / "bin" / "python")
-    probe = [python, "-c", PROBE]
-    status, module = subprocess.run(
-        probe, capture_output=True, text=True, check=True, cwd=tmp_path, env=_installed_env()
-    ).stdout.split("\n")[:2]
+    status, module, _ = _probe(python, tmp_path)
     assert status == f"compiled ({COMPILED} modules)"
     assert module.startswith(str(venv)) and "/sasl_scram/_native/" in module, module
-    off = subprocess.run(
-        probe,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tmp_path,
-        env=_installed_env(**{_native.PURE_PYTHON_ENV: "1"}),
-    ).stdout.split("\n")
-    assert off[0] == f"off ({_native.PURE_PYTHON_ENV} is set)"
-    assert off[1].endswith("/sasl_scram/_server.py")
+    status, module, _ = _probe(python, tmp_path, **{_native.PURE_PYTHON_ENV: "1"})
+    assert status == f"off ({_native.PURE_PYTHON_ENV} is set)"
+    assert module.endswith("/sasl_scram/_server.py")
 
 
 @pytest.mark.java
@@ -171,20 +177,16 @@ def test_an_editable_install_compiles_into_the_checkout_and_an_edit_turns_it_off
     # What `make run` does: pip install -e, here into a new virtualenv.
     tree = _copy_tree(tmp_path / "tree")
     venv = _new_venv(tmp_path / "venv", "-e", str(tree))
-    probe = [str(venv / "bin" / "python"), "-c", PROBE]
-    env = _installed_env()
-    status, module = subprocess.run(
-        probe, capture_output=True, text=True, check=True, cwd=tmp_path, env=env
-    ).stdout.split("\n")[:2]
+    python = str(venv / "bin" / "python")
+    status, module, _ = _probe(python, tmp_path)
     assert status == f"compiled ({COMPILED} modules)"
     assert module.startswith(str(tree / "sasl_scram" / "_native")), module
     source = tree / "sasl_scram" / "_server.py"
     source.write_text(source.read_text() + "\n# edited\n")
-    done = subprocess.run(probe, capture_output=True, text=True, check=True, cwd=tmp_path, env=env)
-    status, module = done.stdout.split("\n")[:2]
+    status, module, stderr = _probe(python, tmp_path)
     assert status.startswith("not used: sasl_scram/_server.py changed since the build"), status
     assert module == str(source)
-    assert "The compiled core is not used" in done.stderr
+    assert "The compiled core is not used" in stderr
 
 
 def test_without_a_compiler_the_wheel_is_pure_python_and_says_why(tmp_path: Path) -> None:
@@ -195,14 +197,7 @@ def test_without_a_compiler_the_wheel_is_pure_python_and_says_why(tmp_path: Path
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(unpacked)  # noqa: S202 - the wheel this test just built
     assert not list(unpacked.rglob("*.so"))
-    status = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=tmp_path,
-        env=_installed_env(PYTHONPATH=str(unpacked)),
-    ).stdout.splitlines()[0]
+    status, _, _ = _probe(sys.executable, tmp_path, PYTHONPATH=str(unpacked))
     assert status.startswith("not built (pure Python): no C compiler (/nonexistent/cc not found"), (
         status
     )

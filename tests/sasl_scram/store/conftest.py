@@ -1,16 +1,15 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from sasl_scram.store import (
-    CredentialStore,
-    InMemoryCredentialStore,
-    SQLiteCredentialStore,
-    ZooKeeperCredentialStore,
-)
+from sasl_scram.store import CredentialStore
+from sasl_scram.store import InMemoryCredentialStore
+from sasl_scram.store import SQLiteCredentialStore
+from sasl_scram.store import ZooKeeperCredentialStore
 
 BACKENDS = ["memory", "sqlite", "zookeeper-eager", "zookeeper-lazy"]
 

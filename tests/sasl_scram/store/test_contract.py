@@ -12,16 +12,17 @@ from collections.abc import Callable
 
 import pytest
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramCredential, ScramMechanism
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import ScramCredential
+from sasl_scram import ScramMechanism
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store import (
-    AlterResult,
-    CredentialInfo,
-    CredentialStore,
-    ScramDeletion,
-    ScramUpsertion,
-    UserDescription,
-)
+from sasl_scram.store import AlterResult
+from sasl_scram.store import CredentialInfo
+from sasl_scram.store import CredentialStore
+from sasl_scram.store import ScramDeletion
+from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import UserDescription
 
 from .conftest import StoreFactory
 

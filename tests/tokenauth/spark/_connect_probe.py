@@ -16,15 +16,14 @@ from typing import Any
 
 
 def main() -> None:
-    from tokenauth.spark import (
-        JAAS_OPTION,
-        JaasConflictError,
-        apply_kafka_options,
-        existing_option,
-        kafka_options,
-    )
+    from tokenauth.spark import JAAS_OPTION
+    from tokenauth.spark import JaasConflictError
+    from tokenauth.spark import apply_kafka_options
+    from tokenauth.spark import existing_option
+    from tokenauth.spark import kafka_options
 
-    from .fakes import FakeBroker, FakeClock
+    from .fakes import FakeBroker
+    from .fakes import FakeClock
 
     server, spark = local_connect_session()
     token = FakeBroker(FakeClock()).connect().create_token()
@@ -118,11 +117,17 @@ def rotation(spark: Any) -> dict[str, Any]:
     import tempfile
     from pathlib import Path
 
-    from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
+    from tests.endpoint_harness import ALICE
+    from tests.endpoint_harness import RunningEndpoint
+    from tests.endpoint_harness import token_extension
     from tokenauth import DelegationTokenClient
-    from tokenauth.spark import TokenSupervisor, apply_kafka_options, secret_login
+    from tokenauth.spark import TokenSupervisor
+    from tokenauth.spark import apply_kafka_options
+    from tokenauth.spark import secret_login
 
-    from .test_rotation import EXPIRY_MS, FAST_POLICY, MAX_LIFETIME_MS
+    from .test_rotation import EXPIRY_MS
+    from .test_rotation import FAST_POLICY
+    from .test_rotation import MAX_LIFETIME_MS
 
     rows_per_batch = 5
     ext, _ = token_extension(

@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 import jaas
-from tests.endpoint_harness import RunningEndpoint, token_extension
-from tests.kafka_broker import KafkaBroker, unique_name
+from tests.endpoint_harness import RunningEndpoint
+from tests.endpoint_harness import token_extension
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
 from tools.fetch_spark_connector import connector_conf
 
 

@@ -14,7 +14,9 @@ from sasl_scram.kafka import ErrorCode
 from tests.tokenauth.conftest import ALICE as ALICE
 from tests.tokenauth.conftest import T0 as T0
 from tests.tokenauth.conftest import FakeClock as FakeClock
-from tokenauth import DelegationToken, TokenInformation, TokenRequestError
+from tokenauth import DelegationToken
+from tokenauth import TokenInformation
+from tokenauth import TokenRequestError
 from tokenauth.spark import KafkaOptions
 
 

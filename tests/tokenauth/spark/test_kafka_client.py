@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 
 from sasl_scram.config import ClientConfig
-from tests.endpoint_harness import ALICE, RunningEndpoint
-from tokenauth import DelegationToken, DelegationTokenClient
-from tokenauth.spark import (
-    JAAS_OPTION,
-    JaasConflictError,
-    KafkaOptions,
-    apply_kafka_options,
-    existing_option,
-    kafka_options,
-    secret_login,
-)
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
+from tokenauth import DelegationToken
+from tokenauth import DelegationTokenClient
+from tokenauth.spark import JAAS_OPTION
+from tokenauth.spark import JaasConflictError
+from tokenauth.spark import KafkaOptions
+from tokenauth.spark import apply_kafka_options
+from tokenauth.spark import existing_option
+from tokenauth.spark import kafka_options
+from tokenauth.spark import secret_login
 
 pytestmark = pytest.mark.java
 
@@ -137,7 +137,8 @@ def test_sha256_and_the_four_builder_kinds(
 
 
 def test_refuses_to_overwrite_a_user_set_login(spark: Any) -> None:
-    from tests.tokenauth.spark.fakes import FakeBroker, FakeClock
+    from tests.tokenauth.spark.fakes import FakeBroker
+    from tests.tokenauth.spark.fakes import FakeClock
 
     token = FakeBroker(FakeClock()).connect().create_token()
     options = kafka_options(token, "broker:9093")
@@ -160,7 +161,8 @@ def test_refuses_to_overwrite_a_user_set_login(spark: Any) -> None:
 
 
 def test_options_repr_hides_the_secret() -> None:
-    from tests.tokenauth.spark.fakes import FakeBroker, FakeClock
+    from tests.tokenauth.spark.fakes import FakeBroker
+    from tests.tokenauth.spark.fakes import FakeClock
 
     token = FakeBroker(FakeClock()).connect().create_token()
     options = kafka_options(token, "b:1", extra={"ssl.truststore.password": "tspw"})

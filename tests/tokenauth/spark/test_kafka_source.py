@@ -33,30 +33,38 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING
+from confluent_kafka import Consumer
+from confluent_kafka import Producer
+from confluent_kafka import TopicPartition
 
 from sasl_scram import ScramMechanism
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.config import ClientConfig
 from sasl_scram.kafka import ErrorCode
-from tests.kafka_broker import KafkaBroker, unique_name
-from tests.tokenauth.spark.fakes import FakeQuery, FakeSpark
-from tokenauth import DelegationTokenClient, TokenRequestError
-from tokenauth.spark import (
-    JAAS_OPTION,
-    KafkaOptions,
-    SupervisorPolicy,
-    SupervisorState,
-    TokenSupervisor,
-    apply_kafka_options,
-    secret_login,
-)
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
+from tests.tokenauth.spark.fakes import FakeQuery
+from tests.tokenauth.spark.fakes import FakeSpark
+from tokenauth import DelegationTokenClient
+from tokenauth import TokenRequestError
+from tokenauth.spark import JAAS_OPTION
+from tokenauth.spark import KafkaOptions
+from tokenauth.spark import SupervisorPolicy
+from tokenauth.spark import SupervisorState
+from tokenauth.spark import TokenSupervisor
+from tokenauth.spark import apply_kafka_options
+from tokenauth.spark import secret_login
 
 pytestmark = pytest.mark.java
 

@@ -9,17 +9,16 @@ import pytest
 
 import jaas
 from tokenauth import DelegationToken
-from tokenauth.spark import (
-    JAAS_OPTION,
-    JaasConflictError,
-    KafkaOptions,
-    OptionsNotInspectableError,
-    apply_kafka_options,
-    existing_option,
-    kafka_options,
-)
+from tokenauth.spark import JAAS_OPTION
+from tokenauth.spark import JaasConflictError
+from tokenauth.spark import KafkaOptions
+from tokenauth.spark import OptionsNotInspectableError
+from tokenauth.spark import apply_kafka_options
+from tokenauth.spark import existing_option
+from tokenauth.spark import kafka_options
 
-from .fakes import FakeBroker, FakeClock
+from .fakes import FakeBroker
+from .fakes import FakeClock
 
 
 @pytest.fixture

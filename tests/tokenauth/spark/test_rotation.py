@@ -18,18 +18,19 @@ from typing import Any
 import pytest
 
 from sasl_scram.kafka import ErrorCode
-from tests.endpoint_harness import ALICE, RunningEndpoint, token_extension
-from tokenauth import DelegationTokenClient, TokenRequestError
-from tokenauth.spark import (
-    JAAS_OPTION,
-    KafkaOptions,
-    SupervisorPolicy,
-    SupervisorState,
-    TokenSupervisor,
-    apply_kafka_options,
-    existing_option,
-    secret_login,
-)
+from tests.endpoint_harness import ALICE
+from tests.endpoint_harness import RunningEndpoint
+from tests.endpoint_harness import token_extension
+from tokenauth import DelegationTokenClient
+from tokenauth import TokenRequestError
+from tokenauth.spark import JAAS_OPTION
+from tokenauth.spark import KafkaOptions
+from tokenauth.spark import SupervisorPolicy
+from tokenauth.spark import SupervisorState
+from tokenauth.spark import TokenSupervisor
+from tokenauth.spark import apply_kafka_options
+from tokenauth.spark import existing_option
+from tokenauth.spark import secret_login
 
 pytestmark = pytest.mark.java
 

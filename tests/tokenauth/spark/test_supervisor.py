@@ -7,23 +7,26 @@ import logging
 from collections.abc import Iterable
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from sasl_scram.config import ClientConfigError
 from sasl_scram.kafka import ErrorCode
-from tokenauth import TokenRequestError, hmac_base64
-from tokenauth.spark import (
-    SupervisorError,
-    SupervisorPolicy,
-    SupervisorState,
-    TokenSupervisor,
-    jaas_login,
-    secret_login,
-)
+from tokenauth import TokenRequestError
+from tokenauth import hmac_base64
+from tokenauth.spark import SupervisorError
+from tokenauth.spark import SupervisorPolicy
+from tokenauth.spark import SupervisorState
+from tokenauth.spark import TokenSupervisor
+from tokenauth.spark import jaas_login
+from tokenauth.spark import secret_login
 from tokenauth.spark._rotation import TokenRotation
 
-from .fakes import T0, FakeBroker, FakeClock, FakeSpark
+from .fakes import T0
+from .fakes import FakeBroker
+from .fakes import FakeClock
+from .fakes import FakeSpark
 
 S = SupervisorState
 

@@ -7,17 +7,22 @@ from collections.abc import Callable
 
 import pytest
 
-from sasl_scram import SCRAM_SHA_256, ScramClient, ScramServer
-from tests.tokenauth.conftest import ALICE, BOB, T0, FakeClock, StoreFactory, ctx
-from tokenauth import (
-    TokenCache,
-    TokenConfig,
-    TokenCredentialProvider,
-    TokenInformation,
-    TokenManager,
-    TokenStore,
-    TokenStoreError,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ScramClient
+from sasl_scram import ScramServer
+from tests.tokenauth.conftest import ALICE
+from tests.tokenauth.conftest import BOB
+from tests.tokenauth.conftest import T0
+from tests.tokenauth.conftest import FakeClock
+from tests.tokenauth.conftest import StoreFactory
+from tests.tokenauth.conftest import ctx
+from tokenauth import TokenCache
+from tokenauth import TokenConfig
+from tokenauth import TokenCredentialProvider
+from tokenauth import TokenInformation
+from tokenauth import TokenManager
+from tokenauth import TokenStore
+from tokenauth import TokenStoreError
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:

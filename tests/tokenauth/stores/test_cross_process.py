@@ -6,17 +6,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sasl_scram import SCRAM_SHA_256, ScramClient, ScramServer
-from tests.tokenauth.conftest import ALICE, ctx
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ScramClient
+from sasl_scram import ScramServer
+from tests.tokenauth.conftest import ALICE
+from tests.tokenauth.conftest import ctx
 from tests.tokenauth.stores.test_contract import wait_for
-from tokenauth import (
-    SQLiteTokenStore,
-    TokenConfig,
-    TokenCredentialProvider,
-    TokenManager,
-    TokenStore,
-    ZooKeeperTokenStore,
-)
+from tokenauth import SQLiteTokenStore
+from tokenauth import TokenConfig
+from tokenauth import TokenCredentialProvider
+from tokenauth import TokenManager
+from tokenauth import TokenStore
+from tokenauth import ZooKeeperTokenStore
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -10,12 +10,15 @@ from pathlib import Path
 
 import jaas
 from sasl_scram import SCRAM_SHA_256
-from sasl_scram.admin import KafkaConnection, KafkaConnectionError, SaslCredentials
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import SaslCredentials
 from sasl_scram.cli import main
 from sasl_scram.config import ClientConfig
 from tests.sasl_scram.endpoint.test_serve_cli import start
 from tests.sasl_scram.store.test_contract import wait_for
-from tests.zookeeper_server import ZooKeeperServer, free_port
+from tests.zookeeper_server import ZooKeeperServer
+from tests.zookeeper_server import free_port
 from tokenauth import DelegationTokenClient
 
 

@@ -5,7 +5,9 @@ from pathlib import Path
 
 from tests.sqlite_rows import insert_rows
 from tests.tokenauth.conftest import ALICE
-from tokenauth import SQLiteTokenStore, TokenInformation, encode_token
+from tokenauth import SQLiteTokenStore
+from tokenauth import TokenInformation
+from tokenauth import encode_token
 
 
 def info(token_id: str) -> TokenInformation:

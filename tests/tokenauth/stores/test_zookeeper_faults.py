@@ -9,23 +9,25 @@ import threading
 
 import pytest
 
-from sasl_scram import SCRAM_SHA_256, CredentialRequest, ScramConfigError
-from sasl_scram.endpoint import (
-    EndpointConfig,
-    EndpointExtension,
-    ScramEndpoint,
-    zookeeper_store_options,
-)
-from sasl_scram.store import (
-    CredentialStoreUnavailable,
-    InMemoryCredentialStore,
-    StoreUnavailable,
-    ZooKeeperCredentialStore,
-)
-from tests.sasl_scram.store.test_contract import ok, ups, wait_for
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import CredentialRequest
+from sasl_scram import ScramConfigError
+from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import EndpointExtension
+from sasl_scram.endpoint import ScramEndpoint
+from sasl_scram.endpoint import zookeeper_store_options
+from sasl_scram.store import CredentialStoreUnavailable
+from sasl_scram.store import InMemoryCredentialStore
+from sasl_scram.store import StoreUnavailable
+from sasl_scram.store import ZooKeeperCredentialStore
+from tests.sasl_scram.store.test_contract import ok
+from tests.sasl_scram.store.test_contract import ups
+from tests.sasl_scram.store.test_contract import wait_for
 from tests.tokenauth.conftest import ALICE
 from tests.zookeeper_server import ZooKeeperServer
-from tokenauth import TokenInformation, TokenStoreUnavailable, ZooKeeperTokenStore
+from tokenauth import TokenInformation
+from tokenauth import TokenStoreUnavailable
+from tokenauth import ZooKeeperTokenStore
 
 
 def test_an_endpoints_stores_share_one_session(zookeeper_hosts: str) -> None:

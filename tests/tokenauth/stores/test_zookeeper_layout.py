@@ -8,10 +8,18 @@ from collections.abc import Iterator
 import pytest
 from kazoo.client import KazooClient
 
-from tests.tokenauth.conftest import ALICE, BOB, CAROL, T0, FakeClock, ctx
+from tests.tokenauth.conftest import ALICE
+from tests.tokenauth.conftest import BOB
+from tests.tokenauth.conftest import CAROL
+from tests.tokenauth.conftest import T0
+from tests.tokenauth.conftest import FakeClock
+from tests.tokenauth.conftest import ctx
 from tests.tokenauth.stores.test_contract import wait_for
 from tests.zookeeper_server import create_chroot
-from tokenauth import TokenConfig, TokenInformation, TokenManager, ZooKeeperTokenStore
+from tokenauth import TokenConfig
+from tokenauth import TokenInformation
+from tokenauth import TokenManager
+from tokenauth import ZooKeeperTokenStore
 
 
 @pytest.fixture

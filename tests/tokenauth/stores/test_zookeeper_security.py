@@ -7,13 +7,19 @@ import uuid
 import pytest
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError
-from kazoo.security import ACL, Id, Permissions
+from kazoo.security import ACL
+from kazoo.security import Id
+from kazoo.security import Permissions
 
 from sasl_scram.store import ZooKeeperSecurity
-from tests.tokenauth.conftest import ALICE, BOB, T0
+from tests.tokenauth.conftest import ALICE
+from tests.tokenauth.conftest import BOB
+from tests.tokenauth.conftest import T0
 from tests.tokenauth.stores.test_contract import wait_for
-from tests.zookeeper_server import SECURE_ZOOKEEPER_USERS, ZooKeeperServer
-from tokenauth import TokenInformation, ZooKeeperTokenStore
+from tests.zookeeper_server import SECURE_ZOOKEEPER_USERS
+from tests.zookeeper_server import ZooKeeperServer
+from tokenauth import TokenInformation
+from tokenauth import ZooKeeperTokenStore
 
 BROKER = ZooKeeperSecurity("kafka", SECURE_ZOOKEEPER_USERS["kafka"])
 CREATOR_ONLY = [ACL(Permissions.ALL, Id("sasl", "kafka"))]

@@ -24,17 +24,18 @@ import jaas
 from sasl_scram import ScramMechanism
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.config import ClientConfig
-from tests.broker_and_serve import (
-    PROPAGATION_S,
-    REFUSED,
-    login_error,
-    login_within,
-    within,
-)
+from tests.broker_and_serve import PROPAGATION_S
+from tests.broker_and_serve import REFUSED
+from tests.broker_and_serve import login_error
+from tests.broker_and_serve import login_within
+from tests.broker_and_serve import within
 from tests.cli_process import kafka_scram
-from tests.kafka_broker import MECHANISMS, KafkaBroker, unique_name
+from tests.kafka_broker import MECHANISMS
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
 from tests.serve_process import ServeProcess
-from tokenauth import DelegationToken, DelegationTokenClient
+from tokenauth import DelegationToken
+from tokenauth import DelegationTokenClient
 
 SHA256, SHA512 = MECHANISMS
 #: An expiry that leaves the token in ZooKeeper is enforced by the broker only when a

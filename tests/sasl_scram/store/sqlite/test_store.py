@@ -13,7 +13,9 @@ import pytest
 
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram.store import SQLiteCredentialStore
-from tests.sasl_scram.store.test_contract import ok, ups, wait_for
+from tests.sasl_scram.store.test_contract import ok
+from tests.sasl_scram.store.test_contract import ups
+from tests.sasl_scram.store.test_contract import wait_for
 from tests.sqlite_rows import insert_rows
 
 ROOT = Path(__file__).resolve().parents[4]

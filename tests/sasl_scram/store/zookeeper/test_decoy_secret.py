@@ -9,15 +9,13 @@ from kazoo.exceptions import NoAuthError
 
 from sasl_scram.store import ZooKeeperCredentialStore
 from sasl_scram.store.zookeeper._store import DECOY_SECRET_PATH
-from tests.sasl_scram.store.zookeeper.test_security import (
-    BROKER,
-    CREATOR_AND_WORLD_READ,
-    CREATOR_ONLY,
-    acls,
-    broker_zk,
-    client,
-    secure_hosts,
-)
+from tests.sasl_scram.store.zookeeper.test_security import BROKER
+from tests.sasl_scram.store.zookeeper.test_security import CREATOR_AND_WORLD_READ
+from tests.sasl_scram.store.zookeeper.test_security import CREATOR_ONLY
+from tests.sasl_scram.store.zookeeper.test_security import acls
+from tests.sasl_scram.store.zookeeper.test_security import broker_zk
+from tests.sasl_scram.store.zookeeper.test_security import client
+from tests.sasl_scram.store.zookeeper.test_security import secure_hosts
 
 __all__ = ["broker_zk", "secure_hosts"]  # fixtures, used by name
 

@@ -10,10 +10,14 @@ import time
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
-from sasl_scram.store import CredentialStoreUnavailable, ZooKeeperCredentialStore
-from tests.sasl_scram.store.test_contract import ok, ups, wait_for
+from sasl_scram.store import CredentialStoreUnavailable
+from sasl_scram.store import ZooKeeperCredentialStore
+from tests.sasl_scram.store.test_contract import ok
+from tests.sasl_scram.store.test_contract import ups
+from tests.sasl_scram.store.test_contract import wait_for
 from tests.tcp_proxy import TcpProxy
-from tests.zookeeper_server import ZooKeeperServer, expire_session
+from tests.zookeeper_server import ZooKeeperServer
+from tests.zookeeper_server import expire_session
 
 
 def _records(caplog: pytest.LogCaptureFixture, prefix: str, level: int) -> list[str]:

@@ -12,12 +12,18 @@ import pytest
 from kazoo.client import KazooClient
 from kazoo.protocol import serialization
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramCredential
-from sasl_scram.store import ScramUpsertion, ZooKeeperCredentialStore
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import ScramCredential
+from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import ZooKeeperCredentialStore
 from tests.sasl_scram.store.test_contract import wait_for
-from tests.tokenauth.conftest import ALICE, ctx
+from tests.tokenauth.conftest import ALICE
+from tests.tokenauth.conftest import ctx
 from tests.zookeeper_server import create_chroot
-from tokenauth import TokenConfig, TokenManager, ZooKeeperTokenStore
+from tokenauth import TokenConfig
+from tokenauth import TokenManager
+from tokenauth import ZooKeeperTokenStore
 
 # kazoo's BLATHER (5): below DEBUG, yet any logger set to NOTSET lets it through.
 EVERYTHING = 1

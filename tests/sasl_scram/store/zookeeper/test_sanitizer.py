@@ -3,12 +3,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
-from sasl_scram.store import SanitizerError, desanitize, sanitize
+from sasl_scram.store import SanitizerError
+from sasl_scram.store import desanitize
+from sasl_scram.store import sanitize
 from sasl_scram.store.zookeeper._format import notification_user
-from tests.javaharness import JavaHarness, b64, unb64
+from tests.javaharness import JavaHarness
+from tests.javaharness import b64
+from tests.javaharness import unb64
 
 # docs/kafka-facts.md §5.2, verified against the JDK.
 VECTORS = [

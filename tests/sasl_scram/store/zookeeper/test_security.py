@@ -13,17 +13,22 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError
-from kazoo.security import ACL, Id, Permissions
+from kazoo.security import ACL
+from kazoo.security import Id
+from kazoo.security import Permissions
 
-from sasl_scram import SCRAM_SHA_256, ScramCredential
-from sasl_scram.store import (
-    CredentialStoreUnavailable,
-    ZooKeeperCredentialStore,
-    ZooKeeperSecurity,
-)
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ScramCredential
+from sasl_scram.store import CredentialStoreUnavailable
+from sasl_scram.store import ZooKeeperCredentialStore
+from sasl_scram.store import ZooKeeperSecurity
 from sasl_scram.store.zookeeper._security import SENSITIVE_ROOTS
-from tests.sasl_scram.store.test_contract import SALT, ok, ups, wait_for
-from tests.zookeeper_server import SECURE_ZOOKEEPER_USERS, ZooKeeperServer
+from tests.sasl_scram.store.test_contract import SALT
+from tests.sasl_scram.store.test_contract import ok
+from tests.sasl_scram.store.test_contract import ups
+from tests.sasl_scram.store.test_contract import wait_for
+from tests.zookeeper_server import SECURE_ZOOKEEPER_USERS
+from tests.zookeeper_server import ZooKeeperServer
 
 BROKER = ZooKeeperSecurity("kafka", SECURE_ZOOKEEPER_USERS["kafka"])
 CREATOR_ONLY = [ACL(Permissions.ALL, Id("sasl", "kafka"))]
@@ -305,7 +310,8 @@ def test_serve_on_a_secured_zookeeper(
 ) -> None:
     import signal
 
-    from tests.sasl_scram.endpoint.test_serve_cli import describe_users, start
+    from tests.sasl_scram.endpoint.test_serve_cli import describe_users
+    from tests.sasl_scram.endpoint.test_serve_cli import start
     from tests.zookeeper_server import free_port
 
     port = free_port()

@@ -10,15 +10,19 @@ from collections.abc import Iterator
 import pytest
 from kazoo.client import KazooClient
 
-from sasl_scram import SCRAM_SHA_256, SCRAM_SHA_512, ScramCredential
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram import ScramCredential
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store import (
-    CredentialStoreUnavailable,
-    ZooKeeperCredentialStore,
-    sanitize,
-)
-from tests.sasl_scram.store.test_contract import dele, ok, ups, wait_for
-from tests.zookeeper_server import ZooKeeperServer, expire_session
+from sasl_scram.store import CredentialStoreUnavailable
+from sasl_scram.store import ZooKeeperCredentialStore
+from sasl_scram.store import sanitize
+from tests.sasl_scram.store.test_contract import dele
+from tests.sasl_scram.store.test_contract import ok
+from tests.sasl_scram.store.test_contract import ups
+from tests.sasl_scram.store.test_contract import wait_for
+from tests.zookeeper_server import ZooKeeperServer
+from tests.zookeeper_server import expire_session
 
 CRED = ScramCredential.from_password(SCRAM_SHA_256, "alice-secret", iterations=8192, salt=b"s")
 CRED512 = ScramCredential.from_password(SCRAM_SHA_512, "alice-secret", salt=b"t")

@@ -12,15 +12,16 @@ from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
-from kazoo.security import ACL, Id, Permissions
+from kazoo.security import ACL
+from kazoo.security import Id
+from kazoo.security import Permissions
 
-from sasl_scram.store import (
-    CredentialStoreUnavailable,
-    ZooKeeperCredentialStore,
-    ZooKeeperSecurity,
-    ZooKeeperTls,
-)
-from tests.sasl_scram.store.test_contract import ok, ups
+from sasl_scram.store import CredentialStoreUnavailable
+from sasl_scram.store import ZooKeeperCredentialStore
+from sasl_scram.store import ZooKeeperSecurity
+from sasl_scram.store import ZooKeeperTls
+from tests.sasl_scram.store.test_contract import ok
+from tests.sasl_scram.store.test_contract import ups
 from tests.tls import self_signed
 from tests.zookeeper_server import ZooKeeperServer
 

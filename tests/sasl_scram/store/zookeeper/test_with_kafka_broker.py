@@ -17,15 +17,18 @@ import pytest
 from sasl_scram import ScramMechanism
 from sasl_scram.admin import RemoteScramAdmin
 from sasl_scram.kafka import ErrorCode
-from sasl_scram.store import ScramDeletion, ScramUpsertion, open_store, sanitize
-from tests.broker_and_serve import (
-    PROPAGATION_S,
-    REFUSED,
-    login_error,
-    login_within,
-)
+from sasl_scram.store import ScramDeletion
+from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import open_store
+from sasl_scram.store import sanitize
+from tests.broker_and_serve import PROPAGATION_S
+from tests.broker_and_serve import REFUSED
+from tests.broker_and_serve import login_error
+from tests.broker_and_serve import login_within
 from tests.cli_process import kafka_scram
-from tests.kafka_broker import MECHANISMS, KafkaBroker, unique_name
+from tests.kafka_broker import MECHANISMS
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
 from tests.serve_process import ServeProcess
 
 SHA256, SHA512 = MECHANISMS
