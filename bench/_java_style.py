@@ -128,6 +128,9 @@ class Sample:
     # SYNs dropped by a full accept queue meanwhile (machine-wide): each one
     # costs a login a second's retransmit, which shows in p99.
     overflows: int = 0
+    # Share of the window the load generator was runnable but had no CPU: when
+    # it shares the cores with the server, a high share means it was starved.
+    client_wait: float = 0.0
 
 
 class LoginsFailed(RuntimeError):
@@ -194,6 +197,7 @@ def java_style(
         server_us=float(fields["server_cpu_us"]) / logins,
         client_us=float(fields["client_cpu_us"]) / logins,
         overflows=listen_overflows() - overflows,
+        client_wait=float(fields.get("client_wait_us", "0")) / 1e6 / float(fields["seconds"]),
     )
 
 

@@ -97,7 +97,12 @@ def workers_section(rounds: int) -> None:
                     proc.terminate()
                     proc.wait(30)
     for w, c in WORKER_ROWS:
-        print(table_line(f"login     c={c:<4d} workers={w}", results[w, c]))
+        samples = results[w, c]
+        waited = span([100 * s.client_wait for s in samples], ".0f")
+        print(
+            table_line(f"login     c={c:<4d} workers={w}", samples)
+            + f", load generator waiting for a CPU {waited}% of the window"
+        )
     for c in sorted({c for _, c in WORKER_ROWS}):
         pairs = zip(results[2, c], results[1, c], strict=True)
         ratios = [two.rate / one.rate for two, one in pairs]

@@ -39,7 +39,8 @@
  * its first (full) login, so those logins count in neither the logins nor
  * either CPU figure; the connections open RAMP at a time.
  * Prints one line: key=value pairs (logins, seconds, rate, p50_us, p99_us,
- * client_cpu_us, server_cpu_us, errors); exits 1 if any login failed.
+ * client_cpu_us, server_cpu_us, errors, client_wait_us: its time runnable but
+ * waiting for a CPU); exits 1 if any login failed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -99,7 +100,7 @@ static int g_concurrency, g_opened, g_warmed, g_window;
 static double g_interval_s, g_seconds, g_start, g_deadline;
 static long g_server_pid;
 static long g_max_errors = 100;
-static double g_server_cpu0;
+static double g_server_cpu0, g_wait0;
 static struct rusage g_ru0;
 /* The one cached derivation (a single user and salt in this bench). */
 static char g_cached_salt[128];
@@ -138,9 +139,25 @@ static double process_cpu_s(long pid) {
     return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* The measured window: its logins, its time and both CPU figures. */
+/* Nanoseconds this process has spent runnable but waiting for a CPU
+ * (/proc/self/schedstat's second field; 0 where there is none): when the load
+ * generator shares the cores with the server, this says whether it was
+ * starved. */
+static double runqueue_wait_s(void) {
+    unsigned long long run_ns = 0, wait_ns = 0;
+    FILE *f = fopen("/proc/self/schedstat", "r");
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu %llu", &run_ns, &wait_ns) != 2)
+        wait_ns = 0;
+    fclose(f);
+    return (double)wait_ns / 1e9;
+}
+
+/* The measured window: its logins, its time, both CPU figures and the wait. */
 static void open_window(void) {
     g_window = 1;
+    g_wait0 = runqueue_wait_s();
     getrusage(RUSAGE_SELF, &g_ru0);
     g_server_cpu0 = process_cpu_s(g_server_pid);
     g_start = now_s();
@@ -647,9 +664,10 @@ int main(int argc, char **argv) {
     long k = g_done < MAX_SAMPLES ? g_done : MAX_SAMPLES;
     qsort(g_samples, (size_t)k, sizeof(double), cmp);
     double p50 = k ? g_samples[k / 2] : 0, p99 = k ? g_samples[(long)(k * 0.99)] : 0;
+    double wait = runqueue_wait_s() - g_wait0;
     printf("logins=%ld seconds=%.4f rate=%.1f p50_us=%.0f p99_us=%.0f client_cpu_us=%.0f "
-           "server_cpu_us=%.0f errors=%ld\n",
+           "server_cpu_us=%.0f errors=%ld client_wait_us=%.0f\n",
            g_done, elapsed, g_done / elapsed, p50 * 1e6, p99 * 1e6, cpu * 1e6, server_cpu * 1e6,
-           g_errors);
+           g_errors, wait * 1e6);
     return g_errors ? 1 : 0;
 }
