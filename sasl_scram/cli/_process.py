@@ -179,16 +179,19 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
     closed = False
     try:
         await _start(endpoint, config)
+        # Handled before "ready" is said: a supervisor (or the workers' parent)
+        # may stop the process the moment it hears it, and that stop must be
+        # the graceful one, not the signal's default action.
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
         if worker is None:
             names = [listener.name for listener in config.listeners]
             announce_ready(config, {n: endpoint.advertised_address(n) for n in names}, stdout)
             await _bootstrap(endpoint, config, store, stdout)
         else:
             os.write(worker.ready_fd, b"%d\n" % worker.index)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
         serving = asyncio.ensure_future(endpoint.serve_forever())
         await stop.wait()
         logging.getLogger("sasl_scram.endpoint").info("Shutting down")
