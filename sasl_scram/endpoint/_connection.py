@@ -513,8 +513,7 @@ class ServerConnection:
         )
 
     def _auth_failed(self, exc: AuthenticationFailed, user: str | None = None) -> list[Output]:
-        """Refuse the login: Kafka's error answer, then the delayed close. ``user``
-        is the claimed name when the exchange is already over (KIP-368's check)."""
+        """Refuse the login; ``user``: the claimed name once the exchange is over."""
         mech = self._mechanism.mechanism_name if self._mechanism else "?"
         phase = "re-authentication" if self._reauth else "authentication"
         # Kafka sends its generic text for every SaslException; only the authzid
@@ -528,11 +527,9 @@ class ServerConnection:
             out.append(
                 Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0))
             )
-        if self._scram is not None:
-            user = self._scram.requested_username
-        reauthentication = self._reauth
+        user = self._scram.requested_username if self._scram is not None else user
         close = self._close(message, failed_authentication=True)
-        out.append(Close(_log_reason(close.reason, exc), True, mech, user, reauthentication))
+        out.append(Close(_log_reason(close.reason, exc), True, mech, user, self._reauth))
         return out
 
     def _auth_succeeded(self, server_final: bytes) -> list[Output]:
