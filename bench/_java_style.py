@@ -76,6 +76,32 @@ def listen_overflows() -> int:
         return 0
 
 
+def seed_bench_store(db: Path) -> None:
+    """A SQLite credential store at ``db`` holding the bench user (both
+    mechanisms), for the rows that run the real ``kafka-scram serve``; kept if
+    it exists."""
+    from sasl_scram import SCRAM_SHA_256
+    from sasl_scram import SCRAM_SHA_512
+    from sasl_scram.store import ScramUpsertion
+    from sasl_scram.store import SQLiteCredentialStore
+
+    if db.exists():
+        return
+    db.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    store = SQLiteCredentialStore(db, poll_interval=0)
+    try:
+        mechanisms = (SCRAM_SHA_256, SCRAM_SHA_512)
+        store.alter([], [ScramUpsertion.from_password(USER, m, PASSWORD) for m in mechanisms])
+    finally:
+        store.close()
+
+
+def serve_port(proc: subprocess.Popen[str]) -> int:
+    """The port in ``serve``'s first line ("kafka-scram endpoint ready: NAME host:port")."""
+    assert proc.stdout is not None
+    return int(proc.stdout.readline().rsplit(":", 1)[1])
+
+
 def build_client() -> Path:
     """Compile the C load generator with the system compiler and libcrypto, once per source."""
     cache = Path(os.environ.get("KAFKA_SCRAM_CACHE", Path.home() / ".cache" / "kafka-scram"))

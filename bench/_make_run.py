@@ -19,14 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from _java_style import DURATION_S
-from _java_style import PASSWORD
 from _java_style import ROOT
-from _java_style import USER
 from _java_style import Sample
 from _java_style import build_client
 from _java_style import cpus
 from _java_style import java_style
 from _java_style import pin
+from _java_style import seed_bench_store
+from _java_style import serve_port
 from _java_style import span
 from _java_style import table_line
 
@@ -43,22 +43,9 @@ StartServer = Callable[[], tuple[subprocess.Popen[str], int]]
 def start_make_run_serve(cwd: Path) -> tuple[subprocess.Popen[str], int]:
     """``kafka-scram serve --config config/server.properties`` as ``make run`` runs it
     (no PYTHONPATH: the installed package), in ``cwd``, on a free port."""
-    from sasl_scram import SCRAM_SHA_256
-    from sasl_scram import SCRAM_SHA_512
-    from sasl_scram.store import ScramUpsertion
-    from sasl_scram.store import SQLiteCredentialStore
-
     # The shipped configuration names .kafka-scram/credentials.db under the
     # working directory; the bench user goes in before serve starts.
-    db = cwd / ".kafka-scram" / "credentials.db"
-    if not db.exists():
-        db.parent.mkdir(mode=0o700)
-        store = SQLiteCredentialStore(db, poll_interval=0)
-        upserts = [
-            ScramUpsertion.from_password(USER, m, PASSWORD) for m in (SCRAM_SHA_256, SCRAM_SHA_512)
-        ]
-        store.alter([], upserts)
-        store.close()
+    seed_bench_store(cwd / ".kafka-scram" / "credentials.db")
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "KAFKA_SCRAM_PURE_PYTHON")
     }
@@ -77,10 +64,7 @@ def start_make_run_serve(cwd: Path) -> tuple[subprocess.Popen[str], int]:
         cwd=cwd,
         env=env,
     )
-    assert proc.stdout is not None
-    # "kafka-scram endpoint ready: SASL_PLAINTEXT 127.0.0.1:<port>"
-    port = int(proc.stdout.readline().rsplit(":", 1)[1])
-    return proc, port
+    return proc, serve_port(proc)
 
 
 def _stop(proc: subprocess.Popen[str]) -> None:

@@ -13,13 +13,13 @@ import tempfile
 from pathlib import Path
 
 from _java_style import DURATION_S
-from _java_style import PASSWORD
 from _java_style import ROOT
-from _java_style import USER
 from _java_style import Sample
 from _java_style import build_client
 from _java_style import cpu_seconds
 from _java_style import java_style
+from _java_style import seed_bench_store
+from _java_style import serve_port
 from _java_style import span
 from _java_style import table_line
 
@@ -33,19 +33,8 @@ WARM_UP_S = 0.3
 def start_serve(workers: int, base: Path) -> tuple[subprocess.Popen[str], int, list[int]]:
     """This tree's ``kafka-scram serve`` with ``workers`` processes on a SQLite store
     holding the bench user: the process, its port, and its pids (parent and workers)."""
-    from sasl_scram import SCRAM_SHA_256
-    from sasl_scram import SCRAM_SHA_512
-    from sasl_scram.store import ScramUpsertion
-    from sasl_scram.store import SQLiteCredentialStore
-
     db = base / "credentials.db"
-    if not db.exists():
-        store = SQLiteCredentialStore(db, poll_interval=0)
-        upserts = [
-            ScramUpsertion.from_password(USER, m, PASSWORD) for m in (SCRAM_SHA_256, SCRAM_SHA_512)
-        ]
-        store.alter([], upserts)
-        store.close()
+    seed_bench_store(db)
     config = base / f"workers-{workers}.properties"
     config.write_text(
         "listeners=SASL_PLAINTEXT://127.0.0.1:0\n"
@@ -58,8 +47,7 @@ def start_serve(workers: int, base: Path) -> tuple[subprocess.Popen[str], int, l
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    assert proc.stdout is not None
-    port = int(proc.stdout.readline().rsplit(":", 1)[1])
+    port = serve_port(proc)
     children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
     return proc, port, [proc.pid, *map(int, children)]
 
