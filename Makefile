@@ -129,21 +129,20 @@ bench: venv system brokers native
 	$(PY) bench/bench_endpoint.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) bench/bench_stores.py
 
+# `serve` under churn for SOAK_MINUTES (default 30), its RSS, descriptors,
+# tasks and connections sampled every minute; writes docs/soak/soak.{md,png}.
+# (`system` brings the compiler and OpenSSL's headers the load generator needs.)
+SOAK_MINUTES ?= 30
+soak: venv system
+	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) bench/soak.py --minutes $(SOAK_MINUTES)
+
 # Coverage-guided fuzzing (atheris) of every input surface, FUZZ_SECONDS each
 # (default 60); crashes are saved to fuzz/crashes/<target>/ and replayed by
 # `make test`. `python fuzz/seeds.py` rewrites the seed corpus. FUZZ_JOBS
 # targets run side by side (default 1: one core each, clean figures).
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
-# `serve` under churn for SOAK_MINUTES (default 30), its RSS, descriptors,
-# tasks and connections sampled every minute; writes docs/soak/soak.{md,png}.
-SOAK_MINUTES ?= 30
-soak: venv system
-	@if ! command -v cc >/dev/null 2>&1 || [ ! -f /usr/include/openssl/hmac.h ]; then \
-	  apt-get update -q && apt-get install -y -q gcc libssl-dev; fi
-	$(PY) -m pip install -q -e '.[bench]'
-	$(PY) bench/soak.py --minutes $(SOAK_MINUTES)
-
 fuzz: venv
 	$(PY) fuzz/run.py --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS)
 

@@ -54,6 +54,8 @@ from sasl_scram.admin import SaslCredentials  # noqa: E402
 from sasl_scram.kafka import encode_request  # noqa: E402
 from sasl_scram.store import ScramUpsertion  # noqa: E402
 from sasl_scram.store import open_store  # noqa: E402
+from tests.faults.harness import wait_until  # noqa: E402
+from tests.zookeeper_server import free_port  # noqa: E402
 
 STABLE = ("soak", "soak-password")
 CHURN_USER = "churn"
@@ -65,18 +67,7 @@ ENDLESS = str(10**12)
 
 
 def _within(seconds: float, condition: Callable[[], bool]) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    return wait_until(condition, seconds) is not None
 
 
 @dataclass

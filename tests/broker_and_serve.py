@@ -13,7 +13,6 @@ one side's cache.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +23,7 @@ from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ErrorCode
+from tests.faults.harness import wait_until
 from tests.kafka_broker import ADMIN_USER
 from tests.kafka_broker import SECRET_KEY
 from tests.kafka_broker import KafkaBroker
@@ -85,15 +85,11 @@ def login_error(bootstrap: str, credentials: SaslCredentials) -> int:
 def within(limit: float, condition: Callable[[], bool], what: str) -> float:
     """Poll ``condition`` until it holds; fail unless it held within ``limit`` seconds
     of the call. Returns the seconds it took (measured when it first held)."""
-    start = time.monotonic()
-    while True:
-        if condition():
-            elapsed = time.monotonic() - start
-            assert elapsed <= limit, f"{what}: took {elapsed:.2f} s, more than {limit} s"
-            return elapsed
-        if time.monotonic() - start > limit:
-            raise AssertionError(f"{what}: not within {limit} s")
-        time.sleep(0.02)
+    elapsed = wait_until(condition, limit, interval=0.02)
+    if elapsed is None:
+        raise AssertionError(f"{what}: not within {limit} s")
+    assert elapsed <= limit, f"{what}: took {elapsed:.2f} s, more than {limit} s"
+    return elapsed
 
 
 def login_within(
