@@ -33,6 +33,7 @@ from tests.cli_process import kafka_scram
 from tests.endpoint_harness import ADMIN
 from tests.endpoint_harness import ALICE
 from tests.endpoint_harness import seed_users
+from tests.proc_tcp import established_to
 from tests.sasl_scram.endpoint.serve_process import API_VERSIONS
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
@@ -275,19 +276,7 @@ def test_on_zookeeper_each_worker_has_its_own_session(
 
 def _connections_to(pid: int, port: int) -> list[str]:
     """The socket inodes of ``pid``'s TCP connections to 127.0.0.1:``port``."""
-    remote = f"0100007F:{port:04X}"
-    inodes = {
-        fields[9]
-        for fields in (
-            line.split() for line in Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]
-        )
-        if fields[2] == remote and fields[3] == "01"  # ESTABLISHED
-    }
-    return [
-        inode
-        for fd in os.listdir(f"/proc/{pid}/fd")
-        if (inode := _readlink(f"/proc/{pid}/fd/{fd}")[len("socket:[") : -1]) in inodes
-    ]
+    return list(established_to(port, pid))
 
 
 def test_metrics_are_the_exact_sum_over_the_workers(

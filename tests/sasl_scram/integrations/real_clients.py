@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
 from tests.kafka_broker import KafkaBroker
 from tests.kafka_broker import unique_name
+from tests.proc_tcp import established_to
 from tokenauth import DelegationToken
 from tokenauth import DelegationTokenClient
 
@@ -486,27 +486,6 @@ REFUSALS: dict[str, Refusal] = {
 
 
 def established_ports(remote_port: int) -> set[int]:
-    """Local ports of this process's established TCP connections to 127.0.0.1:``remote_port``.
-
-    Read from Linux's ``/proc/self/net/tcp`` (the network namespace's IPv4
-    sockets), keeping only sockets whose inode one of this process's file
-    descriptors holds: the broker's side of the same connections, and other
-    processes' connections, do not count.
-    """
-    inodes = set()
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            continue  # closed meanwhile
-        if target.startswith("socket:["):
-            inodes.add(target[8:-1])
-    ports = set()
-    with open("/proc/self/net/tcp", encoding="ascii") as table:
-        next(table)  # the header
-        for row in table:
-            fields = row.split()
-            local, remote, state, inode = fields[1], fields[2], fields[3], fields[9]
-            if state == "01" and inode in inodes and remote == f"0100007F:{remote_port:04X}":
-                ports.add(int(local.split(":")[1], 16))
-    return ports
+    """Local ports of this process's established TCP connections to 127.0.0.1:``remote_port``
+    (the broker's side of the same connections, and other processes', do not count)."""
+    return set(established_to(remote_port).values())
