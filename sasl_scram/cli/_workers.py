@@ -27,6 +27,7 @@ import socket
 import sys
 import time
 from typing import TYPE_CHECKING
+from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramError
@@ -72,13 +73,14 @@ def reserve_ports(config: EndpointConfig) -> tuple[EndpointConfig, list[socket.s
             for family, kind, proto, _, address in socket.getaddrinfo(
                 listener.host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
             ):
+                sockaddr = (address[0], port, *address[2:])
+                if port:
+                    _check_unshared(family, kind, proto, sockaddr)
                 sock = socket.socket(family, kind, proto)
                 sockets.append(sock)
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                _listener_options(sock, family)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-                if family == socket.AF_INET6:  # as asyncio's create_server does
-                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                sock.bind((address[0], port, *address[2:]))
+                sock.bind(sockaddr)
                 port = sock.getsockname()[1]
             listeners.append(dataclasses.replace(listener, port=port))
     except OSError as exc:
@@ -86,6 +88,22 @@ def reserve_ports(config: EndpointConfig) -> tuple[EndpointConfig, list[socket.s
             sock.close()
         raise cannot_listen(config, exc) from None
     return dataclasses.replace(config, listeners=tuple(listeners)), sockets
+
+
+def _listener_options(sock: socket.socket, family: int) -> None:
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:  # as asyncio's create_server does
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+
+
+def _check_unshared(family: int, kind: int, proto: int, sockaddr: tuple[Any, ...]) -> None:
+    """Raise if anything listens on ``sockaddr``. The reservation sets
+    ``SO_REUSEPORT``, which the kernel lets share a port with any other socket
+    of this user that set it too (another serve's workers): a bind without it
+    is refused when the port is taken, as a single process's bind is."""
+    with socket.socket(family, kind, proto) as probe:
+        _listener_options(probe, family)
+        probe.bind(sockaddr)
 
 
 def _exit_reason(status: int) -> str:
@@ -177,7 +195,10 @@ class Supervisor:
                 "{}:{}".format(*self._advertised(config.listeners[0].name)),
             )
         finally:
-            # Its threads end here: the workers are forked from a parent without any.
+            # Its threads end here, before the first fork. The one thread that
+            # does run across forks is the metrics listener's (when
+            # scram.metrics.listener is set): a worker closes that server's socket
+            # and never calls into it, so no lock it held at the fork is waited on.
             store.close()
 
     def _advertised(self, name: str) -> tuple[str, int]:

@@ -204,8 +204,10 @@ def _event_loop(value: str, parsed: Mapping[str, Any]) -> str:
 def _workers(value: str, parsed: Mapping[str, Any]) -> int:
     if value.strip().lower() == "auto":
         # The cores this process may run on (taskset, a container's cpuset),
-        # not every core of the machine.
-        return len(os.sched_getaffinity(0))
+        # not every core of the machine; where the system cannot say, all of them.
+        if hasattr(os, "sched_getaffinity"):
+            return len(os.sched_getaffinity(0))
+        return os.cpu_count() or 1
     try:
         workers: int = integer(1, MAX_WORKERS)(value, parsed)
     except ValueError:

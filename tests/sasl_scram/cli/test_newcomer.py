@@ -65,9 +65,24 @@ def test_delegation_tokens_help_through_the_entry_point() -> None:
     assert result.stdout.rstrip().splitlines()[-1].strip().startswith("--command-config")
 
 
-@pytest.mark.parametrize(("workers", "advertised"), [("1", False), ("2", False), ("1", True)])
-def test_serve_on_a_port_in_use(tmp_path: Path, workers: str, advertised: bool) -> None:
+@pytest.mark.parametrize(
+    ("workers", "advertised", "shared"),
+    [
+        ("1", False, False),
+        ("2", False, False),
+        ("1", True, False),
+        # Held as another serve's workers hold it: with SO_REUSEPORT, which the
+        # parent's own reservation also sets, so the kernel would have let a
+        # second serve share the port and split the connections between them.
+        ("2", False, True),
+    ],
+)
+def test_serve_on_a_port_in_use(
+    tmp_path: Path, workers: str, advertised: bool, shared: bool
+) -> None:
     with socket.socket() as busy:
+        if shared:
+            busy.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
