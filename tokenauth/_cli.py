@@ -26,7 +26,6 @@ from sasl_scram.cli import CommandError
 from sasl_scram.cli import CommandUsageError
 from sasl_scram.cli import add_command
 from sasl_scram.config import ClientConfig
-from sasl_scram.kafka import ErrorCode
 from tokenauth._client import DelegationTokenClient
 from tokenauth._client import TokenRequestError
 from tokenauth._client import kafka_exception_text
@@ -278,13 +277,9 @@ def _error_text(exc: Exception) -> str:
     class and message (``org.apache.kafka.common.errors.<Exception>: ...``)."""
     if isinstance(exc, TokenRequestError):
         return exc.kafka_message
-    if not isinstance(exc, KafkaConnectionError) or exc.error_code is None:
-        return str(exc)  # not Kafka's answer: ours (unreachable, bad configuration)
-    try:
-        error = ErrorCode(exc.error_code)
-    except ValueError:
-        return str(exc)
-    return kafka_exception_text(error, str(exc))
+    if isinstance(exc, KafkaConnectionError) and exc.kafka_error is not None:
+        return kafka_exception_text(exc.kafka_error, str(exc))
+    return str(exc)  # not Kafka's answer: ours (unreachable, bad configuration)
 
 
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:

@@ -47,6 +47,17 @@ class KafkaConnectionError(ScramError):
         super().__init__(message)
         self.error_code = error_code
 
+    @property
+    def kafka_error(self) -> ErrorCode | None:
+        """The broker's error as one of Kafka's codes; None when it sent none, or
+        one this table does not know (the tools then print the message alone)."""
+        if self.error_code is None:
+            return None
+        try:
+            return ErrorCode(self.error_code)
+        except ValueError:
+            return None
+
 
 @dataclass(frozen=True)
 class SaslCredentials:

@@ -441,13 +441,9 @@ def _error_text(exc: Exception) -> str:
     """A failed login names Kafka's exception too (SaslAuthenticationException)."""
     from sasl_scram.admin import KafkaConnectionError
 
-    if not isinstance(exc, KafkaConnectionError) or exc.error_code is None:
-        return str(exc)
-    try:
-        error = ErrorCode(exc.error_code)
-    except ValueError:
-        return str(exc)
-    return _failure(error, str(exc))
+    if isinstance(exc, KafkaConnectionError) and exc.kafka_error is not None:
+        return _failure(exc.kafka_error, str(exc))
+    return str(exc)
 
 
 def _describe(admin: ScramAdmin, user: str | None, stdout: TextIO, stderr: TextIO) -> int:
