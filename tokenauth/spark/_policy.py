@@ -151,7 +151,7 @@ class SupervisorPolicy:
             consecutive failure.
         max_backoff_ms: Upper bound of the retry delay.
         token_ready_timeout_ms: How long a new token may take to log in on
-            the login's brokers before the query gets it (brokers learn a
+            the login's bootstrap brokers (only those) before the query gets it (brokers learn a
             token a moment after CreateDelegationToken answers); past it, the
             creation counts as failed. ``0`` hands it over at once. Only
             checked with a ``ClientConfig`` login.
