@@ -100,13 +100,15 @@ class DelegationTokenClient:
             "renewers": [_wire(r) for r in renewers],
             "max_lifetime_ms": max_lifetime_ms,
         }
-        if owner is not None and self._conn.version_for(ApiKey.CREATE_DELEGATION_TOKEN) < 3:
-            # The message Kafka's generated CreateDelegationTokenRequestData raises.
-            version = self._conn.version_for(ApiKey.CREATE_DELEGATION_TOKEN)
+        version = self._conn.version_for(ApiKey.CREATE_DELEGATION_TOKEN) if owner is not None else 3
+        if version < 3:
+            # The message Kafka's generated CreateDelegationTokenRequestData raises:
+            # its write() checks ownerPrincipalType first, and the admin client
+            # sets both owner fields.
             raise TokenRequestError(
                 "create",
                 ErrorCode.UNSUPPORTED_VERSION,
-                f"Attempted to write a non-default ownerPrincipalName at version {version}",
+                f"Attempted to write a non-default ownerPrincipalType at version {version}",
             )
         r = self._call(ApiKey.CREATE_DELEGATION_TOKEN, body)
         if r["error_code"] != 0:
