@@ -30,9 +30,11 @@ from sasl_scram.store._api import DescribeResult
 from sasl_scram.store._api import ScramDeletion
 from sasl_scram.store._api import ScramUpsertion
 from sasl_scram.store._api import UserDescription
+from sasl_scram.store._kind import StoreBase
 
 __all__ = [
     "UNKNOWN_SERVER_ERROR_MESSAGE",
+    "AlterByUser",
     "AlterPlan",
     "AlterResultCollector",
     "UnreadableUser",
@@ -243,6 +245,35 @@ def alter_users(
         if result.error == ErrorCode.NONE:
             changed.append(alteration.user)
     return collector.results(), changed
+
+
+class AlterByUser(StoreBase):
+    """The KIP-554 alter that every credential store runs.
+
+    Kafka answers each user of an AlterUserScramCredentials request on its
+    own, so a store writes one user's change at a time, atomically for that
+    user (:meth:`_alter_user`), then makes what changed visible to its
+    lookups (:meth:`_altered`): read-your-writes for the caller.
+    """
+
+    def alter(
+        self, deletions: Sequence[ScramDeletion], upsertions: Sequence[ScramUpsertion]
+    ) -> list[AlterResult]:
+        """KIP-554 alter: each user's change written on its own; every user's result in
+        Kafka's order (see :func:`alter_users`)."""
+        self._check_open()
+        results, changed = alter_users(deletions, upsertions, self._alter_user)
+        if changed:
+            self._altered(changed)
+        return results
+
+    def _alter_user(self, alteration: UserAlteration) -> AlterResult:
+        """Write one user's change, durably, or say why not in its result."""
+        raise NotImplementedError
+
+    def _altered(self, users: list[str]) -> None:
+        """After the writes: make the users' new credentials visible to lookups."""
+        raise NotImplementedError
 
 
 class UnreadableUser(Exception):

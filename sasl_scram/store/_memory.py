@@ -15,9 +15,6 @@ from sasl_scram.store import _kip554
 from sasl_scram.store._api import CREDENTIAL_STORE_ERRORS
 from sasl_scram.store._api import AlterResult
 from sasl_scram.store._api import DescribeResult
-from sasl_scram.store._api import ScramDeletion
-from sasl_scram.store._api import ScramUpsertion
-from sasl_scram.store._kind import StoreBase
 from sasl_scram.store._kind import StoreKind
 
 __all__ = ["InMemoryCredentialStore"]
@@ -32,11 +29,12 @@ _KIND = StoreKind(
 )
 
 
-class InMemoryCredentialStore(StoreBase):
+class InMemoryCredentialStore(_kip554.AlterByUser):
     """A process-local :class:`~sasl_scram.store.CredentialStore`.
 
     Each user's credentials are an immutable mapping replaced as a whole, so a
-    lookup never takes a lock and never sees half an alteration.
+    lookup never takes a lock and never sees half an alteration (per-user
+    atomicity, as KIP-554's alter requires).
 
     Args:
         credentials: Optional initial content, ``{user: {mechanism: credential}}``.
@@ -79,14 +77,9 @@ class InMemoryCredentialStore(StoreBase):
 
         return _kip554.describe_users(users, read, lambda: snapshot)
 
-    def alter(
-        self, deletions: Sequence[ScramDeletion], upsertions: Sequence[ScramUpsertion]
-    ) -> list[AlterResult]:
-        """KIP-554 alter with per-user atomicity."""
-        self._check_open()
-        results, changed = _kip554.alter_users(deletions, upsertions, self._alter_user)
-        self._listeners.notify(changed)
-        return results
+    def _altered(self, users: list[str]) -> None:
+        # Lookups read self._users directly: only the listeners need telling.
+        self._listeners.notify(users)
 
     def _alter_user(self, alteration: _kip554.UserAlteration) -> AlterResult:
         with self._write_lock:

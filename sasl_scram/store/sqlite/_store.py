@@ -31,8 +31,6 @@ from sasl_scram.store._api import CREDENTIAL_STORE_ERRORS
 from sasl_scram.store._api import AlterResult
 from sasl_scram.store._api import CredentialStoreUnavailable
 from sasl_scram.store._api import DescribeResult
-from sasl_scram.store._api import ScramDeletion
-from sasl_scram.store._api import ScramUpsertion
 from sasl_scram.store._cache import CredentialCache
 from sasl_scram.store.sqlite._changes import DEFAULT_POLL_INTERVAL
 from sasl_scram.store.sqlite._followed import FollowedTable
@@ -70,11 +68,12 @@ _KIND = TableKind(
 )
 
 
-class SQLiteCredentialStore(FollowedTable):
+class SQLiteCredentialStore(FollowedTable, _kip554.AlterByUser):
     """Credentials in a SQLite file, cached in memory and kept in sync across processes.
 
     Takes the arguments of :class:`~sasl_scram.store.sqlite.FollowedTable`
-    (path, poll interval, change retention, busy timeout, clock).
+    (path, poll interval, change retention, busy timeout, clock). A KIP-554
+    alter writes one durable transaction per user.
     """
 
     kind = _KIND
@@ -139,19 +138,12 @@ class SQLiteCredentialStore(FollowedTable):
 
         return _kip554.describe_users(users, read, lambda: by_user)
 
-    def alter(
-        self, deletions: Sequence[ScramDeletion], upsertions: Sequence[ScramUpsertion]
-    ) -> list[AlterResult]:
-        """KIP-554 alter: one durable transaction per user."""
-        self._check_open()
-        results, changed = _kip554.alter_users(deletions, upsertions, self._alter_user)
-        if changed:
-            with self._lock:
-                try:
-                    self._apply(changed)
-                except sqlite3.Error as exc:  # durable anyway; the poller retries
-                    _log.warning("could not refresh the cache after a write: %s", exc)
-        return results
+    def _altered(self, users: list[str]) -> None:
+        with self._lock:
+            try:
+                self._apply(users)
+            except sqlite3.Error as exc:  # durable anyway; the poller retries
+                _log.warning("could not refresh the cache after a write: %s", exc)
 
     def decoy_secret(self) -> bytes:
         """The decoy secret in ``scram_secrets``, created once by whichever process asks first.

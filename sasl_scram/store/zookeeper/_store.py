@@ -31,11 +31,8 @@ from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import _kip554
 from sasl_scram.store._api import CREDENTIAL_STORE_ERRORS
-from sasl_scram.store._api import AlterResult
 from sasl_scram.store._api import CredentialStoreUnavailable
 from sasl_scram.store._api import DescribeResult
-from sasl_scram.store._api import ScramDeletion
-from sasl_scram.store._api import ScramUpsertion
 from sasl_scram.store._cache import DEFAULT_LAZY_MAX_USERS
 from sasl_scram.store._cache import CredentialCache
 from sasl_scram.store.zookeeper._followed import ZkStoreKind
@@ -84,12 +81,18 @@ _KIND = ZkStoreKind(
 )
 
 
-class ZooKeeperCredentialStore(ZkCredentialWrites):
+class ZooKeeperCredentialStore(ZkCredentialWrites, _kip554.AlterByUser):
     """Credentials in ZooKeeper, byte-compatible with Kafka 3.x ZooKeeper mode.
 
     The constructor connects (when given a connect string), creates the
     ``/config`` paths if needed, loads the cache and starts one background
     thread that follows the change notifications.
+
+    A KIP-554 alter makes one ZooKeeper multi-op per user, each with its
+    notification. A user whose write cannot be made gets
+    ``UNKNOWN_SERVER_ERROR`` with a message saying whether the change was
+    certainly not applied or whether its outcome is unknown (the connection
+    dropped mid-request); nothing is queued for later.
 
     Args:
         zookeeper: A connect string ``host:port[,host:port...][/chroot]``, or a
@@ -197,21 +200,9 @@ class ZooKeeperCredentialStore(ZkCredentialWrites):
 
         return _kip554.describe_users(users, read, lambda: all_names)
 
-    def alter(
-        self, deletions: Sequence[ScramDeletion], upsertions: Sequence[ScramUpsertion]
-    ) -> list[AlterResult]:
-        """KIP-554 alter: one ZooKeeper multi-op per user, each with its notification.
-
-        A user whose write cannot be made gets ``UNKNOWN_SERVER_ERROR`` with a
-        message saying whether the change was certainly not applied or whether
-        its outcome is unknown (the connection dropped mid-request); nothing is
-        queued for later.
-        """
-        self._check_open()
-        results, changed = _kip554.alter_users(deletions, upsertions, self._alter_user)
-        for user in changed:
+    def _altered(self, users: list[str]) -> None:
+        for user in users:
             self._after_own_write(user)
-        return results
 
     def decoy_secret(self) -> bytes:
         """The decoy secret znode, created once (with the sensitive ACL) by the first asker."""
