@@ -13,7 +13,7 @@ import base64
 
 from sasl_scram import ScramMechanism
 from sasl_scram import ServerFirstMessage
-from sasl_scram import _crypto
+from tests import rfc5802
 
 __all__ = ["client_final_with_nonce"]
 
@@ -27,8 +27,6 @@ def client_final_with_nonce(
     bare = client_first.decode("ascii").split(",", 2)[2]  # after the "n,," GS2 header
     without_proof = f"c=biws,r={nonce}"
     auth = f"{bare},{server_first.decode('ascii')},{without_proof}".encode("ascii")
-    salted = _crypto.salted_password(mechanism, password.encode(), first.salt, first.iterations)
-    client_key = _crypto.client_key(mechanism, salted)
-    stored_key = _crypto.hash_digest(mechanism, client_key)
-    proof = _crypto.xor(client_key, _crypto.hmac_digest(mechanism, stored_key, auth))
+    client_key, _ = rfc5802.keys(mechanism.hash_name, password, first.salt, first.iterations)
+    proof = rfc5802.client_proof(mechanism.hash_name, client_key, auth)
     return f"{without_proof},p={base64.b64encode(proof).decode('ascii')}".encode("ascii")

@@ -118,7 +118,8 @@ class TokenManager:
         store: Where tokens live.
         cache: The token cache to answer lookups from; built over ``store``
             when omitted (then closed by :meth:`close`).
-        clock_ms: Epoch milliseconds; used when a call gives no ``now_ms``.
+        clock_ms: Epoch milliseconds, read by every request (and by :meth:`sweep`
+            when it is given no ``now_ms``).
         token_id_factory: Makes token ids (:func:`new_token_id` by default).
     """
 
@@ -165,9 +166,6 @@ class TokenManager:
         if self._owns_cache:
             self._cache.close()
 
-    def _now(self, now_ms: int | None) -> int:
-        return self._clock_ms() if now_ms is None else now_ms
-
     # -- CreateDelegationToken (API 38) --------------------------------------------
 
     def create_token(
@@ -176,8 +174,6 @@ class TokenManager:
         renewers: Sequence[KafkaPrincipal] = (),
         max_lifetime_ms: int = -1,
         owner: KafkaPrincipal | None = None,
-        *,
-        now_ms: int | None = None,
     ) -> CreateTokenResult:
         """Create a token (``KafkaApis.handleCreateTokenRequest`` + ``createToken``).
 
@@ -188,7 +184,6 @@ class TokenManager:
                 otherwise capped by it.
             owner: KIP-373 owner; ``None`` (or an empty name, which Java sends)
                 means the requester.
-            now_ms: The current time; the injected clock otherwise.
 
         Checks, in Kafka's order: 64 request not allowed; 65 owner differs from
         the requester without CREATE_TOKENS on ``USER:<owner>``; 67 a renewer
@@ -214,7 +209,7 @@ class TokenManager:
         secrets = self._config.secrets
         if secrets is None:
             return error(ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED)
-        now = self._now(now_ms)
+        now = self._clock_ms()
         server_max = self._config.max_lifetime_ms
         lifetime = server_max if max_lifetime_ms <= 0 else min(max_lifetime_ms, server_max)
         max_ts = now + lifetime
@@ -241,12 +236,7 @@ class TokenManager:
     # -- RenewDelegationToken (API 39) ---------------------------------------------
 
     def renew_token(
-        self,
-        ctx: RequestContext,
-        hmac: bytes,
-        renew_period_ms: int = -1,
-        *,
-        now_ms: int | None = None,
+        self, ctx: RequestContext, hmac: bytes, renew_period_ms: int = -1
     ) -> RenewTokenResult:
         """Renew a token found by its HMAC (``DelegationTokenManagerZk.renewToken``).
 
@@ -263,17 +253,8 @@ class TokenManager:
         info = self._token_to_change(ctx, hmac)
         if isinstance(info, ErrorCode):
             return RenewTokenResult(info)
-        now = self._now(now_ms)
-        if info.is_expired(now):
-            return RenewTokenResult(ErrorCode.DELEGATION_TOKEN_EXPIRED)
         period = self._config.expiry_time_ms if renew_period_ms < 0 else renew_period_ms
-        expiry = min(info.max_timestamp_ms, now + period)
-        try:
-            self._store.put(info.with_expiry(expiry))
-        except TokenStoreError as exc:
-            _log.warning("could not renew token %s: %s", info.token_id, exc)
-            return RenewTokenResult(ErrorCode.UNKNOWN_SERVER_ERROR)
-        return RenewTokenResult(ErrorCode.NONE, expiry)
+        return RenewTokenResult(*self._set_expiry(info, period, "renew"))
 
     def _token_to_change(self, ctx: RequestContext, hmac: bytes) -> TokenInformation | ErrorCode:
         """The token a renew or an expire acts on, or its error in Kafka's order:
@@ -293,12 +274,7 @@ class TokenManager:
     # -- ExpireDelegationToken (API 40) --------------------------------------------
 
     def expire_token(
-        self,
-        ctx: RequestContext,
-        hmac: bytes,
-        expiry_period_ms: int = -1,
-        *,
-        now_ms: int | None = None,
+        self, ctx: RequestContext, hmac: bytes, expiry_period_ms: int = -1
     ) -> ExpireTokenResult:
         """Expire a token found by its HMAC (``DelegationTokenManagerZk.expireToken``).
 
@@ -311,19 +287,30 @@ class TokenManager:
         info = self._token_to_change(ctx, hmac)
         if isinstance(info, ErrorCode):
             return ExpireTokenResult(info)
-        now = self._now(now_ms)
+        if expiry_period_ms >= 0:
+            return ExpireTokenResult(*self._set_expiry(info, expiry_period_ms, "expire"))
         try:
-            if expiry_period_ms < 0:
-                self._store.remove(info.token_id)
-                return ExpireTokenResult(ErrorCode.NONE, now)
-            if info.is_expired(now):
-                return ExpireTokenResult(ErrorCode.DELEGATION_TOKEN_EXPIRED)
-            expiry = min(info.max_timestamp_ms, now + expiry_period_ms)
-            self._store.put(info.with_expiry(expiry))
+            self._store.remove(info.token_id)
         except TokenStoreError as exc:
             _log.warning("could not expire token %s: %s", info.token_id, exc)
             return ExpireTokenResult(ErrorCode.UNKNOWN_SERVER_ERROR)
-        return ExpireTokenResult(ErrorCode.NONE, expiry)
+        return ExpireTokenResult(ErrorCode.NONE, self._clock_ms())
+
+    def _set_expiry(
+        self, info: TokenInformation, period_ms: int, verb: str
+    ) -> tuple[ErrorCode, int]:
+        """A renew's or an expire's new expiry, ``min(max, now + period)``, stored;
+        66 for a token already expired (``DelegationTokenManagerZk``)."""
+        now = self._clock_ms()
+        if info.is_expired(now):
+            return ErrorCode.DELEGATION_TOKEN_EXPIRED, -1
+        expiry = min(info.max_timestamp_ms, now + period_ms)
+        try:
+            self._store.put(info.with_expiry(expiry))
+        except TokenStoreError as exc:
+            _log.warning("could not %s token %s: %s", verb, info.token_id, exc)
+            return ErrorCode.UNKNOWN_SERVER_ERROR, -1
+        return ErrorCode.NONE, expiry
 
     # -- DescribeDelegationToken (API 41) ------------------------------------------
 
@@ -375,7 +362,7 @@ class TokenManager:
         Returns the ids removed. A store failure for one token is logged and
         the sweep goes on; the next sweep retries.
         """
-        now = self._now(now_ms)
+        now = self._clock_ms() if now_ms is None else now_ms
         expired = [
             info.token_id
             for info in self._cache.tokens()

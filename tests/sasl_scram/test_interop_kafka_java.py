@@ -44,6 +44,10 @@ MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]
 _ids = itertools.count()
 USERS = ["alice", "special user= test,scram", "x=3Dy", "!~"]
 
+# A token's password is its HMAC in base64, as Kafka's Base64 encoder writes
+# it: this one has a '+', a '/' and padding.
+TOKEN_HMAC = "c2VjcmV0LWhtYWMtdmFsdWU+Lw=="
+
 
 def new_id() -> str:
     return f"c{next(_ids)}"
@@ -88,15 +92,14 @@ def test_kafka_client_against_our_server(
 def test_kafka_client_with_tokenauth_against_our_server(
     kafka_java: JavaHarness, mech: ScramMechanism
 ) -> None:
-    hmac_b64 = "c2VjcmV0LWhtYWMtdmFsdWU+Lw=="
-    cred = ScramCredential.from_password(mech, hmac_b64)
+    cred = ScramCredential.from_password(mech, TOKEN_HMAC)
 
     def lookup(req):  # type: ignore[no-untyped-def]
         assert req.token_auth and req.username == "tokenid-1"
         return Grant.of(cred, authorization_id="owner", expiry_ms=123)
 
     server = ScramServer(mech, lookup=lookup)
-    run_java_client(kafka_java, mech, "tokenid-1", hmac_b64, server, "tokenauth=true")
+    run_java_client(kafka_java, mech, "tokenid-1", TOKEN_HMAC, server, "tokenauth=true")
     assert server.session.token_authenticated and server.session.authorization_id == "owner"
 
 
@@ -144,6 +147,23 @@ def run_java_server(
     return reply
 
 
+def login_to_java_server(
+    java: JavaHarness,
+    mech: ScramMechanism,
+    client: ScramClient,
+    kind: str,
+    name: str,
+    cred: ScramCredential,
+    owner: str = "-",
+) -> list[str]:
+    """:func:`run_java_server` where Kafka's server must accept the login and our
+    client must verify its signature; returns Kafka's reply."""
+    reply = run_java_server(java, mech, client, kind, name, cred, owner)
+    assert reply[0] == "ok", unb64(reply[1])
+    assert client.complete
+    return reply
+
+
 @pytest.mark.parametrize("mech", MECHS)
 @pytest.mark.parametrize("user", USERS)
 def test_our_client_against_kafka_server(
@@ -151,9 +171,7 @@ def test_our_client_against_kafka_server(
 ) -> None:
     cred = ScramCredential.from_password(mech, "pässwörd")
     client = ScramClient(mech, user, "pässwörd", key_cache=None)
-    reply = run_java_server(kafka_java, mech, client, "user", user, cred)
-    assert reply[0] == "ok", unb64(reply[1])
-    assert client.complete
+    reply = login_to_java_server(kafka_java, mech, client, "user", user, cred)
     assert unb64(reply[3]).decode() == user  # Kafka's authorization id
 
 
@@ -161,12 +179,9 @@ def test_our_client_against_kafka_server(
 def test_our_token_client_against_kafka_server(
     kafka_java: JavaHarness, mech: ScramMechanism
 ) -> None:
-    hmac_b64 = "dG9rZW4taG1hYw=="
-    cred = ScramCredential.from_password(mech, hmac_b64)
-    client = ScramClient(mech, "tok-123", hmac_b64, token_auth=True, key_cache=None)
-    reply = run_java_server(kafka_java, mech, client, "token", "tok-123", cred, owner="bob")
-    assert reply[0] == "ok", unb64(reply[1])
-    assert client.complete
+    cred = ScramCredential.from_password(mech, TOKEN_HMAC)
+    client = ScramClient(mech, "tok-123", TOKEN_HMAC, token_auth=True, key_cache=None)
+    reply = login_to_java_server(kafka_java, mech, client, "token", "tok-123", cred, owner="bob")
     assert unb64(reply[3]) == b"bob"  # User:<owner>
     assert unb64(reply[4]) == b"true"  # negotiated tokenauth
     assert reply[5] == "99"  # CREDENTIAL.LIFETIME.MS = token expiry
@@ -178,9 +193,7 @@ def test_our_client_with_one_custom_extension_against_kafka_server(
 ) -> None:
     cred = ScramCredential.from_password(mech, "pw")
     client = ScramClient(mech, "u", "pw", extensions={"zed": "1"}, key_cache=None)
-    reply = run_java_server(kafka_java, mech, client, "user", "u", cred)
-    assert reply[0] == "ok", unb64(reply[1])
-    assert client.complete
+    login_to_java_server(kafka_java, mech, client, "user", "u", cred)
 
 
 def test_our_client_wrong_password_against_kafka_server(kafka_java: JavaHarness) -> None:

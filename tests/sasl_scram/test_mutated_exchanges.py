@@ -4,9 +4,10 @@
 past the client-first parser, let alone to a completed login. Here each example is a
 real exchange for alice with one field changed: the user name, either nonce, the proof,
 the channel binding, the GS2 header or an extension. Half the time the peer re-signs
-what it sends with the password "pw" (RFC 5802 section 3, computed here with hashlib
-and hmac, not with the library), as a peer that knows a password would; otherwise it
-sends alice's proof over alice's original messages.
+what it sends with the password "pw" (RFC 5802 section 3, computed by
+``tests/rfc5802.py`` with hashlib and hmac, not with the library), as a peer that
+knows a password would; otherwise it sends alice's proof over alice's original
+messages.
 
 What must hold, against this module's own model of Kafka's rules (``ScramMessages``'
 grammar, ``ScramSaslServer``'s checks): the server refuses the client-first exactly when
@@ -19,14 +20,11 @@ examples must reach completion in a known share of cases.
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import string
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
-from functools import cache
 
 from hypothesis import event
 from hypothesis import given
@@ -40,6 +38,7 @@ from sasl_scram import ScramCredential
 from sasl_scram import ScramError
 from sasl_scram import ScramServer
 from sasl_scram import escape_username
+from tests import rfc5802
 
 PASSWORD = "pw"
 #: Three users share the password (with their own salts); carol has another.
@@ -134,15 +133,6 @@ def expected_user(x: Exchange, resign: bool, nonce_kept: bool, proof_kept: bool)
     return x.user if x.user in KNOW_PW else None
 
 
-@cache
-def _keys(salt: bytes, iterations: int) -> tuple[bytes, bytes]:
-    """ClientKey and ServerKey for ``PASSWORD`` (RFC 5802 section 3)."""
-    salted = hashlib.pbkdf2_hmac("sha256", PASSWORD.encode(), salt, iterations)
-    return hmac.digest(salted, b"Client Key", "sha256"), hmac.digest(
-        salted, b"Server Key", "sha256"
-    )
-
-
 def _lookup(request: CredentialRequest) -> Grant | None:
     credential = USERS.get(request.username)
     return None if credential is None or request.token_auth else Grant.of(credential)
@@ -162,15 +152,15 @@ def run(x: Exchange, resign: bool) -> str:
     nonce = fields["r"]
     sent_nonce = x.final_nonce(nonce)
     without_proof = f"c={x.channel},r={sent_nonce}"
-    client_key, server_key = _keys(base64.b64decode(fields["s"]), int(fields["i"]))
+    salt, iterations = base64.b64decode(fields["s"]), int(fields["i"])
+    client_key, server_key = rfc5802.keys("sha256", PASSWORD, salt, iterations)
     # Signed over what is sent, or (no password known) over alice's messages.
     signed = (
         f"{x.bare},{server_first},{without_proof}"
         if resign
         else (f"{ALICE_BARE},{server_first},c=biws,r={nonce}")
     )
-    signature = hmac.digest(hashlib.sha256(client_key).digest(), signed.encode(), "sha256")
-    good_proof = bytes(a ^ b for a, b in zip(client_key, signature, strict=True))
+    good_proof = rfc5802.client_proof("sha256", client_key, signed.encode())
     proof = x.proof(good_proof)
     final = f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
     expected = expected_user(x, resign, sent_nonce == nonce, proof == good_proof)
@@ -183,7 +173,8 @@ def run(x: Exchange, resign: bool) -> str:
     assert server.complete, "the final step returned without completing"
     assert server.session.username == expected, "completed for the wrong user or none"
     auth = f"{x.bare},{server_first},{without_proof}".encode()
-    assert server_final == "v=" + base64.b64encode(hmac.digest(server_key, auth, "sha256")).decode()
+    signature = rfc5802.server_signature("sha256", server_key, auth)
+    assert server_final == "v=" + base64.b64encode(signature).decode()
     return "complete"
 
 

@@ -332,7 +332,9 @@ def test_store_failure_gives_unknown_server_error(clock: FakeClock) -> None:
     failed = mgr.create_token(ctx())
     assert failed.error == E.UNKNOWN_SERVER_ERROR and failed.token_id == ""
     assert mgr.renew_token(ctx(), token.hmac).error == E.UNKNOWN_SERVER_ERROR
-    assert mgr.expire_token(ctx(), token.hmac).error == E.UNKNOWN_SERVER_ERROR
+    assert mgr.expire_token(ctx(), token.hmac).error == E.UNKNOWN_SERVER_ERROR  # removal
+    shortened = mgr.expire_token(ctx(), token.hmac, 1000)  # a new expiry
+    assert (shortened.error, shortened.expiry_timestamp_ms) == (E.UNKNOWN_SERVER_ERROR, -1)
     with pytest.raises(TokenStoreError):
         store.put(mgr.cache.tokens()[0])
 
