@@ -57,8 +57,12 @@ log = logging.getLogger("sasl_scram.endpoint")
 
 #: A worker still running this long after SIGTERM is killed (its own grace is 5 s).
 STOP_TIMEOUT = 15.0
-#: Restart delays of a worker that keeps dying before it is ready.
+#: Restart delays of a worker that keeps dying: doubling from the first to the
+#: largest, so a worker that crashes at every start is not forked in a loop.
 FIRST_DELAY, MAX_DELAY = 0.5, 30.0
+#: A worker that served this long before it died is restarted at once, and its
+#: count of deaths starts again; one that dies sooner counts as failing to start.
+STABLE_AFTER = 10.0
 
 
 def reserve_ports(config: EndpointConfig) -> tuple[EndpointConfig, list[socket.socket]]:
@@ -124,8 +128,10 @@ class Supervisor:
         self.stderr = stderr
         self.pids: dict[int, int] = {}  # pid -> worker index
         self.ready: set[int] = set()
-        self.failures: dict[int, int] = {}  # index -> deaths in a row before ready
+        self.failures: dict[int, int] = {}  # index -> quick deaths in a row
+        self.ready_at: dict[int, float] = {}  # index -> when it last said it was ready
         self.restart_at: dict[int, float] = {}
+        self.clock = time.monotonic
         self.announced = False
         self.failed = False
         self.blocks: WorkerBlocks | None = None
@@ -267,7 +273,7 @@ class Supervisor:
     def _supervise(self, files: BootstrapFiles | None) -> bool:
         """Until SIGTERM or SIGINT (True) or a worker failing at start (False)."""
         while True:
-            now = time.monotonic()
+            now = self.clock()
             timeout = max(0.0, min(self.restart_at.values()) - now) if self.restart_at else None
             readable, _, _ = select.select([self._signals, self._ready_read], [], [], timeout)
             stop = False
@@ -281,7 +287,7 @@ class Supervisor:
                 self._stop_all()
                 return stop
             for index, when in list(self.restart_at.items()):
-                if when <= time.monotonic():
+                if when <= self.clock():
                     del self.restart_at[index]
                     self._fork(index)
 
@@ -298,7 +304,7 @@ class Supervisor:
                     self.start_error = error
                 continue
             self.ready.add(int(line))
-            self.failures.pop(int(line), None)
+            self.ready_at[int(line)] = self.clock()
         if not self.announced and len(self.ready) == self.config.workers:
             self.announced = True
             names = [entry.name for entry in self.config.listeners]
@@ -326,17 +332,18 @@ class Supervisor:
         if self.blocks is not None:
             self.blocks.clear_gauges(index)
         how = _exit_reason(status)
-        was_ready = index in self.ready
         self.ready.discard(index)
         if not self.announced:
             log.error("Worker %d (pid %d) %s before it was ready; stopping", index, pid, how)
             self.failed = True
             return
-        failures = 0 if was_ready else self.failures.get(index, 0) + 1
+        now = self.clock()
+        served = now - self.ready_at.pop(index, now)
+        failures = 0 if served >= STABLE_AFTER else self.failures.get(index, 0) + 1
         self.failures[index] = failures
-        delay = 0.0 if was_ready else min(MAX_DELAY, FIRST_DELAY * 2 ** (failures - 1))
+        delay = min(MAX_DELAY, FIRST_DELAY * 2 ** (failures - 1)) if failures else 0.0
         log.warning("Worker %d (pid %d) %s; restarting it in %.1f s", index, pid, how, delay)
-        self.restart_at[index] = time.monotonic() + delay
+        self.restart_at[index] = now + delay
 
     def _stop_all(self) -> None:
         """SIGTERM to every worker; SIGKILL to one still running after STOP_TIMEOUT."""
@@ -350,7 +357,10 @@ class Supervisor:
         while self.pids:
             for pid, status in _wait_some(deadline):
                 index = self.pids.pop(pid, None)
-                if index is not None and status:
+                # Killed by the SIGTERM sent above: a worker that had not yet set its
+                # handlers (just restarted), so it was serving nothing to close.
+                asked = os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
+                if index is not None and status and not asked:
                     log.warning("Worker %d (pid %d) %s", index, pid, _exit_reason(status))
                     self.failed = True
             if time.monotonic() >= deadline:
