@@ -7,6 +7,7 @@ line, or a secret the caller holds.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from collections.abc import Mapping
 
@@ -86,7 +87,7 @@ def token_rpc_connector(config: ClientConfig, timeout: float) -> Callable[[], To
     return lambda: DelegationTokenClient.connect(config, timeout=timeout)
 
 
-def token_login_probe(config: ClientConfig, timeout: float) -> Callable[[TokenLike], bool]:
+def token_login_probe(config: ClientConfig, timeout: float) -> Callable[[TokenLike, float], bool]:
     """Whether the brokers of ``config`` take a new token's login yet.
 
     CreateDelegationToken answers once the token is stored; the brokers learn
@@ -97,25 +98,36 @@ def token_login_probe(config: ClientConfig, timeout: float) -> Callable[[TokenLi
     (over the login's transport, with the login's mechanism: a token has
     credentials for every SCRAM mechanism). Unreachable brokers are skipped;
     if none is reachable, the connection error is raised.
+
+    The returned check takes the token and the seconds it may spend: each
+    connection's timeout is ``timeout`` or the time left, whichever is less,
+    and a check whose time is up before it reached every broker says no.
     """
     mechanism, _, _ = config.require_credentials()
     ssl_context = config.ssl_context()
     servers = [s.strip() for s in config.bootstrap_servers.split(",") if s.strip()]
 
-    def accepted(token: TokenLike) -> bool:
+    def accepted(token: TokenLike, within_s: float) -> bool:
+        deadline = time.monotonic() + within_s
         credentials = SaslCredentials(mechanism, token.token_id, token.hmac_base64, True)
         unreachable: KafkaConnectionError | None = None
-        reached = False
+        reached = asked = 0
         for server in servers:
+            left_s = deadline - time.monotonic()
+            if left_s <= 0:
+                break  # out of time: the brokers not asked are not known to take it
+            asked += 1
             try:
-                with KafkaConnection(server, credentials, ssl_context=ssl_context, timeout=timeout):
-                    reached = True
+                with KafkaConnection(
+                    server, credentials, ssl_context=ssl_context, timeout=min(timeout, left_s)
+                ):
+                    reached += 1
             except KafkaConnectionError as exc:
                 if exc.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED:
                     return False
                 unreachable = exc
         if not reached and unreachable is not None:
             raise unreachable
-        return reached
+        return reached > 0 and asked == len(servers)
 
     return accepted

@@ -40,7 +40,7 @@ class TokenRotation:
         connect: Callable[[], TokenClient],
         policy: SupervisorPolicy,
         clock_ms: Callable[[], int],
-        accepted: Callable[[TokenLike], bool] | None = None,
+        accepted: Callable[[TokenLike, float], bool] | None = None,
         pause: Callable[[float], object] = time.sleep,
     ) -> None:
         self._connect = connect
@@ -85,13 +85,18 @@ class TokenRotation:
         if self._accepted is None or timeout_ms == 0:
             return
         started = time.monotonic()
-        while not self._accepted(token):
-            waited_ms = int((time.monotonic() - started) * 1000)
-            if waited_ms >= timeout_ms:
+        deadline = started + timeout_ms / 1000
+        while True:
+            # Each check gets only the time left, so a broker that never
+            # answers cannot stretch the wait by a whole connection timeout.
+            left_s = deadline - time.monotonic()
+            if left_s <= 0:
                 raise SupervisorError(
                     f"the brokers did not take token {token.token_id} within {timeout_ms} ms"
                 )
-            if self._pause(_ACCEPT_POLL_S):
+            if self._accepted(token, left_s):
+                break
+            if self._pause(min(_ACCEPT_POLL_S, max(0.0, deadline - time.monotonic()))):
                 raise SupervisorError(f"stopped while waiting for token {token.token_id}")
         _log.info(
             "token %s logs in after %d ms",

@@ -96,7 +96,7 @@ class TokenSupervisor:
         wait: Callable[[float], object] | None = None,
         timeout: float = 30.0,
     ) -> None:
-        accepted: Callable[[TokenLike], bool] | None = None
+        accepted: Callable[[TokenLike, float], bool] | None = None
         if isinstance(login, ClientConfig):
             connect = token_rpc_connector(login, timeout)
             accepted = token_login_probe(login, timeout)

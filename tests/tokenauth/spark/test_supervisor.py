@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import logging
+import socket
+import time
 from collections.abc import Iterable
 
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.config import ClientConfigError
 from sasl_scram.kafka import ErrorCode
 from tokenauth import TokenRequestError
@@ -21,6 +24,7 @@ from tokenauth.spark import SupervisorState
 from tokenauth.spark import TokenSupervisor
 from tokenauth.spark import jaas_login
 from tokenauth.spark import secret_login
+from tokenauth.spark._login import token_login_probe
 from tokenauth.spark._rotation import TokenRotation
 
 from .fakes import T0
@@ -437,7 +441,7 @@ def rotation_with(
     broker = FakeBroker(FakeClock())
     answers = iter(accepted)
     rotation = TokenRotation(
-        broker.connect, policy, broker.clock, lambda _token: next(answers), lambda _s: False
+        broker.connect, policy, broker.clock, lambda _token, _s: next(answers), lambda _s: False
     )
     return rotation, broker
 
@@ -469,8 +473,45 @@ def test_a_negative_ready_timeout_is_refused() -> None:
 def test_a_stop_while_waiting_for_the_brokers_ends_the_wait() -> None:
     broker = FakeBroker(FakeClock())
     rotation = TokenRotation(
-        broker.connect, SupervisorPolicy(), broker.clock, lambda _t: False, lambda _s: True
+        broker.connect, SupervisorPolicy(), broker.clock, lambda _t, _s: False, lambda _s: True
     )
     with pytest.raises(SupervisorError, match="stopped while waiting for token tok0"):
         rotation.create()
     assert broker.expired == ["tok0"]
+
+
+def test_each_broker_check_is_given_only_the_time_left() -> None:
+    # A probe takes at most the time it is given (a broker that never answers
+    # makes it take all of it): the wait then ends at token_ready_timeout_ms,
+    # not one whole connection timeout per check later.
+    given: list[float] = []
+
+    def slow_probe(_token: object, within_s: float) -> bool:
+        given.append(within_s)
+        time.sleep(within_s)
+        return False
+
+    broker = FakeBroker(FakeClock())
+    policy = SupervisorPolicy(token_ready_timeout_ms=300)
+    rotation = TokenRotation(broker.connect, policy, broker.clock, slow_probe, lambda _s: False)
+    started = time.monotonic()
+    with pytest.raises(SupervisorError, match="did not take token tok0 within 300 ms"):
+        rotation.create()
+    assert time.monotonic() - started < 1.0
+    assert given and all(0 < s <= 0.3 for s in given)
+
+
+def test_the_login_probe_gives_up_when_its_time_is_up() -> None:
+    # A broker that takes the connection and never answers: the probe's own
+    # connection timeout is 10 s, the time it is given 0.3 s.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        probe = token_login_probe(secret_login(f"127.0.0.1:{port}", "alice", "pw"), 10.0)
+        with FakeBroker(FakeClock()).connect() as client:
+            token = client.create_token()
+        started = time.monotonic()
+        with pytest.raises(KafkaConnectionError):
+            probe(token, 0.3)
+        assert time.monotonic() - started < 2.0
