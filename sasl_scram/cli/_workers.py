@@ -39,6 +39,7 @@ from sasl_scram.cli._process import how_to_connect
 from sasl_scram.cli._process import open_credential_store
 from sasl_scram.cli._process import run_loop
 from sasl_scram.cli._process import serve
+from sasl_scram.endpoint import METRICS_LISTENER_KEY
 from sasl_scram.endpoint import BootstrapFiles
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import WorkerBlocks
@@ -213,7 +214,7 @@ class Supervisor:
         return advertised.host, advertised.port or listener.port
 
     def _start_metrics(self) -> None:
-        address = self.config.settings.get("scram.metrics.listener")
+        address = self.config.settings.get(METRICS_LISTENER_KEY)
         if address is None:
             return
         self.blocks = WorkerBlocks(
@@ -292,8 +293,10 @@ class Supervisor:
                     self._fork(index)
 
     def _read_ready(self, files: BootstrapFiles | None) -> None:
+        # All that is there: a worker's error line is read before its death is handled.
         with contextlib.suppress(BlockingIOError):
-            self._ready_buffer += os.read(self._ready_read, 4096)
+            while chunk := os.read(self._ready_read, 65536):
+                self._ready_buffer += chunk
         *lines, self._ready_buffer = self._ready_buffer.split(b"\n")
         for line in lines:
             if line.startswith(b"!"):  # "!<index> <error>": it could not start

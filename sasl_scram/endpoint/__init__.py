@@ -27,6 +27,7 @@ from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._extension import load_extensions
+from sasl_scram.endpoint._metrics import METRICS_LISTENER_KEY
 from sasl_scram.endpoint._metrics import WorkerBlocks
 from sasl_scram.endpoint._metrics import WorkersMetrics
 from sasl_scram.endpoint._metrics import serve_metrics
@@ -38,6 +39,7 @@ __all__ = [
     "ENDPOINT_KEYS",
     "ENTRY_POINT_GROUP",
     "EVENT_LOOP_KEY",
+    "METRICS_LISTENER_KEY",
     "ApiCall",
     "Authenticated",
     "BootstrapFiles",

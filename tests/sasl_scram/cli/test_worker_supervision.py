@@ -134,3 +134,16 @@ def test_a_worker_failing_its_stop_still_makes_the_stop_fail(supervisor: Supervi
     supervisor.pids[_child(3)] = 0
     supervisor._stop_all()
     assert not supervisor.pids and supervisor.failed
+
+
+def test_every_line_waiting_in_the_pipe_is_read_at_once(
+    supervisor: Supervisor, caplog: pytest.LogCaptureFixture
+) -> None:
+    # What workers wrote before they died is all read before their deaths are
+    # handled, even past one read's worth (each error line may be 3000 bytes).
+    supervisor.announced = True
+    for index in range(3):
+        os.write(supervisor._ready_write, b"!%d %s\n" % (index, b"x" * 2990))
+    supervisor._read_ready(None)
+    errors = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Worker")]
+    assert [e[:9] for e in errors] == ["Worker 0:", "Worker 1:", "Worker 2:"]
