@@ -261,6 +261,7 @@ _ZK_DOCS = {
     "zookeeper.ssl.truststore.password": "password of the truststore",
     "zookeeper.ssl.truststore.type": "the truststore's type: PEM only (JKS, PKCS12 refused)",
 }
+_ZK_BOOLEANS = frozenset({SET_ACL_KEY, "zookeeper.ssl.client.enable"})
 _SSL = "for SASL_SSL listeners (PEM only)"
 _ANY = "any text"
 
@@ -399,9 +400,14 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         ConfigKey(key, "", _optional_integer(1), _INT1, _ZK_DOCS[key])
         for key in ("zookeeper.session.timeout.ms", "zookeeper.connection.timeout.ms")
     ),
+    # Kafka's BOOLEAN keys, checked at start whichever store is used.
+    *(
+        ConfigKey(key, "false", boolean, "true or false", _ZK_DOCS[key])
+        for key in sorted(_ZK_BOOLEANS)
+    ),
     *(
         ConfigKey(key, None, text, _ANY, _ZK_DOCS[key], secret="password" in key)
-        for key in sorted({SET_ACL_KEY, CONTEXT_KEY, JAAS_FILE_KEY, *TLS_KEYS})
+        for key in sorted({CONTEXT_KEY, JAAS_FILE_KEY, *TLS_KEYS} - _ZK_BOOLEANS)
     ),
     ConfigKey(
         DECOY_SECRET_KEY, None, text, _ANY, "key for decoy salts of unknown users", secret=True

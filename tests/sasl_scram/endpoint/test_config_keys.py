@@ -74,6 +74,15 @@ def write_server_properties(tmp_path: Path, extra: str) -> Path:
             "scram.legacy.librdkafka.nonce.enable: expected true or false, got 'yes'; "
             "accepted: true or false",
         ),
+        # Kafka's BOOLEAN keys are checked at start, even with a SQLite store.
+        (
+            "zookeeper.set.acl=maybe",
+            "zookeeper.set.acl: expected true or false, got 'maybe'; accepted: true or false",
+        ),
+        (
+            "zookeeper.ssl.client.enable=1",
+            "zookeeper.ssl.client.enable: expected true or false, got '1'; accepted: true or false",
+        ),
         (
             "scram.bootstrap.client.properties=  ",
             "scram.bootstrap.client.properties: expected a file path, got nothing",
