@@ -27,16 +27,21 @@ def child_env(**extra: str) -> dict[str, str]:
 
 
 def kafka_scram(
-    *args: str, stdin: str | bytes = "", cwd: Path | None = None, timeout: float = 60
+    *args: str,
+    stdin: str | bytes = "",
+    cwd: Path | None = None,
+    timeout: float = 60,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``kafka-scram ARGS...`` with ``stdin`` piped in; output captured as text."""
+    """``kafka-scram ARGS...`` with ``stdin`` piped in; output captured as text.
+    ``env`` adds to (or replaces in) :func:`child_env`."""
     done = subprocess.run(
         [EXE, *args],
         input=stdin.encode() if isinstance(stdin, str) else stdin,
         capture_output=True,
         timeout=timeout,
         cwd=cwd,
-        env=child_env(),
+        env=child_env(**(env or {})),
         check=False,
     )
     return subprocess.CompletedProcess(

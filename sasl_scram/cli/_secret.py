@@ -37,12 +37,26 @@ def read_secret(stdin: TextIO, prompt: str = "Password: ", *, confirm: bool = Fa
         secret = line.rstrip("\r\n")
         if not secret:
             raise CommandUsageError("no password given: the line read from standard input is empty")
-        return secret
+        return _utf8(secret, "the line read from standard input")
     secret = _prompt(prompt)
     if not secret:
         raise CommandUsageError("no password given")
     if confirm and _prompt("Confirm " + prompt[:1].lower() + prompt[1:]) != secret:
         raise CommandUsageError("the two passwords differ; run the command again")
+    return _utf8(secret, "the password typed")
+
+
+def _utf8(secret: str, what: str) -> str:
+    """``secret`` if it is text; bytes that were not UTF-8 (kept by Python as
+    surrogate escapes) cannot be a password: SCRAM hashes its UTF-8 (RFC 5802
+    section 2.2, as Kafka's ScramFormatter)."""
+    try:
+        secret.encode("utf-8")
+    except UnicodeEncodeError:
+        # The message names no byte of the secret.
+        raise CommandUsageError(
+            f"{what} is not UTF-8 text; give the password in UTF-8 (e.g. convert it with iconv)"
+        ) from None
     return secret
 
 

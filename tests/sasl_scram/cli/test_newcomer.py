@@ -7,6 +7,7 @@ for a failure and 2 for a usage error, and no traceback without --debug.
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 from importlib.metadata import version
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from sasl_scram.cli._main import build_parser
 from tests.cli_process import EXE
+from tests.cli_process import ROOT
 from tests.cli_process import assert_one_error
 from tests.cli_process import kafka_scram
 from tests.cli_process import pty_run
@@ -137,16 +139,46 @@ def test_jaas_errors_have_the_prefix(tmp_path: Path) -> None:
         assert "hunter2" not in result.stderr
 
 
-def test_an_unexpected_error_is_one_line_unless_debug() -> None:
+def test_an_unexpected_error_is_one_line_unless_debug(tmp_path: Path) -> None:
+    # A fault nothing expects, injected where the password is read (Python
+    # imports sitecustomize at start-up from the path).
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sasl_scram.cli._secret as secret\n"
+        "def fault(*args, **kwargs):\n"
+        "    raise RuntimeError('an injected fault')\n"
+        "secret.read_secret = fault\n"
+    )
+    env = {"PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
     args = ("credential", "--mechanism", "SCRAM-SHA-256", "--password", "-")
-    # Bytes that are not UTF-8 where a password is read: nothing expects that.
-    result = kafka_scram(*args, stdin=b"\xff\n")
+    result = kafka_scram(*args, stdin="pw\n", env=env)
     error = assert_one_error(result, "credential")
-    assert "Unicode" in error and "--debug" in error
-    debug = kafka_scram("--debug", *args, stdin=b"\xff\n")
+    assert "RuntimeError: an injected fault" in error and "--debug" in error
+    debug = kafka_scram("--debug", *args, stdin="pw\n", env=env)
     assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
     # With --debug given, the error does not tell to run again with --debug.
     assert "--debug" not in debug.stderr.splitlines()[-1]
+
+
+def test_a_piped_password_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+    store = f"sqlite:{tmp_path}/creds.db"
+    for command in (
+        ("credential", "--mechanism", "SCRAM-SHA-256", "--password", "-"),
+        (
+            "configs",
+            "--store",
+            store,
+            "--alter",
+            "--add-config",
+            "SCRAM-SHA-256=[password=-]",
+            "--entity-type",
+            "users",
+            "--entity-name",
+            "alice",
+        ),
+    ):
+        result = kafka_scram(*command, stdin=b"caf\xe9\n")  # Latin-1, not UTF-8
+        error = assert_one_error(result, command[0], 2)
+        assert "not UTF-8" in error, error
 
 
 def test_password_dash_on_a_terminal_prompts_without_echo_and_confirms() -> None:
