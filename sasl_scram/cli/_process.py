@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import logging
 import os
 import shutil
 import signal
+import socket
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -109,10 +111,35 @@ def cannot_listen(config: EndpointConfig, exc: OSError) -> ScramConfigError:
     both = bool(config.properties.get("advertised.listeners", "").strip())
     keys = "'listeners' and 'advertised.listeners'" if both else "'listeners'"
     flags = "--override listeners=..." + (" --override advertised.listeners=..." if both else "")
-    return ScramConfigError(
-        f"cannot listen on {listeners}: {cause}; stop the process using "
-        f"the port or choose another in {keys} ({flags})"
-    )
+    if exc.errno == errno.EADDRNOTAVAIL:
+        hosts = ", ".join(_foreign_hosts(config)) or "a host there"
+        fix = (
+            f"{hosts} is not an address of this host: listen on one it has in 'listeners' "
+            f"(0.0.0.0: all of them, 127.0.0.1: this machine only) ({flags})"
+        )
+    elif exc.errno == errno.EACCES:
+        fix = f"a port below 1024 needs privileges: choose one above 1023 in {keys} ({flags})"
+    else:
+        fix = f"stop the process using the port or choose another in {keys} ({flags})"
+    return ScramConfigError(f"cannot listen on {listeners}: {cause}; {fix}")
+
+
+def _foreign_hosts(config: EndpointConfig) -> list[str]:
+    """The listeners' hosts this machine has no address for (a bind says so)."""
+    foreign = []
+    for listener in config.listeners:
+        try:
+            infos = socket.getaddrinfo(listener.host or None, 0, type=socket.SOCK_STREAM)
+        except OSError:
+            continue
+        for family, kind, proto, _, address in infos:
+            with socket.socket(family, kind, proto) as probe:
+                try:
+                    probe.bind(address)
+                except OSError as exc:
+                    if exc.errno == errno.EADDRNOTAVAIL and listener.host not in foreign:
+                        foreign.append(listener.host)
+    return foreign
 
 
 def open_credential_store(config: EndpointConfig) -> CredentialStore:

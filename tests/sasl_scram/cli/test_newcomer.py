@@ -7,6 +7,7 @@ for a failure and 2 for a usage error, and no traceback without --debug.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import socket
 from importlib.metadata import version
@@ -15,11 +16,14 @@ from pathlib import Path
 import pytest
 
 from sasl_scram.cli._main import build_parser
+from sasl_scram.cli._process import cannot_listen
+from sasl_scram.endpoint import EndpointConfig
 from tests.cli_process import EXE
 from tests.cli_process import ROOT
 from tests.cli_process import assert_one_error
 from tests.cli_process import kafka_scram
 from tests.cli_process import pty_run
+from tests.zookeeper_server import free_port
 
 COMMANDS = ("configs", "credential", "delegation-tokens", "jaas", "serve")
 
@@ -100,6 +104,31 @@ def test_serve_on_a_port_in_use(
     assert "address already in use" in error.lower() and "--override listeners=" in error
     # A pinned advertised.listeners must move too (issue 26, item 1): the hint names it.
     assert ("--override advertised.listeners=" in error) == advertised, error
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_on_an_address_this_host_does_not_have(tmp_path: Path, workers: str) -> None:
+    # 10.255.255.1: private, and on no interface of the test machines.
+    config = tmp_path / "server.properties"
+    config.write_text(
+        f"listeners=SASL_PLAINTEXT://10.255.255.1:{free_port()}\n"
+        f"scram.credential.store.path={tmp_path}/creds.db\nscram.workers={workers}\n"
+    )
+    error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
+    assert "cannot assign requested address" in error.lower()
+    assert "stop the process" not in error, error  # no process holds an address
+    assert "10.255.255.1 is not an address of this host" in error, error
+    assert "--override listeners=" in error
+
+
+def test_a_privileged_port_gets_its_own_hint() -> None:
+    # The tests run as root, which may bind below 1024: the kernel's refusal is built.
+    config = EndpointConfig.from_properties(
+        {"listeners": "SASL_PLAINTEXT://127.0.0.1:80", "scram.credential.store.path": "x.db"}
+    )
+    error = str(cannot_listen(config, OSError(errno.EACCES, "Permission denied")))
+    assert "a port below 1024 needs privileges: choose one above 1023 in 'listeners'" in error
+    assert "stop the process" not in error
 
 
 def test_serve_with_an_unknown_log_level(tmp_path: Path) -> None:
