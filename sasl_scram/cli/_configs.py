@@ -155,13 +155,33 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
         return _open_zookeeper(argparse.Namespace(**{**vars(args), "zookeeper": hosts}))
     try:
         return (
-            # Only --alter writes: a --describe creates no file and no folder.
-            open_store(location, poll_interval=0, create=args.alter)
-            if location.startswith("sqlite:")
-            else (open_store(location))
+            _open_sqlite(location, args) if location.startswith("sqlite:") else open_store(location)
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+
+
+def _open_sqlite(location: str, args: argparse.Namespace) -> ScramAdmin:
+    """The SQLite store; only an alter that adds a credential creates one.
+
+    A read never writes (no file, folder or table), nor does an alter that
+    only deletes: a store that is not there holds no credential to delete.
+    """
+    from sasl_scram.store import CredentialStoreUnavailable
+    from sasl_scram.store import open_store
+    from sasl_scram.store.sqlite import NoStore
+
+    creates = bool(args.alter and args.add_config)
+    try:
+        return open_store(location, poll_interval=0, create=creates)
+    except CredentialStoreUnavailable as exc:
+        if creates or not isinstance(exc.__cause__, NoStore):
+            raise
+        if args.alter:
+            # An empty store answers the deletion as Kafka does for a user without
+            # that credential (ResourceNotFoundException), and leaves no file behind.
+            return open_store("memory:")
+        raise CommandError(f"{exc}; a write such as --alter --add-config creates it") from None
 
 
 class _RemoteAdmin:
@@ -348,6 +368,23 @@ def _parse_add_config(text: str) -> dict[str, str]:
     return {p[0].strip(): p[1].replace("[", "").replace("]", "") for p in pairs}
 
 
+def _invalid_credential(mech: ScramMechanism, problem: str) -> CommandUsageError:
+    # Kafka's words, which echo the value; it holds the password, so we do not.
+    return CommandUsageError(
+        f"Invalid credential property {mech.java_name}=[hidden]: {problem} "
+        f"(e.g. --add-config '{mech.mechanism_name}=[iterations=8192,password=-]')"
+    )
+
+
+def _what_is_wrong(value: str) -> str:
+    """Why a credential value does not parse, without a word of its password."""
+    # The iterations come before ",password=", so they are never the password.
+    iterations = re.match(r"iterations=(.*?),password=", value)
+    if iterations is not None:
+        return f"iterations must be a whole number, got {iterations.group(1)[:20]!r}"
+    return "expected [iterations=N,]password=PASSWORD"
+
+
 def _upsertions(
     user: str, added: dict[str, str], dialect: Dialect, stdin: TextIO
 ) -> list[ScramUpsertion]:
@@ -357,14 +394,15 @@ def _upsertions(
         mech = ScramMechanism.from_name(key)
         match = dialect.credential_value.fullmatch(value)
         if match is None:
-            # Kafka echoes the value here; it holds the password, so we do not.
-            raise CommandUsageError(f"Invalid credential property {mech.java_name}=[hidden]")
+            raise _invalid_credential(mech, _what_is_wrong(value))
         raw_iterations, password = match.group(1), match.group(2)
         iterations = MIN_ITERATIONS
         if raw_iterations:
             iterations = int(raw_iterations)
             if iterations > _INT_MAX:
-                raise CommandUsageError(f"Invalid credential property {mech.java_name}=[hidden]")
+                raise _invalid_credential(
+                    mech, f"iterations {iterations} is more than a Java int holds"
+                )
             if iterations == -1:
                 iterations = MIN_ITERATIONS  # the admin path treats -1 as the default
             elif iterations < MIN_ITERATIONS:

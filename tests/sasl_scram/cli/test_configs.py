@@ -97,7 +97,8 @@ def test_password_from_stdin_is_never_echoed(sqlite_store: list[str], tmp_path: 
         ),
         (
             "SCRAM-SHA-256=[iterations=x,password=supersecret]",
-            "Invalid credential property SCRAM_SHA_256=[hidden]",
+            "Invalid credential property SCRAM_SHA_256=[hidden]: iterations must be a whole "
+            "number, got 'x' (e.g. --add-config 'SCRAM-SHA-256=[iterations=8192,password=-]')",
         ),
         (
             "SCRAM-SHA-256",

@@ -141,12 +141,34 @@ def test_serve_with_an_unknown_log_level(tmp_path: Path) -> None:
     [
         ("SCRAM-SHA-256=[iterations=100,password=x]", "Iterations 100 is less than"),
         ("garbage", 'must be in the format "key=val"'),
+        # Kafka's words, then what is wrong: the value itself holds the password.
+        (
+            "SCRAM-SHA-256=[iterations=abc,password=hunter2]",
+            "Invalid credential property SCRAM_SHA_256=[hidden]: iterations must be a "
+            "whole number, got 'abc'",
+        ),
+        (
+            "SCRAM-SHA-256=[iterations=99999999999,password=hunter2]",
+            "Invalid credential property SCRAM_SHA_256=[hidden]: iterations 99999999999 "
+            "is more than a Java int holds",
+        ),
+        (
+            "SCRAM-SHA-256=[pass=hunter2]",
+            "Invalid credential property SCRAM_SHA_256=[hidden]: expected "
+            "[iterations=N,]password=PASSWORD",
+        ),
+        (
+            "SCRAM-SHA-256=[iterations=8192]",
+            "Invalid credential property SCRAM_SHA_256=[hidden]: expected "
+            "[iterations=N,]password=PASSWORD",
+        ),
     ],
 )
 def test_configs_errors_have_the_prefix(tmp_path: Path, add: str, message: str) -> None:
     store = f"sqlite:{tmp_path}/creds.db"
     result = kafka_scram("configs", "--store", store, "--alter", "--add-config", add, "--user", "a")
     assert message in assert_one_error(result, "configs", status=2)
+    assert "hunter2" not in result.stderr
 
 
 def test_configs_deleting_a_missing_user(zookeeper_hosts: str) -> None:
