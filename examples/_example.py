@@ -4,19 +4,23 @@ An example takes one ``client.properties`` file (or ``KAFKA_CLIENT_PROPERTIES``)
 ``--debug`` and ``--help`` (its docstring). Any failure, a wrong password or a
 missing client library included, ends in one line
 ``<example>: error: <what is wrong and how to fix it>`` on stderr and exit
-status 1 (2 for a usage error); the traceback only with ``--debug``.
+status 1 (2 for a usage error, 130 for Ctrl-C); the traceback only with
+``--debug``. Examples with more options parse them with :class:`OneLineParser`
+and run through :func:`report_failures`.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
-__all__ = ["missing_library", "run_example"]
+__all__ = ["ExampleError", "OneLineParser", "missing_library", "report_failures", "run_example"]
 
 # Words in an exception's class name or text that mean the login was refused.
 _AUTH_WORDS = ("authentication", "sasl", "credential")
@@ -45,6 +49,20 @@ class _LastProblem(logging.Handler):
         self.message = record.getMessage().splitlines()[0] if record.getMessage() else ""
 
 
+class ExampleError(Exception):
+    """A failure whose message already says what to do: printed as it is."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with the usage-error rule above: one line and exit 2.
+
+    argparse prints the whole usage before its error line; ``--help`` shows it.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def _fail(prog: str, message: str, status: int) -> int:
     print(f"{prog}: error: {message}", file=sys.stderr)
     return status
@@ -67,6 +85,8 @@ def missing_library(prog: str, exc: ModuleNotFoundError) -> int:
 def _describe(exc: BaseException, path: str, logged: str) -> str:
     from sasl_scram import ScramConfigError
 
+    if isinstance(exc, ExampleError):
+        return str(exc)
     if isinstance(exc, ScramConfigError):
         # A configuration problem: its message names the key and the fix.
         return f"{path}: {exc}"
@@ -102,11 +122,31 @@ def run_example(main: Callable[[str], int], argv: list[str]) -> int:
     problems = _LastProblem()
     if not debug:
         logging.basicConfig(handlers=[problems], level=logging.WARNING)
+    return report_failures(prog, path, debug, lambda: main(path), problems)
+
+
+def report_failures(
+    prog: str,
+    path: str,
+    debug: bool,
+    call: Callable[[], int],
+    problems: _LastProblem | None = None,
+) -> int:
+    """``call()``'s exit status; a failure becomes one error line about ``path``.
+
+    ``problems``, when the example's logging goes to it, adds the clients' last
+    warning to the line.
+    """
     try:
-        return main(path)
+        return call()
+    except KeyboardInterrupt:
+        # 128 + SIGINT, what a shell reports for a command Ctrl-C stopped.
+        return _fail(prog, "interrupted", 130)
     except ModuleNotFoundError as exc:
+        if debug:
+            traceback.print_exc()
         return missing_library(prog, exc)
     except Exception as exc:
         if debug:
             traceback.print_exc()
-        return _fail(prog, _describe(exc, path, problems.message), 1)
+        return _fail(prog, _describe(exc, path, problems.message if problems else ""), 1)

@@ -7,7 +7,10 @@ Run with ``make run``.
 
 from __future__ import annotations
 
+import argparse
 import re
+
+from _example import OneLineParser
 
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram import Grant
@@ -53,4 +56,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # It takes no arguments; parsing them still gives --help and refuses a typo.
+    OneLineParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args()
     main()

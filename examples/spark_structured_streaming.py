@@ -21,6 +21,10 @@ token requests but holds no topics. Run (in the source tree,
 
     python examples/spark_structured_streaming.py --client-properties client.properties \\
         --topic events --output /tmp/events-out --checkpoint /tmp/events-ckpt --seconds 60
+
+The client properties are read and checked before Spark starts. Any error is
+one line ``spark_structured_streaming.py: error: ...``, exit status 2 for a
+usage error and 1 for a failure; ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
@@ -66,15 +70,39 @@ def build_query(spark: Any, args: argparse.Namespace, options: KafkaOptions) -> 
     )
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+class SparkStartError(RuntimeError):
+    """Spark did not start; the message says what to check."""
+
+
+def _ratio(text: str) -> float:
+    """A fraction strictly between 0 and 1, as :class:`SupervisorPolicy` requires."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
+    return value
+
+
+def parse_args(
+    argv: Sequence[str] | None, parser: type[argparse.ArgumentParser] = argparse.ArgumentParser
+) -> argparse.Namespace:
+    """The options; ``parser`` is ``_example.OneLineParser`` when run as a script."""
+    p = parser(description=__doc__.split("\n")[0])
     p.add_argument(
         "--client-properties",
         required=True,
         help="the user's SCRAM login, a client.properties file",
     )
     p.add_argument("--bootstrap-servers", help="brokers of the query (default: the login's)")
-    p.add_argument("--mechanism", default="SCRAM-SHA-512", help="the query's token mechanism")
+    p.add_argument(
+        "--mechanism",
+        default="SCRAM-SHA-512",
+        type=str.upper,
+        choices=("SCRAM-SHA-256", "SCRAM-SHA-512"),
+        help="the query's token mechanism",
+    )
     p.add_argument("--topic", required=True, help="the Kafka topic to read")
     p.add_argument("--starting-offsets", default="earliest", help="for a new checkpoint")
     p.add_argument("--output", required=True, help="directory of the JSON file sink")
@@ -83,15 +111,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--trigger-ms", type=int, default=500)
     p.add_argument("--seconds", type=float, default=60.0, help="how long to run")
     p.add_argument("--max-lifetime-ms", type=int, default=-1, help="tokens' (-1: broker's)")
-    p.add_argument("--renew-ratio", type=float, default=0.75)
-    p.add_argument("--rotate-ratio", type=float, default=0.75)
+    p.add_argument("--renew-ratio", type=_ratio, default=0.75)
+    p.add_argument("--rotate-ratio", type=_ratio, default=0.75)
     p.add_argument("--master", default="local[2]")
     p.add_argument("--ivy", help="Spark's Ivy directory for the connector (spark.jars.ivy)")
-    return p.parse_args(argv)
+    p.add_argument("--debug", action="store_true", help="print the traceback of an error")
+    args = p.parse_args(argv)
+    if not Path(args.client_properties).is_file():
+        p.error(f"--client-properties: {args.client_properties} is not a file")
+    return args
 
 
-def spark_session(args: argparse.Namespace) -> Any:
-    """A session with Spark's Kafka connector of the installed Spark's version."""
+def session_builder(args: argparse.Namespace) -> Any:
+    """A session builder with Spark's Kafka connector of the installed Spark's version."""
     import pyspark  # an optional extra: imported when used
     from pyspark.sql import SparkSession
 
@@ -102,7 +134,21 @@ def spark_session(args: argparse.Namespace) -> Any:
     )
     if args.ivy:
         builder = builder.config("spark.jars.ivy", args.ivy)
-    return builder.getOrCreate()
+    return builder
+
+
+def start_spark(builder: Any) -> Any:
+    """The session, or :class:`SparkStartError` in one line (Spark's own text can be a
+    Java stack trace)."""
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:
+        lines = str(exc).strip().splitlines()
+        raise SparkStartError(
+            f"Spark did not start ({lines[0] if lines else type(exc).__name__}); check that a "
+            "JDK 17 or later is installed (java on PATH, or JAVA_HOME) and that Maven Central "
+            f"is reachable for {CONNECTOR} (or that --ivy holds it)"
+        ) from exc
 
 
 def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSupervisor:
@@ -111,11 +157,18 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSuperviso
     Returns:
         The stopped supervisor (its ``history`` shows every transition).
     """
-    args = parse_args(argv)  # first: --help needs no pyspark
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    if spark is None:
-        spark = spark_session(args)
+    return supervise(parse_args(argv), spark)
 
+
+def supervise(args: argparse.Namespace, spark: Any = None) -> TokenSupervisor:
+    """:func:`main` after parsing; starts a session unless given ``spark``."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # pyspark first, as the other examples import their client library first:
+    # a missing extra is named before anything else.
+    builder = session_builder(args) if spark is None else None
+    # The login is read and checked before Spark starts (seconds, and a download
+    # of the connector on first use), so that a wrong client.properties is
+    # reported at once. The query reads `spark` when the supervisor starts it.
     supervisor = TokenSupervisor(
         client_properties_login(args.client_properties),
         lambda options: build_query(spark, args, options),
@@ -127,6 +180,8 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSuperviso
             max_lifetime_ms=args.max_lifetime_ms,
         ),
     )
+    if builder is not None:
+        spark = start_spark(builder)
     with supervisor.start():
         deadline = time.monotonic() + args.seconds
         while time.monotonic() < deadline and not supervisor.await_termination(timeout=0.5):
@@ -136,10 +191,25 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSuperviso
     return supervisor
 
 
-if __name__ == "__main__":
-    from _example import missing_library
+def cli(argv: list[str]) -> int:
+    """The script: any error is one line, the traceback with ``--debug`` (``_example.py``)."""
+    # Beside this file, _example is importable when it runs as a script, not
+    # when a test loads it to call main().
+    from _example import ExampleError
+    from _example import OneLineParser
+    from _example import report_failures
 
-    try:
-        main()
-    except ModuleNotFoundError as exc:
-        sys.exit(missing_library(Path(sys.argv[0]).name, exc))
+    args = parse_args(argv[1:], OneLineParser)
+
+    def run() -> int:
+        try:
+            supervise(args)
+        except SparkStartError as exc:
+            raise ExampleError(str(exc)) from exc  # printed as it is: no login hint
+        return 0
+
+    return report_failures(Path(argv[0]).name, args.client_properties, args.debug, run)
+
+
+if __name__ == "__main__":
+    sys.exit(cli(sys.argv))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -151,3 +152,116 @@ def test_a_missing_jaas_config_is_one_plain_line(tmp_path: Path, example: str) -
     error = _one_error(run(example, path), example, 1)
     assert "sasl.jaas.config" in error and ";;" not in error, error
     assert "check the user and password" not in error, error
+
+
+def test_quickstart_help_prints_usage_and_runs_nothing(make_run_path: str) -> None:
+    result = run_in_make_run("quickstart", make_run_path, "--help")
+    assert (result.returncode, result.stderr) == (0, ""), result.stderr
+    assert "usage: " in result.stdout
+    assert "stored credential" not in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["extra"]])
+def test_quickstart_with_an_unknown_argument_is_a_usage_error(
+    make_run_path: str, args: list[str]
+) -> None:
+    result = run_in_make_run("quickstart", make_run_path, *args)
+    assert "unrecognized arguments" in _one_error(result, "quickstart", 2)
+    assert result.stdout == ""
+
+
+# The Spark example's errors below all come before Spark would start. JAVA_HOME
+# names no JDK, so a run that got as far as Spark fails at once with Spark's
+# error (instead of starting a JVM and fetching the connector), and the test fails.
+SPARK = "spark_structured_streaming"
+JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";'
+
+
+def run_spark(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    query = ["--topic", "t", "--output", str(tmp_path / "out"), "--checkpoint", str(tmp_path / "c")]
+    return subprocess.run(
+        [sys.executable, str(ROOT / "examples" / f"{SPARK}.py"), *query, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env={**os.environ, "JAVA_HOME": str(tmp_path / "no-jdk")},
+        check=False,
+    )
+
+
+def spark_properties(tmp_path: Path, **props: str) -> str:
+    base = {"bootstrap.servers": "127.0.0.1:1", "sasl.mechanism": "SCRAM-SHA-512"}
+    base["security.protocol"] = "SASL_PLAINTEXT"
+    return str(write_properties(tmp_path / "client.properties", {**base, **props}))
+
+
+def test_spark_example_reads_the_client_properties_before_spark(tmp_path: Path) -> None:
+    error = _one_error(
+        run_spark(tmp_path, "--client-properties", spark_properties(tmp_path)), SPARK, 1
+    )
+    assert "sasl.jaas.config: required" in error, error
+
+
+def test_spark_example_needs_bootstrap_servers_before_spark(tmp_path: Path) -> None:
+    path = spark_properties(tmp_path, **{"sasl.jaas.config": JAAS, "bootstrap.servers": ""})
+    error = _one_error(run_spark(tmp_path, "--client-properties", path), SPARK, 1)
+    assert "bootstrap.servers" in error and '"p"' not in error, error
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--client-properties", "/nonexistent/client.properties"], "is not a file"),
+        ([], "--client-properties"),
+        (["--client-properties", "x", "--bogus"], "--bogus"),
+        (["--client-properties", "x", "--trigger-ms", "soon"], "--trigger-ms"),
+        (["--client-properties", "x", "--renew-ratio", "2"], "--renew-ratio"),
+        (["--client-properties", "x", "--mechanism", "PLAIN"], "--mechanism"),
+    ],
+)
+def test_spark_example_usage_errors_are_one_line(
+    tmp_path: Path, args: list[str], expected: str
+) -> None:
+    args = [
+        spark_properties(tmp_path, **{"sasl.jaas.config": JAAS}) if a == "x" else a for a in args
+    ]
+    assert expected in _one_error(run_spark(tmp_path, *args), SPARK, 2)
+
+
+def test_spark_example_debug_adds_the_traceback(tmp_path: Path) -> None:
+    result = run_spark(tmp_path, "--debug", "--client-properties", spark_properties(tmp_path))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" in result.stderr and "ClientConfigError" in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"{SPARK}.py: error: ") and "sasl.jaas.config" in last, last
+
+
+def test_spark_example_without_a_jdk_is_one_line(tmp_path: Path) -> None:
+    path = spark_properties(tmp_path, **{"sasl.jaas.config": JAAS})
+    result = run_spark(tmp_path, "--client-properties", path, "--ivy", str(tmp_path / "ivy"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    # Lines before it are spark-submit's own, about the missing java.
+    ours = [line for line in result.stderr.splitlines() if line.startswith(f"{SPARK}.py: ")]
+    assert ours == [result.stderr.strip().splitlines()[-1]], result.stderr
+    assert "JAVA_HOME" in ours[0], ours
+
+
+def test_example_interrupted_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = importlib.util.spec_from_file_location("_example", ROOT / "examples" / "_example.py")
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+
+    def interrupted(path: str) -> int:
+        raise KeyboardInterrupt
+
+    path = write_properties(tmp_path / "c.properties", {"bootstrap.servers": "127.0.0.1:1"})
+    try:
+        status = example.run_example(interrupted, ["demo.py", str(path)])
+    except KeyboardInterrupt:  # it would stop the whole test session
+        pytest.fail("Ctrl-C went through run_example")
+    assert status == 130
+    assert capsys.readouterr().err == "demo.py: error: interrupted\n"
