@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable
@@ -90,8 +91,10 @@ def _describe(exc: BaseException, path: str, logged: str) -> str:
     if isinstance(exc, ScramConfigError):
         # A configuration problem: its message names the key and the fix.
         return f"{path}: {exc}"
-    text = str(exc) if str(exc).startswith(type(exc).__name__) else f"{type(exc).__name__}: {exc}"
-    if logged and any(word in logged.lower() for word in _AUTH_WORDS):
+    text = _said_once(exc)
+    # The clients' last warning, when it adds to what the error says.
+    new = logged and str(exc) not in logged and _said_once(exc) not in logged
+    if new and any(word in logged.lower() for word in _AUTH_WORDS):
         text = f"{text} ({logged})"
     if any(word in text.lower() for word in _AUTH_WORDS):
         return f"{text}; check the user and password (or token) in {path}'s sasl.jaas.config"
@@ -99,6 +102,19 @@ def _describe(exc: BaseException, path: str, logged: str) -> str:
         f"{text}; check that a server listens at bootstrap.servers and that the user and "
         f"password (or token) in {path}'s sasl.jaas.config are right"
     )
+
+
+def _said_once(exc: BaseException) -> str:
+    """``Name (Kafka error N): message``: kafka-python and aiokafka write an error
+    as ``[Error N] Name: message``, and kafka-python's message starts with the
+    name again."""
+    name, text = type(exc).__name__, str(exc)
+    code = re.match(r"\[Error (-?\d+)\] ", text)
+    if code is not None:
+        text = text[code.end() :]
+    while text.startswith(f"{name}: "):
+        text = text[len(name) + 2 :]
+    return f"{name} (Kafka error {code[1]}): {text}" if code else f"{name}: {text}"
 
 
 def run_example(main: Callable[[str], int], argv: list[str]) -> int:

@@ -84,6 +84,11 @@ def test_example_with_a_wrong_password_is_one_line(
     )
     error = _one_error(run(example, path), example, 1)
     assert "sasl.jaas.config" in error and "not-the-password" not in error
+    # The refusal is said once: not the error's name again and again, nor the
+    # client's log line that repeats it.
+    name = error.split(": error: ", 1)[1].split(" ", 1)[0].rstrip(":")
+    assert error.count(name) == 1, error
+    assert error.count("Authentication failed") <= 1, error
 
 
 # Item 7 of issue 26: the examples in the environment `make run` builds, which
