@@ -4,7 +4,9 @@ that every SQLite-backed store (credentials, tokens) shares.
 :class:`FollowedTable` is the base of such a store (file, lock, change log,
 poller); :class:`ChangeLog` and :class:`Poller` let several processes on one database
 file follow each other's writes; :func:`open_database` and :func:`transaction`
-open a database and run one atomic write the same way for every store.
+open a database and run one atomic write the same way for every store;
+:class:`NoStore` is why a store opened with ``create=False`` is unavailable
+when its file is missing or holds none of its tables.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from sasl_scram.store.sqlite._changes import DEFAULT_CHANGE_RETENTION
 from sasl_scram.store.sqlite._changes import DEFAULT_POLL_INTERVAL
 from sasl_scram.store.sqlite._changes import ChangeLog
+from sasl_scram.store.sqlite._changes import NoStore
 from sasl_scram.store.sqlite._changes import Poller
 from sasl_scram.store.sqlite._changes import open_database
 from sasl_scram.store.sqlite._changes import transaction
@@ -24,6 +27,7 @@ __all__ = [
     "DEFAULT_POLL_INTERVAL",
     "ChangeLog",
     "FollowedTable",
+    "NoStore",
     "Poller",
     "SQLiteCredentialStore",
     "TableKind",

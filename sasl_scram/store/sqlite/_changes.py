@@ -26,11 +26,13 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 __all__ = [
     "DEFAULT_CHANGE_RETENTION",
     "DEFAULT_POLL_INTERVAL",
     "ChangeLog",
+    "NoStore",
     "Poller",
     "open_database",
     "transaction",
@@ -59,29 +61,43 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
-def path_problem(path: str, *, create: bool, what: str) -> str | None:
+class NoStore(Exception):
+    """Opened with ``create=False``: the file is missing, or holds none of the store's tables.
+
+    The store's unavailable error is raised *from* it, so that a caller can tell
+    "no store here" (a deletion from it finds nothing) from a store that cannot
+    be opened.
+    """
+
+
+def path_problem(path: str, *, what: str) -> str | None:
     """Why ``path`` cannot be opened as the SQLite ``what``, in one line; ``None`` if it can.
 
-    Checked before anything else, so that a directory is one error (not a
-    permission WARNING about it first) and a read creates nothing.
+    Checked before anything else, so that a directory or a device is one error
+    (not a permission WARNING about it first).
     """
-    if path == ":memory:" or path.startswith("file:"):
+    if _special(path):
         return None
     if os.path.isdir(path):
         return f"{path} is a directory; give the path of the SQLite {what}'s file in it"
-    if not create and not os.path.exists(path):
-        return f"no SQLite {what} at {path}: no such file (a read creates nothing)"
+    if os.path.exists(path) and not os.path.isfile(path):
+        # /dev/null, a FIFO: SQLite would fail with "disk I/O error" after a write.
+        return f"{path} is not a SQLite {what}: not a regular file"
     return None
+
+
+def _special(path: str) -> bool:
+    # SQLite's in-memory database and URI filenames name no plain file.
+    return path == ":memory:" or path.startswith("file:")
 
 
 def _create_private(path: str) -> None:
     """Create the database file (and a missing directory) owner-only before SQLite opens it.
 
     SQLite gives its ``-journal``, ``-wal`` and ``-shm`` files the database file's
-    mode, so they are 0600 from their first byte too. An existing file that group
-    or others may read gets a WARNING: it holds stored and server keys.
+    mode, so they are 0600 from their first byte too.
     """
-    if path == ":memory:" or path.startswith("file:"):
+    if _special(path):
         return
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
@@ -89,36 +105,102 @@ def _create_private(path: str) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        mode = os.stat(path).st_mode
-        if mode & 0o077:
-            _log.warning(
-                "%s is readable or writable by group or others (mode %o): it holds "
-                "stored and server keys; run chmod 600 on it",
-                path,
-                mode & 0o777,
-            )
         return
     os.close(fd)
 
 
-def open_database(path: str, *, busy_timeout: float, schema: Sequence[str]) -> sqlite3.Connection:
+def _warn_if_shared(path: str) -> None:
+    """WARNING if group or others may read the store: it holds stored and server keys.
+
+    Only once the file is known to be the store, so that a file that is not
+    one is a single error, not a warning about keys it does not hold.
+    """
+    if _special(path):
+        return
+    mode = os.stat(path).st_mode
+    if mode & 0o077:
+        _log.warning(
+            "%s is readable or writable by group or others (mode %o): it holds "
+            "stored and server keys; run chmod 600 on it",
+            path,
+            mode & 0o777,
+        )
+
+
+def _connect_existing(
+    path: str, *, busy_timeout: float, tables: Sequence[str]
+) -> sqlite3.Connection:
+    """Open the store in an existing file without creating anything; :class:`NoStore` if none.
+
+    ``mode=rw`` never creates the file, and only reads happen until the
+    caller writes, so an empty (or foreign) file is left byte for byte.
+    Not ``mode=ro``: a read-only connection cannot remove the ``-wal`` and
+    ``-shm`` files it opened, and would leave them beside the store.
+    """
+    if _special(path):
+        target, uri = path, False  # opened as a writer would open it
+    elif not os.path.exists(path):
+        raise NoStore("no such file")
+    else:
+        target, uri = f"{Path(os.path.abspath(path)).as_uri()}?mode=rw", True
+    db = sqlite3.connect(
+        target, timeout=busy_timeout, isolation_level=None, check_same_thread=False, uri=uri
+    )
+    try:
+        present = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        missing = [table for table in tables if table not in present]
+        if missing:
+            raise NoStore(f"the file has no {' or '.join(missing)} table")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def open_database(
+    path: str,
+    *,
+    busy_timeout: float,
+    schema: Sequence[str],
+    create: bool = True,
+    tables: Sequence[str] = (),
+) -> sqlite3.Connection:
     """Open (or create) the file in WAL mode and create the tables if missing.
 
     The connection is in autocommit mode (transactions are explicit, see
     :func:`transaction`) and may be used from several threads under the
     caller's lock.
 
+    Args:
+        create: ``False``: create nothing (no file, folder, table or journal
+            mode change); the file must already hold ``tables``.
+        tables: The tables a store opened with ``create=False`` must hold.
+
     Raises:
+        NoStore: ``create=False`` and the file is missing or lacks ``tables``.
         sqlite3.Error: The file cannot be opened or the schema created.
     """
-    _create_private(path)
-    db = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
-    db.execute("PRAGMA journal_mode=WAL")
-    # FULL: a commit that returned is on disk even after a power loss.
-    db.execute("PRAGMA synchronous=FULL")
-    with transaction(db):
-        for statement in schema:
-            db.execute(statement)
+    if create:
+        _create_private(path)
+        db = sqlite3.connect(
+            path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        )
+    else:
+        db = _connect_existing(path, busy_timeout=busy_timeout, tables=tables)
+    try:
+        if create:
+            # Persistent in the file; a store this library created is WAL already.
+            db.execute("PRAGMA journal_mode=WAL")
+        # FULL: a commit that returned is on disk even after a power loss.
+        db.execute("PRAGMA synchronous=FULL")
+        if create:
+            with transaction(db):
+                for statement in schema:
+                    db.execute(statement)
+        _warn_if_shared(path)
+    except BaseException:
+        db.close()
+        raise
     return db
 
 

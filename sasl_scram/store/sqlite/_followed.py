@@ -8,6 +8,7 @@ the :class:`~sasl_scram.store.sqlite.Poller` and closes it all again.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import time
@@ -36,6 +37,9 @@ class TableKind(StoreKind):
             the table is created here, the same for every store.
         also: More ``CREATE TABLE IF NOT EXISTS`` statements of the store's
             schema, created with it at open (new and existing files alike).
+            A store opened with ``create=False`` needs only the data table and
+            the change log (``tables``): a file from before an ``also`` table
+            is still the store.
         names: ``what``, ``errors`` (the second: the file cannot be opened),
             ``logger``, ``thread_name`` (the poller's) and ``listeners``, as
             :class:`~sasl_scram.store.StoreKind` takes them.
@@ -56,6 +60,15 @@ class TableKind(StoreKind):
             )""",
             *also,
         )
+        self.tables = (_table_name(table), self.changes_table)
+
+
+def _table_name(statement: str) -> str:
+    """The table a ``CREATE TABLE IF NOT EXISTS <name>`` statement creates."""
+    match = re.match(r"\s*CREATE TABLE IF NOT EXISTS\s+(\w+)", statement)
+    if match is None:
+        raise ValueError(f"not a CREATE TABLE IF NOT EXISTS statement: {statement!r}")
+    return match.group(1)
 
 
 class FollowedTable(StoreBase):
@@ -71,8 +84,11 @@ class FollowedTable(StoreBase):
         change_retention: Seconds change-log rows are kept.
         busy_timeout: Seconds to wait for another process's write lock.
         clock: Wall-clock seconds, for the change log.
-        create: Create a missing file (and its folder); ``False`` for a store
-            opened only to read, which then creates nothing.
+        create: Create a missing file (and its folder) and the schema;
+            ``False`` for a store opened only to read (or to delete), which
+            then creates and writes nothing at open: the file must already
+            hold the store, else the unavailable error is raised from
+            :class:`~sasl_scram.store.sqlite.NoStore`.
     """
 
     kind: ClassVar[TableKind]
@@ -89,7 +105,7 @@ class FollowedTable(StoreBase):
     ) -> None:
         kind = self.kind
         self._path = str(path)
-        problem = _changes.path_problem(self._path, create=create, what=kind.what)
+        problem = _changes.path_problem(self._path, what=kind.what)
         if problem:
             raise kind.unavailable(problem)
         self._lock = threading.RLock()
@@ -97,7 +113,11 @@ class FollowedTable(StoreBase):
         self._prepare()
         try:
             self._db = _changes.open_database(
-                self._path, busy_timeout=busy_timeout, schema=kind.schema
+                self._path,
+                busy_timeout=busy_timeout,
+                schema=kind.schema,
+                create=create,
+                tables=kind.tables,
             )
             with self._lock:
                 self._changes = _changes.ChangeLog(
@@ -108,9 +128,13 @@ class FollowedTable(StoreBase):
                     clock=clock,
                 )
                 self._replace_all(self._load_all())
+        except _changes.NoStore as exc:
+            raise kind.unavailable(
+                f"no SQLite {kind.what} at {self._path}: {exc} (a read creates nothing)"
+            ) from exc
         except (sqlite3.Error, OSError) as exc:
             # OSError: creating the owner-only file (or its folder) before SQLite opens it.
-            raise kind.unavailable(f"cannot open the SQLite {kind.what}: {exc}") from exc
+            raise kind.unavailable(self._open_error(exc)) from exc
         self._poller = _changes.Poller(
             self.refresh,
             poll_interval,
@@ -119,6 +143,12 @@ class FollowedTable(StoreBase):
             logger=kind.log,
             failure_message=f"polling the SQLite {kind.what} failed",
         )
+
+    def _open_error(self, exc: sqlite3.Error | OSError) -> str:
+        if isinstance(exc, sqlite3.Error) and exc.sqlite_errorcode == sqlite3.SQLITE_NOTADB:
+            # Garbage, or an encrypted database: no store of ours, so say that.
+            return f"{self._path} is not a SQLite {self.kind.what}: {exc}"
+        return f"cannot open the SQLite {self.kind.what}: {exc}"
 
     # -- what a subclass provides ----------------------------------------------------
 

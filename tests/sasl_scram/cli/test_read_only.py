@@ -7,6 +7,8 @@ given as the store is one error line too.
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from pathlib import Path
 
 from kazoo.client import KazooClient
@@ -62,3 +64,90 @@ def test_describe_on_a_missing_zookeeper_chroot_creates_nothing(zookeeper_hosts:
     finally:
         client.stop()
         client.close()
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file in ``folder`` with its bytes: a read must leave it exactly so."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _foreign_database(path: Path) -> None:
+    """A SQLite file that is not ours: a database without the store's tables."""
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    sqlite3.connect(path).close()
+
+
+def test_describe_on_a_file_without_a_store_writes_nothing(tmp_path: Path) -> None:
+    empty, foreign = tmp_path / "empty.db", tmp_path / "foreign.db"
+    empty.touch(mode=0o644)
+    _foreign_database(foreign)
+    os.chmod(foreign, 0o644)
+    before = _snapshot(tmp_path)
+    for path in (empty, foreign):
+        for who in ((), ("--entity-name", "alice")):
+            result = kafka_scram("configs", "--store", f"sqlite:{path}", *DESCRIBE, *who)
+            error = assert_one_error(result, "configs", status=1)
+            assert result.stderr.count("\n") == 1 and not result.stdout, result.stderr
+            assert f"no SQLite credential store at {path}" in error, error
+            assert "--alter --add-config" in error, error
+            assert _snapshot(tmp_path) == before
+
+
+def test_a_file_that_is_not_a_store_is_one_line(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(bytes(range(256)) * 16)
+    os.chmod(garbage, 0o644)
+    before = _snapshot(tmp_path)
+    add = ("--alter", "--user", "a", "--add-config", "SCRAM-SHA-256=[password=x]")
+    delete = ("--alter", "--user", "a", "--delete-config", "SCRAM-SHA-256")
+    for args in (DESCRIBE, add, delete):
+        for path, why in ((garbage, "file is not a database"), ("/dev/null", "not a regular file")):
+            result = kafka_scram("configs", "--store", f"sqlite:{path}", *args)
+            error = assert_one_error(result, "configs", status=1)
+            assert result.stderr.count("\n") == 1 and "chmod" not in result.stderr, result.stderr
+            assert f"{path} is not a SQLite credential store: {why}" in error, error
+    assert _snapshot(tmp_path) == before
+
+
+def test_a_delete_only_alter_creates_no_store(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "x.db"
+    empty = tmp_path / "empty.db"
+    empty.touch(mode=0o600)
+    delete = ("--alter", "--user", "alice", "--delete-config", "SCRAM-SHA-256")
+    for path in (missing, empty):
+        result = kafka_scram("configs", "--store", f"sqlite:{path}", *delete)
+        error = assert_one_error(result, "configs", status=1)
+        assert error.endswith(
+            "ResourceNotFoundException: Attempt to delete a user credential that does not exist"
+        ), error
+        assert result.stderr.count("\n") == 1 and not result.stdout, result.stderr
+    assert not (tmp_path / "no").exists()
+    assert _snapshot(tmp_path) == {"empty.db": b""}
+    # An alter that adds creates the store; then a deletion from it works.
+    added = kafka_scram(
+        "configs", "--store", f"sqlite:{missing}", "--alter", "--user", "alice",
+        "--add-config", "SCRAM-SHA-256=[password=alice-secret],SCRAM-SHA-512=[password=x]",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    deleted = kafka_scram("configs", "--store", f"sqlite:{missing}", *delete)
+    assert deleted.returncode == 0, deleted.stderr
+    assert deleted.stdout == "Completed updating config for user alice.\n"
+    described = kafka_scram("configs", "--store", f"sqlite:{missing}", *DESCRIBE)
+    assert described.stdout == (
+        "SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-512=iterations=4096\n"
+    ), described
+
+
+def test_describe_of_a_store_leaves_its_folder_as_it_was(tmp_path: Path) -> None:
+    store = tmp_path / "c.db"
+    added = kafka_scram(
+        "configs", "--store", f"sqlite:{store}", "--alter", "--user", "alice",
+        "--add-config", "SCRAM-SHA-256=[password=alice-secret]",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    before = _snapshot(tmp_path)
+    described = kafka_scram("configs", "--store", f"sqlite:{store}", *DESCRIBE)
+    assert described.returncode == 0 and "user-principal 'alice'" in described.stdout
+    assert not described.stderr
+    assert _snapshot(tmp_path) == before
