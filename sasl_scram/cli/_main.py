@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import enum
+import logging
 import sys
 import traceback
 from collections.abc import Callable
@@ -265,12 +266,38 @@ def main(
         print("kafka-scram: error: a command is required", file=stderr)
         return ExitStatus.USAGE
     handler: Handler = args.handler
+    # serve logs as a server (timestamps, levels, its --log-level); every other
+    # command says its warnings as it says its error.
+    warnings = None if args.command == "serve" else _warnings_to(stderr, args.command)
     try:
         return int(handler(args, stdin, stdout, stderr))
     except (Exception, KeyboardInterrupt) as exc:
         status = exit_status(exc)
         print(f"kafka-scram {args.command}: error: {_problem(exc, args, stderr)}", file=stderr)
         return status
+    finally:
+        if warnings is not None:
+            logging.getLogger().removeHandler(warnings)
+
+
+def _warnings_to(stderr: TextIO, command: str) -> logging.Handler:
+    """A WARNING or worse becomes ``kafka-scram <command>: warning: ...`` on ``stderr``."""
+    handler = logging.StreamHandler(stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(_CommandFormatter(command))
+    logging.getLogger().addHandler(handler)
+    return handler
+
+
+class _CommandFormatter(logging.Formatter):
+    """``kafka-scram <command>: warning: <message>``: lower case, as ``error:``."""
+
+    def __init__(self, command: str) -> None:
+        super().__init__()
+        self._prefix = f"kafka-scram {command}: "
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{self._prefix}{record.levelname.lower()}: {record.getMessage()}"
 
 
 def _problem(exc: BaseException, args: argparse.Namespace, stderr: TextIO) -> str:

@@ -47,3 +47,26 @@ def test_serve_and_command_config_read_iso_8859_1_files(tmp_path: Path) -> None:
     finally:
         stop_serve(proc)
     assert proc.returncode == 0
+
+
+def test_a_warning_of_a_command_is_labelled_as_one(tmp_path: Path) -> None:
+    # UTF-8 in a --command-config file: Kafka would read it otherwise (one
+    # character per byte). The warning carries the command and "warning:", as
+    # the error line carries "error:".
+    command_config = tmp_path / "utf8.properties"
+    command_config.write_text("client.id=jos\u00e9\n", encoding="utf-8")
+    result = kafka_scram(
+        "configs",
+        "--bootstrap-server",
+        f"127.0.0.1:{free_port()}",
+        "--command-config",
+        str(command_config),
+        "--describe",
+        "--entity-type",
+        "users",
+    )
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(
+        f"kafka-scram configs: warning: {command_config}:1: UTF-8 text"
+    ), result.stderr
+    assert lines[1].startswith("kafka-scram configs: error: "), result.stderr
