@@ -130,8 +130,11 @@ def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
     # Only --alter writes: a --describe creates no chroot and no path (and
     # kazoo's warning that the chroot is missing would be a second line).
     warnings.filterwarnings("ignore", message="No chroot path exists", category=UserWarning)
-    return ZooKeeperCredentialStore(
-        args.zookeeper, mode="lazy", request_timeout=timeout, security=security, create=args.alter
+    return _created_only_by_adding(
+        lambda create: ZooKeeperCredentialStore(
+            args.zookeeper, mode="lazy", request_timeout=timeout, security=security, create=create
+        ),
+        args,
     )
 
 
@@ -162,26 +165,43 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
 
 
 def _open_sqlite(location: str, args: argparse.Namespace) -> ScramAdmin:
-    """The SQLite store; only an alter that adds a credential creates one.
+    """The SQLite store, created only by an alter that adds a credential."""
+    from sasl_scram.store import CredentialStoreUnavailable
+    from sasl_scram.store import NoStore
+    from sasl_scram.store import open_store
 
-    A read never writes (no file, folder or table), nor does an alter that
-    only deletes: a store that is not there holds no credential to delete.
+    try:
+        return _created_only_by_adding(
+            lambda create: open_store(location, poll_interval=0, create=create), args
+        )
+    except CredentialStoreUnavailable as exc:
+        if not isinstance(exc.__cause__, NoStore):
+            raise
+        raise CommandError(f"{exc}; a write such as --alter --add-config creates it") from None
+
+
+def _created_only_by_adding(
+    open_: Callable[[bool], ScramAdmin], args: argparse.Namespace
+) -> ScramAdmin:
+    """``open_(create)``, where only an alter that adds a credential creates the store.
+
+    A read never writes (no file, table, chroot or path), nor does an alter that
+    only deletes: kafka-configs refuses to delete a credential the user does not
+    have before it writes anything, and a store that is not there has none.
     """
     from sasl_scram.store import CredentialStoreUnavailable
-    from sasl_scram.store import open_store
-    from sasl_scram.store.sqlite import NoStore
+    from sasl_scram.store import InMemoryCredentialStore
+    from sasl_scram.store import NoStore
 
     creates = bool(args.alter and args.add_config)
     try:
-        return open_store(location, poll_interval=0, create=creates)
+        return open_(creates)
     except CredentialStoreUnavailable as exc:
-        if creates or not isinstance(exc.__cause__, NoStore):
+        if creates or not args.alter or not isinstance(exc.__cause__, NoStore):
             raise
-        if args.alter:
-            # An empty store answers the deletion as Kafka does for a user without
-            # that credential (ResourceNotFoundException), and leaves no file behind.
-            return open_store("memory:")
-        raise CommandError(f"{exc}; a write such as --alter --add-config creates it") from None
+        # An empty store answers the deletion as Kafka answers it for a user
+        # without that credential, and leaves nothing behind.
+        return InMemoryCredentialStore()
 
 
 class _RemoteAdmin:

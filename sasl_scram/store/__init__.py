@@ -24,6 +24,7 @@ from sasl_scram.store._api import CredentialStoreUnavailable
 from sasl_scram.store._api import DecoySecretSource
 from sasl_scram.store._api import DescribeResult
 from sasl_scram.store._api import Listener
+from sasl_scram.store._api import NoStore
 from sasl_scram.store._api import ScramAdmin
 from sasl_scram.store._api import ScramDeletion
 from sasl_scram.store._api import ScramUpsertion
@@ -67,6 +68,7 @@ __all__ = [
     "InMemoryCredentialStore",
     "Listener",
     "ListenerSet",
+    "NoStore",
     "SQLiteCredentialStore",
     "SanitizerError",
     "ScramAdmin",

@@ -40,6 +40,16 @@ class CredentialStoreUnavailable(CredentialStoreError, StoreUnavailable):
     """The backing store is unreachable (or too stale to trust): fail closed."""
 
 
+class NoStore(Exception):
+    """A store opened only to read (``create=False``) found none there: no SQLite
+    file or none of its tables, no ZooKeeper chroot or path.
+
+    The store's unavailable error is raised *from* it, so that a caller can tell
+    "no store here" (a deletion from it finds nothing) from a store that cannot
+    be reached.
+    """
+
+
 #: A credential store's error and its fail-closed one, as a store's kind names them.
 CREDENTIAL_STORE_ERRORS = (CredentialStoreError, CredentialStoreUnavailable)
 

@@ -11,10 +11,10 @@ when its file is missing or holds none of its tables.
 
 from __future__ import annotations
 
+from sasl_scram.store._api import NoStore
 from sasl_scram.store.sqlite._changes import DEFAULT_CHANGE_RETENTION
 from sasl_scram.store.sqlite._changes import DEFAULT_POLL_INTERVAL
 from sasl_scram.store.sqlite._changes import ChangeLog
-from sasl_scram.store.sqlite._changes import NoStore
 from sasl_scram.store.sqlite._changes import Poller
 from sasl_scram.store.sqlite._changes import open_database
 from sasl_scram.store.sqlite._changes import transaction

@@ -28,11 +28,12 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from sasl_scram.store._api import NoStore
+
 __all__ = [
     "DEFAULT_CHANGE_RETENTION",
     "DEFAULT_POLL_INTERVAL",
     "ChangeLog",
-    "NoStore",
     "Poller",
     "open_database",
     "transaction",
@@ -59,15 +60,6 @@ def transaction(db: sqlite3.Connection) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
-
-
-class NoStore(Exception):
-    """Opened with ``create=False``: the file is missing, or holds none of the store's tables.
-
-    The store's unavailable error is raised *from* it, so that a caller can tell
-    "no store here" (a deletion from it finds nothing) from a store that cannot
-    be opened.
-    """
 
 
 def path_problem(path: str, *, what: str) -> str | None:

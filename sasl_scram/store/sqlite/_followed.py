@@ -22,6 +22,7 @@ from typing import Any
 from typing import ClassVar
 
 import sasl_scram.store.sqlite._changes as _changes
+from sasl_scram.store._api import NoStore
 from sasl_scram.store._kind import StoreBase
 from sasl_scram.store._kind import StoreKind
 
@@ -128,7 +129,7 @@ class FollowedTable(StoreBase):
                     clock=clock,
                 )
                 self._replace_all(self._load_all())
-        except _changes.NoStore as exc:
+        except NoStore as exc:
             raise kind.unavailable(
                 f"no SQLite {kind.what} at {self._path}: {exc} (a read creates nothing)"
             ) from exc

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 from typing import ClassVar
 
+from sasl_scram.store._api import NoStore
 from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
 
 if TYPE_CHECKING:
@@ -444,7 +445,7 @@ class ZkSession:
                 raise self.unavailable(
                     f"nothing to read at ZooKeeper {where}: {path} does not exist "
                     "(a Kafka broker or a write creates it; a read creates nothing)"
-                )
+                ) from NoStore(f"{path} does not exist")
 
     def ensure_path(self, path: str) -> None:
         """Create ``path`` and its parents if missing, each with its own ACL."""

@@ -66,6 +66,25 @@ def test_describe_on_a_missing_zookeeper_chroot_creates_nothing(zookeeper_hosts:
         client.close()
 
 
+def test_a_delete_only_alter_creates_no_zookeeper_chroot(zookeeper_hosts: str) -> None:
+    # kafka-configs refuses to delete a credential that does not exist before it
+    # writes anything: the chroot and /config stay absent, as after a read.
+    result = kafka_scram(
+        "configs", "--zookeeper", zookeeper_hosts, "--zookeeper-timeout", "5",
+        "--alter", "--user", "alice", "--delete-config", "SCRAM-SHA-256",
+    )  # fmt: skip
+    error = assert_one_error(result, "configs", status=1)
+    assert "Invalid config(s): SCRAM-SHA-256 (the user has no such credential" in error, error
+    hosts, chroot = zookeeper_hosts.split("/", 1)
+    client = KazooClient(hosts=hosts)
+    client.start(timeout=10)
+    try:
+        assert client.exists(f"/{chroot}") is None
+    finally:
+        client.stop()
+        client.close()
+
+
 def _snapshot(folder: Path) -> dict[str, bytes]:
     """Every file in ``folder`` with its bytes: a read must leave it exactly so."""
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
