@@ -86,7 +86,7 @@ EXIT_RULES: tuple[tuple[type[BaseException], ExitStatus, str], ...] = (
         ExitStatus.USAGE,
         "options that cannot go together or need another, a value out of range or malformed "
         "(--add-config, --override, a mechanism name, iterations, base64, a principal), an "
-        "empty, missing or unconfirmed secret",
+        "empty, missing, unconfirmed or non-UTF-8 secret",
     ),
     (KeyboardInterrupt, ExitStatus.INTERRUPTED, "Ctrl-C"),
     (
