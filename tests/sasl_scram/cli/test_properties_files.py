@@ -66,7 +66,7 @@ def test_a_warning_of_a_command_is_labelled_as_one(tmp_path: Path) -> None:
         "users",
     )
     lines = result.stderr.splitlines()
-    assert lines[0].startswith(
-        f"kafka-scram configs: warning: {command_config}:1: UTF-8 text"
-    ), result.stderr
+    assert lines[0].startswith(f"kafka-scram configs: warning: {command_config}:1: UTF-8 text"), (
+        result.stderr
+    )
     assert lines[1].startswith("kafka-scram configs: error: "), result.stderr
