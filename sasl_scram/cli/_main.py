@@ -254,8 +254,9 @@ def main(
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
     parser = build_parser(stderr)
+    argv = list(argv) if argv is not None else sys.argv[1:]
     try:
-        args = parser.parse_args(list(argv) if argv is not None else sys.argv[1:])
+        args = parser.parse_args(argv)
     except UsageError as exc:
         print(str(exc), file=stderr)
         return ExitStatus.USAGE
@@ -266,6 +267,10 @@ def main(
         print("kafka-scram: error: a command is required", file=stderr)
         return ExitStatus.USAGE
     handler: Handler = args.handler
+    not_text = _not_utf8(argv)
+    if not_text:
+        print(f"kafka-scram {args.command}: error: {not_text}", file=stderr)
+        return ExitStatus.USAGE
     # serve logs as a server (timestamps, levels, its --log-level); every other
     # command says its warnings as it says its error.
     warnings = None if args.command == "serve" else _warnings_to(stderr, args.command)
@@ -278,6 +283,21 @@ def main(
     finally:
         if warnings is not None:
             logging.getLogger().removeHandler(warnings)
+
+
+def _not_utf8(argv: Sequence[str]) -> str | None:
+    """Why an argument cannot be used: bytes that were not UTF-8, which Python keeps
+    as surrogate escapes (a terminal in another encoding). The argument may be a
+    password, so only its position is named."""
+    for position, argument in enumerate(argv, 1):
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError:
+            return (
+                f"argument {position} is not UTF-8 text; set the terminal to UTF-8 "
+                "(e.g. LANG=C.UTF-8) or give a secret as - to be prompted for it"
+            )
+    return None
 
 
 def _warnings_to(stderr: TextIO, command: str) -> logging.Handler:

@@ -10,6 +10,7 @@ import argparse
 import errno
 import os
 import socket
+import subprocess
 from importlib.metadata import version
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from sasl_scram.endpoint import EndpointConfig
 from tests.cli_process import EXE
 from tests.cli_process import ROOT
 from tests.cli_process import assert_one_error
+from tests.cli_process import child_env
 from tests.cli_process import kafka_scram
 from tests.cli_process import pty_run
 from tests.zookeeper_server import free_port
@@ -208,6 +210,27 @@ def test_an_unexpected_error_is_one_line_unless_debug(tmp_path: Path) -> None:
     assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
     # With --debug given, the error does not tell to run again with --debug.
     assert "--debug" not in debug.stderr.splitlines()[-1]
+
+
+def test_an_argument_that_is_not_utf8_is_a_usage_error() -> None:
+    # A terminal in Latin-1 sends bytes Python keeps as surrogate escapes.
+    for args in (
+        ("credential", "--mechanism", "SCRAM-SHA-256", "--password", "caf\udce9"),
+        ("configs", "--store", "memory:", "--describe", "--user", "jos\udce9"),
+    ):
+        done = subprocess.run(
+            [os.fsencode(EXE), *(os.fsencode(a) for a in args)],
+            capture_output=True,
+            env=child_env(),
+            timeout=60,
+            check=False,
+        )
+        result = subprocess.CompletedProcess(
+            done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
+        )
+        error = assert_one_error(result, args[0], 2)
+        assert "argument 5 is not UTF-8 text" in error or "argument 6 is not UTF-8" in error, error
+        assert "caf" not in error  # it may be a password: not echoed
 
 
 def test_a_piped_password_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
