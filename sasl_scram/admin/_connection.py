@@ -22,6 +22,7 @@ from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import ClientConfigError
+from sasl_scram.config import bootstrap_servers
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
@@ -70,17 +71,10 @@ class SaslCredentials:
 
 
 def _split_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
-    out = []
-    for item in (b.strip() for b in bootstrap.split(",")):
-        if not item:
-            continue
-        host, sep, port = item.rpartition(":")
-        if not sep or not port.isdigit():
-            raise KafkaConnectionError(f"bootstrap server {item!r} is not host:port")
-        out.append((host.strip("[]"), int(port)))
-    if not out:
-        raise KafkaConnectionError("no bootstrap server given")
-    return out
+    try:
+        return bootstrap_servers(bootstrap)
+    except ValueError as exc:
+        raise KafkaConnectionError(f"bootstrap servers: {exc}") from None
 
 
 class KafkaConnection:

@@ -32,6 +32,8 @@ from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._secret import READ_SECRET
 from sasl_scram.cli._secret import read_secret
 from sasl_scram.cli._texts import add_core_command
+from sasl_scram.config import bootstrap_servers
+from sasl_scram.config import zookeeper_connect
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import AlterResult
 from sasl_scram.store import ScramAdmin
@@ -97,6 +99,8 @@ class Backend:
     help: str
     factory: AdminFactory
     dialect: Dialect
+    #: Checks the value as typed (``ValueError``: a usage error), before anything opens.
+    check: Callable[[str], object]
 
 
 def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
@@ -162,6 +166,14 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+
+
+def _store_location(location: str) -> None:
+    from sasl_scram.store import parse_location
+
+    scheme, target = parse_location(location)
+    if scheme == "zookeeper":
+        zookeeper_connect(target)
 
 
 def _open_sqlite(location: str, args: argparse.Namespace) -> ScramAdmin:
@@ -237,6 +249,7 @@ BACKENDS: list[Backend] = [
         "--command-config",
         _open_bootstrap,
         Dialect(zookeeper=False),
+        bootstrap_servers,
     ),
     Backend(
         "zookeeper",
@@ -245,6 +258,7 @@ BACKENDS: list[Backend] = [
         "write directly to ZooKeeper in Kafka's layout, like kafka-configs --zookeeper",
         _open_zookeeper,
         Dialect(zookeeper=True),
+        zookeeper_connect,
     ),
     Backend(
         "store",
@@ -253,6 +267,7 @@ BACKENDS: list[Backend] = [
         "write directly to a credential store, e.g. sqlite:/var/lib/kafka-scram/creds.db",
         _open_store,
         Dialect(zookeeper=False),
+        _store_location,
     ),
 ]
 
@@ -264,6 +279,10 @@ def open_admin(args: argparse.Namespace) -> tuple[ScramAdmin, Dialect]:
         names = ", ".join(b.flags[0] for b in BACKENDS)
         raise CommandUsageError(f"exactly one of {names} must be specified")
     backend = chosen[0]
+    try:
+        backend.check(getattr(args, backend.dest))
+    except ValueError as exc:
+        raise CommandUsageError(f"{backend.flags[0]}: {exc}") from None
     return backend.factory(args), backend.dialect
 
 

@@ -85,8 +85,8 @@ EXIT_RULES: tuple[tuple[type[BaseException], ExitStatus, str], ...] = (
         CommandUsageError,
         ExitStatus.USAGE,
         "options that cannot go together or need another, a value out of range or malformed "
-        "(--add-config, --override, a mechanism name, iterations, base64, a principal), an "
-        "empty, missing, unconfirmed or non-UTF-8 secret",
+        "(--add-config, --override, an address, a mechanism name, iterations, base64, a "
+        "principal), an empty, missing, unconfirmed or non-UTF-8 secret",
     ),
     (KeyboardInterrupt, ExitStatus.INTERRUPTED, "Ctrl-C"),
     (

@@ -12,6 +12,7 @@ from sasl_scram.cli._process import LOG_FORMAT
 from sasl_scram.cli._process import run_loop
 from sasl_scram.cli._process import serve
 from sasl_scram.cli._texts import add_core_command
+from sasl_scram.config import ConfigValueError
 from sasl_scram.config import Properties
 from sasl_scram.config import read_properties
 from sasl_scram.endpoint import EndpointConfig
@@ -62,8 +63,14 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     )
     # Every key is parsed once, here, before the loop is chosen: a bad value
     # is reported with its file and line, whichever key it is. An error is
-    # main's one line (EXIT_RULES).
-    config = EndpointConfig.from_properties(load_properties(args.config, args.override))
+    # main's one line (EXIT_RULES): a value typed with --override is a usage
+    # error, one read from a file a failure.
+    try:
+        config = EndpointConfig.from_properties(load_properties(args.config, args.override))
+    except ConfigValueError as exc:
+        if exc.origin == "--override":
+            raise CommandUsageError(str(exc)) from None
+        raise
     if config.workers > 1:
         from sasl_scram.cli._workers import Supervisor
 

@@ -7,9 +7,12 @@ values down to it.
 
 from __future__ import annotations
 
+from sasl_scram.config._addresses import bootstrap_servers
+from sasl_scram.config._addresses import zookeeper_connect
 from sasl_scram.config._client_config import ClientConfig
 from sasl_scram.config._client_config import ClientConfigError
 from sasl_scram.config._keys import ConfigKey
+from sasl_scram.config._keys import ConfigValueError
 from sasl_scram.config._keys import Parser
 from sasl_scram.config._keys import boolean
 from sasl_scram.config._keys import choice
@@ -29,10 +32,12 @@ __all__ = [
     "ClientConfig",
     "ClientConfigError",
     "ConfigKey",
+    "ConfigValueError",
     "KafkaPrincipal",
     "Parser",
     "Properties",
     "boolean",
+    "bootstrap_servers",
     "choice",
     "format_properties",
     "integer",
@@ -41,4 +46,5 @@ __all__ = [
     "read_properties",
     "suggest_key",
     "text",
+    "zookeeper_connect",
 ]

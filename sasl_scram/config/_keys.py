@@ -106,6 +106,15 @@ def suggest_key(key: str, known: Iterable[str]) -> str | None:
     return close[0] if close else None
 
 
+class ConfigValueError(ScramConfigError):
+    """A key's value is refused; ``origin`` says where it was set
+    (``server.properties:12``, ``--override``), ``None`` for a default."""
+
+    def __init__(self, message: str, origin: str | None) -> None:
+        super().__init__(message)
+        self.origin = origin
+
+
 def _where(key: str, origins: Mapping[str, str]) -> str:
     origin = origins.get(key)
     return f"{origin}: " if origin else ""
@@ -127,7 +136,7 @@ def read_keys(
         The typed values by key name; ``None`` for an absent key without default.
 
     Raises:
-        ScramConfigError: a bad value, naming the file, line and key, and what is accepted.
+        ConfigValueError: a bad value, naming the file, line and key, and what is accepted.
     """
     origins = origins or {}
     values: dict[str, Any] = {}
@@ -141,7 +150,8 @@ def read_keys(
         except ValueError as exc:
             # A secret's parser error could quote the value: say only that it is bad.
             problem = "invalid value" if key.secret else str(exc)
-            raise ScramConfigError(
-                f"{_where(key.name, origins)}{key.name}: {problem}; accepted: {key.accepted}"
+            raise ConfigValueError(
+                f"{_where(key.name, origins)}{key.name}: {problem}; accepted: {key.accepted}",
+                origins.get(key.name),
             ) from None
     return values

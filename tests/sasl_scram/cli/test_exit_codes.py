@@ -93,6 +93,25 @@ CASES: list[tuple[tuple[str, ...], str, int, str, str]] = [
      "configs", "--command-config is required with --bootstrap-server"),
     (("configs", "--zookeeper", "127.0.0.1:1", "--zookeeper-timeout", "-1", "--describe",
       "--user", "a"), "", USAGE, "configs", "--zookeeper-timeout"),
+    # Where to connect, as typed: checked before anything is opened.
+    (("configs", "--bootstrap-server", "127.0.0.1", "--command-config", "{tmp}/c.properties",
+      "--describe", "--user", "a"), "", USAGE, "configs",
+     "--bootstrap-server: '127.0.0.1' is not host:port"),
+    (("configs", "--bootstrap-server", "127.0.0.1:70000", "--command-config",
+      "{tmp}/c.properties", "--describe", "--user", "a"), "", USAGE, "configs",
+     "--bootstrap-server: port 70000 is out of range (1-65535)"),
+    (("configs", "--zookeeper", "nohost:abc", "--describe", "--user", "a"), "", USAGE,
+     "configs", "--zookeeper: 'nohost:abc' is not host:port"),
+    (("configs", "--zookeeper", "127.0.0.1:1,,", "--describe", "--user", "a"), "", USAGE,
+     "configs", "--zookeeper: an empty host:port"),
+    (("configs", "--store", "{tmp}/c.db", "--describe", "--user", "a"), "", USAGE, "configs",
+     "--store: store location must be sqlite:PATH"),
+    (("configs", "--store", "zookeeper:127.0.0.1:99999", "--describe", "--user", "a"), "",
+     USAGE, "configs", "--store: port 99999 is out of range (1-65535)"),
+    (("serve", "--config", "{tmp}/s.properties", "--override", "node.id=abc"), "", USAGE,
+     "serve", "--override: node.id: expected an integer"),
+    (("serve", "--config", "{tmp}/zk.properties"), "", FAILURE, "serve",
+     "zookeeper.connect: '127.0.0.1:abc' is not host:port"),
     ((*ALTER, "--delete-config", "SCRAM-SHA-256"), "", FAILURE, "configs",
      "Attempt to delete a user credential that does not exist"),
     (("configs", "--bootstrap-server", "127.0.0.1:1", "--command-config",
@@ -124,6 +143,7 @@ def _files(tmp: Path) -> None:
     (tmp / "s.properties").write_text("listeners=SASL_PLAINTEXT://127.0.0.1:0\n")
     (tmp / "bad.properties").write_text("connections.max.reauth.ms=soon\n")
     (tmp / "c.properties").write_text("security.protocol=PLAINTEXT\n")
+    (tmp / "zk.properties").write_text("zookeeper.connect=127.0.0.1:abc\n")
 
 
 @pytest.mark.parametrize(

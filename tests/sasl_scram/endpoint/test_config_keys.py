@@ -161,7 +161,9 @@ def test_typo_gets_a_suggestion_with_file_and_line(tmp_path: Path) -> None:
 def test_an_override_is_named_as_such(tmp_path: Path) -> None:
     config = write_server_properties(tmp_path, "")
     result = kafka_scram("serve", "--config", str(config), "--override", "node.id=-3")
-    assert "--override: node.id: must be at least 0, got -3" in assert_one_error(result, "serve")
+    # Typed on the command line: a usage error (2), where the file's value is a failure (1).
+    error = assert_one_error(result, "serve", status=2)
+    assert "--override: node.id: must be at least 0, got -3" in error
 
 
 def test_a_far_off_key_gets_no_suggestion(caplog: pytest.LogCaptureFixture) -> None:
