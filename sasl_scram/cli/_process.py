@@ -20,10 +20,13 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramConfigError
+from sasl_scram.endpoint import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint import EVENT_LOOP_KEY
+from sasl_scram.endpoint import STORE_PATH_KEY
 from sasl_scram.endpoint import BootstrapFiles
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import ensure_bootstrap_user
+from sasl_scram.endpoint import private_folder
 
 if TYPE_CHECKING:
     from sasl_scram.endpoint import ScramEndpoint
@@ -119,8 +122,16 @@ def cannot_listen(config: EndpointConfig, exc: OSError) -> ScramConfigError:
         )
     elif exc.errno == errno.EACCES:
         fix = f"a port below 1024 needs privileges: choose one above 1023 in {keys} ({flags})"
-    else:
+    elif isinstance(exc, socket.gaierror):
+        hosts = ", ".join(sorted({entry.host for entry in config.listeners}))
+        fix = (
+            f"{hosts} cannot be resolved to an address: give an address or a name this "
+            f"machine resolves in 'listeners' ({flags})"
+        )
+    elif exc.errno == errno.EADDRINUSE:
         fix = f"stop the process using the port or choose another in {keys} ({flags})"
+    else:
+        fix = f"check the addresses in {keys} ({flags})"
     return ScramConfigError(f"cannot listen on {listeners}: {cause}; {fix}")
 
 
@@ -151,7 +162,7 @@ def open_credential_store(config: EndpointConfig) -> CredentialStore:
         # directory is owner-only from its creation (the store creates the
         # database 0600 before SQLite opens it), as Kafka protects /config/users
         # with CREATOR_ALL ACLs.
-        db.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_folder(db.parent, STORE_PATH_KEY)
     return open_store(config.store_location, **config.store_options())
 
 
@@ -194,6 +205,10 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
     from sasl_scram.endpoint import ScramEndpoint
     from sasl_scram.endpoint import load_extensions
 
+    if config.bootstrap_user and worker is None:
+        # Before the store opens and "ready" is said: the user's files must have
+        # a place (the workers' parent checks it before it forks).
+        private_folder(config.bootstrap_file.parent, BOOTSTRAP_FILE_KEY)
     store = open_credential_store(config)
     extensions = load_extensions(config.properties, config.settings)
     endpoint = ScramEndpoint(

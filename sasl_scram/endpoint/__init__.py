@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from sasl_scram.endpoint._bootstrap import BootstrapFiles
 from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
+from sasl_scram.endpoint._bootstrap import private_folder
 from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint._config import BOOTSTRAP_USER_KEY
 from sasl_scram.endpoint._config import ENDPOINT_KEYS
 from sasl_scram.endpoint._config import EVENT_LOOP_KEY
+from sasl_scram.endpoint._config import STORE_PATH_KEY
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._config import Listener
 from sasl_scram.endpoint._config import extension_keys
@@ -40,6 +42,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "EVENT_LOOP_KEY",
     "METRICS_LISTENER_KEY",
+    "STORE_PATH_KEY",
     "ApiCall",
     "Authenticated",
     "BootstrapFiles",
@@ -59,6 +62,7 @@ __all__ = [
     "ensure_bootstrap_user",
     "extension_keys",
     "load_extensions",
+    "private_folder",
     "serve_metrics",
     "zookeeper_store_options",
 ]

@@ -19,11 +19,12 @@ from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import format_properties
 from sasl_scram.config import read_properties
+from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ScramAdmin
 from sasl_scram.store import ScramUpsertion
 
-__all__ = ["BootstrapFiles", "ensure_bootstrap_user"]
+__all__ = ["BootstrapFiles", "ensure_bootstrap_user", "private_folder"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -36,15 +37,36 @@ class BootstrapFiles:
     kcat_config: Path
 
 
-def _write_private(path: Path, text: str, encoding: str = "utf-8") -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+def private_folder(folder: Path, key: str) -> None:
+    """Create ``folder`` (owner-only) if missing; a folder that cannot be made is
+    a configuration error naming ``key``, the key that put a file there.
+
+    Raises:
+        ScramConfigError: ``folder`` cannot be created.
+    """
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ScramConfigError(
+            f"{key}: cannot create the folder {folder}: {exc.strerror or exc}; "
+            "choose a path in a folder this user may write"
+        ) from None
+
+
+def _stage(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    """``text`` durably in ``path``'s temporary sibling, for :meth:`Path.replace`."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding=encoding) as f:
         f.write(text)
         f.flush()
         os.fsync(f.fileno())
-    tmp.replace(path)
+    return tmp
+
+
+def _write_private(path: Path, text: str, encoding: str = "utf-8") -> None:
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _stage(path, text, encoding).replace(path)
 
 
 def _warn_if_shared(path: Path) -> None:
@@ -92,8 +114,16 @@ def ensure_bootstrap_user(
     mechanisms: tuple[ScramMechanism, ...],
     bootstrap: str,
 ) -> BootstrapFiles:
-    """Create ``user`` with a random password unless it already has a credential."""
+    """Create ``user`` with a random password unless it already has a credential.
+
+    The files that hold the password are written (as temporary files) before
+    the user is created, so that a password is never in the store alone.
+
+    Raises:
+        ScramConfigError: the files' folder cannot be created.
+    """
     kcat_path = properties_path.with_name(properties_path.stem + "-kcat.conf")
+    private_folder(properties_path.parent, BOOTSTRAP_FILE_KEY)
     described = store.describe([user])
     exists = bool(described.results) and described.results[0].error == ErrorCode.NONE
     if exists:
@@ -102,14 +132,34 @@ def ensure_bootstrap_user(
             _follow_address(path, bootstrap)
         return BootstrapFiles(user, False, properties_path, kcat_path)
     password = secrets.token_urlsafe(24)
-    results = store.alter(
-        [], [ScramUpsertion.from_password(user, mech, password, 8192) for mech in mechanisms]
-    )
-    failed = [r for r in results if r.error != ErrorCode.NONE]
-    if failed:
-        raise RuntimeError(f"could not create bootstrap user {user!r}: {failed[0].message}")
+    staged = _stage_files(properties_path, kcat_path, user, password, mechanisms, bootstrap)
+    try:
+        results = store.alter(
+            [], [ScramUpsertion.from_password(user, mech, password, 8192) for mech in mechanisms]
+        )
+        failed = [r for r in results if r.error != ErrorCode.NONE]
+        if failed:
+            raise RuntimeError(f"could not create bootstrap user {user!r}: {failed[0].message}")
+    except BaseException:
+        for tmp in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    for tmp, path in zip(staged, (properties_path, kcat_path), strict=True):
+        tmp.replace(path)
+    return BootstrapFiles(user, True, properties_path, kcat_path)
+
+
+def _stage_files(
+    properties_path: Path,
+    kcat_path: Path,
+    user: str,
+    password: str,
+    mechanisms: tuple[ScramMechanism, ...],
+    bootstrap: str,
+) -> tuple[Path, Path]:
+    """The client properties and kcat's configuration, staged next to their places."""
     mechanism = mechanisms[-1].mechanism_name
-    _write_private(
+    properties = _stage(
         properties_path,
         format_properties(
             {
@@ -121,7 +171,7 @@ def ensure_bootstrap_user(
         ),
         encoding="ascii",
     )
-    _write_private(
+    kcat = _stage(
         kcat_path,
         f"bootstrap.servers={bootstrap}\n"
         "security.protocol=SASL_PLAINTEXT\n"
@@ -129,4 +179,4 @@ def ensure_bootstrap_user(
         f"sasl.username={user}\n"
         f"sasl.password={password}\n",
     )
-    return BootstrapFiles(user, True, properties_path, kcat_path)
+    return properties, kcat

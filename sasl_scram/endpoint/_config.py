@@ -33,6 +33,7 @@ from sasl_scram.config import integer
 from sasl_scram.config import read_keys
 from sasl_scram.config import suggest_key
 from sasl_scram.config import text
+from sasl_scram.config import zookeeper_connect
 from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
 from sasl_scram.endpoint._extension import extension_factories
 from sasl_scram.endpoint._extension import factory_keys
@@ -239,6 +240,11 @@ def _optional_integer(minimum: int) -> Parser:
     return lambda value, parsed: parse(value, parsed) if value.strip() else None
 
 
+def _zookeeper_connect(value: str, _: Mapping[str, Any]) -> str:
+    # Empty: no ZooKeeper; otherwise kazoo would fail on a bad entry only later.
+    return zookeeper_connect(value) if value.strip() else ""
+
+
 _INT0, _INT1 = "an integer >= 0", "an integer >= 1"
 # What each ZooKeeper login and TLS key does (docs/stores.md has the details).
 _ZK_DOCS = {
@@ -392,7 +398,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey(
         "zookeeper.connect",
         "",
-        text,
+        _zookeeper_connect,
         "host:port[,host:port][/chroot]",
         "Kafka's ZooKeeper, as the credential store",
     ),

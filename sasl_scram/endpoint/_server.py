@@ -12,11 +12,13 @@ import ssl
 import tempfile
 import time
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 from typing import cast
 
 from sasl_scram import _native
+from sasl_scram._errors import ScramConfigError
 from sasl_scram._server import CredentialRequest
 from sasl_scram._server import DecoyCredentials
 from sasl_scram._server import Grant
@@ -256,9 +258,23 @@ class ScramEndpoint:
 
     def _ssl_context(self) -> ssl.SSLContext:
         props = self.config.ssl_keystore
+        location = props.get("ssl.keystore.location")
+        try:
+            return self._load_keystore(props, location)
+        except OSError as exc:  # ssl.SSLError too: a file that is not PEM
+            key = "ssl.keystore.location" if location else "ssl.keystore.certificate.chain"
+            source = f" from {location}" if location else ""
+            # The reason, never the file's bytes or the key's password.
+            raise ScramConfigError(
+                f"{key}: cannot load the TLS key and certificate{source}: "
+                f"{exc.strerror or exc}; give a PEM file with the certificate chain and "
+                "its private key"
+            ) from None
+
+    @staticmethod
+    def _load_keystore(props: Mapping[str, str], location: str | None) -> ssl.SSLContext:
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         password = props.get("ssl.key.password") or None
-        location = props.get("ssl.keystore.location")
         if location:
             context.load_cert_chain(location, password=password)
             return context

@@ -123,6 +123,38 @@ def test_serve_on_an_address_this_host_does_not_have(tmp_path: Path, workers: st
     assert "--override listeners=" in error
 
 
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (
+            "listeners=SASL_PLAINTEXT://no.such.invalid:{port}\n",
+            "no.such.invalid cannot be resolved to an address",
+        ),
+        (
+            "listeners=SASL_SSL://127.0.0.1:{port}\nssl.keystore.location={tmp}/none.pem\n",
+            "ssl.keystore.location: cannot load the TLS key and certificate from "
+            "{tmp}/none.pem: No such file or directory",
+        ),
+        (
+            "listeners=SASL_SSL://127.0.0.1:{port}\nssl.keystore.location={tmp}/bad.pem\n",
+            "ssl.keystore.location: cannot load the TLS key and certificate from {tmp}/bad.pem",
+        ),
+    ],
+)
+def test_a_listener_that_cannot_start_is_not_blamed_on_the_port(
+    tmp_path: Path, lines: str, expected: str
+) -> None:
+    (tmp_path / "bad.pem").write_text("-----BEGIN CERTIFICATE-----\nnot base64\n")
+    config = tmp_path / "server.properties"
+    config.write_text(
+        lines.format(port=free_port(), tmp=tmp_path)
+        + f"scram.credential.store.path={tmp_path}/creds.db\n"
+    )
+    error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
+    assert expected.format(tmp=tmp_path) in error, error
+    assert "stop the process using the port" not in error, error
+
+
 def test_a_privileged_port_gets_its_own_hint() -> None:
     # The tests run as root, which may bind below 1024: the kernel's refusal is built.
     config = EndpointConfig.from_properties(

@@ -117,6 +117,34 @@ def test_a_bootstrap_file_that_is_a_directory_is_refused_before_the_user_exists(
     assert not (tmp_path / "creds.db").exists()
 
 
+def test_a_bootstrap_file_whose_folder_cannot_be_made_fails_before_ready(
+    tmp_path: Path,
+) -> None:
+    # /proc refuses a new folder: the user must not be created with a password
+    # no file will hold, and serve must not say it is ready first.
+    config = write_server_properties(
+        tmp_path,
+        "scram.bootstrap.user=admin\nscram.bootstrap.client.properties=/proc/nope/admin.properties\n",
+    )
+    result = kafka_scram("serve", "--config", str(config))
+    error = assert_one_error(result, "serve")
+    assert "scram.bootstrap.client.properties: cannot create the folder /proc/nope" in error, error
+    assert "ready" not in result.stdout
+    described = kafka_scram("configs", "--store", f"sqlite:{tmp_path}/creds.db", "--describe",
+                            "--entity-type", "users")  # fmt: skip
+    assert "admin" not in described.stdout
+
+
+def test_a_store_whose_folder_cannot_be_made_is_one_line(tmp_path: Path) -> None:
+    config = write_server_properties(tmp_path, "")
+    result = kafka_scram(
+        "serve", "--config", str(config), "--override",
+        "scram.credential.store.path=/proc/nope/creds.db",
+    )  # fmt: skip
+    error = assert_one_error(result, "serve")
+    assert "scram.credential.store.path: cannot create the folder /proc/nope" in error, error
+
+
 def test_an_extension_gets_the_values_the_table_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     parsed: list[str] = []
     given: list[object] = []
