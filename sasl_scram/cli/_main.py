@@ -105,13 +105,42 @@ def exit_status(exc: BaseException) -> ExitStatus:
     return next(status for kind, status, _ in EXIT_RULES if isinstance(exc, kind))
 
 
+class _StoreOnce(argparse._StoreAction):
+    """An option that takes one value refuses a second one, as Kafka's tools do
+    (joptsimple: "Found multiple arguments for option"), where argparse would
+    keep the last and drop the first without a word."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given: set[str] = namespace.__dict__.setdefault(_GIVEN, set())
+        if self.dest in given:
+            parser.error(f"{option_string} is given more than once; give it once")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
+#: The options a parse has met, kept in its namespace (a fresh set per parse).
+_GIVEN = "_options_given"
+
+
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are a single line and never exit the process.
 
     Each (sub)command reports its own unknown arguments, so the error names the
     command; an unknown option is reported before a missing required one (it
-    is often that option, misspelled), with the closest known option.
+    is often that option, misspelled), with the closest known option. An option
+    that takes one value may be given once.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", "store", _StoreOnce)
+        self.register("action", None, _StoreOnce)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: error: {message}")
