@@ -1,12 +1,12 @@
 """What the client examples share: their arguments and kafka-scram's error rule.
 
 An example takes one ``client.properties`` file (or ``KAFKA_CLIENT_PROPERTIES``),
-``--debug`` and ``--help`` (its docstring). Any failure, a wrong password or a
-missing client library included, ends in one line
+``--debug`` and ``--help`` (its docstring). Any failure, a wrong password, a
+missing client library or a file that cannot be read included, ends in one line
 ``<example>: error: <what is wrong and how to fix it>`` on stderr and exit
-status 1 (2 for a usage error, 130 for Ctrl-C); the traceback only with
-``--debug``. Examples with more options parse them with :class:`OneLineParser`
-and run through :func:`report_failures`.
+status 1 (2 for a usage error, a missing or malformed argument; 130 for
+Ctrl-C); the traceback only with ``--debug``. Examples with more options
+parse them with :class:`OneLineParser` and run through :func:`report_failures`.
 """
 
 from __future__ import annotations
@@ -134,7 +134,9 @@ def run_example(main: Callable[[str], int], argv: list[str]) -> int:
             2,
         )
     if not Path(path).is_file():
-        return _fail(prog, f"{path} is not a file; give a client.properties file", 2)
+        # A file that cannot be read is a failure, not a usage error: the
+        # project's exit-code rule, as for kafka-scram's --command-config.
+        return _fail(prog, f"{path} is not a file; give a client.properties file", 1)
     problems = _LastProblem()
     if not debug:
         logging.basicConfig(handlers=[problems], level=logging.WARNING)

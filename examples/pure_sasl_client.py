@@ -57,9 +57,9 @@ def main(path: str) -> int:
             "pure_sasl_client.py: error: this example speaks SASL_PLAINTEXT only", file=sys.stderr
         )
         return 1
+    host, port = config.bootstrap_addresses()[0]
     credentials = ScramCredentials.from_client_config(config)
     assert config.mechanism is not None
-    host, _, port = config.bootstrap_servers.split(",")[0].strip().rpartition(":")
     pure_sasl.install()
     try:
         sasl = SASLClient(
@@ -70,7 +70,7 @@ def main(path: str) -> int:
             password=credentials.password,
             token_auth=credentials.token_auth,
         )
-        conn = KafkaSocket(host, int(port))
+        conn = KafkaSocket(host, port)
         try:
             handshake = conn.call(ApiKey.SASL_HANDSHAKE, {"mechanism": sasl.mechanism})
             if handshake["error_code"]:

@@ -30,6 +30,7 @@ usage error and 1 for a failure; ``--debug`` adds the traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 import time
@@ -116,10 +117,7 @@ def parse_args(
     p.add_argument("--master", default="local[2]")
     p.add_argument("--ivy", help="Spark's Ivy directory for the connector (spark.jars.ivy)")
     p.add_argument("--debug", action="store_true", help="print the traceback of an error")
-    args = p.parse_args(argv)
-    if not Path(args.client_properties).is_file():
-        p.error(f"--client-properties: {args.client_properties} is not a file")
-    return args
+    return p.parse_args(argv)
 
 
 def session_builder(args: argparse.Namespace) -> Any:
@@ -163,6 +161,10 @@ def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSuperviso
 def supervise(args: argparse.Namespace, spark: Any = None) -> TokenSupervisor:
     """:func:`main` after parsing; starts a session unless given ``spark``."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if not args.debug:
+        # py4j logs "Closing down clientserver connection" at INFO when Python
+        # exits: after the error line, which must be the last one.
+        logging.getLogger("py4j").setLevel(logging.WARNING)
     # pyspark first, as the other examples import their client library first:
     # a missing extra is named before anything else.
     builder = session_builder(args) if spark is None else None
@@ -180,15 +182,29 @@ def supervise(args: argparse.Namespace, spark: Any = None) -> TokenSupervisor:
             max_lifetime_ms=args.max_lifetime_ms,
         ),
     )
-    if builder is not None:
-        spark = start_spark(builder)
+    if builder is None:
+        run_for(supervisor, args.seconds)
+        return supervisor
+    spark = start_spark(builder)
+    try:
+        run_for(supervisor, args.seconds)
+    finally:
+        # Spark stops before an error is printed: its shutdown's lines (and
+        # the JVM's) come before the error line, not after it. A failure to
+        # stop (a JVM already gone) must not replace the error that ended the run.
+        with contextlib.suppress(Exception):
+            spark.stop()
+    return supervisor
+
+
+def run_for(supervisor: TokenSupervisor, seconds: float) -> None:
+    """Start the supervised query, stop it after ``seconds`` (or when it ends)."""
     with supervisor.start():
-        deadline = time.monotonic() + args.seconds
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline and not supervisor.await_termination(timeout=0.5):
             pass
         print(f"supervisor: {supervisor!r}")  # the repr never shows a secret
     print(f"stopped after {supervisor.rotations} rotations and {supervisor.renewals} renewals")
-    return supervisor
 
 
 def cli(argv: list[str]) -> int:
@@ -202,6 +218,13 @@ def cli(argv: list[str]) -> int:
     args = parse_args(argv[1:], OneLineParser)
 
     def run() -> int:
+        if not Path(args.client_properties).is_file():
+            # A file that cannot be read is a failure (exit 1), not a usage
+            # error: the project's exit-code rule, as for --command-config.
+            raise ExampleError(
+                f"--client-properties: {args.client_properties} is not a file; "
+                "give a client.properties file"
+            )
         try:
             supervise(args)
         except SparkStartError as exc:

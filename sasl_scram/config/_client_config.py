@@ -16,6 +16,7 @@ from pathlib import Path
 import jaas
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.config._addresses import bootstrap_servers
 from sasl_scram.config._properties import read_properties
 
 __all__ = ["ClientConfig", "ClientConfigError"]
@@ -58,6 +59,20 @@ class ClientConfig:
             f"security_protocol={self.security_protocol!r}, mechanism={self.mechanism}, "
             f"username={self.username!r}, password=<hidden>, token_auth={self.token_auth})"
         )
+
+    def bootstrap_addresses(self) -> list[tuple[str, int]]:
+        """``bootstrap.servers`` as ``(host, port)`` pairs, checked as Kafka's
+        clients check them (``ClientUtils``: every entry needs its port).
+
+        Raises:
+            ClientConfigError: no entry, or one without a port or out of range.
+        """
+        if not self.bootstrap_servers.replace(",", "").strip():
+            raise ClientConfigError("bootstrap.servers: required, e.g. broker1:9093,broker2:9093")
+        try:
+            return bootstrap_servers(self.bootstrap_servers)
+        except ValueError as exc:
+            raise ClientConfigError(f"bootstrap.servers: {exc}, e.g. broker1:9093") from None
 
     @property
     def uses_sasl(self) -> bool:

@@ -128,7 +128,5 @@ def bootstrap_list(config: ClientConfig) -> list[str]:
     Raises:
         ClientConfigError: ``bootstrap.servers`` is empty.
     """
-    servers = [s.strip() for s in config.bootstrap_servers.split(",") if s.strip()]
-    if not servers:
-        raise ClientConfigError("bootstrap.servers: required, e.g. broker1:9093,broker2:9093")
-    return servers
+    config.bootstrap_addresses()  # raises for an empty list or a bad entry
+    return [s.strip() for s in config.bootstrap_servers.split(",") if s.strip()]

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tools.fetch_spark_connector import connector_jar
+from tools.fetch_spark_connector import ivy_dir
 
 from .conftest import TokenEndpoint
 from .conftest import client_properties
@@ -89,6 +93,31 @@ def test_example_with_a_wrong_password_is_one_line(
     name = error.split(": error: ", 1)[1].split(" ", 1)[0].rstrip(":")
     assert error.count(name) == 1, error
     assert error.count("Authentication failed") <= 1, error
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_example_with_an_unreadable_file_is_a_failure(
+    tmp_path: Path, example: str, kind: str
+) -> None:
+    path = tmp_path / "nonexistent" if kind == "missing" else tmp_path
+    error = _one_error(run(example, path), example, 1)
+    assert f"{path} is not a file; give a client.properties file" in error, error
+
+
+# The client libraries take a host without a port as port 9092 (and fail to
+# connect there); pure_sasl_client opens the socket itself, so it checks the port.
+@pytest.mark.parametrize(
+    ("example", "servers"),
+    [*((example, "") for example in EXAMPLES), ("pure_sasl_client", "127.0.0.1")],
+)
+def test_a_bad_bootstrap_servers_names_the_key(tmp_path: Path, example: str, servers: str) -> None:
+    props = {"bootstrap.servers": servers, "security.protocol": "SASL_PLAINTEXT"}
+    props.update({"sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config": user_line()})
+    path = write_properties(tmp_path / "client.properties", props)
+    error = _one_error(run(example, path), example, 1)
+    assert error.split(": error: ", 1)[1].startswith(f"{path}: bootstrap.servers: "), error
+    assert ("'127.0.0.1' is not host:port" if servers else "required, e.g.") in error, error
 
 
 # Item 7 of issue 26: the examples in the environment `make run` builds, which
@@ -217,7 +246,6 @@ def test_spark_example_needs_bootstrap_servers_before_spark(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["--client-properties", "/nonexistent/client.properties"], "is not a file"),
         ([], "--client-properties"),
         (["--client-properties", "x", "--bogus"], "--bogus"),
         (["--client-properties", "x", "--trigger-ms", "soon"], "--trigger-ms"),
@@ -232,6 +260,15 @@ def test_spark_example_usage_errors_are_one_line(
         spark_properties(tmp_path, **{"sasl.jaas.config": JAAS}) if a == "x" else a for a in args
     ]
     assert expected in _one_error(run_spark(tmp_path, *args), SPARK, 2)
+
+
+# A file that cannot be read is a failure (exit 1), as kafka-scram's
+# `--command-config /missing` is; only a missing or malformed argument is a usage error.
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_spark_example_with_an_unreadable_file_is_a_failure(tmp_path: Path, kind: str) -> None:
+    path = str(tmp_path / "nonexistent") if kind == "missing" else str(tmp_path)
+    error = _one_error(run_spark(tmp_path, "--client-properties", path), SPARK, 1)
+    assert f"{path} is not a file" in error, error
 
 
 def test_spark_example_debug_adds_the_traceback(tmp_path: Path) -> None:
@@ -270,3 +307,42 @@ def test_example_interrupted_is_one_line(
         pytest.fail("Ctrl-C went through run_example")
     assert status == 130
     assert capsys.readouterr().err == "demo.py: error: interrupted\n"
+
+
+def _spark_cannot_start() -> str:
+    """Why a real Spark session cannot start here without the network, or ''."""
+    if importlib.util.find_spec("pyspark") is None:
+        return "pyspark is not installed"
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "no JDK"
+    import pyspark
+
+    if not connector_jar(pyspark.__version__).is_file():
+        return "Spark's Kafka connector is not cached (make spark)"
+    return ""
+
+
+@pytest.mark.java
+def test_spark_example_failing_after_spark_started_ends_with_its_error(tmp_path: Path) -> None:
+    """Spark starts (about 10 s), then the login fails: the error is the last line."""
+    reason = _spark_cannot_start()
+    if reason:
+        pytest.skip(reason)
+    path = spark_properties(tmp_path, **{"sasl.jaas.config": JAAS})
+    args = ["--topic", "t", "--output", str(tmp_path / "out"), "--checkpoint", str(tmp_path / "c")]
+    args += ["--client-properties", path, "--ivy", str(ivy_dir())]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / f"{SPARK}.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"},
+        check=False,
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    ours = [line for line in lines if line.startswith(f"{SPARK}.py: ")]
+    assert ours == lines[-1:] and "127.0.0.1:1" in ours[0], result.stderr
+    # Neither py4j's INFO line at exit nor Spark's INFO lines (pyspark's level is WARN).
+    assert "py4j" not in result.stderr and " INFO " not in result.stderr, result.stderr
