@@ -26,6 +26,8 @@ from sasl_scram.cli import CommandError
 from sasl_scram.cli import CommandUsageError
 from sasl_scram.cli import add_command
 from sasl_scram.config import ClientConfig
+from sasl_scram.config import bootstrap_servers
+from sasl_scram.kafka import ErrorCode
 from tokenauth._client import DelegationTokenClient
 from tokenauth._client import TokenRequestError
 from tokenauth._client import kafka_exception_text
@@ -172,6 +174,32 @@ def _check(args: argparse.Namespace) -> str:
     return action
 
 
+# DelegationTokenCommand declares the periods ofType(classOf[java.lang.Long]) and the
+# RPCs carry them as int64 (CreateDelegationTokenRequest.MaxLifetimeMs, ...).
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_PERIODS = {
+    "max_life": "--max-life-time-period",
+    "renew_period": "--renew-time-period",
+    "expiry_period": "--expiry-time-period",
+}
+
+
+def _check_periods(args: argparse.Namespace) -> None:
+    """A period Kafka could not read is the user's error, found before the banner."""
+    for name, flag in _PERIODS.items():
+        value = getattr(args, name)
+        if value is None or _LONG_MIN <= value <= _LONG_MAX:
+            continue
+        text = str(value)
+        # Thousands of digits on one error line would hide the line's point.
+        digits = len(text.lstrip("-"))
+        got = f"'{text}'" if len(text) <= 30 else f"'{text[:20]}…' ({digits} digits)"
+        raise CommandUsageError(
+            f"{flag}: expected a whole number of milliseconds that fits a Java long "
+            f"({_LONG_MIN} to {_LONG_MAX}), got {got}"
+        )
+
+
 def _date(ms: int) -> str:
     # SimpleDateFormat("yyyy-MM-dd'T'HH:mm") in the JVM default time zone.
     return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%dT%H:%M")
@@ -272,23 +300,83 @@ def _hmac(text: str) -> bytes:
         raise CommandUsageError("--hmac is not valid base64") from None
 
 
-def _error_text(exc: Exception) -> str:
+# How to fix each refusal, printed after Kafka's own words (what DelegationTokenCommand
+# prints: the exception Errors.forCode gives). One table for every subcommand, by
+# Kafka's error code; {config} is the --command-config file, {owner} the
+# --owner-principal. Who may do what: KafkaApis' delegation token handlers (KIP-48,
+# KIP-373 for another owner's tokens).
+_FIXES: dict[ErrorCode, str] = {
+    ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED: (
+        "the server has no delegation.token.secret.key: set it, the same secret on every "
+        "broker (in KRaft mode on every controller too) or in the --config file of "
+        "kafka-scram serve, and restart"
+    ),
+    ErrorCode.DELEGATION_TOKEN_NOT_FOUND: (
+        "no live token has this HMAC: it is mistyped, or its token expired and was removed; "
+        "--describe --show-hmac lists the live tokens with their HMACs"
+    ),
+    ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH: (
+        "only the token's owner or one of its renewers may renew or expire it, a super user "
+        "included: log in as one of them"
+    ),
+    ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: (
+        "log in with the user's own credentials, not a token: in the --command-config file, "
+        "a sasl.jaas.config without tokenauth=true, over SASL_PLAINTEXT or SASL_SSL"
+    ),
+    ErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED: (
+        "creating a token for {owner} needs a super user (super.users) or the CreateTokens "
+        "ACL on {owner}: kafka-acls --add --allow-principal <you> --operation CreateTokens "
+        "--user-principal {owner}"
+    ),
+    ErrorCode.DELEGATION_TOKEN_EXPIRED: (
+        "the token has expired and cannot be renewed: create a new one with --create"
+    ),
+    ErrorCode.INVALID_PRINCIPAL_TYPE: (
+        "a token's renewers are users: give each --renewer-principal as User:<name>"
+    ),
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
+        "the login's principal lacks a permission on the Kafka cluster: log in as a super "
+        "user (super.users) or grant it the ACL the operation needs on the Cluster resource"
+    ),
+    ErrorCode.SASL_AUTHENTICATION_FAILED: (
+        "check the username and password in sasl.jaas.config of the --command-config file {config}"
+    ),
+}
+
+
+def _error_text(exc: Exception, args: argparse.Namespace) -> str:
     """Kafka's tool prints the failure's ``getMessage()``: the exception's
-    class and message (``org.apache.kafka.common.errors.<Exception>: ...``)."""
+    class and message (``org.apache.kafka.common.errors.<Exception>: ...``);
+    we keep those words first and add how to fix it, in parentheses."""
     if isinstance(exc, TokenRequestError):
-        return exc.kafka_message
-    if isinstance(exc, KafkaConnectionError) and exc.kafka_error is not None:
-        return kafka_exception_text(exc.kafka_error, str(exc))
-    return str(exc)  # not Kafka's answer: ours (unreachable, bad configuration)
+        text, code = exc.kafka_message, exc.error_code
+    elif isinstance(exc, KafkaConnectionError) and exc.kafka_error is not None:
+        text, code = kafka_exception_text(exc.kafka_error, str(exc)), exc.kafka_error
+    else:
+        return str(exc)  # not Kafka's answer: ours (unreachable, bad configuration)
+    try:
+        fix = _FIXES.get(ErrorCode(code))
+    except ValueError:  # a code newer than our table: Kafka's words alone
+        fix = None
+    if fix is None:
+        return text
+    owners = _principals(args.owner[:1], "--owner-principal")
+    owner = str(owners[0]) if owners else "another owner"
+    return f"{text} ({fix.format(config=args.command_config, owner=owner)})"
 
 
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     action = _check(args)
     # Usage errors first, before anything is printed.
+    _check_periods(args)
     _principals(args.owner, "--owner-principal")
     _principals(args.renewers, "--renewer-principal")
     if args.hmac is not None:
         _hmac(args.hmac)
+    try:
+        bootstrap_servers(args.bootstrap_server)
+    except ValueError as exc:
+        raise CommandUsageError(f"--bootstrap-server: {exc}") from None
     try:
         config = ClientConfig.from_file(args.command_config)
         # Kafka's admin client logs in at its first request, after the tool has
@@ -297,5 +385,5 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             args, lambda: DelegationTokenClient.connect(config, args.bootstrap_server), stdout
         )
     except (ScramError, TokenError) as exc:
-        raise CommandError(_error_text(exc)) from None
+        raise CommandError(_error_text(exc, args)) from None
     return 0

@@ -8,7 +8,8 @@ by a placeholder of the same width so that the column layout is still
 compared. Everything else must be equal: headers, columns, the banners
 (ours shows the HMAC there only with ``--show-hmac``), exit status and, for a
 failure, the line Kafka's tool prints, ``e.getMessage()`` of its
-``ExecutionException``. Deliberate differences are asserted precisely and
+``ExecutionException`` (ours adds how to fix it after those words, in
+parentheses). Deliberate differences are asserted precisely and
 listed in docs/compatibility.md.
 """
 
@@ -31,6 +32,11 @@ from tests.side_by_side import KafkaTools
 from tests.side_by_side import Pair
 from tests.side_by_side import kafka_failure
 from tests.side_by_side import ours
+from tests.tokenauth._fixes import MISMATCH_FIX
+from tests.tokenauth._fixes import NOT_FOUND_FIX
+from tests.tokenauth._fixes import PRINCIPAL_TYPE_FIX
+from tests.tokenauth._fixes import SASL_FIX
+from tests.tokenauth._fixes import TOKEN_LOGIN_FIX
 
 PROG = "kafka-scram delegation-tokens"
 _TOKEN_ID = r"[A-Za-z0-9_-]{22}"
@@ -209,8 +215,11 @@ def test_create_renew_expire_describe_match_kafka(kafka_tools: KafkaTools, login
     assert len(ours_rows) == 2, mine
 
 
-def _assert_same_failure(pair: Pair, name: str, message: str, hmac: str | None = None) -> None:
-    """Kafka's tool prints ``e.getMessage()``, then the stack trace; ours that one line.
+def _assert_same_failure(
+    pair: Pair, name: str, message: str, fix: str, hmac: str | None = None
+) -> None:
+    """Kafka's tool prints ``e.getMessage()``, then the stack trace; ours that one line,
+    then, deliberately (docs/compatibility.md), how to fix it in parentheses.
     Both print the banner first (Kafka's admin client logs in lazily)."""
     assert pair.kafka.returncode == pair.ours.returncode == 1, pair
     line = f"{KAFKA_ERRORS}{name}: {message}"
@@ -218,7 +227,7 @@ def _assert_same_failure(pair: Pair, name: str, message: str, hmac: str | None =
     kafka_lines = pair.kafka.stderr.splitlines()
     trace = kafka_lines.index(f"java.util.concurrent.ExecutionException: {line}")
     assert kafka_lines[trace - 1] == line, pair
-    assert pair.ours.stderr == f"{PROG}: error: {line}\n", pair
+    assert pair.ours.stderr == f"{PROG}: error: {line} ({fix})\n", pair
     banner = pair.kafka.stdout if hmac is None else pair.kafka.stdout.replace(hmac, "[hidden]")
     assert pair.ours.stdout == banner != "", pair
 
@@ -236,6 +245,7 @@ def test_errors_are_kafkas_exception_lines(
             _tokens(tools, logins.owner, action, "--hmac", unknown, period, "-1"),
             "DelegationTokenNotFoundException",
             "Delegation Token is not found on server.",
+            NOT_FOUND_FIX,
             hmac=unknown,
         )
 
@@ -251,6 +261,7 @@ def test_errors_are_kafkas_exception_lines(
         ),
         "InvalidPrincipalTypeException",
         "Supplied principalType is not supported.",
+        PRINCIPAL_TYPE_FIX,
     )
 
     token = created(
@@ -262,6 +273,7 @@ def test_errors_are_kafkas_exception_lines(
         ),
         "DelegationTokenOwnerMismatchException",
         "Specified Principal is not valid Owner/Renewer.",
+        MISMATCH_FIX,
         hmac=token.hmac,
     )
 
@@ -274,6 +286,7 @@ def test_errors_are_kafkas_exception_lines(
         "UnsupportedByAuthenticationException",
         "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on "
         "delegation token authenticated channels.",
+        TOKEN_LOGIN_FIX,
     )
 
     # Deliberate (docs/compatibility.md): a bad --hmac is a usage error here,
@@ -300,4 +313,5 @@ def test_errors_are_kafkas_exception_lines(
         "SaslAuthenticationException",
         "Authentication failed during authentication due to invalid credentials with SASL "
         "mechanism SCRAM-SHA-256",
+        SASL_FIX.format(config=wrong),
     )

@@ -296,7 +296,9 @@ def test_cli_matches_client(served: tuple[RunningEndpoint, object], tmp_path: Pa
         1,
         "kafka-scram delegation-tokens: error: "
         "org.apache.kafka.common.errors.DelegationTokenNotFoundException: "
-        "Delegation Token is not found on server.\n",
+        "Delegation Token is not found on server. (no live token has this HMAC: it is "
+        "mistyped, or its token expired and was removed; --describe --show-hmac lists the "
+        "live tokens with their HMACs)\n",
     )
     code, _, err = run("--create")
     assert code == 2 and "Missing required argument --max-life-time-period for --create" in err

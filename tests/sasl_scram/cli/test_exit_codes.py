@@ -138,6 +138,9 @@ CASES: list[tuple[tuple[str, ...], str, int, str, str]] = [
      "delegation-tokens", "invalid int value"),
     ((*TOKENS, "{tmp}/missing.properties", "--describe"), "", FAILURE, "delegation-tokens",
      "cannot read"),
+    (("delegation-tokens", "--bootstrap-server", "127.0.0.1:70000", "--command-config",
+      "{tmp}/c.properties", "--describe"), "", USAGE, "delegation-tokens",
+     "--bootstrap-server: port 70000 is out of range (1-65535)"),
     # jaas
     (("jaas",), "", USAGE, "jaas", "required"),
     (("jaas", "chek"), "", USAGE, "jaas", "invalid choice: 'chek'"),
