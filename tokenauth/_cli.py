@@ -22,6 +22,7 @@ from typing import TextIO
 from sasl_scram import KafkaPrincipal
 from sasl_scram import ScramError
 from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.cli import LOGIN_FIXES
 from sasl_scram.cli import CommandError
 from sasl_scram.cli import CommandUsageError
 from sasl_scram.cli import add_command
@@ -334,13 +335,7 @@ _FIXES: dict[ErrorCode, str] = {
     ErrorCode.INVALID_PRINCIPAL_TYPE: (
         "a token's renewers are users: give each --renewer-principal as User:<name>"
     ),
-    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
-        "the login's principal lacks a permission on the Kafka cluster: log in as a super "
-        "user (super.users) or grant it the ACL the operation needs on the Cluster resource"
-    ),
-    ErrorCode.SASL_AUTHENTICATION_FAILED: (
-        "check the username and password in sasl.jaas.config of the --command-config file {config}"
-    ),
+    **LOGIN_FIXES,
 }
 
 
@@ -362,7 +357,8 @@ def _error_text(exc: Exception, args: argparse.Namespace) -> str:
         return text
     owners = _principals(args.owner[:1], "--owner-principal")
     owner = str(owners[0]) if owners else "another owner"
-    return f"{text} ({fix.format(config=args.command_config, owner=owner)})"
+    config = f"the --command-config file {args.command_config}"
+    return f"{text} ({fix.format(config=config, owner=owner)})"
 
 
 def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:

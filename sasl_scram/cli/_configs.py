@@ -27,6 +27,7 @@ from typing import TextIO
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.cli._main import LOGIN_FIXES
 from sasl_scram.cli._main import CommandError
 from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._secret import READ_SECRET
@@ -355,7 +356,7 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         admin, dialect = open_admin(args)
     except ScramError as exc:
         # A failed login names Kafka's exception too (SaslAuthenticationException).
-        raise CommandError(_error_text(exc)) from None
+        raise CommandError(_error_text(exc, args)) from None
     try:
         if dialect.zookeeper:
             # ConfigCommand's banner for its ZooKeeper path (a diagnostic: stderr).
@@ -370,7 +371,7 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
             return _alter(admin, dialect, user, args, stdin, stdout, stderr)
         return _describe(admin, user, stdout, stderr)
     except ScramError as exc:
-        raise CommandError(_error_text(exc)) from None
+        raise CommandError(_error_text(exc, args)) from None
     finally:
         close = getattr(admin, "close", None)
         if callable(close):
@@ -505,21 +506,27 @@ def _alter_error(result: AlterResult, dialect: Dialect, deleted: list[str]) -> s
     return _failure(result.error, result.message)
 
 
-def _failure(error: ErrorCode, message: str | None) -> str:
+def _failure(
+    error: ErrorCode, message: str | None, config: str = "the --command-config file"
+) -> str:
     """An error Kafka's admin client raised, as ConfigCommand's stack trace names it
-    (``ExecutionException: <exception>: <message>``), on one line."""
-    return (
+    (``ExecutionException: <exception>: <message>``), on one line; then how to
+    fix it, where :data:`LOGIN_FIXES` knows."""
+    text = (
         f"Error while executing config command: {error.exception_name}: "
         f"{message or error.default_message}"
     )
+    fix = LOGIN_FIXES.get(error)
+    return f"{text} ({fix.format(config=config)})" if fix else text
 
 
-def _error_text(exc: Exception) -> str:
+def _error_text(exc: Exception, args: argparse.Namespace) -> str:
     """A failed login names Kafka's exception too (SaslAuthenticationException)."""
     from sasl_scram.admin import KafkaConnectionError
 
     if isinstance(exc, KafkaConnectionError) and exc.kafka_error is not None:
-        return _failure(exc.kafka_error, str(exc))
+        config = f"the --command-config file {args.command_config}"
+        return _failure(exc.kafka_error, str(exc), config)
     return str(exc)
 
 

@@ -33,9 +33,11 @@ from typing import NoReturn
 from typing import TextIO
 
 from sasl_scram._errors import ScramError
+from sasl_scram.kafka import ErrorCode
 
 __all__ = [
     "EXIT_RULES",
+    "LOGIN_FIXES",
     "CommandError",
     "CommandUsageError",
     "ExitStatus",
@@ -98,6 +100,19 @@ EXIT_RULES: tuple[tuple[type[BaseException], ExitStatus, str], ...] = (
     (ScramError, ExitStatus.ERROR, "the same failures, raised by the library"),
     (Exception, ExitStatus.ERROR, "an error no command expected (its type is named)"),
 )
+
+
+#: How to fix a refusal that any command logging in to a broker can meet, said
+#: after Kafka's words; ``{config}`` names the login's file.
+LOGIN_FIXES: dict[ErrorCode, str] = {
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
+        "the login's principal lacks a permission on the Kafka cluster: log in as a super "
+        "user (super.users) or grant it the ACL the operation needs on the Cluster resource"
+    ),
+    ErrorCode.SASL_AUTHENTICATION_FAILED: (
+        "check the username and password in sasl.jaas.config of {config}"
+    ),
+}
 
 
 def exit_status(exc: BaseException) -> ExitStatus:

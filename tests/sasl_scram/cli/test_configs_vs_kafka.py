@@ -54,8 +54,11 @@ def _assert_completed(pair: Pair, kafka_user: str, our_user: str) -> None:
     assert pair.ours.stderr == "", pair
 
 
-def _assert_same_failure(pair: Pair, name: str, message: str, status: int = 1) -> None:
-    """Kafka's tool failed with ``name: message`` in a stack trace, ours in one line.
+def _assert_same_failure(
+    pair: Pair, name: str, message: str, status: int = 1, fix: str = ""
+) -> None:
+    """Kafka's tool failed with ``name: message`` in a stack trace, ours in one line,
+    then ``(fix)`` where ours says how to fix it.
 
     Kafka's tool exits 1 for every error; ours exits 2 for a usage error (a value
     typed on the command line that is malformed, out of range or empty: issue 26's
@@ -64,8 +67,9 @@ def _assert_same_failure(pair: Pair, name: str, message: str, status: int = 1) -
     assert (pair.kafka.returncode, pair.ours.returncode) == (1, status), pair
     assert pair.kafka.stdout == pair.ours.stdout == "", pair
     assert kafka_failure(pair.kafka) == (name, message), pair
+    after = f" ({fix})" if fix else ""
     assert pair.ours.stderr == (
-        f"{PROG}: error: Error while executing config command: {name}: {message}\n"
+        f"{PROG}: error: Error while executing config command: {name}: {message}{after}\n"
     ), pair
 
 
@@ -207,6 +211,8 @@ def test_a_failed_login_names_kafkas_exception(kafka_tools: KafkaTools, tmp_path
         "SaslAuthenticationException",
         "Authentication failed during authentication due to invalid credentials with SASL "
         "mechanism SCRAM-SHA-256",
+        fix=f"check the username and password in sasl.jaas.config of the --command-config "
+        f"file {config}",
     )
 
 
