@@ -73,6 +73,9 @@ def pty_run(argv: list[str], answers: list[str]) -> tuple[int, str]:
     pid, fd = pty.fork()
     if pid == 0:  # the child: the pty is its stdin, stdout, stderr and /dev/tty
         os.chdir(ROOT)
+        # A suite started in the background by a shell without job control
+        # inherits SIGINT ignored, and Python keeps it so: Ctrl-C would do nothing.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.execve(argv[0], argv, child_env())  # noqa: S606 - our entry point, no shell
     output = b""
     pending = list(answers)

@@ -94,5 +94,7 @@ def test_non_super_user_is_refused(endpoint: RunningEndpoint, tmp_path: Path) ->
     assert (code, out) == (1, "")
     assert err == (
         "kafka-scram configs: error: Error while executing config command: "
-        "ClusterAuthorizationException: Cluster authorization failed.\n"
+        "ClusterAuthorizationException: Cluster authorization failed. (the login's principal "
+        "lacks a permission on the Kafka cluster: log in as a super user (super.users) or "
+        "grant it the ACL the operation needs on the Cluster resource)\n"
     )
