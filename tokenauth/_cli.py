@@ -161,7 +161,8 @@ def _check(args: argparse.Namespace) -> str:
         "owner": "--owner-principal",
     }
     for name in forbidden:
-        if getattr(args, name):
+        # Given at all, 0 included: Kafka's tool asks joptsimple's options.has().
+        if getattr(args, name) not in (None, []):
             raise CommandUsageError(f"Option {flag[name]} can't be used with --{action}")
     required = {
         "create": ("max_life",),

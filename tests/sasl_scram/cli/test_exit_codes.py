@@ -136,6 +136,13 @@ CASES: list[tuple[tuple[str, ...], str, int, str, str]] = [
      "delegation-tokens", "--owner-principal"),
     ((*TOKENS, "{tmp}/c.properties", "--create", "--max-life-time-period", "x"), "", USAGE,
      "delegation-tokens", "invalid int value"),
+    # Present is present, 0 included, as Kafka's tool checks it (options.has).
+    ((*TOKENS, "{tmp}/c.properties", "--renew", "--hmac", "AAAA", "--renew-time-period", "1",
+      "--max-life-time-period", "0"), "", USAGE, "delegation-tokens",
+     "Option --max-life-time-period can't be used with --renew"),
+    ((*TOKENS, "{tmp}/c.properties", "--create", "--max-life-time-period", "1",
+      "--expiry-time-period", "0"), "", USAGE, "delegation-tokens",
+     "Option --expiry-time-period can't be used with --create"),
     ((*TOKENS, "{tmp}/missing.properties", "--describe"), "", FAILURE, "delegation-tokens",
      "cannot read"),
     (("delegation-tokens", "--bootstrap-server", "127.0.0.1:70000", "--command-config",
