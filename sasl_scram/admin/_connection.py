@@ -99,6 +99,7 @@ class KafkaConnection:
         self._ids = itertools.count(1)
         self._frames = FrameBuffer(_MAX_RESPONSE)
         self._versions: dict[int, tuple[int, int]] = {}
+        self._timeout = timeout
         self._sock = self._connect(bootstrap, ssl_context, timeout)
         try:
             self._negotiate()
@@ -181,6 +182,8 @@ class KafkaConnection:
         try:
             payload = self._read_frame()
             got, response = decode_response(api_key, version, payload)
+        except TimeoutError:
+            raise KafkaConnectionError(f"no answer within {self._timeout:g} s") from None
         except OSError as exc:
             raise KafkaConnectionError(f"connection failed: {exc}") from None
         except KafkaCodecError as exc:
@@ -203,7 +206,16 @@ class KafkaConnection:
     def _negotiate(self) -> None:
         spec = API_SPECS[ApiKey.API_VERSIONS]
         version = spec.max_version
-        response = self._roundtrip(ApiKey.API_VERSIONS, version, _software())
+        try:
+            response = self._roundtrip(ApiKey.API_VERSIONS, version, _software())
+        except KafkaConnectionError as exc:
+            # The first request: a peer that cannot answer it is not a Kafka
+            # listener, or one that expects TLS (or not) where we did otherwise.
+            host, port = self._sock.getpeername()[:2]
+            raise KafkaConnectionError(
+                f"{exc}; check that {host}:{port} is a Kafka listener and that "
+                "security.protocol matches it (SASL_SSL for a TLS listener)"
+            ) from None
         if response["error_code"] == ErrorCode.UNSUPPORTED_VERSION:
             theirs = {k["api_key"]: k["max_version"] for k in response["api_keys"]}
             version = min(theirs.get(ApiKey.API_VERSIONS, 0), version)

@@ -134,3 +134,44 @@ def test_pipelined_login_and_wrong_password(mechanism: object) -> None:
         with pytest.raises(KafkaConnectionError, match="invalid credentials") as caught:
             KafkaConnection(ep.bootstrap, SaslCredentials(mechanism, "alice", "wrong"))  # type: ignore[arg-type]
         assert caught.value.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED
+
+
+def _peer_that(answer: bytes | None) -> tuple[socket.socket, threading.Thread]:
+    """A listener whose one connection gets ``answer`` to its first request (then
+    is closed), or nothing at all (``None``): not a Kafka listener."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            if answer is None:
+                conn.recv(65536)  # until the client gives up
+            else:
+                conn.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return listener, thread
+
+
+@pytest.mark.parametrize(
+    ("answer", "what"),
+    [
+        (None, "no answer within 0.5 s"),
+        (b"HTTP/1.1 400 Bad Request\r\n\r\n", "malformed response"),
+        (b"", "closed the connection"),
+    ],
+)
+def test_a_peer_that_is_not_a_kafka_listener_is_named_so(answer: bytes | None, what: str) -> None:
+    listener, thread = _peer_that(answer)
+    with listener:
+        address = f"127.0.0.1:{listener.getsockname()[1]}"
+        credentials = SaslCredentials(SCRAM_SHA_256, *ALICE)
+        with pytest.raises(KafkaConnectionError) as caught:
+            KafkaConnection(address, credentials, timeout=0.5)
+    thread.join(5)
+    message = str(caught.value)
+    assert what in message, message
+    assert f"check that {address} is a Kafka listener" in message, message
+    assert "security.protocol" in message, message
