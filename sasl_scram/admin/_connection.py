@@ -100,6 +100,7 @@ class KafkaConnection:
         self._frames = FrameBuffer(_MAX_RESPONSE)
         self._versions: dict[int, tuple[int, int]] = {}
         self._timeout = timeout
+        self._address = bootstrap  # then the one server connected to
         self._sock = self._connect(bootstrap, ssl_context, timeout)
         try:
             self._negotiate()
@@ -118,6 +119,8 @@ class KafkaConnection:
             except OSError as exc:
                 errors.append(f"{host}:{port}: {exc.strerror or exc}")
                 continue
+            # As the user wrote it: named again if the peer turns out not to be Kafka.
+            self._address = f"{host}:{port}"
             if ssl_context is not None:
                 try:
                     sock = ssl_context.wrap_socket(sock, server_hostname=host)
@@ -211,9 +214,8 @@ class KafkaConnection:
         except KafkaConnectionError as exc:
             # The first request: a peer that cannot answer it is not a Kafka
             # listener, or one that expects TLS (or not) where we did otherwise.
-            host, port = self._sock.getpeername()[:2]
             raise KafkaConnectionError(
-                f"{exc}; check that {host}:{port} is a Kafka listener and that "
+                f"{exc}; check that {self._address} is a Kafka listener and that "
                 "security.protocol matches it (SASL_SSL for a TLS listener)"
             ) from None
         if response["error_code"] == ErrorCode.UNSUPPORTED_VERSION:
