@@ -194,8 +194,11 @@ def test_an_unknown_hmac_points_to_describe(tokens_on: Served, action: str, peri
 
 
 def test_describe_show_hmac_named_by_the_fix_exists(tokens_on: Served) -> None:
-    result = kafka_scram(COMMAND, "--help")
-    assert "--show-hmac" in result.stdout and "--describe" in result.stdout
+    # What the not-found fix tells the user to run lists a live token's HMAC.
+    _, hmac = _create(tokens_on, tokens_on.admin, "--max-life-time-period", "-1")
+    described = tokens_on.run(tokens_on.admin, "--describe", "--show-hmac")
+    assert described.returncode == 0, described.stderr
+    assert hmac in described.stdout
 
 
 def test_another_owner_needs_create_tokens_or_a_super_user(tokens_on: Served) -> None:

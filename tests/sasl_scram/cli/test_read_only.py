@@ -7,6 +7,7 @@ given as the store is one error line too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
@@ -98,9 +99,8 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 def _foreign_database(path: Path) -> None:
     """A SQLite file that is not ours: a database without the store's tables."""
-    with sqlite3.connect(path) as db:
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("CREATE TABLE notes (text TEXT)")
-    sqlite3.connect(path).close()
 
 
 def test_describe_on_a_file_without_a_store_writes_nothing(tmp_path: Path) -> None:

@@ -497,7 +497,8 @@ def test_each_broker_check_is_given_only_the_time_left() -> None:
     started = time.monotonic()
     with pytest.raises(SupervisorError, match="did not take token tok0 within 300 ms"):
         rotation.create()
-    assert time.monotonic() - started < 1.0
+    # Not one slow probe per check beyond the limit (each would take 0.3 s more).
+    assert time.monotonic() - started < 5.0
     assert given and all(0 < s <= 0.3 for s in given)
 
 
@@ -514,4 +515,4 @@ def test_the_login_probe_gives_up_when_its_time_is_up() -> None:
         started = time.monotonic()
         with pytest.raises(KafkaConnectionError):
             probe(token, 0.3)
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 5.0  # its own timeout is 10 s
