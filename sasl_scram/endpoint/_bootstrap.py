@@ -54,19 +54,36 @@ def private_folder(folder: Path, key: str) -> None:
 
 
 def _stage(path: Path, text: str, encoding: str = "utf-8") -> Path:
-    """``text`` durably in ``path``'s temporary sibling, for :meth:`Path.replace`."""
+    """``text`` durably in ``path``'s temporary sibling, for :func:`_place`; nothing
+    is left behind if it cannot be written."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding=encoding) as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding=encoding) as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return tmp
+
+
+def _place(staged: list[tuple[Path, Path]]) -> None:
+    """Rename each staged file to its place, then sync the folder: the renames
+    are durable before anyone is told the files are there."""
+    for tmp, path in staged:
+        tmp.replace(path)
+    folder = os.open(staged[0][1].parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
 
 
 def _write_private(path: Path, text: str, encoding: str = "utf-8") -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _stage(path, text, encoding).replace(path)
+    _place([(_stage(path, text, encoding), path)])
 
 
 def _warn_if_shared(path: Path) -> None:
@@ -124,42 +141,57 @@ def ensure_bootstrap_user(
     """
     kcat_path = properties_path.with_name(properties_path.stem + "-kcat.conf")
     private_folder(properties_path.parent, BOOTSTRAP_FILE_KEY)
-    described = store.describe([user])
-    exists = bool(described.results) and described.results[0].error == ErrorCode.NONE
-    if exists:
+    if _has_user(store, user):
         for path in (properties_path, kcat_path):
             _warn_if_shared(path)
             _follow_address(path, bootstrap)
         return BootstrapFiles(user, False, properties_path, kcat_path)
     password = secrets.token_urlsafe(24)
-    staged = _stage_files(properties_path, kcat_path, user, password, mechanisms, bootstrap)
+    staged: list[tuple[Path, Path]] = []
     try:
-        results = store.alter(
-            [], [ScramUpsertion.from_password(user, mech, password, 8192) for mech in mechanisms]
-        )
-        failed = [r for r in results if r.error != ErrorCode.NONE]
-        if failed:
-            raise RuntimeError(f"could not create bootstrap user {user!r}: {failed[0].message}")
+        for path, text, encoding in _file_texts(
+            properties_path, kcat_path, user, password, mechanisms, bootstrap
+        ):
+            staged.append((_stage(path, text, encoding), path))
+        _create_user(store, user, password, mechanisms)
     except BaseException:
-        for tmp in staged:
+        for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
         raise
-    for tmp, path in zip(staged, (properties_path, kcat_path), strict=True):
-        tmp.replace(path)
+    _place(staged)
     return BootstrapFiles(user, True, properties_path, kcat_path)
 
 
-def _stage_files(
+def _has_user(store: ScramAdmin, user: str) -> bool:
+    described = store.describe([user])
+    return bool(described.results) and described.results[0].error == ErrorCode.NONE
+
+
+def _create_user(
+    store: ScramAdmin, user: str, password: str, mechanisms: tuple[ScramMechanism, ...]
+) -> None:
+    """Create ``user``; raise unless it exists afterwards. A write whose outcome
+    is unknown (the ZooKeeper connection dropped mid-request) may have been
+    applied: then the user exists with this password, and its files must stay."""
+    results = store.alter(
+        [], [ScramUpsertion.from_password(user, mech, password, 8192) for mech in mechanisms]
+    )
+    failed = [r for r in results if r.error != ErrorCode.NONE]
+    if failed and not _has_user(store, user):
+        raise RuntimeError(f"could not create bootstrap user {user!r}: {failed[0].message}")
+
+
+def _file_texts(
     properties_path: Path,
     kcat_path: Path,
     user: str,
     password: str,
     mechanisms: tuple[ScramMechanism, ...],
     bootstrap: str,
-) -> tuple[Path, Path]:
-    """The client properties and kcat's configuration, staged next to their places."""
+) -> list[tuple[Path, str, str]]:
+    """The client properties and kcat's configuration: each file, its text, its encoding."""
     mechanism = mechanisms[-1].mechanism_name
-    properties = _stage(
+    properties = (
         properties_path,
         format_properties(
             {
@@ -169,14 +201,15 @@ def _stage_files(
                 "sasl.jaas.config": jaas.scram_login_line(user, password),
             }
         ),
-        encoding="ascii",
+        "ascii",
     )
-    kcat = _stage(
+    kcat = (
         kcat_path,
         f"bootstrap.servers={bootstrap}\n"
         "security.protocol=SASL_PLAINTEXT\n"
         f"sasl.mechanisms={mechanism}\n"
         f"sasl.username={user}\n"
         f"sasl.password={password}\n",
+        "utf-8",
     )
-    return properties, kcat
+    return [properties, kcat]

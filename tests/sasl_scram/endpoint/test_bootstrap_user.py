@@ -45,3 +45,23 @@ def test_a_refused_user_leaves_no_file_with_its_password(tmp_path: Path) -> None
     with pytest.raises(RuntimeError, match="could not create bootstrap user 'admin'"):
         ensure_bootstrap_user(RefusingStore(), "admin", path, MECHANISMS, "127.0.0.1:9092")
     assert list(tmp_path.iterdir()) == []
+
+
+class UnsureStore(InMemoryCredentialStore):
+    """A store whose write is applied but answered as failed: ZooKeeper's
+    "outcome unknown" when the connection drops mid-request."""
+
+    def alter(
+        self, deletions: Sequence[ScramDeletion], upsertions: Sequence[ScramUpsertion]
+    ) -> list[AlterResult]:
+        super().alter(deletions, upsertions)
+        return [AlterResult(u.user, ErrorCode.UNKNOWN_SERVER_ERROR, "unknown") for u in upsertions]
+
+
+def test_a_user_created_despite_a_failed_answer_keeps_its_files(tmp_path: Path) -> None:
+    # Its password is only in these files: dropping them would lose it for good.
+    store = UnsureStore()
+    path = tmp_path / "admin.properties"
+    files = ensure_bootstrap_user(store, "admin", path, MECHANISMS, "127.0.0.1:9092")
+    assert files.created and store.lookup("admin", SCRAM_SHA_256) is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["admin-kcat.conf", "admin.properties"]
