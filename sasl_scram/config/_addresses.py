@@ -14,19 +14,27 @@ _MAX_PORT = 65535
 
 
 def _host_port(item: str, *, port_required: bool) -> tuple[str, int | None]:
-    # The port follows the last colon, as in Kafka's Utils.getPort: an IPv6
-    # address may come with or without its brackets.
-    host, sep, port = item.rpartition(":")
-    if not sep:
+    if item.startswith("["):  # [IPv6] or [IPv6]:port
+        host, closed, rest = item[1:].partition("]")
+        if not closed or (rest and not rest.startswith(":")):
+            raise ValueError(f"{item!r} is not host:port")
+        port: str | None = rest[1:] if rest else None
+    else:
+        # The port follows the last colon, as in Kafka's Utils.getPort and
+        # ZooKeeper's ConnectStringParser.
+        host, sep, port = item.rpartition(":")
+        if not sep:
+            host, port = item, None
+    if port is None:
         if port_required:
             raise ValueError(f"{item!r} is not host:port")
-        return item, None  # ZooKeeper's default port
-    if not host or not port.isdigit():
+        return host, None  # ZooKeeper's default port
+    if not host or not (port.isascii() and port.isdigit()):
         raise ValueError(f"{item!r} is not host:port")
     number = int(port)
     if not 1 <= number <= _MAX_PORT:
         raise ValueError(f"port {number} is out of range (1-{_MAX_PORT})")
-    return host.strip("[]"), number
+    return host, number
 
 
 def bootstrap_servers(text: str) -> list[tuple[str, int]]:
