@@ -105,7 +105,7 @@ def token_login_probe(config: ClientConfig, timeout: float) -> Callable[[TokenLi
     """
     mechanism, _, _ = config.require_credentials()
     ssl_context = config.ssl_context()
-    servers = [s.strip() for s in config.bootstrap_servers.split(",") if s.strip()]
+    servers = [f"{host}:{port}" for host, port in config.bootstrap_addresses()]
 
     def accepted(token: TokenLike, within_s: float) -> bool:
         deadline = time.monotonic() + within_s
@@ -124,6 +124,10 @@ def token_login_probe(config: ClientConfig, timeout: float) -> Callable[[TokenLi
                     reached += 1
             except KafkaConnectionError as exc:
                 if exc.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED:
+                    return False
+                if left_s < timeout and time.monotonic() >= deadline:
+                    # Cut short by the deadline, not refused: not known yet, and
+                    # the wait's own "did not take token within" says why.
                     return False
                 unreachable = exc
         if not reached and unreachable is not None:
