@@ -109,8 +109,8 @@ class LoginModuleEntry:
         )
 
     def masked_options(self) -> dict[str, str]:
-        """Return the options with secret values (passwords, HMACs) masked."""
-        return {k: mask_value(k, v) for k, v in self.options.items()}
+        """Return the options with secret values masked (:func:`jaas.is_secret_option`)."""
+        return {k: mask_value(k, v, self.module) for k, v in self.options.items()}
 
     def to_dict(self, *, show_secrets: bool = False) -> dict[str, Any]:
         """Return a JSON-ready dict; secrets are masked unless ``show_secrets``."""
