@@ -85,7 +85,6 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the ``jaas`` command and its ``check`` and ``show`` subcommands."""
     jaas = _add_command(subparsers, "jaas")
     commands = jaas.add_subparsers(dest="jaas_command", metavar="SUBCOMMAND")
-    commands.required = True
 
     check = _add_command(commands, "check")
     check.add_argument("files", nargs="+", metavar="FILE", help="JAAS file ('-' for stdin)")
@@ -112,7 +111,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     _add_define(show)
 
-    jaas.set_defaults(handler=handler)
+    # Bare, it prints its usage with the subcommands, as bare kafka-scram does.
+    jaas.set_defaults(handler=handler, jaas_usage=jaas.format_help)
 
 
 def _add_define(parser: argparse.ArgumentParser) -> None:
@@ -128,6 +128,10 @@ def _add_define(parser: argparse.ArgumentParser) -> None:
 
 def handler(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """Run ``jaas check`` or ``jaas show``; return the exit status."""
+    if args.jaas_command is None:
+        print(args.jaas_usage(), end="", file=stderr)
+        print("kafka-scram jaas: error: a subcommand is required: check or show", file=stderr)
+        return _USAGE
     properties: dict[str, str] = {}
     for define in args.defines:
         name, sep, value = define.partition("=")

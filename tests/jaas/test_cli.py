@@ -91,7 +91,11 @@ def test_show(tmp_path: Path) -> None:
 
 
 def test_usage_errors() -> None:
-    assert run("jaas")[0] == 2
+    # Bare, it lists its subcommands, as bare kafka-scram lists the commands.
+    code, out, err = run("jaas")
+    assert (code, out) == (2, "") and err.startswith("usage: kafka-scram jaas")
+    assert "check" in err and "show" in err
+    assert err.endswith("kafka-scram jaas: error: a subcommand is required: check or show\n")
     assert run("jaas", "show")[0] == 2
     assert run("jaas", "show", "f.conf", "--sasl-jaas-config", "x")[0] == 2
     assert run("jaas", "check", "-Dnovalue", "f.conf")[0] == 2
