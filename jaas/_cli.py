@@ -40,7 +40,7 @@ def _error(command: str, message: str, stderr: TextIO, level: str = "error") -> 
 
 def _warnings(contexts: tuple[Context, ...], where: str) -> list[str]:
     # Options a known login module ignores: Kafka accepts them without a word.
-    found = []
+    found: list[str] = []
     for context in contexts:
         prefix = f"context {context.name}: " if where != "sasl.jaas.config" else ""
         for entry in context.entries:

@@ -68,7 +68,7 @@ def option_warnings(entry: LoginModuleEntry) -> tuple[OptionWarning, ...]:
     short = entry.module.rsplit(".", 1)[-1]
     names = list(known)
     reads = f"it reads only {', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
-    found = []
+    found: list[OptionWarning] = []
     for key, value in entry.options.items():
         kind = known.get(key)
         if kind is None:
