@@ -12,16 +12,6 @@ from jaas._model import LoginModuleEntry
 from jaas._secrets import MASK
 from jaas._secrets import is_secret_option
 
-__all__ = [
-    "SCRAM_LOGIN_MODULE",
-    "quote",
-    "render_entry",
-    "render_file",
-    "render_property",
-    "scram_login_line",
-    "scram_token_login_line",
-]
-
 # A bare word both tokenizers read back unchanged: it starts with a letter,
 # '_', '$' or a character >= 0xA0 (not '-', which StreamTokenizer reads as a
 # number sign first) and continues with word characters, digits, '.' or '-'.
