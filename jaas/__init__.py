@@ -18,6 +18,7 @@ from jaas._errors import JaasCredentialsError
 from jaas._errors import JaasError
 from jaas._errors import JaasSyntaxError
 from jaas._file import parse_file
+from jaas._known import SCRAM_LOGIN_MODULE
 from jaas._model import Configuration
 from jaas._model import Context
 from jaas._model import ControlFlag
@@ -25,7 +26,6 @@ from jaas._model import LoginModuleEntry
 from jaas._options import OptionWarning
 from jaas._options import option_warnings
 from jaas._property import parse_property
-from jaas._render import SCRAM_LOGIN_MODULE
 from jaas._render import quote
 from jaas._render import render_entry
 from jaas._render import render_file
