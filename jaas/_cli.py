@@ -11,6 +11,7 @@ from jaas._errors import JaasError
 from jaas._file import parse_file
 from jaas._model import Configuration
 from jaas._model import Context
+from jaas._options import option_warnings
 from jaas._property import parse_property
 from jaas._render import render_file
 from jaas._render import render_property
@@ -24,6 +25,7 @@ _OK, _ERROR, _USAGE = 0, 1, 2
 
 _CHECK_EPILOG = """examples:
   kafka-scram jaas check /etc/kafka/kafka_server_jaas.conf
+  kafka-scram jaas check --strict client_jaas.conf
   kafka-scram jaas check -Dkafka.home=/opt/kafka client_jaas.conf"""
 _SHOW_EPILOG = """examples:
   kafka-scram jaas show /etc/kafka/kafka_server_jaas.conf
@@ -31,9 +33,19 @@ _SHOW_EPILOG = """examples:
 _JAAS_EPILOG = _CHECK_EPILOG + "\n  kafka-scram jaas show --json client_jaas.conf"
 
 
-def _error(command: str, message: str, stderr: TextIO) -> None:
+def _error(command: str, message: str, stderr: TextIO, level: str = "error") -> None:
     # One error format for every command: the first line says which command failed.
-    print(f"kafka-scram jaas {command}: error: {message}", file=stderr)
+    print(f"kafka-scram jaas {command}: {level}: {message}", file=stderr)
+
+
+def _warnings(contexts: tuple[Context, ...], where: str) -> list[str]:
+    # Options a known login module ignores: Kafka accepts them without a word.
+    found: list[str] = []
+    for context in contexts:
+        prefix = f"context {context.name}: " if where != "sasl.jaas.config" else ""
+        for entry in context.entries:
+            found.extend(f"{where}: {prefix}{w.message}" for w in option_warnings(entry))
+    return found
 
 
 # name: (help, description, epilog) of ``kafka-scram jaas`` and its subcommands.
@@ -45,7 +57,9 @@ _COMMANDS = {
     ),
     "check": (
         "validate static JAAS files",
-        "Exit 0 when every file is valid JAAS as the JDK reads it, 1 otherwise.",
+        "Exit 0 when every file is valid JAAS as the JDK reads it, 1 otherwise. "
+        "Options Kafka's ScramLoginModule ignores (a misspelled tokenauth or password) "
+        "and a tokenauth other than true or false are warnings (errors with --strict).",
         _CHECK_EPILOG,
     ),
     "show": (
@@ -71,10 +85,14 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add the ``jaas`` command and its ``check`` and ``show`` subcommands."""
     jaas = _add_command(subparsers, "jaas")
     commands = jaas.add_subparsers(dest="jaas_command", metavar="SUBCOMMAND")
-    commands.required = True
 
     check = _add_command(commands, "check")
     check.add_argument("files", nargs="+", metavar="FILE", help="JAAS file ('-' for stdin)")
+    check.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 1) on a warning: an option Kafka's login module ignores",
+    )
     _add_define(check)
 
     show = _add_command(commands, "show")
@@ -93,7 +111,8 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     _add_define(show)
 
-    jaas.set_defaults(handler=handler)
+    # Bare, it prints its usage with the subcommands, as bare kafka-scram does.
+    jaas.set_defaults(handler=handler, jaas_usage=jaas.format_help)
 
 
 def _add_define(parser: argparse.ArgumentParser) -> None:
@@ -109,6 +128,10 @@ def _add_define(parser: argparse.ArgumentParser) -> None:
 
 def handler(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """Run ``jaas check`` or ``jaas show``; return the exit status."""
+    if args.jaas_command is None:
+        print(args.jaas_usage(), end="", file=stderr)
+        print("kafka-scram jaas: error: a subcommand is required: check or show", file=stderr)
+        return _USAGE
     properties: dict[str, str] = {}
     for define in args.defines:
         name, sep, value = define.partition("=")
@@ -118,7 +141,7 @@ def handler(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
         properties[name] = value
     expand = properties or None
     if args.jaas_command == "check":
-        return _check(args.files, expand, stdin, stdout, stderr)
+        return _check(args.files, expand, args.strict, stdin, stdout, stderr)
     return _show(args, expand, stdin, stdout, stderr)
 
 
@@ -152,7 +175,12 @@ def _kafka_problems(config: Configuration) -> list[str]:
 
 
 def _check(
-    files: list[str], expand: dict[str, str] | None, stdin: TextIO, stdout: TextIO, stderr: TextIO
+    files: list[str],
+    expand: dict[str, str] | None,
+    strict: bool,
+    stdin: TextIO,
+    stdout: TextIO,
+    stderr: TextIO,
 ) -> int:
     status = _OK
     for path in files:
@@ -169,14 +197,19 @@ def _check(
             _error("check", str(exc), stderr)
             status = _ERROR
             continue
-        problems = _kafka_problems(config)
+        problems = [f"{shown}: {problem}" for problem in _kafka_problems(config)]
+        warnings = _warnings(config.contexts, shown)
         for problem in problems:
-            _error("check", f"{shown}: {problem}", stderr)
-        if problems:
+            _error("check", problem, stderr)
+        for warning in warnings:
+            _error("check", warning, stderr, "error" if strict else "warning")
+        if problems or (strict and warnings):
             status = _ERROR
             continue
         names = ", ".join(str(c.name) for c in config.contexts) or "no contexts"
-        print(f"{shown}: OK ({names})", file=stdout)
+        count = len(warnings)
+        noted = f", {count} warning{'s' if count > 1 else ''}" if count else ""
+        print(f"{shown}: OK ({names}){noted}", file=stdout)
     return status
 
 
@@ -196,6 +229,8 @@ def _show(
                 else args.sasl_jaas_config
             )
             context: Context = parse_property(value)
+            for warning in _warnings((context,), "sasl.jaas.config"):
+                _error("show", warning, stderr, "warning")
             if args.json:
                 payload = {
                     "source": "sasl.jaas.config",
@@ -213,6 +248,8 @@ def _show(
     except JaasError as exc:
         _error("show", str(exc), stderr)
         return _ERROR
+    for warning in _warnings(config.contexts, shown):
+        _error("show", warning, stderr, "warning")
     if args.json:
         payload = {"source": shown, **config.to_dict(show_secrets=not mask)}
         print(json.dumps(payload, indent=2, ensure_ascii=False), file=stdout)

@@ -6,8 +6,9 @@ import re
 from bisect import bisect_right
 
 from jaas._errors import JaasSyntaxError
+from jaas._model import ControlFlag
 from jaas._secrets import MASK
-from jaas._secrets import is_secret_key
+from jaas._secrets import is_secret_option
 from jaas._tokenizer import Token
 from jaas._tokenizer import TokenKind
 
@@ -19,22 +20,34 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # line may be malformed (a ':' or nothing where '=' belongs), so this does not
 # use the real tokenizer.
 _ASSIGNMENT = re.compile(
-    r"""(?P<key>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|[^\s=:;"'{}]+)\s*[=:]?\s*"""
+    r"""(?P<key>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|[^\s=:;"'{}]+)\s*(?P<sep>[=:]?)\s*"""
     r"""(?P<value>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|[^\s;"'{}]*)"""
 )
 
 
-def _mask_line(line: str, column: int, width: int) -> tuple[str, int, int]:
+def _secret_spans(line: str, module: str | None) -> list[tuple[int, int]]:
+    """The spans of the values in ``line`` to mask, for the options of ``module``
+    (the entry in effect where the line starts). A ``<module> <flag>`` head on
+    the line starts another entry; so does a ``;``, whose next word is a module."""
+    spans = []
+    for match in _ASSIGNMENT.finditer(line):
+        key = match.group("key").strip("\"'")
+        value = match.group("value")
+        if not match.group("sep") and ControlFlag.parse(value.strip("\"'")) is not None:
+            module = key  # "<module> <flag>": the options after it are this module's
+            continue
+        if value and is_secret_option(module, key):
+            spans.append(match.span("value"))
+    return spans
+
+
+def _mask_line(line: str, column: int, width: int, module: str | None) -> tuple[str, int, int]:
     """Mask secret values in ``line``; move the caret (1-based ``column``, ``width``) with them.
 
     Every secret becomes the same fixed :data:`MASK`, whatever its length, so an
     error never gives the length away; a caret inside a secret underlines the mask.
     """
-    spans = [
-        match.span("value")
-        for match in _ASSIGNMENT.finditer(line)
-        if is_secret_key(match.group("key").strip("\"'")) and match.group("value")
-    ]
+    spans = _secret_spans(line, module)
     caret = column - 1
     shift = 0
     for start, end in spans:
@@ -87,6 +100,17 @@ class Locator:
         self.text = text
         self.filename = filename
         self._starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+        # (offset, module): where each entry read so far starts, for masking
+        # the options of a known login module on a line that does not name it.
+        self._modules: list[tuple[int, str | None]] = []
+
+    def enter_module(self, offset: int, module: str | None) -> None:
+        """Note that the entry of login module ``module`` starts at ``offset``."""
+        self._modules.append((offset, module))
+
+    def _module_at(self, offset: int) -> str | None:
+        index = bisect_right(self._modules, offset, key=lambda item: item[0]) - 1
+        return self._modules[index][1] if index >= 0 else None
 
     def position(self, offset: int) -> tuple[int, int, str]:
         """Return (line, column, line text) for ``offset``, all 1-based."""
@@ -121,7 +145,8 @@ class Locator:
             # mask it in the line, whatever key precedes it, on this line or not.
             source = source[: column - 1] + MASK + source[column - 1 + width :]
             width = len(MASK)
-        shown, caret_column, width = _mask_line(source, column, width)
+        line_start = offset - (column - 1)
+        shown, caret_column, width = _mask_line(source, column, width, self._module_at(line_start))
         return JaasSyntaxError(
             expected=expected,
             got=got if got is not None else describe(token, secret=secret),

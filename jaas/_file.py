@@ -22,7 +22,7 @@ from jaas._model import ControlFlag
 from jaas._model import LoginModuleEntry
 from jaas._property import FLAG_CHOICES
 from jaas._secrets import MASK
-from jaas._secrets import is_secret_key
+from jaas._secrets import is_secret_option
 from jaas._tokenizer import FILE_SYNTAX
 from jaas._tokenizer import Token
 from jaas._tokenizer import Tokenizer
@@ -86,6 +86,7 @@ class _FileParser:
         self._java_line = 1
         self._prev_end = 0
         self._look = self._next()
+        self._module: str | None = None  # the entry being read, for masking
 
     def _next(self) -> Token:
         while True:
@@ -132,6 +133,8 @@ class _FileParser:
         while not self._look.is_char("}"):
             module_token = self._look
             module = self._match("module class name")
+            self._loc.enter_module(module_token.start, module)
+            self._module = module
             flag_token = self._look
             flag_text = self._match("controlFlag")
             flag = ControlFlag.parse(flag_text)
@@ -158,6 +161,7 @@ class _FileParser:
                     java_message=None,
                 )
             entries.append(LoginModuleEntry(module, flag, options))
+        self._module = None
         self._match("}")
         self._match(";")
         return Context(name, tuple(entries))
@@ -175,8 +179,10 @@ class _FileParser:
                 java_message=f"{_PREFIX}expected [{expect}], read [end of file]",
             )
         # The value is secret, and so is what stands where a secret's '=' belongs.
-        secret = is_secret_key(key) and (
-            expect == "option value" or token.kind is not TokenKind.ORDINARY
+        secret = (
+            key is not None
+            and is_secret_option(self._module, key)
+            and (expect == "option value" or token.kind is not TokenKind.ORDINARY)
         )
         found = MASK if secret and token.sval is not None else java_str(token.sval)
         if token.kind is TokenKind.WORD or (token.kind is TokenKind.QUOTED and token.quote == '"'):
@@ -207,12 +213,14 @@ class _FileParser:
         except ExpansionError as exc:
             raise self._loc.error(
                 token,
-                "a defined property" if is_secret_key(key) else f"a defined property in {value!r}",
+                "a defined property"
+                if is_secret_option(self._module, key)
+                else f"a defined property in {value!r}",
                 got=f"undefined property {exc.name!r}" if exc.name else "an empty property name",
                 java_message=exc.java_message,
             ) from None
         if not expanded:
-            shown = MASK if is_secret_key(key) else value
+            shown = MASK if is_secret_option(self._module, key) else value
             raise self._loc.error(
                 token,
                 f"a non-empty value for option {key!r}",

@@ -109,8 +109,8 @@ class LoginModuleEntry:
         )
 
     def masked_options(self) -> dict[str, str]:
-        """Return the options with secret values (passwords, HMACs) masked."""
-        return {k: mask_value(k, v) for k, v in self.options.items()}
+        """Return the options with secret values masked (:func:`jaas.is_secret_option`)."""
+        return {k: mask_value(k, v, self.module) for k, v in self.options.items()}
 
     def to_dict(self, *, show_secrets: bool = False) -> dict[str, Any]:
         """Return a JSON-ready dict; secrets are masked unless ``show_secrets``."""
@@ -183,6 +183,21 @@ class Configuration:
 
     def __contains__(self, name: object) -> bool:
         return any(c.name == name for c in self.contexts)
+
+    def __len__(self) -> int:
+        return len(self.contexts)
+
+    def __getitem__(self, name: str | None) -> Context:
+        """Return the context called ``name``: ``config["KafkaClient"]``.
+
+        Raises:
+            KeyError: There is no such context; the message lists those there are.
+        """
+        context = self.get(name)
+        if context is None:
+            there = ", ".join(str(c.name) for c in self.contexts) or "no context"
+            raise KeyError(f"no context {name!r} in the JAAS configuration; it has {there}")
+        return context
 
     def get(self, name: str | None) -> Context | None:
         """Return the context called ``name``, or ``None``."""

@@ -14,7 +14,7 @@ from jaas._errors import JaasSyntaxError
 from jaas._model import Context
 from jaas._model import ControlFlag
 from jaas._model import LoginModuleEntry
-from jaas._secrets import is_secret_key
+from jaas._secrets import is_secret_option
 from jaas._tokenizer import PROPERTY_SYNTAX
 from jaas._tokenizer import Token
 from jaas._tokenizer import Tokenizer
@@ -99,6 +99,7 @@ class _PropertyParser:
 
     def _entry(self, first: Token) -> LoginModuleEntry:
         module = first.sval
+        self._loc.enter_module(first.start, module)
         flag_token = self._next()
         if flag_token.kind is TokenKind.EOF:
             raise self._loc.error(
@@ -170,13 +171,14 @@ class _PropertyParser:
                     equals,
                     f"'=' after option name {key!r}",
                     # What stands where '=' belongs may be the secret value itself.
-                    secret=is_secret_key(key) and equals.kind is not TokenKind.ORDINARY,
+                    secret=is_secret_option(entry.module, key)
+                    and equals.kind is not TokenKind.ORDINARY,
                     at=self._last_end if equals.kind is TokenKind.EOF else None,
                     java_message=java,
                 )
             value = self._next()
             if value.kind is TokenKind.EOF or value.sval is None:
-                secret = is_secret_key(key)
+                secret = is_secret_option(entry.module, key)
                 raise self._loc.error(
                     value,
                     f"a value for option {key!r}" if key is not None else "an option value",

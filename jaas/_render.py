@@ -5,13 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from jaas._known import SCRAM_LOGIN_MODULE
 from jaas._model import Configuration
 from jaas._model import Context
 from jaas._model import LoginModuleEntry
 from jaas._secrets import MASK
-from jaas._secrets import is_secret_key
-
-SCRAM_LOGIN_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
+from jaas._secrets import is_secret_option
 
 # A bare word both tokenizers read back unchanged: it starts with a letter,
 # '_', '$' or a character >= 0xA0 (not '-', which StreamTokenizer reads as a
@@ -50,19 +49,19 @@ def _name(text: str) -> str:
     return text if _is_word(text) else quote(text)
 
 
-def _value(key: str | None, value: str, mask: bool) -> str:
-    if mask and is_secret_key(key if key is not None else "password"):
+def _value(module: str, key: str | None, value: str, mask: bool) -> str:
+    if mask and is_secret_option(module, key):
         return quote(MASK)
     # Kafka's documentation writes flags such as tokenauth=true bare.
     return value if value in _BARE_VALUES else quote(value)
 
 
 def _options(entry: LoginModuleEntry, mask: bool) -> list[str]:
-    parts = [f"{_name(k)}={_value(k, v, mask)}" for k, v in entry.options.items()]
+    parts = [f"{_name(k)}={_value(entry.module, k, v, mask)}" for k, v in entry.options.items()]
     if entry.null_key_value is not None:
         # Kafka stores a number used as a name under a null key; "0" is read
         # back that way. The JDK's file parser rejects it.
-        parts.append(f"0={_value(None, entry.null_key_value, mask)}")
+        parts.append(f"0={_value(entry.module, None, entry.null_key_value, mask)}")
     return parts
 
 
@@ -71,7 +70,8 @@ def render_entry(entry: LoginModuleEntry, *, mask_secrets: bool = False) -> str:
 
     Args:
         entry: The entry.
-        mask_secrets: Replace secret values (passwords, HMACs) with a mask.
+        mask_secrets: Replace secret values (passwords, HMACs, and any option
+            a known login module does not read) with a mask.
     """
     head = f"{_name(entry.module)} {entry.flag.value}"
     return " ".join([head, *_options(entry, mask_secrets)]) + ";"

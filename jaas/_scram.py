@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from dataclasses import field
 
 from jaas._errors import JaasCredentialsError
+from jaas._known import SCRAM_LOGIN_MODULE
 from jaas._model import Context
 from jaas._model import LoginModuleEntry
-from jaas._render import SCRAM_LOGIN_MODULE
 from jaas._render import scram_login_line
 from jaas._render import scram_token_login_line
 from jaas._secrets import MASK

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MASK", "is_secret_key", "mask_value"]
+from jaas._known import KNOWN_OPTIONS
+from jaas._known import OptionKind
+from jaas._known import edit_distance
+
+__all__ = ["MASK", "is_secret_key", "is_secret_option", "mask_value"]
 
 MASK = "********"
 
@@ -18,13 +22,39 @@ MASK = "********"
 _SECRET_KEY = re.compile(
     r"passw(or)?d|pwd|secret|hmac|credential|^user_|ssl\.keystore\.key$", re.IGNORECASE
 )
+# A name this close to one of these words is taken for a misspelling of it
+# (passwrod, secert, tokn): its value is as secret as the word's.
+_SECRET_WORDS = ("password", "secret", "key", "token", "hmac")
+_NEAR = 2
 
 
 def is_secret_key(key: str | None) -> bool:
-    """Return whether values of the option ``key`` are secrets."""
-    return key is not None and _SECRET_KEY.search(key) is not None
+    """Return whether values of the option ``key`` are secrets, by its name alone."""
+    if key is None:
+        return False
+    if _SECRET_KEY.search(key) is not None:
+        return True
+    folded = key.lower()
+    return any(edit_distance(folded, word) <= _NEAR for word in _SECRET_WORDS)
 
 
-def mask_value(key: str | None, value: str) -> str:
-    """Return ``value``, or a fixed mask when ``key`` names a secret."""
-    return MASK if is_secret_key(key) else value
+def is_secret_option(module: str | None, key: str | None) -> bool:
+    """Return whether the value of option ``key`` of login module ``module`` is masked.
+
+    On a login module whose options we know (``ScramLoginModule``), only the
+    options known to be harmless are shown: an unknown one may be a misspelled
+    password. On any other module the name decides (:func:`is_secret_key`). An
+    option with no name (``3=v`` in Kafka's property form) is always masked.
+    """
+    if key is None:
+        return True
+    known = KNOWN_OPTIONS.get(module) if module is not None else None
+    if known is not None:
+        kind = known.get(key)
+        return kind is None or kind is OptionKind.SECRET
+    return is_secret_key(key)
+
+
+def mask_value(key: str | None, value: str, module: str | None = None) -> str:
+    """Return ``value``, or a fixed mask when option ``key`` of ``module`` is a secret."""
+    return MASK if is_secret_option(module, key) else value

@@ -6,7 +6,9 @@ Differences from Kafka's tool, on purpose (docs/tokens.md):
   may see, as Kafka's tool did up to 3.4 (since 3.5 it sends an empty owner
   list, which returns none; docs/compatibility.md);
 * HMACs are printed by ``--create`` (that is what was asked for) but hidden in
-  ``--describe`` and in the renew/expire banners unless ``--show-hmac`` is given.
+  ``--describe`` and in the renew/expire banners unless ``--show-hmac`` is given;
+  ``--hmac -`` reads the HMAC from standard input (no echo on a terminal);
+* dates carry their UTC offset, and renew/expire end their line.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from sasl_scram import KafkaPrincipal
 from sasl_scram import ScramError
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.cli import LOGIN_FIXES
+from sasl_scram.cli import READ_SECRET
 from sasl_scram.cli import CommandError
 from sasl_scram.cli import CommandUsageError
 from sasl_scram.cli import add_command
+from sasl_scram.cli import read_secret
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import bootstrap_servers
 from sasl_scram.kafka import ErrorCode
@@ -46,7 +50,9 @@ EPILOG = """examples:
   kafka-scram delegation-tokens --bootstrap-server 127.0.0.1:9092 \\
       --command-config alice.properties --create --max-life-time-period -1
   kafka-scram delegation-tokens --bootstrap-server 127.0.0.1:9092 \\
-      --command-config alice.properties --describe"""
+      --command-config alice.properties --describe
+  kafka-scram delegation-tokens --bootstrap-server 127.0.0.1:9092 \\
+      --command-config alice.properties --renew --hmac - --renew-time-period -1"""
 
 
 def register(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -117,7 +123,9 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--hmac",
         metavar="BASE64",
-        help="with --renew or --expire: the token's HMAC, as --create printed it",
+        help="with --renew or --expire: the token's HMAC, as --create printed it "
+        "('-' reads it from standard input: a prompt without echo on a terminal, "
+        "so it stays out of shell history and ps)",
     )
     parser.add_argument(
         "--show-hmac", action="store_true", help="print HMACs in --describe and the banners"
@@ -203,8 +211,11 @@ def _check_periods(args: argparse.Namespace) -> None:
 
 
 def _date(ms: int) -> str:
-    # SimpleDateFormat("yyyy-MM-dd'T'HH:mm") in the JVM default time zone.
-    return datetime.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%dT%H:%M")
+    # Kafka's SimpleDateFormat("yyyy-MM-dd'T'HH:mm") in the JVM default time zone,
+    # which the reader cannot tell: the same local time, with its UTC offset
+    # (ISO 8601, e.g. 2026-11-28T06:22+01:00).
+    local = datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).astimezone()
+    return local.isoformat(timespec="minutes")
 
 
 def _list(principals: Sequence[KafkaPrincipal]) -> str:
@@ -276,8 +287,9 @@ def _renew_or_expire(args: argparse.Namespace, connect: Connect, stdout: TextIO)
             expiry = client.renew_token(hmac, period)
         else:
             expiry = client.expire_token(hmac, period)
-    # Kafka prints these with printf: no trailing newline.
-    stdout.write(f"Completed {action} operation. New expiry date : {_date(expiry)}")
+    # Kafka prints this with printf and no newline, so a shell prompt follows on
+    # the same line; ours ends it (docs/compatibility.md).
+    print(f"Completed {action} operation. New expiry date : {_date(expiry)}", file=stdout)
 
 
 def _describe(args: argparse.Namespace, connect: Connect, stdout: TextIO) -> None:
@@ -368,12 +380,14 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
     _check_periods(args)
     _principals(args.owner, "--owner-principal")
     _principals(args.renewers, "--renewer-principal")
-    if args.hmac is not None:
-        _hmac(args.hmac)
     try:
         bootstrap_servers(args.bootstrap_server)
     except ValueError as exc:
         raise CommandUsageError(f"--bootstrap-server: {exc}") from None
+    if args.hmac == READ_SECRET:
+        args.hmac = read_secret(stdin, "HMAC: ", what="HMAC")
+    if args.hmac is not None:
+        _hmac(args.hmac)
     try:
         config = ClientConfig.from_file(args.command_config)
         # Kafka's admin client logs in at its first request, after the tool has

@@ -9,6 +9,11 @@ on nothing of ours).
 
 from __future__ import annotations
 
-# The facade's names are _main's public ones, listed once there.
+# The facade's names are _main's public ones, listed once there, and the
+# reading of a secret typed as '-', which other packages' subcommands share.
+from sasl_scram.cli import _main
 from sasl_scram.cli._main import *  # noqa: F403
-from sasl_scram.cli._main import __all__ as __all__
+from sasl_scram.cli._secret import READ_SECRET
+from sasl_scram.cli._secret import read_secret
+
+__all__ = [*_main.__all__, "READ_SECRET", "read_secret"]

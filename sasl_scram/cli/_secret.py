@@ -20,8 +20,16 @@ __all__ = ["READ_SECRET", "read_secret"]
 READ_SECRET = "-"  # noqa: S105 - a marker, not a secret
 
 
-def read_secret(stdin: TextIO, prompt: str = "Password: ", *, confirm: bool = False) -> str:
+def read_secret(
+    stdin: TextIO, prompt: str = "Password: ", *, confirm: bool = False, what: str = "password"
+) -> str:
     """Read one secret from ``stdin``: prompted without echo on a terminal.
+
+    Args:
+        stdin: Where to read it from when it is not a terminal (one line).
+        prompt: The prompt on a terminal.
+        confirm: Prompt a second time and require the same secret.
+        what: What the secret is called in errors (``password``, ``HMAC``).
 
     Raises:
         CommandUsageError: no secret (an empty line, the end of the input), or
@@ -31,22 +39,22 @@ def read_secret(stdin: TextIO, prompt: str = "Password: ", *, confirm: bool = Fa
         line = stdin.readline()
         if not line:
             raise CommandUsageError(
-                "no password given: standard input ended before a line was read; "
-                "pipe the password as one line, or run on a terminal to be prompted"
+                f"no {what} given: standard input ended before a line was read; "
+                f"pipe the {what} as one line, or run on a terminal to be prompted"
             )
         secret = line.rstrip("\r\n")
         if not secret:
-            raise CommandUsageError("no password given: the line read from standard input is empty")
-        return _utf8(secret, "the line read from standard input")
-    secret = _prompt(prompt)
+            raise CommandUsageError(f"no {what} given: the line read from standard input is empty")
+        return _utf8(secret, "the line read from standard input", what)
+    secret = _prompt(prompt, what)
     if not secret:
-        raise CommandUsageError("no password given")
-    if confirm and _prompt("Confirm " + prompt[:1].lower() + prompt[1:]) != secret:
-        raise CommandUsageError("the two passwords differ; run the command again")
-    return _utf8(secret, "the password typed")
+        raise CommandUsageError(f"no {what} given")
+    if confirm and _prompt("Confirm " + prompt[:1].lower() + prompt[1:], what) != secret:
+        raise CommandUsageError(f"the two {what}s differ; run the command again")
+    return _utf8(secret, f"the {what} typed", what)
 
 
-def _utf8(secret: str, what: str) -> str:
+def _utf8(secret: str, where: str, what: str) -> str:
     """``secret`` if it is text; bytes that were not UTF-8 (kept by Python as
     surrogate escapes) cannot be a password: SCRAM hashes its UTF-8 (RFC 5802
     section 2.2, as Kafka's ScramFormatter)."""
@@ -55,12 +63,12 @@ def _utf8(secret: str, what: str) -> str:
     except UnicodeEncodeError:
         # The message names no byte of the secret.
         raise CommandUsageError(
-            f"{what} is not UTF-8 text; give the password in UTF-8 (e.g. convert it with iconv)"
+            f"{where} is not UTF-8 text; give the {what} in UTF-8 (e.g. convert it with iconv)"
         ) from None
     return secret
 
 
-def _prompt(prompt: str) -> str:
+def _prompt(prompt: str, what: str) -> str:
     """``getpass``; Ctrl-D is "no password given", Ctrl-C goes on as KeyboardInterrupt.
 
     Either way the prompt's line is ended first (getpass ends it only after a
@@ -70,7 +78,7 @@ def _prompt(prompt: str) -> str:
         return getpass.getpass(prompt)
     except EOFError:
         _end_prompt_line()
-        raise CommandUsageError("no password given") from None
+        raise CommandUsageError(f"no {what} given") from None
     except KeyboardInterrupt:
         _end_prompt_line()
         raise

@@ -7,6 +7,7 @@ the key and the problem, never a secret.
 
 from __future__ import annotations
 
+import logging
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from sasl_scram.config._properties import read_properties
 __all__ = ["ClientConfig", "ClientConfigError"]
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+
+log = logging.getLogger("sasl_scram.config")
 
 
 class ClientConfigError(ScramConfigError):
@@ -83,16 +86,30 @@ class ClientConfig:
         return self.security_protocol in ("SSL", "SASL_SSL")
 
     @classmethod
-    def from_file(cls, path: str | Path) -> ClientConfig:
+    def from_file(cls, path: str | Path, *, strict: bool = False) -> ClientConfig:
+        """Read a ``client.properties`` file (see :meth:`from_properties`)."""
         try:
             props = read_properties(path)
         except ScramConfigError as exc:
             raise ClientConfigError(str(exc)) from None
-        return cls.from_properties(props)
+        return cls.from_properties(props, strict=strict)
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, str]) -> ClientConfig:
-        """Validate properties; SASL protocols need a SCRAM mechanism and a JAAS line."""
+    def from_properties(cls, props: Mapping[str, str], *, strict: bool = False) -> ClientConfig:
+        """Validate properties; SASL protocols need a SCRAM mechanism and a JAAS line.
+
+        An option of ``sasl.jaas.config`` that Kafka's ScramLoginModule ignores
+        (``tokenath=true``, ``passwrod=...``), or a ``tokenauth`` other than
+        ``true``/``false``, is accepted as Kafka accepts it, with a WARNING on
+        the ``sasl_scram.config`` logger, once per call.
+
+        Args:
+            props: The client properties.
+            strict: Refuse such a line instead (``ClientConfigError``).
+
+        Raises:
+            ClientConfigError: A key is missing or invalid; the message names it.
+        """
         props = dict(props)
         protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
         if protocol not in SECURITY_PROTOCOLS:
@@ -123,11 +140,7 @@ class ClientConfig:
                     "sasl.jaas.config: required; e.g. org.apache.kafka.common.security.scram."
                     'ScramLoginModule required username="alice" password="alice-secret";'
                 )
-            try:
-                context = jaas.load_client_context(line)
-                creds = jaas.ScramLoginCredentials.from_context(context)
-            except jaas.JaasError as exc:
-                raise ClientConfigError(f"sasl.jaas.config: {exc}") from None
+            creds = _jaas_credentials(line, strict)
             username, password, token_auth = creds.username, creds.password, creds.token_auth
         return cls(
             bootstrap_servers=props.get("bootstrap.servers", "").strip(),
@@ -174,3 +187,26 @@ class ClientConfig:
                 "use SASL_PLAINTEXT or SASL_SSL"
             )
         return self.mechanism, self.username, self.password
+
+
+def _jaas_credentials(line: str, strict: bool) -> jaas.ScramLoginCredentials:
+    """The credentials of a ``sasl.jaas.config`` line, its ignored options warned about
+    (or refused when ``strict``). Kafka drops them without a word, so a typo in
+    ``tokenauth`` sends a token id as a user name and the broker only says
+    "invalid credentials"."""
+    try:
+        context = jaas.load_client_context(line)
+    except jaas.JaasError as exc:
+        raise ClientConfigError(f"sasl.jaas.config: {exc}") from None
+    warnings = [w.message for e in context.entries for w in jaas.option_warnings(e)]
+    if strict and warnings:
+        raise ClientConfigError(f"sasl.jaas.config: {'; '.join(warnings)}")
+    try:
+        creds = jaas.ScramLoginCredentials.from_context(context)
+    except jaas.JaasError as exc:
+        # A missing password is most often a misspelled one: say which.
+        why = f" ({'; '.join(warnings)})" if warnings else ""
+        raise ClientConfigError(f"sasl.jaas.config: {exc}{why}") from None
+    for warning in warnings:
+        log.warning("sasl.jaas.config: %s", warning)
+    return creds

@@ -91,7 +91,11 @@ def test_show(tmp_path: Path) -> None:
 
 
 def test_usage_errors() -> None:
-    assert run("jaas")[0] == 2
+    # Bare, it lists its subcommands, as bare kafka-scram lists the commands.
+    code, out, err = run("jaas")
+    assert (code, out) == (2, "") and err.startswith("usage: kafka-scram jaas")
+    assert "check" in err and "show" in err
+    assert err.endswith("kafka-scram jaas: error: a subcommand is required: check or show\n")
     assert run("jaas", "show")[0] == 2
     assert run("jaas", "show", "f.conf", "--sasl-jaas-config", "x")[0] == 2
     assert run("jaas", "check", "-Dnovalue", "f.conf")[0] == 2
@@ -136,3 +140,75 @@ def test_show_masks_plain_login_module_user_passwords(tmp_path: Path) -> None:
     assert "bob-pw" not in as_json.stdout
     revealed = kafka_scram("jaas", "show", "--show-secrets", str(path))
     assert 'user_bob="bob-pw"' in revealed.stdout
+
+
+TYPOS = (
+    "KafkaClient {\n"
+    "    org.apache.kafka.common.security.scram.ScramLoginModule required\n"
+    '    username="alice"\n'
+    '    passwrod="analytics-secret"\n'
+    "    tokenauth=ture;\n"
+    "};\n"
+)
+TYPO_WARNINGS = [
+    "context KafkaClient: ScramLoginModule ignores option 'passwrod' (it reads only username, "
+    "password and tokenauth); did you mean 'password'?",
+    "context KafkaClient: ScramLoginModule reads tokenauth='ture' as false: only true (in any "
+    "case) turns on delegation token login; did you mean 'true'?",
+]
+
+
+def test_check_warns_about_options_kafka_ignores(tmp_path: Path) -> None:
+    path = tmp_path / "typos.conf"
+    path.write_text(TYPOS)
+    code, out, err = run("jaas", "check", str(path))
+    assert (code, out) == (0, f"{path}: OK (KafkaClient), 2 warnings\n")
+    assert err.splitlines() == [
+        f"kafka-scram jaas check: warning: {path}: {w}" for w in TYPO_WARNINGS
+    ]
+    assert "analytics-secret" not in err
+
+
+def test_check_strict_fails_on_a_warning(tmp_path: Path) -> None:
+    typos, good = tmp_path / "typos.conf", tmp_path / "good.conf"
+    typos.write_text(TYPOS)
+    good.write_text(GOOD)
+    code, out, err = run("jaas", "check", "--strict", str(typos), str(good))
+    assert (code, out) == (1, f"{good}: OK (KafkaClient)\n")
+    assert err.splitlines() == [
+        f"kafka-scram jaas check: error: {typos}: {w}" for w in TYPO_WARNINGS
+    ]
+    assert run("jaas", "check", "--strict", str(good)) == (0, f"{good}: OK (KafkaClient)\n", "")
+
+
+def test_show_masks_a_misspelled_password_and_warns(tmp_path: Path) -> None:
+    path = tmp_path / "typos.conf"
+    path.write_text(TYPOS)
+    code, out, err = run("jaas", "show", str(path))
+    assert code == 0 and "analytics-secret" not in out + err
+    assert 'passwrod="********"' in out and 'username="alice"' in out
+    assert err.splitlines() == [
+        f"kafka-scram jaas show: warning: {path}: {w}" for w in TYPO_WARNINGS
+    ]
+    line = (
+        "org.apache.kafka.common.security.scram.ScramLoginModule required "
+        'username="tok" password="hmac" tokenath=true;'
+    )
+    code, out, err = run("jaas", "show", "--sasl-jaas-config", line)
+    assert code == 0 and 'tokenath="********"' in out
+    assert err == (
+        "kafka-scram jaas show: warning: sasl.jaas.config: ScramLoginModule ignores option "
+        "'tokenath' (it reads only username, password and tokenauth); did you mean 'tokenauth'?\n"
+    )
+
+
+def test_a_parsed_file_gives_its_contexts_by_name() -> None:
+    config = jaas.parse_file(GOOD + "KafkaServer {\n    m required;\n};\n")
+    assert config["KafkaClient"] is config.contexts[0]
+    assert config["KafkaClient"].entries[0].options["username"] == "alice"
+    with pytest.raises(KeyError) as info:
+        config["Client"]
+    assert str(info.value) == (
+        "\"no context 'Client' in the JAAS configuration; it has KafkaClient, KafkaServer\""
+    )
+    assert len(config) == 2

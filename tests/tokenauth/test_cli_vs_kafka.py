@@ -10,7 +10,8 @@ compared. Everything else must be equal: headers, columns, the banners
 failure, the line Kafka's tool prints, ``e.getMessage()`` of its
 ``ExecutionException`` (ours adds how to fix it after those words, in
 parentheses). Deliberate differences are asserted precisely and
-listed in docs/compatibility.md.
+listed in docs/compatibility.md: our dates add their UTC offset to the same
+local time, and our renew/expire line ends with a newline.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ PROG = "kafka-scram delegation-tokens"
 _TOKEN_ID = r"[A-Za-z0-9_-]{22}"
 _HMAC = r"[A-Za-z0-9+/]{86}=="
 _DATE = r"\d{4}-\d\d-\d\dT\d\d:\d\d"
+# Ours: the same local time, then its UTC offset.
+_OFFSET = r"[+-]\d\d:\d\d"
 _CREATED = re.compile(rf"^Created delegation token with tokenId : ({_TOKEN_ID})$", re.MULTILINE)
 _ROW = re.compile(rf"^({_TOKEN_ID}) ({_HMAC}) ", re.MULTILINE)
 HEADER = (
@@ -55,7 +58,16 @@ _HIDDEN_COLUMN = f"{'[hidden]':<30} "
 def normalised(text: str) -> str:
     text = re.sub(rf"(?<![\w+/-]){_TOKEN_ID}(?![\w+/=-])", "T" * 22, text)
     text = re.sub(_HMAC, "H" * 88, text)
-    return re.sub(_DATE, "yyyy-MM-ddTHH:mm", text)
+    return re.sub(rf"{_DATE}(?:{_OFFSET})?", "yyyy-MM-ddTHH:mm", text)
+
+
+def kafka_dates(ours: str) -> str:
+    """Our output with each date as Kafka's tool prints it: every date must carry
+    an offset, and the local time before it is Kafka's (same machine, same zone)."""
+    dates = re.findall(_DATE, ours)
+    with_offset = re.findall(rf"({_DATE}){_OFFSET}", ours)
+    assert dates == with_offset, ours
+    return re.sub(rf"({_DATE}){_OFFSET}", r"\1", ours)
 
 
 @dataclass(frozen=True)
@@ -130,9 +142,11 @@ def _each(tools: KafkaTools, config: Path, tokens: tuple[Token, Token], *args: s
     )
 
 
-def _assert_same_normalised(pair: Pair) -> None:
+def _assert_same_normalised(pair: Pair, *, newline: bool = False) -> None:
+    """``newline``: ours ends the renew/expire line, Kafka's printf does not."""
     assert pair.kafka.returncode == pair.ours.returncode == 0, pair
-    assert normalised(pair.ours.stdout) == normalised(pair.kafka.stdout), pair
+    kafka = normalised(pair.kafka.stdout) + ("\n" if newline else "")
+    assert normalised(pair.ours.stdout) == kafka, pair
     assert pair.ours.stderr == "", pair
 
 
@@ -160,11 +174,16 @@ def test_create_renew_expire_describe_match_kafka(kafka_tools: KafkaTools, login
         "--renew-time-period",
         "600000",
     )
-    _assert_same_normalised(pair)
-    # printf without a newline, in both.
+    _assert_same_normalised(pair, newline=True)
+    # Kafka's printf has no newline; ours has, and the date's offset.
     assert re.fullmatch(
         f"Calling renew token operation with hmac :{_HMAC} , renew-time-period :600000\n"
         f"Completed renew operation. New expiry date : {_DATE}",
+        pair.kafka.stdout,
+    ), pair
+    assert re.fullmatch(
+        f"Calling renew token operation with hmac :{_HMAC} , renew-time-period :600000\n"
+        f"Completed renew operation. New expiry date : {_DATE}{_OFFSET}\n",
         pair.ours.stdout,
     ), pair
 
@@ -178,7 +197,7 @@ def test_create_renew_expire_describe_match_kafka(kafka_tools: KafkaTools, login
         "--expiry-time-period",
         "300000",
     )
-    _assert_same_normalised(pair)
+    _assert_same_normalised(pair, newline=True)
     assert pair.ours.stdout.startswith(
         f"Calling expire token operation with hmac :{tokens[1].hmac} , expire-time-period :300000\n"
     )
@@ -189,9 +208,10 @@ def test_create_renew_expire_describe_match_kafka(kafka_tools: KafkaTools, login
     assert pair.kafka.returncode == pair.ours.returncode == 0, pair
     assert "Total number of tokens : 2\n" in pair.kafka.stdout, pair
     # Ours hides HMACs unless asked (docs/compatibility.md) and keeps the column.
-    assert pair.ours.stdout == _ROW.sub(rf"\1 {_HIDDEN_COLUMN}", pair.kafka.stdout), pair
+    ours_stdout = kafka_dates(pair.ours.stdout)
+    assert ours_stdout == _ROW.sub(rf"\1 {_HIDDEN_COLUMN}", pair.kafka.stdout), pair
     shown = ours("delegation-tokens", broker, logins.renewer, *describe, "--show-hmac")
-    assert (shown.returncode, shown.stdout) == (0, pair.kafka.stdout), shown
+    assert (shown.returncode, kafka_dates(shown.stdout)) == (0, pair.kafka.stdout), shown
 
     # Without --owner-principal, Kafka 3.5+ sends an empty owner list and lists
     # nothing; ours lists what the caller may see. The brokers allow everyone
