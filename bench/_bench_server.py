@@ -33,10 +33,10 @@ from sasl_scram.kafka import encode_sasl_authenticate_response
 from sasl_scram.store import InMemoryCredentialStore
 from sasl_scram.store import ScramUpsertion
 from tokenauth import InMemoryTokenStore
-from tokenauth import RequestContext
 from tokenauth import TokenCache
 from tokenauth import TokenConfig
 from tokenauth import TokenManager
+from tokenauth import TokenRequester
 from tokenauth._endpoint import build_extension
 
 # The floor server's ApiVersions: what a Java client needs to log in.
@@ -70,7 +70,7 @@ def main() -> None:
     tstore = InMemoryTokenStore()
     cache = TokenCache(tstore, config.secrets)
     manager = TokenManager(config, tstore, cache=cache)
-    ctx = RequestContext(KafkaPrincipal.user(USER), security_protocol="SASL_PLAINTEXT")
+    ctx = TokenRequester(KafkaPrincipal.user(USER), security_protocol="SASL_PLAINTEXT")
     sample = []
     for i in range(args.tokens):
         result = manager.create_token(ctx)

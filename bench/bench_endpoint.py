@@ -241,10 +241,10 @@ def stop(proc: subprocess.Popen[str]) -> None:
 def _token_manager(n: int, clock: list[int], trace_memory: bool) -> tuple[Any, float]:
     """A manager with ``n`` live tokens, and the bytes each took if traced."""
     from tokenauth import InMemoryTokenStore
-    from tokenauth import RequestContext
     from tokenauth import TokenCache
     from tokenauth import TokenConfig
     from tokenauth import TokenManager
+    from tokenauth import TokenRequester
 
     config = TokenConfig.of("bench-secret", max_lifetime_ms=1000, expiry_time_ms=1000)
     store = InMemoryTokenStore()
@@ -253,7 +253,7 @@ def _token_manager(n: int, clock: list[int], trace_memory: bool) -> tuple[Any, f
     before = tracemalloc.get_traced_memory()[0]
     cache = TokenCache(store, config.secrets)
     manager = TokenManager(config, store, cache=cache, clock_ms=lambda: clock[0])
-    ctx = RequestContext(KafkaPrincipal.user("bench"), security_protocol="SASL_PLAINTEXT")
+    ctx = TokenRequester(KafkaPrincipal.user("bench"), security_protocol="SASL_PLAINTEXT")
     for _ in range(n):
         manager.create_token(ctx)
     per_token = (tracemalloc.get_traced_memory()[0] - before) / n

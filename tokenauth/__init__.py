@@ -40,6 +40,7 @@ from tokenauth._manager import Authorizer
 from tokenauth._manager import RequestContext
 from tokenauth._manager import ResourceType
 from tokenauth._manager import TokenManager
+from tokenauth._manager import TokenRequester
 from tokenauth._manager import wall_clock_ms
 from tokenauth._provider import TokenCredentialProvider
 from tokenauth._provider import UserLookup
@@ -96,6 +97,7 @@ __all__ = [
     "TokenListener",
     "TokenManager",
     "TokenRequestError",
+    "TokenRequester",
     "TokenSecrets",
     "TokenStore",
     "TokenStoreError",

@@ -17,14 +17,14 @@ from typing import Any
 from sasl_scram import KafkaPrincipal
 from sasl_scram.endpoint import EndpointExtension
 from sasl_scram.endpoint import Handler
-from sasl_scram.endpoint import RequestContext as EndpointContext
+from sasl_scram.endpoint import RequestContext
 from sasl_scram.endpoint import zookeeper_store_options
 from sasl_scram.kafka import ApiKey
 from tokenauth._cache import TokenCache
 from tokenauth._config import CONFIG_KEYS
 from tokenauth._config import TokenConfig
-from tokenauth._manager import RequestContext
 from tokenauth._manager import TokenManager
+from tokenauth._manager import TokenRequester
 from tokenauth._manager import wall_clock_ms
 from tokenauth._provider import TokenCredentialProvider
 from tokenauth._sweeper import ExpirySweeper
@@ -44,8 +44,8 @@ def _principal(item: Mapping[str, Any]) -> KafkaPrincipal:
     return KafkaPrincipal(item["principal_type"], item["principal_name"])
 
 
-def _requester(ctx: EndpointContext) -> RequestContext:
-    return RequestContext(
+def _requester(ctx: RequestContext) -> TokenRequester:
+    return TokenRequester(
         principal=ctx.principal,
         token_authenticated=ctx.token_authenticated,
         security_protocol=ctx.security_protocol,
@@ -56,7 +56,7 @@ def _requester(ctx: EndpointContext) -> RequestContext:
 def _handlers(manager: TokenManager) -> dict[int, Handler]:
     """The RPCs 38-41 over ``manager``; its calls may touch a store, so in threads."""
 
-    async def create(ctx: EndpointContext, version: int, body: Body) -> Body:
+    async def create(ctx: RequestContext, version: int, body: Body) -> Body:
         owner = None
         if body.get("owner_principal_name"):
             owner = KafkaPrincipal(
@@ -80,19 +80,19 @@ def _handlers(manager: TokenManager) -> dict[int, Handler]:
             "throttle_time_ms": 0,
         }
 
-    async def renew(ctx: EndpointContext, version: int, body: Body) -> Body:
+    async def renew(ctx: RequestContext, version: int, body: Body) -> Body:
         r = await asyncio.to_thread(
             manager.renew_token, _requester(ctx), body["hmac"], body["renew_period_ms"]
         )
         return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
 
-    async def expire(ctx: EndpointContext, version: int, body: Body) -> Body:
+    async def expire(ctx: RequestContext, version: int, body: Body) -> Body:
         r = await asyncio.to_thread(
             manager.expire_token, _requester(ctx), body["hmac"], body["expiry_time_period_ms"]
         )
         return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
 
-    async def describe(ctx: EndpointContext, version: int, body: Body) -> Body:
+    async def describe(ctx: RequestContext, version: int, body: Body) -> Body:
         owners = body.get("owners")
         owner_list = None if owners is None else [_principal(o) for o in owners]
         r = await asyncio.to_thread(manager.describe_tokens, _requester(ctx), owner_list)

@@ -36,6 +36,7 @@ __all__ = [
     "RequestContext",
     "ResourceType",
     "TokenManager",
+    "TokenRequester",
     "wall_clock_ms",
 ]
 
@@ -75,8 +76,12 @@ Authorizer = Callable[[AclOperation, ResourceType, str], bool]
 
 
 @dataclass(frozen=True, slots=True)
-class RequestContext:
-    """Who is asking, over what.
+class TokenRequester:
+    """Who is asking for a token operation, over what.
+
+    What the token rules look at, not the endpoint's per-request
+    ``sasl_scram.endpoint.RequestContext`` (which ``tokenauth``'s endpoint
+    handlers translate into this).
 
     Attributes:
         principal: The authenticated principal (``User:alice``).
@@ -108,6 +113,10 @@ class RequestContext:
         if self.token_authenticated or protocol == "PLAINTEXT":
             return False
         return not (protocol == "SSL" and self.principal == ANONYMOUS)
+
+
+#: The former name of :class:`TokenRequester`, kept for code that imports it.
+RequestContext = TokenRequester
 
 
 class TokenManager:
@@ -170,7 +179,7 @@ class TokenManager:
 
     def create_token(
         self,
-        ctx: RequestContext,
+        ctx: TokenRequester,
         renewers: Sequence[KafkaPrincipal] = (),
         max_lifetime_ms: int = -1,
         owner: KafkaPrincipal | None = None,
@@ -236,7 +245,7 @@ class TokenManager:
     # -- RenewDelegationToken (API 39) ---------------------------------------------
 
     def renew_token(
-        self, ctx: RequestContext, hmac: bytes, renew_period_ms: int = -1
+        self, ctx: TokenRequester, hmac: bytes, renew_period_ms: int = -1
     ) -> RenewTokenResult:
         """Renew a token found by its HMAC (``DelegationTokenManagerZk.renewToken``).
 
@@ -256,7 +265,7 @@ class TokenManager:
         period = self._config.expiry_time_ms if renew_period_ms < 0 else renew_period_ms
         return RenewTokenResult(*self._set_expiry(info, period, "renew"))
 
-    def _token_to_change(self, ctx: RequestContext, hmac: bytes) -> TokenInformation | ErrorCode:
+    def _token_to_change(self, ctx: TokenRequester, hmac: bytes) -> TokenInformation | ErrorCode:
         """The token a renew or an expire acts on, or its error in Kafka's order:
         64 (token requests not allowed), 61 (tokens disabled), 62 (no token has
         this HMAC), 63 (the requester is neither owner nor renewer)."""
@@ -274,7 +283,7 @@ class TokenManager:
     # -- ExpireDelegationToken (API 40) --------------------------------------------
 
     def expire_token(
-        self, ctx: RequestContext, hmac: bytes, expiry_period_ms: int = -1
+        self, ctx: TokenRequester, hmac: bytes, expiry_period_ms: int = -1
     ) -> ExpireTokenResult:
         """Expire a token found by its HMAC (``DelegationTokenManagerZk.expireToken``).
 
@@ -316,7 +325,7 @@ class TokenManager:
 
     def describe_tokens(
         self,
-        ctx: RequestContext,
+        ctx: TokenRequester,
         owners: Sequence[KafkaPrincipal] | None = None,
     ) -> DescribeTokensResult:
         """The tokens the requester may see (``KafkaApis.handleDescribeTokensRequest``).

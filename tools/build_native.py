@@ -5,7 +5,10 @@ The login path's Python (the codec, the connection state machine, the SCRAM
 exchange) compiled by mypyc costs much less CPU; the endpoint's
 figures in docs/performance.md come from it. The sources stay the only truth:
 the compiled files live apart from them, and ``sasl_scram._native`` uses them
-only while every source still has the SHA-256 recorded here at build time.
+only while every source still has the SHA-256 recorded here at build time. The
+manifest also records each source's size and mtime, so that an import hashes
+only a source whose stat changed; a build found up to date by its hashes gets
+its stat data refreshed (an old manifest, a checkout that touched the files).
 
 Usage: ``python tools/build_native.py [--require] [--force]``. Without
 ``--require``, a machine with no C compiler or Python headers gets a one-line
@@ -58,6 +61,7 @@ NOTE: Path = _native.NOT_BUILT_NOTE
 compiled_modules = _native.compiled_modules
 source_digest = _native.source_digest
 source_of = _native.source_of
+source_stamp = _native.source_stamp
 NATIVE = MANIFEST.parent
 
 #: The shared library's module: sasl_scram._native.core__mypyc.
@@ -142,11 +146,11 @@ def install(built: dict[str, Path], native: Path = NATIVE) -> None:
     manifest_path.unlink(missing_ok=True)
     for old in native.rglob("*.so"):
         old.unlink()
-    modules: dict[str, dict[str, str]] = {}
+    modules: dict[str, dict[str, Any]] = {}
     for name, path in built.items():
         if name in MODULES:
             target = native / "lib" / (name + "".join(path.suffixes))
-            modules[name] = {"compiled": str(target.relative_to(native)), "sha256": ""}
+            modules[name] = {"compiled": str(target.relative_to(native))}
         else:  # the shared library, imported by the per-module files
             target = native / path.name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -154,12 +158,51 @@ def install(built: dict[str, Path], native: Path = NATIVE) -> None:
     # Hash the sources after the build: an edit during the build makes it stale.
     # A wheel's copies of the sources are these very bytes.
     for name, entry in modules.items():
-        entry["sha256"] = source_digest(source_of(name))
-    manifest = {"cache_tag": sys.implementation.cache_tag, "modules": modules}
-    staged = manifest_path.with_suffix(".tmp")
-    staged.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    staged.replace(manifest_path)
+        # Changed while hashed: recorded as stale, so the next build redoes it.
+        entry.update(_record(source_of(name)) or {"sha256": ""})
+    _write_manifest(manifest_path, modules)
     (native / NOTE.name).unlink(missing_ok=True)
+
+
+def _record(source: Path, sha256: str | None = None) -> dict[str, Any]:
+    """What the manifest keeps of ``source``: its SHA-256 and the stat it had while
+    hashed, or ``{}`` when it changed meanwhile or no longer has ``sha256``."""
+    before = source.stat()
+    digest = source_digest(source)
+    if source.stat() != before or (sha256 is not None and digest != sha256):
+        return {}
+    return {"sha256": digest, **source_stamp(before)}
+
+
+def _write_manifest(path: Path, modules: dict[str, dict[str, Any]]) -> None:
+    manifest = {"cache_tag": sys.implementation.cache_tag, "modules": modules}
+    staged = path.with_suffix(".tmp")
+    staged.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    staged.replace(path)
+
+
+def refresh_stamps(native: Path = NATIVE) -> bool:
+    """Record the current stat of sources whose content is still the one built,
+    so that imports stop hashing them; whether the manifest changed.
+
+    For a build :func:`up_to_date` accepts (an old manifest without stat data,
+    files touched by a checkout). A source edited meanwhile keeps its old entry.
+    """
+    path = native / MANIFEST.name
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    modules: dict[str, dict[str, Any]] = manifest["modules"]
+    changed = False
+    for name, entry in modules.items():
+        source = source_of(name)
+        if source_stamp(source.stat()) == {k: entry.get(k) for k in ("size", "mtime_ns")}:
+            continue
+        fresh = _record(source, entry["sha256"])
+        if fresh:
+            entry.update(fresh)
+            changed = True
+    if changed:
+        _write_manifest(path, modules)
+    return changed
 
 
 def skipped(why: str, native: Path = NATIVE) -> str:
@@ -181,6 +224,8 @@ def build(native: Path = NATIVE, *, require: bool = False, force: bool = False) 
         RuntimeError: with ``require``, when this machine cannot compile.
     """
     if native == NATIVE and not force and up_to_date():
+        if refresh_stamps(native):
+            return "build_native: the compiled core is up to date (stat data refreshed)"
         return "build_native: the compiled core is up to date"
     missing = missing_toolchain()
     if missing is not None:

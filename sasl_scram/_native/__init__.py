@@ -2,10 +2,15 @@
 
 ``tools/build_native.py`` (``pip install``, a wheel build and ``make native``
 run it) compiles :data:`tools.build_native.MODULES` with mypyc into
-this folder and records each source's SHA-256 in ``manifest.json``. The
-compiled modules never sit beside their sources, so they can never shadow a
-newer source: :func:`install` puts a finder first on ``sys.meta_path`` only
-when every recorded source is unchanged. One module out of date and none is
+this folder and records each source's SHA-256, size and modification time in
+``manifest.json``. The compiled modules never sit beside their sources, so
+they can never shadow a newer source: :func:`install` puts a finder first on
+``sys.meta_path`` only when every recorded source is unchanged. A source whose
+size and mtime are those recorded is taken as unchanged without reading it
+(what ``make`` trusts too), so an import costs a ``stat`` per source; only a
+source whose stat differs is hashed, and it counts as changed only when its
+SHA-256 does too (a checkout that touched it, a wheel install whose files have
+new times, an old manifest without stat data). One module out of date and none is
 used, because mypyc's modules call each other natively: a fresh source beside
 its stale neighbours would run the neighbours' old code.
 
@@ -17,7 +22,6 @@ the same; the compiled form also checks its annotations at run time.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -27,6 +31,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from stat import S_ISREG
 from types import ModuleType
 
 __all__ = [
@@ -38,6 +43,7 @@ __all__ = [
     "install",
     "source_digest",
     "source_of",
+    "source_stamp",
     "status",
 ]
 
@@ -81,8 +87,29 @@ def source_of(module: str) -> Path:
 
 
 def source_digest(path: Path) -> str:
-    """What the manifest records of a source: its SHA-256."""
+    """What the manifest records of a source's content: its SHA-256."""
+    import hashlib  # only when a stat differs: most imports never need it
+
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def source_stamp(stat: os.stat_result) -> dict[str, int]:
+    """What the manifest records of a source's ``stat``, to skip hashing it."""
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _unchanged(source: Path, entry: dict[str, object]) -> bool | None:
+    """Whether ``source`` is the one recorded in ``entry``; ``None`` when it is missing."""
+    try:
+        stat = source.stat()
+    except OSError:
+        return None
+    if not S_ISREG(stat.st_mode):
+        return None
+    recorded = {key: entry.get(key) for key in ("size", "mtime_ns")}
+    if source_stamp(stat) == recorded:
+        return True
+    return source_digest(source) == entry["sha256"]
 
 
 def compiled_modules() -> dict[str, Path] | str:
@@ -106,9 +133,10 @@ def compiled_modules() -> dict[str, Path] | str:
     for name, entry in modules.items():
         source = source_of(name)
         compiled = MANIFEST.parent / str(entry["compiled"])
-        if not source.is_file() or not compiled.is_file():
+        unchanged = _unchanged(source, entry)
+        if unchanged is None or not compiled.is_file():
             return f"{name}: a file is missing"
-        if source_digest(source) != entry["sha256"]:
+        if not unchanged:
             return f"{source.relative_to(ROOT)} changed since the build (make native)"
         paths[name] = compiled
     return paths

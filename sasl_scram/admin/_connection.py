@@ -21,8 +21,8 @@ from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import ClientConfig
-from sasl_scram.config import ClientConfigError
 from sasl_scram.config import bootstrap_servers
+from sasl_scram.config import format_host_port
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
@@ -117,17 +117,17 @@ class KafkaConnection:
             try:
                 sock = socket.create_connection((host, port), timeout=timeout)
             except OSError as exc:
-                errors.append(f"{host}:{port}: {exc.strerror or exc}")
+                errors.append(f"{format_host_port(host, port)}: {exc.strerror or exc}")
                 continue
-            # As the user wrote it: named again if the peer turns out not to be Kafka.
-            self._address = f"{host}:{port}"
+            # Named again if the peer turns out not to be Kafka.
+            self._address = format_host_port(host, port)
             if ssl_context is not None:
                 try:
                     sock = ssl_context.wrap_socket(sock, server_hostname=host)
                 except (ssl.SSLError, OSError) as exc:
                     sock.close()
                     raise KafkaConnectionError(
-                        f"TLS handshake with {host}:{port} failed: {exc}"
+                        f"TLS handshake with {format_host_port(host, port)} failed: {exc}"
                     ) from None
             return sock
         raise KafkaConnectionError("cannot connect to " + "; ".join(errors))
@@ -141,12 +141,15 @@ class KafkaConnection:
         Args:
             config: Supplies the SCRAM login, ``security.protocol`` and ``ssl.*``.
             bootstrap_servers: Overrides ``bootstrap.servers`` (a tool's
-                ``--bootstrap-server``).
+                ``--bootstrap-server``); checked as it is.
             timeout: Socket timeout in seconds.
+
+        Raises:
+            ClientConfigError: ``bootstrap.servers`` (or the override) is empty or
+                not ``host:port`` entries, or the configuration has no SCRAM login.
+            KafkaConnectionError: No broker could be reached or the login failed.
         """
-        bootstrap = bootstrap_servers or config.bootstrap_servers
-        if not bootstrap:
-            raise ClientConfigError("bootstrap.servers: required")
+        bootstrap = ",".join(config.bootstrap_list(bootstrap_servers or None))
         mechanism, username, password = config.require_credentials()
         return cls(
             bootstrap,

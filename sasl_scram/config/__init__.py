@@ -8,7 +8,10 @@ values down to it.
 from __future__ import annotations
 
 from sasl_scram.config._addresses import bootstrap_servers
+from sasl_scram.config._addresses import format_host_port
 from sasl_scram.config._addresses import zookeeper_connect
+from sasl_scram.config._client_config import SASL_PROTOCOLS
+from sasl_scram.config._client_config import SECURITY_PROTOCOLS
 from sasl_scram.config._client_config import ClientConfig
 from sasl_scram.config._client_config import ClientConfigError
 from sasl_scram.config._keys import ConfigKey
@@ -28,6 +31,8 @@ from sasl_scram.config._properties import parse_properties
 from sasl_scram.config._properties import read_properties
 
 __all__ = [
+    "SASL_PROTOCOLS",
+    "SECURITY_PROTOCOLS",
     "USER_TYPE",
     "ClientConfig",
     "ClientConfigError",
@@ -39,6 +44,7 @@ __all__ = [
     "boolean",
     "bootstrap_servers",
     "choice",
+    "format_host_port",
     "format_properties",
     "integer",
     "parse_properties",

@@ -8,7 +8,7 @@ needs a port, empty entries are skipped. A ZooKeeper connect string
 
 from __future__ import annotations
 
-__all__ = ["bootstrap_servers", "zookeeper_connect"]
+__all__ = ["bootstrap_servers", "format_host_port", "zookeeper_connect"]
 
 _MAX_PORT = 65535
 
@@ -52,6 +52,12 @@ def bootstrap_servers(text: str) -> list[tuple[str, int]]:
     if not out:
         raise ValueError("no host:port given")
     return out
+
+
+def format_host_port(host: str, port: int) -> str:
+    """``host:port`` as a client is given it; an IPv6 address in brackets, as
+    :func:`bootstrap_servers` reads it (and Kafka's ``Utils.formatAddress``)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def zookeeper_connect(text: str) -> str:

@@ -18,11 +18,17 @@ import jaas
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config._addresses import bootstrap_servers
+from sasl_scram.config._addresses import format_host_port
 from sasl_scram.config._properties import read_properties
 
-__all__ = ["ClientConfig", "ClientConfigError"]
+__all__ = ["SASL_PROTOCOLS", "SECURITY_PROTOCOLS", "ClientConfig", "ClientConfigError"]
 
+#: Kafka's ``SecurityProtocol`` names a client may use.
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+#: Those that authenticate with SASL (and so can carry a SCRAM login).
+SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
+# Kafka's store types; only PEM can be read from Python (and by librdkafka as files).
+_STORE_TYPE_KEYS = ("ssl.truststore.type", "ssl.keystore.type")
 
 log = logging.getLogger("sasl_scram.config")
 
@@ -63,23 +69,38 @@ class ClientConfig:
             f"username={self.username!r}, password=<hidden>, token_auth={self.token_auth})"
         )
 
-    def bootstrap_addresses(self) -> list[tuple[str, int]]:
-        """``bootstrap.servers`` as ``(host, port)`` pairs, checked as Kafka's
-        clients check them (``ClientUtils``: every entry needs its port).
+    def bootstrap_addresses(self, override: str | None = None) -> list[tuple[str, int]]:
+        """``bootstrap.servers`` (or ``override``, e.g. a tool's ``--bootstrap-server``)
+        as ``(host, port)`` pairs, checked as Kafka's clients check them
+        (``ClientUtils``: every entry needs its port).
 
         Raises:
             ClientConfigError: no entry, or one without a port or out of range.
         """
-        if not self.bootstrap_servers.replace(",", "").strip():
+        servers = self.bootstrap_servers if override is None else override
+        if not servers.replace(",", "").strip():
             raise ClientConfigError("bootstrap.servers: required, e.g. broker1:9093,broker2:9093")
         try:
-            return bootstrap_servers(self.bootstrap_servers)
+            return bootstrap_servers(servers)
         except ValueError as exc:
             raise ClientConfigError(f"bootstrap.servers: {exc}, e.g. broker1:9093") from None
 
+    def bootstrap_list(self, override: str | None = None) -> list[str]:
+        """:meth:`bootstrap_addresses` as the ``host:port`` strings clients take.
+
+        Raises:
+            ClientConfigError: as :meth:`bootstrap_addresses`.
+        """
+        return [format_host_port(host, port) for host, port in self.bootstrap_addresses(override)]
+
+    @property
+    def mechanism_name(self) -> str | None:
+        """``sasl.mechanism`` as Kafka spells it, or ``None`` without SASL."""
+        return None if self.mechanism is None else self.mechanism.mechanism_name
+
     @property
     def uses_sasl(self) -> bool:
-        return self.security_protocol.startswith("SASL_")
+        return self.security_protocol in SASL_PROTOCOLS
 
     @property
     def uses_ssl(self) -> bool:
@@ -153,14 +174,27 @@ class ClientConfig:
             properties=props,
         )
 
+    def pem_ssl_properties(self, reader: str) -> dict[str, str]:
+        """The ``ssl.*`` keys once their stores are known to be PEM.
+
+        Args:
+            reader: Who cannot read other store types, for the message
+                (``"from Python"``, ``"for librdkafka"``).
+
+        Raises:
+            ClientConfigError: A JKS or PKCS#12 store.
+        """
+        p = self.ssl_properties
+        for key in _STORE_TYPE_KEYS:
+            if key in p and p[key].strip().upper() != "PEM":
+                raise ClientConfigError(f"{key}: only PEM is supported {reader}, got {p[key]!r}")
+        return p
+
     def ssl_context(self) -> ssl.SSLContext | None:
         """An SSL context from the PEM ``ssl.*`` keys, or ``None`` without SSL."""
         if not self.uses_ssl:
             return None
-        p = self.ssl_properties
-        for key in ("ssl.truststore.type", "ssl.keystore.type"):
-            if key in p and p[key].upper() != "PEM":
-                raise ClientConfigError(f"{key}: only PEM is supported from Python, got {p[key]!r}")
+        p = self.pem_ssl_properties("from Python")
         context = ssl.create_default_context()
         trust = p.get("ssl.truststore.location")
         inline = p.get("ssl.truststore.certificates")

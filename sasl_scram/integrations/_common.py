@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from sasl_scram.integrations._config import ConfigSource
-from sasl_scram.integrations._config import bootstrap_list
 from sasl_scram.integrations._config import resolve
 from sasl_scram.integrations._credentials import CredentialsSource
 from sasl_scram.integrations._errors import IntegrationError
@@ -48,7 +47,7 @@ def client_kwargs(
     Args:
         config: A ``client.properties`` path, its properties, or a ``ClientConfig``.
         credentials: Credentials or a provider; overrides ``sasl.jaas.config``.
-        bootstrap_servers: Overrides ``bootstrap.servers``.
+        bootstrap_servers: Overrides ``bootstrap.servers``; checked as it is.
         is_installed: Whether the integration's SCRAM is installed in the client.
         not_installed: The error message when SASL is configured but it is not.
 
@@ -58,19 +57,14 @@ def client_kwargs(
             the client's own SCRAM cannot use a credentials provider.
     """
     cfg, provider = resolve(config, credentials)
-    if bootstrap_servers is not None:
-        servers = [s.strip() for s in bootstrap_servers.split(",") if s.strip()]
-    else:
-        servers = bootstrap_list(cfg)
     kwargs: dict[str, Any] = {
-        "bootstrap_servers": servers,
+        "bootstrap_servers": cfg.bootstrap_list(bootstrap_servers),
         "security_protocol": cfg.security_protocol,
     }
     if provider is not None:
         if not is_installed():
             raise IntegrationError(not_installed)
-        assert cfg.mechanism is not None
-        kwargs["sasl_mechanism"] = cfg.mechanism.mechanism_name
+        kwargs["sasl_mechanism"] = cfg.mechanism_name
         kwargs["sasl_oauth_token_provider"] = provider
     context = cfg.ssl_context()
     if context is not None:

@@ -23,7 +23,7 @@ from sasl_scram.integrations._credentials import ScramCredentials
 from sasl_scram.integrations._credentials import StaticCredentials
 from sasl_scram.integrations._credentials import as_provider
 
-__all__ = ["ConfigSource", "bootstrap_list", "config_from_jaas", "load_client_config", "resolve"]
+__all__ = ["ConfigSource", "config_from_jaas", "load_client_config", "resolve"]
 
 #: A ``ClientConfig``, a path to a ``client.properties`` file, or its properties.
 ConfigSource: TypeAlias = ClientConfig | str | os.PathLike[str] | Mapping[str, str]
@@ -120,13 +120,3 @@ def resolve(
     if not config.uses_sasl:
         return config, None
     return config, StaticCredentials(ScramCredentials.from_client_config(config))
-
-
-def bootstrap_list(config: ClientConfig) -> list[str]:
-    """``bootstrap.servers`` split into ``host:port`` entries.
-
-    Raises:
-        ClientConfigError: ``bootstrap.servers`` is empty.
-    """
-    config.bootstrap_addresses()  # raises for an empty list or a bad entry
-    return [s.strip() for s in config.bootstrap_servers.split(",") if s.strip()]

@@ -38,7 +38,6 @@ import contextvars
 import functools
 import inspect
 import logging
-import threading
 import weakref
 from collections.abc import Awaitable
 from collections.abc import Callable
@@ -61,6 +60,8 @@ from sasl_scram.integrations._credentials import fetch_credentials_async
 from sasl_scram.integrations._errors import CredentialsError
 from sasl_scram.integrations._errors import IntegrationError
 from sasl_scram.integrations._errors import refusal
+from sasl_scram.integrations._patches import Patch
+from sasl_scram.integrations._patches import PatchSet
 
 __all__ = [
     "ScramAuthenticator",
@@ -73,9 +74,8 @@ __all__ = [
 
 log = logging.getLogger("sasl_scram.integrations.aiokafka")
 
-_lock = threading.Lock()
-# aiokafka's own methods while installed, by name; empty when not installed.
-_originals: dict[str, Callable[..., Any]] = {}
+# aiokafka's methods this module replaces, with their originals while installed.
+_patches = PatchSet("aiokafka")
 # Connections' re-authentication schedules, to stop them at uninstall().
 _sessions: weakref.WeakSet[ConnectionReauth] = weakref.WeakSet()
 _key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
@@ -153,7 +153,7 @@ def _authenticator_scram(self: Any) -> Any:
     """Replacement for ``AIOKafkaConnection.authenticator_scram``."""
     provider = self._sasl_oauth_token_provider
     if not isinstance(provider, CredentialsProvider):
-        return _originals["authenticator_scram"](self)
+        return _own(self, "authenticator_scram")(self)
     return ScramAuthenticator(
         loop=self._loop,
         mechanism=ScramMechanism.from_name(self._sasl_mechanism),
@@ -179,7 +179,7 @@ async def _bootstrap(self: Any) -> None:
     refusals: list[Exception] = []
     reset = _refusals.set(refusals)
     try:
-        await _originals["bootstrap"](self)
+        await _own(self, "bootstrap")(self)
     except _connection_error_type():
         if refusals:
             raise refusals[-1] from None
@@ -201,7 +201,7 @@ def _connection_error_type() -> type[Exception]:
 
 
 async def _first_login(self: Any) -> None:
-    login = _originals["_do_sasl_handshake"]
+    login = _own(self, "_do_sasl_handshake")
     if not isinstance(self._sasl_oauth_token_provider, CredentialsProvider):
         await login(self)
         return
@@ -213,8 +213,8 @@ async def _first_login(self: Any) -> None:
     )
     setattr(self, STATE_ATTRIBUTE, state)
     await login(self)
-    with _lock:
-        if _originals:  # not uninstalled meanwhile
+    with _patches.lock:
+        if _patches.applied:  # not uninstalled meanwhile
             _sessions.add(state)
             state.logged_in()
 
@@ -246,10 +246,10 @@ def _sasl_authenticate_request() -> type:
     return cast(type, SaslAuthenticateRequest)
 
 
-def _own(conn: Any, name: str) -> Callable[..., Any]:
+def _own(obj: Any, name: str) -> Callable[..., Any]:
     """aiokafka's own method, also for a request that waited across uninstall()."""
-    own = _originals.get(name)
-    return own if own is not None else getattr(type(conn), name)
+    own: Callable[..., Any] = _patches.original(name) or getattr(type(obj), name)
+    return own
 
 
 async def _noting_lifetime(state: ConnectionReauth, sent: Awaitable[Any]) -> Any:
@@ -320,7 +320,7 @@ def _connection_class() -> Any:
     return conn_class
 
 
-def _targets() -> list[tuple[Any, str, Callable[..., Any]]]:
+def _targets() -> list[Patch]:
     """(class, method name, replacement) of every patch."""
     import aiokafka.client
 
@@ -336,7 +336,7 @@ def _targets() -> list[tuple[Any, str, Callable[..., Any]]]:
 
 
 def _original_or_current(conn_class: Any, name: str) -> Any:
-    return _originals.get(name, getattr(conn_class, name))
+    return _patches.original(name) or getattr(conn_class, name)
 
 
 def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> None:
@@ -354,14 +354,9 @@ def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Non
     """
     global _key_cache
     targets = _targets()
-    with _lock:
-        _key_cache = key_cache
-        if _originals:
-            return
-        for owner, name, replacement in targets:
-            _originals[name] = getattr(owner, name)
-            setattr(owner, name, replacement)
-    log.debug("patched aiokafka's SCRAM login")
+    _key_cache = key_cache
+    if _patches.apply(targets):
+        log.debug("patched aiokafka's SCRAM login")
 
 
 def uninstall() -> None:
@@ -370,13 +365,9 @@ def uninstall() -> None:
     Connections already open stop re-authenticating: a broker enforcing a
     session lifetime closes them when it ends, as without the integration.
     """
-    with _lock:
-        if not _originals:
+    with _patches.lock:  # no login may add a session between the two
+        if not _patches.revert():
             return
-        for owner, name, replacement in _targets():
-            if getattr(owner, name) is replacement:
-                setattr(owner, name, _originals[name])
-        _originals.clear()
         for state in list(_sessions):
             state.cancel()
         _sessions.clear()
@@ -388,7 +379,7 @@ def is_installed() -> bool:
         targets = _targets()
     except IntegrationError:
         return False
-    return all(getattr(owner, name) is fn for owner, name, fn in targets)
+    return PatchSet.in_place(targets)
 
 
 def installed(

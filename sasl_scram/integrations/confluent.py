@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sasl_scram.config import ClientConfigError
+from sasl_scram.config import ClientConfig
 from sasl_scram.integrations._config import ConfigSource
-from sasl_scram.integrations._config import bootstrap_list
 from sasl_scram.integrations._config import resolve
 from sasl_scram.integrations._credentials import CredentialsSource
 from sasl_scram.integrations._credentials import fetch_credentials
@@ -64,7 +63,7 @@ def client_config(
             (see :func:`sasl_scram.integrations.config_from_jaas` for a JAAS line).
         credentials: User credentials (or a synchronous provider, asked once)
             instead of ``sasl.jaas.config``.
-        bootstrap_servers: Overrides ``bootstrap.servers``.
+        bootstrap_servers: Overrides ``bootstrap.servers``; checked as it is.
         extra: librdkafka properties to add, e.g. ``{"group.id": "g"}``.
 
     Returns:
@@ -79,9 +78,8 @@ def client_config(
             it), e.g. a JKS or PKCS#12 store, which this builder does not translate.
     """
     cfg, provider = resolve(config, credentials)
-    servers = bootstrap_servers if bootstrap_servers is not None else ",".join(bootstrap_list(cfg))
     out: dict[str, str] = {
-        "bootstrap.servers": servers,
+        "bootstrap.servers": ",".join(cfg.bootstrap_list(bootstrap_servers)),
         "security.protocol": cfg.security_protocol.lower(),
     }
     for key in _SHARED_KEYS:
@@ -96,22 +94,18 @@ def client_config(
                 "confluent-kafka cannot send SCRAM extensions "
                 f"({', '.join(sorted(creds.extensions))}): librdkafka has no option for them"
             )
-        assert cfg.mechanism is not None
-        out["sasl.mechanism"] = cfg.mechanism.mechanism_name
+        assert cfg.mechanism_name is not None
+        out["sasl.mechanism"] = cfg.mechanism_name
         out["sasl.username"] = creds.username
         out["sasl.password"] = creds.password
     if cfg.uses_ssl:
-        out.update(_ssl(cfg.ssl_properties))
+        out.update(_ssl(cfg))
     out.update(extra or {})
     return out
 
 
-def _ssl(props: Mapping[str, str]) -> dict[str, str]:
-    for key in ("ssl.truststore.type", "ssl.keystore.type"):
-        if key in props and props[key].strip().upper() != "PEM":
-            raise ClientConfigError(
-                f"{key}: only PEM stores are translated for librdkafka, got {props[key]!r}"
-            )
+def _ssl(config: ClientConfig) -> dict[str, str]:
+    props = config.pem_ssl_properties("for librdkafka")
     out: dict[str, str] = {}
     for kafka_key, rdkafka_keys in _SSL_KEYS:
         if props.get(kafka_key):

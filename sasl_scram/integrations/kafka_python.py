@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import threading
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -61,6 +60,8 @@ from sasl_scram.integrations._credentials import fetch_credentials
 from sasl_scram.integrations._errors import CredentialsError
 from sasl_scram.integrations._errors import IntegrationError
 from sasl_scram.integrations._errors import refusal
+from sasl_scram.integrations._patches import Patch
+from sasl_scram.integrations._patches import PatchSet
 
 __all__ = [
     "ScramSaslMechanism",
@@ -75,11 +76,7 @@ log = logging.getLogger("sasl_scram.integrations.kafka_python")
 
 MECHANISM_NAMES = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 
-_lock = threading.Lock()
-# kafka-python's registrations before install(): name -> class (None if absent).
-_saved: dict[str, Any] | None = None
-# kafka-python's KafkaConnection.initialize while installed.
-_initialize: Any = None
+_patches = PatchSet("kafka-python")
 _key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
 
 
@@ -194,7 +191,8 @@ class ScramSaslMechanism:
 async def _initialize_raising_refusals(self: Any, timeout_at: float | None = None) -> None:
     """``KafkaConnection.initialize``, raising a refused SCRAM login instead of only
     closing on it: the manager then caches it and the bootstrap fails at once."""
-    await _initialize(self, timeout_at)
+    # kafka-python's own; after uninstall() (a connection mid-initialize) the class's again.
+    await _patches.original("initialize", type(self).initialize)(self, timeout_at)
     if self.config.get("sasl_mechanism") not in MECHANISM_NAMES:
         return
     future = self.init_future
@@ -237,22 +235,17 @@ def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Non
     Raises:
         IntegrationError: kafka-python is not installed or has no 3.x registry.
     """
-    global _saved, _key_cache, _initialize
+    global _key_cache
     sasl = _registry()
-    with _lock:
-        _key_cache = key_cache
-        if _saved is not None:
-            return
-        _saved = {name: sasl.SASL_MECHANISMS.get(name) for name in MECHANISM_NAMES}
-        for name in MECHANISM_NAMES:
-            sasl.register_sasl_mechanism(name, ScramSaslMechanism, overwrite=True)
-        conn_class = _connection_class()
+    _key_cache = key_cache
+    patches: list[Patch] = [(sasl.SASL_MECHANISMS, n, ScramSaslMechanism) for n in MECHANISM_NAMES]
+    conn_class = _connection_class()
+    if conn_class is not None:
+        patches.append((conn_class, "initialize", _initialize_raising_refusals))
+    if _patches.apply(patches):
         if conn_class is None:
             log.debug("this kafka-python retries refused logins until its bootstrap timeout")
-        else:
-            _initialize = conn_class.initialize
-            conn_class.initialize = _initialize_raising_refusals
-    log.debug("installed token-capable SCRAM for kafka-python")
+        log.debug("installed token-capable SCRAM for kafka-python")
 
 
 def uninstall() -> None:
@@ -260,24 +253,8 @@ def uninstall() -> None:
 
     A name that someone re-registered after :func:`install` is left alone.
     """
-    global _saved, _initialize
-    with _lock:
-        if _saved is None:
-            return
-        conn_class = _connection_class()
-        if conn_class is not None and conn_class.initialize is _initialize_raising_refusals:
-            conn_class.initialize = _initialize
-        _initialize = None
-        sasl = _registry()
-        for name, original in _saved.items():
-            if sasl.SASL_MECHANISMS.get(name) is not ScramSaslMechanism:
-                continue
-            if original is None:
-                del sasl.SASL_MECHANISMS[name]
-            else:
-                sasl.register_sasl_mechanism(name, original, overwrite=True)
-        _saved = None
-    log.debug("restored kafka-python's own SCRAM")
+    if _patches.revert():
+        log.debug("restored kafka-python's own SCRAM")
 
 
 def is_installed() -> bool:

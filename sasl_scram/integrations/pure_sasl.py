@@ -29,7 +29,6 @@ or a synchronous provider, instead of username and password) and
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import Any
 from typing import ClassVar
@@ -48,6 +47,8 @@ from sasl_scram.integrations._credentials import fetch_credentials
 from sasl_scram.integrations._errors import CredentialsError
 from sasl_scram.integrations._errors import IntegrationError
 from sasl_scram.integrations._errors import refusal
+from sasl_scram.integrations._patches import Patch
+from sasl_scram.integrations._patches import PatchSet
 
 __all__ = [
     "ScramSha256Mechanism",
@@ -58,11 +59,8 @@ __all__ = [
 ]
 
 _QOP_AUTH = b"auth"  # SCRAM has no security layer (RFC 5802 section 6 mentions none).
-_MISSING = object()
 
-_lock = threading.Lock()
-# The registry entries before install(): name -> class, or _MISSING.
-_saved: dict[str, Any] | None = None
+_patches = PatchSet("pure-sasl")
 
 
 def _sasl_errors() -> tuple[type[Exception], type[Exception]]:
@@ -234,32 +232,12 @@ def install() -> None:
     Raises:
         IntegrationError: pure-sasl is not installed.
     """
-    global _saved
-    registry = _registry()
-    with _lock:
-        if _saved is not None:
-            return
-        _saved = {m.name: registry.get(m.name, _MISSING) for m in _MECHANISMS}
-        for mech in _MECHANISMS:
-            registry[mech.name] = mech
+    _patches.apply(_targets(_registry()))
 
 
 def uninstall() -> None:
     """Remove the mechanisms (restoring earlier entries). A no-op when not installed."""
-    global _saved
-    with _lock:
-        if _saved is None:
-            return
-        registry = _registry()
-        for mech in _MECHANISMS:
-            if registry.get(mech.name) is not mech:
-                continue  # replaced by someone else since: leave it
-            previous = _saved[mech.name]
-            if previous is _MISSING:
-                del registry[mech.name]
-            else:
-                registry[mech.name] = previous
-        _saved = None
+    _patches.revert()
 
 
 def is_installed() -> bool:
@@ -267,4 +245,8 @@ def is_installed() -> bool:
         registry = _registry()
     except IntegrationError:
         return False
-    return all(registry.get(m.name) is m for m in _MECHANISMS)
+    return PatchSet.in_place(_targets(registry))
+
+
+def _targets(registry: dict[str, Any]) -> list[Patch]:
+    return [(registry, mech.name, mech) for mech in _MECHANISMS]

@@ -17,10 +17,10 @@ from sasl_scram import SCRAM_SHA_512
 from sasl_scram import KafkaPrincipal
 from sasl_scram import ScramClient
 from sasl_scram import ScramServer
-from tokenauth import RequestContext
 from tokenauth import TokenConfig
 from tokenauth import TokenCredentialProvider
 from tokenauth import TokenManager
+from tokenauth import TokenRequester
 from tokenauth import open_token_store
 
 
@@ -42,7 +42,7 @@ def main(location: str) -> int:
         final = server.step(client.receive_server_first(server.step(client.client_first())))
         client.receive_server_final(final)
         print(f"authenticated {server.session.authorization_id}", flush=True)
-    created = manager.create_token(RequestContext(KafkaPrincipal.user("bob")))
+    created = manager.create_token(TokenRequester(KafkaPrincipal.user("bob")))
     print(f"created {created.token_id} {created.hmac_base64}", flush=True)
     sys.stdin.readline()  # wait for the test to finish before closing
     manager.close()

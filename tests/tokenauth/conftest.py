@@ -8,8 +8,8 @@ import pytest
 
 from sasl_scram import KafkaPrincipal
 from tokenauth import InMemoryTokenStore
-from tokenauth import RequestContext
 from tokenauth import SQLiteTokenStore
+from tokenauth import TokenRequester
 from tokenauth import TokenStore
 from tokenauth import ZooKeeperTokenStore
 
@@ -33,8 +33,8 @@ class FakeClock:
         self.now_ms += ms
 
 
-def ctx(principal: KafkaPrincipal = ALICE, **kwargs: object) -> RequestContext:
-    return RequestContext(principal, **kwargs)  # type: ignore[arg-type]
+def ctx(principal: KafkaPrincipal = ALICE, **kwargs: object) -> TokenRequester:
+    return TokenRequester(principal, **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.fixture

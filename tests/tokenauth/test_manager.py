@@ -12,11 +12,11 @@ from tokenauth import AclOperation
 from tokenauth import CreateTokenResult
 from tokenauth import ExpirySweeper
 from tokenauth import InMemoryTokenStore
-from tokenauth import RequestContext
 from tokenauth import ResourceType
 from tokenauth import TokenCache
 from tokenauth import TokenConfig
 from tokenauth import TokenManager
+from tokenauth import TokenRequester
 from tokenauth import TokenStoreError
 from tokenauth import compute_hmac
 
@@ -113,20 +113,20 @@ def test_create_for_other_owner_needs_create_tokens(clock: FakeClock) -> None:
 @pytest.mark.parametrize(
     ("context", "code"),
     [
-        (RequestContext(ALICE, token_authenticated=True), E.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED),
+        (TokenRequester(ALICE, token_authenticated=True), E.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED),
         (
-            RequestContext(ALICE, security_protocol="PLAINTEXT"),
+            TokenRequester(ALICE, security_protocol="PLAINTEXT"),
             E.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
         ),
         (
-            RequestContext(KafkaPrincipal.user("ANONYMOUS"), security_protocol="SSL"),
+            TokenRequester(KafkaPrincipal.user("ANONYMOUS"), security_protocol="SSL"),
             E.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED,
         ),
-        (RequestContext(ALICE, security_protocol="SSL"), E.NONE),  # 2-way SSL
-        (RequestContext(ALICE, security_protocol="SASL_PLAINTEXT"), E.NONE),
+        (TokenRequester(ALICE, security_protocol="SSL"), E.NONE),  # 2-way SSL
+        (TokenRequester(ALICE, security_protocol="SASL_PLAINTEXT"), E.NONE),
     ],
 )
-def test_allow_token_requests(clock: FakeClock, context: RequestContext, code: E) -> None:
+def test_allow_token_requests(clock: FakeClock, context: TokenRequester, code: E) -> None:
     mgr = manager(clock)
     assert mgr.create_token(context).error == code
     if code != E.NONE:
@@ -268,7 +268,7 @@ def test_describe_visibility(clock: FakeClock) -> None:
     clock.advance(1)
     t_dave = create_ok(mgr, dave)
 
-    def ids(context: RequestContext, owners: list[KafkaPrincipal] | None = None) -> list[str]:
+    def ids(context: TokenRequester, owners: list[KafkaPrincipal] | None = None) -> list[str]:
         result = mgr.describe_tokens(context, owners)
         assert result.error == E.NONE
         return [t.token_id for t in result.tokens]
@@ -402,7 +402,7 @@ def test_sweep_batches_removals_durably_in_sqlite(tmp_path: Path) -> None:
     store = SQLiteTokenStore(path)
     cache = TokenCache(store, config.secrets)
     manager = TokenManager(config, store, cache=cache, clock_ms=lambda: now[0])
-    ctx = RequestContext(KafkaPrincipal.user("b"), security_protocol="SASL_PLAINTEXT")
+    ctx = TokenRequester(KafkaPrincipal.user("b"), security_protocol="SASL_PLAINTEXT")
     ids = [manager.create_token(ctx).token_id for _ in range(12)]
     now[0] += 500
     keep = manager.create_token(ctx).token_id
@@ -417,3 +417,11 @@ def test_sweep_batches_removals_durably_in_sqlite(tmp_path: Path) -> None:
         assert [t.token_id for t in reopened.tokens()] == [keep]
     finally:
         reopened.close()
+
+
+def test_the_former_name_still_imports_and_is_not_the_endpoints_context() -> None:
+    import sasl_scram.endpoint
+    import tokenauth
+
+    assert tokenauth.RequestContext is TokenRequester
+    assert tokenauth.TokenRequester is not sasl_scram.endpoint.RequestContext

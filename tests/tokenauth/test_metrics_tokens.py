@@ -10,14 +10,14 @@ from tests.endpoint_harness import RunningEndpoint
 from tests.endpoint_harness import token_extension
 from tests.sasl_scram.endpoint.test_metrics import Client
 from tests.sasl_scram.endpoint.test_metrics import samples_of
-from tokenauth import RequestContext
+from tokenauth import TokenRequester
 
 
 def test_token_logins_are_counted_like_user_logins() -> None:
     ext, manager = token_extension(("secret-one",))
     props = {"scram.metrics.listener": "127.0.0.1:0", "connections.max.reauth.ms": "60000"}
     with RunningEndpoint(extensions=[ext], properties=props) as ep:
-        ctx = RequestContext(KafkaPrincipal.user("alice"), security_protocol="SASL_PLAINTEXT")
+        ctx = TokenRequester(KafkaPrincipal.user("alice"), security_protocol="SASL_PLAINTEXT")
         token = manager.create_token(ctx)
         client = Client(ep.port)
         assert client.login(token.token_id, token.hmac_base64, token=True)

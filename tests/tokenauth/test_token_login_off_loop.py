@@ -13,7 +13,7 @@ from tests.endpoint_harness import RunningEndpoint
 from tests.endpoint_harness import token_extension
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tokenauth import TokenCache
-from tokenauth._manager import RequestContext
+from tokenauth._manager import TokenRequester
 
 
 def test_first_token_login_derives_keys_off_the_event_loop(
@@ -29,7 +29,7 @@ def test_first_token_login_derives_keys_off_the_event_loop(
     monkeypatch.setattr(TokenCache, "_derive", recording)
     extension, manager = token_extension()
     with RunningEndpoint(extensions=[extension]) as ep:
-        created = manager.create_token(RequestContext(KafkaPrincipal.user("alice")))
+        created = manager.create_token(TokenRequester(KafkaPrincipal.user("alice")))
         loop_thread = ep.call(_current_thread())
         for _ in range(2):  # the second login uses the derived keys
             with Peer(ep.port) as peer:

@@ -105,7 +105,7 @@ def token_login_probe(config: ClientConfig, timeout: float) -> Callable[[TokenLi
     """
     mechanism, _, _ = config.require_credentials()
     ssl_context = config.ssl_context()
-    servers = [f"{host}:{port}" for host, port in config.bootstrap_addresses()]
+    servers = config.bootstrap_list()
 
     def accepted(token: TokenLike, within_s: float) -> bool:
         deadline = time.monotonic() + within_s

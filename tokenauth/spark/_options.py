@@ -19,6 +19,10 @@ from typing import TypeVar
 
 import jaas
 from jaas import is_secret_key
+from sasl_scram import ScramMechanism
+from sasl_scram.config import SASL_PROTOCOLS
+from sasl_scram.config import bootstrap_servers as read_bootstrap_servers
+from sasl_scram.config import format_host_port
 from tokenauth._errors import TokenError
 
 _log = logging.getLogger("tokenauth.spark")
@@ -32,9 +36,9 @@ JAAS_OPTION = KAFKA_PREFIX + jaas.SASL_JAAS_CONFIG
 
 # Spark's token support only accepts mechanisms starting with "SCRAM"
 # (KafkaTokenSparkConf: sasl.token.mechanism); Kafka knows these two.
-_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+_MECHANISMS = ScramMechanism.names()
 # A token can only be presented over SASL (Kafka's SecurityProtocol names).
-_PROTOCOLS = ("SASL_SSL", "SASL_PLAINTEXT")
+_PROTOCOLS = SASL_PROTOCOLS
 # Spark's defaults (KafkaTokenSparkConf: sasl.token.mechanism, security.protocol),
 # for every login this package builds.
 _DEFAULT_MECHANISM = "SCRAM-SHA-512"
@@ -149,7 +153,8 @@ def kafka_options(
 
     Args:
         token: The delegation token (its id and base64 HMAC are used).
-        bootstrap_servers: The brokers the source or sink connects to.
+        bootstrap_servers: The brokers the source or sink connects to
+            (``host:port[,host:port...]``; every entry needs its port).
         mechanism: ``SCRAM-SHA-256`` or ``SCRAM-SHA-512`` (Spark's default).
         security_protocol: ``SASL_SSL`` (Spark's default) or ``SASL_PLAINTEXT``.
         extra: More Kafka client properties (``ssl.truststore.location``, ...),
@@ -165,6 +170,12 @@ def kafka_options(
     """
     if not bootstrap_servers or not bootstrap_servers.strip():
         raise ValueError("bootstrap_servers: required")
+    try:
+        # Checked as sasl_scram.config.ClientConfig checks bootstrap.servers: the
+        # JVM client would refuse it only when the query starts.
+        servers = ",".join(format_host_port(*a) for a in read_bootstrap_servers(bootstrap_servers))
+    except ValueError as exc:
+        raise ValueError(f"bootstrap_servers: {exc}, e.g. broker1:9093") from None
     mech = mechanism.strip().upper()
     if mech not in _MECHANISMS:
         raise ValueError(f"mechanism: expected one of {', '.join(_MECHANISMS)}, got {mechanism!r}")
@@ -176,7 +187,7 @@ def kafka_options(
     if not token.token_id:
         raise ValueError("token: empty token id")
     items = {
-        KAFKA_PREFIX + "bootstrap.servers": bootstrap_servers.strip(),
+        KAFKA_PREFIX + "bootstrap.servers": servers,
         KAFKA_PREFIX + "security.protocol": protocol,
         KAFKA_PREFIX + "sasl.mechanism": mech,
         JAAS_OPTION: jaas.scram_token_login_line(token.token_id, token.hmac_base64),

@@ -75,6 +75,26 @@ def test_a_changed_source_runs_as_python_and_says_why(tree_copy: Path) -> None:
     assert "The compiled core is not used: sasl_scram/_server.py changed" in stderr
 
 
+def test_an_unchanged_build_is_imported_without_hashing_a_source(tree_copy: Path) -> None:
+    # The copy keeps the files' times, as a checkout left alone does.
+    counting = (
+        "import hashlib; calls = []; sha256 = hashlib.sha256; "
+        "hashlib.sha256 = lambda *a, **k: calls.append(1) or sha256(*a, **k); "
+        "import sasl_scram._native as n; print(len(calls), n.status())"
+    )
+    env = {k: v for k, v in os.environ.items() if k != _native.PURE_PYTHON_ENV}
+    done = subprocess.run(
+        [sys.executable, "-c", counting],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": str(tree_copy)},
+        cwd=tree_copy,
+        check=True,
+        timeout=60,
+    )
+    assert done.stdout.split(" ", 1) == ["0", "compiled (13 modules)\n"], done.stdout
+
+
 def test_the_environment_variable_turns_it_off(tree_copy: Path) -> None:
     active, files, status, stderr = _probe(tree_copy, **{_native.PURE_PYTHON_ENV: "1"})
     assert not active

@@ -59,7 +59,7 @@ class Opaque:
 
 
 def test_kafka_options_are_spark_shaped(token: DelegationToken) -> None:
-    options = kafka_options(token, " b1:9093,b2:9093 ")
+    options = kafka_options(token, " b1:9093, b2:9093 ,")
     assert list(options) == [
         "kafka.bootstrap.servers",
         "kafka.security.protocol",
@@ -102,6 +102,8 @@ def test_client_properties_strip_the_prefix_like_spark(token: DelegationToken) -
     ("kwargs", "match"),
     [
         ({"bootstrap_servers": " "}, "bootstrap_servers"),
+        ({"bootstrap_servers": "localhost"}, "bootstrap_servers: 'localhost' is not host:port"),
+        ({"bootstrap_servers": "b:99999"}, "bootstrap_servers: port 99999 is out of range"),
         ({"mechanism": "PLAIN"}, "mechanism"),
         ({"security_protocol": "SSL"}, "security_protocol"),
         ({"extra": {"kafka.sasl.jaas.config": "x"}}, "extra"),
