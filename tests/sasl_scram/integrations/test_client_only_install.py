@@ -49,9 +49,10 @@ def client_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _new_venv(base / "venv", f"{wheel}[kafka-python,aiokafka]")
 
 
-def _python(venv: Path, code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``argv`` with the installed package only (no PYTHONPATH to this checkout)."""
     return subprocess.run(
-        [str(venv / "bin" / "python"), "-c", code],
+        argv,
         capture_output=True,
         text=True,
         timeout=120,
@@ -59,6 +60,10 @@ def _python(venv: Path, code: str, cwd: Path) -> subprocess.CompletedProcess[str
         env=_installed_env(),
         check=False,
     )
+
+
+def _python(venv: Path, code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return _run([str(venv / "bin" / "python"), "-c", code], cwd)
 
 
 def test_a_client_only_install_has_no_server_library(client_venv: Path, tmp_path: Path) -> None:
@@ -82,15 +87,7 @@ def test_a_client_only_install_imports_the_packages_and_integrations(
 
 def test_a_client_only_install_names_the_zookeeper_extra(client_venv: Path, tmp_path: Path) -> None:
     argv = ["configs", "--zookeeper", "127.0.0.1:1", "--describe", "--entity-type", "users"]
-    done = subprocess.run(
-        [str(client_venv / "bin" / "kafka-scram"), *argv],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=_installed_env(),
-        check=False,
-    )
+    done = _run([str(client_venv / "bin" / "kafka-scram"), *argv], tmp_path)
     assert (done.returncode, done.stderr) == (
         1,
         "kafka-scram configs: error: the ZooKeeper credential store needs kazoo: "
@@ -108,15 +105,8 @@ def test_a_client_only_install_logs_in_with_a_token(
 ) -> None:
     props = client_properties(token_endpoint.ep, token_endpoint.token_line(), "SCRAM-SHA-512")
     path = write_properties(tmp_path / "client.properties", props)
-    done = subprocess.run(
-        [str(client_venv / "bin" / "python"), str(ROOT / "examples" / f"{example}.py"), str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env=_installed_env(),
-        check=False,
-    )
+    example_py = str(ROOT / "examples" / f"{example}.py")
+    done = _run([str(client_venv / "bin" / "python"), example_py, str(path)], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "topics: []" in done.stdout, done.stdout
     token_logins = [m for m in endpoint_log.messages if "(delegation token)" in m]
