@@ -55,7 +55,7 @@ FOREIGN_DOCUMENTS = (
 # test does instead; CHANGELOG.md carries the history.
 TRACKER_ITEM = re.compile(r"\bissues? ?#?\d+|\bitems? \d+ of\b|\bstop \d+\b", re.IGNORECASE)
 # What the two tests below read: code, tests, docs, README, Makefile, configuration.
-SCANNED_SUFFIXES = {".py", ".md", ".toml", ".properties", ".java", ".cfg", ".yaml", ".txt"}
+SCANNED_SUFFIXES = {".py", ".md", ".toml", ".properties", ".java", ".cfg", ".yaml"}
 SCANNED_NAMES = {"Makefile"}
 
 
