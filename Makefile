@@ -1,7 +1,8 @@
 # The two set-up commands of the README: `make run` and `make test`.
 # Both create .venv. `make run` installs the package, compiled (a C compiler
-# and the Python headers, from Debian when missing), and the one client library
-# the README's steps use ([kafka-python]), no test tools; `make test` installs
+# and the Python headers, from Debian when missing), what serve needs
+# ([server]) and the one client library the README's steps use
+# ([kafka-python]), no test tools; `make test` installs
 # the [test] extra, system packages (a JDK, ZooKeeper, kcat), Kafka's client
 # jars, pyspark and Spark's Kafka connector.
 
@@ -27,11 +28,13 @@ $(PY):
 # The sources of the compiled modules: an edit to one reinstalls, which rebuilds.
 NATIVE_SOURCES := $(shell $(PYTHON) tools/build_native.py --sources)
 
-# What `make run` needs: the package and the README's client library. The
-# install compiles the login path (setup.py runs tools/build_native.py with
-# mypyc in pip's build environment, so the venv gets no test tool).
+# What `make run` needs: the package, what serve needs ([server]: its event
+# loop and metrics library; a ZooKeeper store would need [zookeeper]) and the
+# README's client library. The install compiles the login path (setup.py runs
+# tools/build_native.py with mypyc in pip's build environment, so the venv
+# gets no test tool).
 $(VENV)/.run-installed: pyproject.toml setup.py tools/build_native.py $(NATIVE_SOURCES) | $(PY) toolchain
-	$(PY) -m pip install -q -e '.[kafka-python]'
+	$(PY) -m pip install -q -e '.[kafka-python,server]'
 	touch $@
 
 # Everything the tests need.

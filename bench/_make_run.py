@@ -5,8 +5,8 @@
 setup.py) with ``config/server.properties``: a SQLite store, a bootstrap super
 user, INFO logging. The bench server runs the same endpoint with an in-memory
 store. Both are pinned to the same CPU and measured in alternating order with
-fresh processes each round; the ratio of their CPU per login is issue 27's
-target: ``make run`` within 10% of the bench's compiled row.
+fresh processes each round; the ratio of their CPU per login is the
+target: ``make run`` within 10% of the bench's compiled row (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from _java_style import table_line
 #: Concurrencies compared (the Java-style login rows of the main table).
 CONCURRENCIES = (1, 10, 100)
 WARM_UP_S = 0.3
-#: The ratio of CPU per login issue 27 asks for.
+#: The ratio of CPU per login ``make run`` may cost over the bench's compiled row.
 TARGET = 1.10
 
 #: Starts the bench server ("this tree"): its process and port.

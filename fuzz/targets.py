@@ -62,7 +62,8 @@ from tokenauth import decode_token
 
 __all__ = ["TARGETS", "TIME_LIMIT_S", "SlowInput", "Target", "run_one"]
 
-#: No input may take longer than this (issue 28's bound). Measured in CPU time
+#: No input may take longer than this (the fuzzing bound of docs/security.md,
+#: "Measured reliability: fuzzing and soak"). Measured in CPU time
 #: of the whole process (handler threads included), so that other processes on
 #: a busy machine do not make findings, and confirmed by a rerun.
 TIME_LIMIT_S = 0.1

@@ -6,6 +6,8 @@ server through a lookup step the caller answers.
 
 from __future__ import annotations
 
+from importlib import metadata as _metadata
+
 # First, so that every module below is the compiled one when it is built from
 # these very sources: importing _native installs it (sasl_scram/_native).
 from sasl_scram import _native  # noqa: F401
@@ -45,6 +47,13 @@ from sasl_scram._server import Grant
 from sasl_scram._server import ScramServer
 from sasl_scram._server import ScramSession
 from sasl_scram.config import KafkaPrincipal
+
+try:
+    #: The installed distribution's version (``kafka-scram``: this package,
+    #: ``tokenauth`` and ``jaas``), as ``pip`` and ``kafka-scram --version`` say it.
+    __version__ = _metadata.version("kafka-scram")
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "DEFAULT_KEY_CACHE",

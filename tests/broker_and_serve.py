@@ -1,5 +1,5 @@
 """A real Kafka 3.9 broker in ZooKeeper mode and a real ``kafka-scram serve`` on the
-same ZooKeeper chroot (issue 25): the serve process (the session fixture
+same ZooKeeper chroot: the serve process (the session fixture
 ``zookeeper_broker_serve``; this module is a pytest plugin of ``tests/conftest.py``),
 a login that answers with Kafka's error code, and a poll with a deadline that says
 how long a change took to reach the other side.
@@ -39,7 +39,8 @@ __all__ = [
     "zookeeper_broker_serve",
 ]
 
-#: How fast a change made on one side must be seen on the other (issue 25).
+#: How fast a change made on one side must be seen on the other (the deadline
+#: docs/compatibility.md and docs/stores.md report the changes arriving within).
 PROPAGATION_S = 2.0
 #: What both the broker and serve answer to a refused login (SASL_AUTHENTICATION_FAILED).
 REFUSED = int(ErrorCode.SASL_AUTHENTICATION_FAILED)

@@ -8,12 +8,14 @@
 - The ``sasl_scram`` root holds the sans-IO SCRAM core only.
 - ``jaas`` imports nothing of ours; ``tokenauth`` uses only ``sasl_scram``'s
   public names; ``sasl_scram`` never imports ``tokenauth``.
-- Nothing cites a document that is not in this repository.
+- Nothing cites a document that is not in this repository, nor an item of a
+  tracker its readers cannot see (``issue 15``, ``item 10 of issue 26``).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -48,6 +50,13 @@ FOREIGN_DOCUMENTS = (
     "shared/spec",
     "shared/seeds",
 )
+# Items of a tracker outside the repository, which earlier comments and tests
+# cited ("issue 15", "item 10 of issue 26", "stop 25"). Say what the code or
+# test does instead; CHANGELOG.md carries the history.
+TRACKER_ITEM = re.compile(r"\bissues? ?#?\d+|\bitems? \d+ of\b|\bstop \d+\b", re.IGNORECASE)
+# What the two tests below read: code, tests, docs, README, Makefile, configuration.
+SCANNED_SUFFIXES = {".py", ".md", ".toml", ".properties", ".java", ".cfg", ".yaml"}
+SCANNED_NAMES = {"Makefile"}
 
 
 @dataclass(frozen=True)
@@ -236,7 +245,8 @@ def test_the_sasl_scram_core_imports_no_adapter() -> None:
     assert bad == []
 
 
-def test_no_document_outside_the_repository_is_cited() -> None:
+def _scanned() -> Iterator[tuple[str, int, str]]:
+    """(file, line number, line) of every tracked or new text file of the kinds above."""
     tracked = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -245,13 +255,44 @@ def test_no_document_outside_the_repository_is_cited() -> None:
         check=True,
     ).stdout.split()
     this = Path(__file__).resolve()
-    bad: list[str] = []
     for name in tracked:
         path = ROOT / name
-        if path.suffix not in {".py", ".md", ".toml", ".properties", ".java"} or path == this:
+        if path.suffix not in SCANNED_SUFFIXES and path.name not in SCANNED_NAMES:
             continue
-        if not path.is_file():
+        if path == this or not path.is_file():
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            bad.extend(f"{name}:{number}: {doc}" for doc in FOREIGN_DOCUMENTS if doc in line)
+            yield name, number, line
+
+
+def test_the_scan_reads_code_tests_docs_readme_and_makefile() -> None:
+    names = {name for name, _, _ in _scanned()}
+    expected = {"README.md", "Makefile", "CHANGELOG.md", "pyproject.toml", "docs/architecture.md"}
+    assert expected <= names
+    assert {"sasl_scram/__init__.py", "tests/conftest.py", "examples/quickstart.py"} <= names
+
+
+def test_no_document_outside_the_repository_is_cited() -> None:
+    bad = [
+        f"{name}:{number}: {doc}"
+        for name, number, line in _scanned()
+        for doc in FOREIGN_DOCUMENTS
+        if doc in line
+    ]
+    assert bad == []
+
+
+@pytest.mark.parametrize(
+    "citation", ["issue 15", "Issue 14:", "issues 13", "item 10 of issue 26", "stop 25", "#issue7"]
+)
+def test_the_tracker_pattern_finds_a_citation(citation: str) -> None:
+    assert TRACKER_ITEM.search(f"a comment ({citation}) says why")
+
+
+def test_no_tracker_item_is_cited() -> None:
+    bad = [
+        f"{name}:{number}: {line.strip()}"
+        for name, number, line in _scanned()
+        if TRACKER_ITEM.search(line)
+    ]
     assert bad == []

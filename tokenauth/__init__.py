@@ -15,6 +15,8 @@ See docs/tokens.md.
 
 from __future__ import annotations
 
+# One distribution holds both packages: one version.
+from sasl_scram import __version__ as __version__
 from tokenauth._cache import TokenCache
 from tokenauth._cache import TokenCredentials
 from tokenauth._client import DelegationTokenClient

@@ -198,7 +198,7 @@ def _event_loop(value: str, parsed: Mapping[str, Any]) -> str:
     chosen: str = choice("auto", "uvloop", "asyncio")(value, parsed)
     # Checked here, not when the loop starts, so the error names the file and line.
     if chosen == "uvloop" and importlib.util.find_spec("uvloop") is None:
-        raise ValueError("uvloop is not installed")
+        raise ValueError("uvloop is not installed: pip install 'kafka-scram[server]'")
     return chosen
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import importlib.util
 import logging
 import mmap
 import threading
@@ -84,6 +85,9 @@ def _listener_address(value: str, _: Mapping[str, Any]) -> tuple[str, int] | Non
     host, sep, port = value.rpartition(":")
     if not sep or not port.isascii() or not port.isdigit() or int(port) > 65535:
         raise ValueError(f"expected HOST:PORT (e.g. 127.0.0.1:9404), got {value!r}")
+    # Checked here, not when serve starts, so the error names the file and line.
+    if importlib.util.find_spec("prometheus_client") is None:
+        raise ValueError("the metrics need prometheus-client: pip install 'kafka-scram[server]'")
     return host.strip("[]") or "0.0.0.0", int(port)  # noqa: S104 - the operator asked for it
 
 

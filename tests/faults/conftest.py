@@ -1,4 +1,4 @@
-"""Fault tests (issue 15): real ZooKeeper processes killed, restarted and
+"""Fault tests (docs/fault-tests.md): real ZooKeeper processes killed, restarted and
 partitioned under real ``kafka-scram serve`` processes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``kafka-scram configs --zookeeper`` against a ZooKeeper nobody listens on (issue 15):
+"""``kafka-scram configs --zookeeper`` against a ZooKeeper nobody listens on:
 one ``kafka-scram configs: error: ...`` line naming the hosts, within
 ``--zookeeper-timeout`` (default 10 s), exit 1, no kazoo chatter."""
 

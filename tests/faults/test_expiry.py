@@ -1,5 +1,5 @@
 """Continuous logins through forced session expiries and a ZooKeeper restart
-(issue 15): a resync swaps in a complete snapshot atomically, so a login never
+: a resync swaps in a complete snapshot atomically, so a login never
 sees an empty or partial cache: zero refusals of a current password.
 
 The session of the ``serve`` process is expired from the server side by cutting

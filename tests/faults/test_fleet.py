@@ -1,4 +1,4 @@
-"""The fleet test (issue 15): a 3-server ZooKeeper ensemble, two ``kafka-scram
+"""The fleet test: a 3-server ZooKeeper ensemble, two ``kafka-scram
 serve`` processes, a writer changing a password every 0.5 s through ``configs
 --zookeeper``, and the ensemble's leader killed with SIGKILL.
 

@@ -1,4 +1,4 @@
-"""What ``serve`` says during one ZooKeeper outage (issue 15): state changes logged
+"""What ``serve`` says during one ZooKeeper outage: state changes logged
 once each by the project's own loggers, naming the ZooKeeper hosts (a WARNING
 when lost, an ERROR when failing closed, an INFO when resynced with how long it
 was out), fewer than 20 lines in all (besides Kafka's one INFO per refused

@@ -1,5 +1,5 @@
-"""A network partition between an endpoint and ZooKeeper, through a TCP proxy
-(issue 15): the endpoint keeps serving from its cache until
+"""A network partition between an endpoint and ZooKeeper, through a TCP proxy:
+the endpoint keeps serving from its cache until
 ``scram.store.max.staleness.ms``, then fails closed, and recovers after the
 partition heals, serving a change made while it was cut off.
 

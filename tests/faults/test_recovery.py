@@ -1,4 +1,4 @@
-"""Recovery time (issue 15): ZooKeeper (one server) is killed for a few seconds and
+"""Recovery time: ZooKeeper (one server) is killed for a few seconds and
 restarted; every endpoint serves a change made there within 3 s after ZooKeeper
 accepts connections again."""
 

@@ -1,4 +1,4 @@
-"""Item 10 of issue 26: deleting a user leaves their delegation tokens valid, as in Kafka.
+"""Deleting a user leaves their delegation tokens valid, as in Kafka.
 
 docs/tokens.md says so and gives the command that expires them; this runs
 that command (the real ``kafka-scram delegation-tokens``) against a real

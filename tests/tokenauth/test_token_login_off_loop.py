@@ -1,4 +1,4 @@
-"""Issue 14: a new delegation token's first login derives its keys (PBKDF2) off
+"""A new delegation token's first login derives its keys (PBKDF2) off
 the event loop, so other connections are not held up meanwhile."""
 
 from __future__ import annotations

@@ -140,7 +140,10 @@ class ZkFollowedStore(StoreBase):
         create: bool = True,
     ) -> None:
         kind = self.kind
-        kz = load_kazoo(kind.error, f"the ZooKeeper {kind.what} needs kazoo: pip install kazoo")
+        kz = load_kazoo(
+            kind.error,
+            f"the ZooKeeper {kind.what} needs kazoo: pip install 'kafka-scram[zookeeper]'",
+        )
         super().__init__()
         self._lock = threading.RLock()
         self._fresh = self._prepare(max_staleness, monotonic)

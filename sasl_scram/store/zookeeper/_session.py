@@ -77,7 +77,7 @@ def load_kazoo(error: type[Exception], message: str) -> Any:
         import kazoo.protocol.states
         import kazoo.retry
         import kazoo.security
-    except ImportError as exc:  # pragma: no cover - depends on the environment
+    except ImportError as exc:
         raise error(message) from exc
     _install_payload_filter()
     return kazoo

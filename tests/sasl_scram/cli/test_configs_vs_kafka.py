@@ -61,8 +61,8 @@ def _assert_same_failure(
     then ``(fix)`` where ours says how to fix it.
 
     Kafka's tool exits 1 for every error; ours exits 2 for a usage error (a value
-    typed on the command line that is malformed, out of range or empty: issue 26's
-    one exit-code rule, docs/architecture.md), a documented deliberate difference.
+    typed on the command line that is malformed, out of range or empty: the
+    one exit-code rule of docs/architecture.md), a documented deliberate difference.
     """
     assert (pair.kafka.returncode, pair.ours.returncode) == (1, status), pair
     assert pair.kafka.stdout == pair.ours.stdout == "", pair

@@ -1,4 +1,4 @@
-"""``configs --zookeeper`` against an unreachable ZooKeeper (issue 15): one error line
+"""``configs --zookeeper`` against an unreachable ZooKeeper: one error line
 naming the hosts within ``--zookeeper-timeout``, exit 1, no kazoo lines on stderr."""
 
 from __future__ import annotations

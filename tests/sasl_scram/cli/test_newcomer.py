@@ -1,4 +1,4 @@
-"""Issue 16 through the real entry point: version, usage, help, one error format.
+"""What a newcomer meets through the real entry point: version, usage, help, one error format.
 
 Every error is one line ``kafka-scram <command>: error: ...`` on stderr, exit 1
 for a failure and 2 for a usage error, and no traceback without --debug.
@@ -104,7 +104,7 @@ def test_serve_on_a_port_in_use(
         error = assert_one_error(kafka_scram("serve", "--config", str(config)), "serve")
     assert f"cannot listen on SASL_PLAINTEXT://127.0.0.1:{port}" in error
     assert "address already in use" in error.lower() and "--override listeners=" in error
-    # A pinned advertised.listeners must move too (issue 26, item 1): the hint names it.
+    # A pinned advertised.listeners must move too: the hint names it.
     assert ("--override advertised.listeners=" in error) == advertised, error
 
 

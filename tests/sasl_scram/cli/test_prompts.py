@@ -1,4 +1,4 @@
-"""Item 5 of issue 26: a password prompt left with Ctrl-D or Ctrl-C, on a real terminal.
+"""A password prompt left with Ctrl-D or Ctrl-C, on a real terminal.
 
 The command runs on a pseudo-terminal (its controlling terminal, as in a
 shell), so ``getpass`` prompts on it and the keys reach it as a user types them.

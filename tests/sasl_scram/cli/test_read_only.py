@@ -1,4 +1,4 @@
-"""Item 3 of issue 26: a command that only reads never creates a store.
+"""A command that only reads never creates a store.
 
 ``configs --describe`` on a store that is not there is one error line; only a
 command that writes (``configs --alter``, ``serve``) creates one. A directory

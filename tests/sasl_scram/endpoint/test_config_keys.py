@@ -1,5 +1,5 @@
 """server.properties errors name the file, line and key, say what is accepted,
-and suggest the known key a typo was meant to be (issue 13 and 16)."""
+and suggest the known key a typo was meant to be."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Item 9 of issue 26: docs/configuration.md is the one table of keys, and cannot drift.
+"""docs/configuration.md is the one table of keys, and cannot drift.
 
 Every key ``kafka-scram serve`` reads (the endpoint's table and the installed
 extensions' tables) is in the document with its default, what it accepts,

@@ -1,4 +1,4 @@
-"""Issue 14: a real ``kafka-scram serve`` process against hostile network peers.
+"""A real ``kafka-scram serve`` process against hostile network peers.
 
 Each test speaks the wire protocol over a socket and checks what Kafka's broker
 guarantees (``ScramSaslServer``, ``KafkaChannel``, ``SaslServerAuthenticator``,
@@ -78,7 +78,7 @@ def test_client_final_nonce_must_equal_the_servers(server: Serve, forge: str) ->
 
 # The server's whole growth while a peer pipelines for 4 s and never reads: the
 # answers are held back by flow control (measured: under 1 MiB; 16-20 MiB for
-# 9 MiB sent when every answer was queued). The issue's target is 64 MiB per 100 MB.
+# 9 MiB sent when every answer was queued). The target is 64 MiB per 100 MB.
 
 
 def _pipeline_without_reading(

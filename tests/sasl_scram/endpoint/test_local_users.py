@@ -1,4 +1,4 @@
-"""Issue 14: what other local users can see of ``kafka-scram serve``'s state.
+"""What other local users can see of ``kafka-scram serve``'s state.
 
 Every file holding stored or server keys is owner-only from its creation. The
 processes run with umask 000, so that only the modes the code asks for count.

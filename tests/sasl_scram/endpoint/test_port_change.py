@@ -1,4 +1,4 @@
-"""Item 1 of issue 26: changing the port as the error and ``serve --help`` say.
+"""Changing the port as the error and ``serve --help`` say.
 
 ``--override listeners=...`` on the shipped ``config/server.properties`` must
 send clients to the port that serves: the banner, Metadata and the written

@@ -1,4 +1,4 @@
-"""Item 8 of issue 26: what ``kafka-scram serve`` says at start is true.
+"""What ``kafka-scram serve`` says at start is true.
 
 Tokens are reported enabled or disabled, not both; a ``server.properties`` that
 holds a secret but that group or others may read gets a WARNING, as the SQLite

@@ -341,7 +341,7 @@ def kafka_python_refusal(
     """kafka-python 3.0.12 loses the broker's refusal when it arrives together
     with the close (docs/integrations.md): then it reports only a bootstrap
     timeout. When it does read the refusal, the integration ends the bootstrap
-    with that error, the broker's message in it (issue 26). Either way the
+    with that error, the broker's message in it. Either way the
     reason is also read from the broker's log, for the connections
     kafka-python's own log names."""
     from kafka import KafkaProducer
@@ -372,7 +372,7 @@ def aiokafka_refusal(
     broker: KafkaBroker, props: dict[str, str], caplog: pytest.LogCaptureFixture
 ) -> str:
     """With the integration, aiokafka's start() raises the login's own error,
-    SaslAuthenticationFailed with the broker's code and message (issue 26: not
+    SaslAuthenticationFailed with the broker's code and message (not
     aiokafka's "Unable to bootstrap")."""
     from aiokafka import AIOKafkaProducer
     from aiokafka.errors import SaslAuthenticationFailed

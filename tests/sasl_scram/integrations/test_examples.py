@@ -120,7 +120,7 @@ def test_a_bad_bootstrap_servers_names_the_key(tmp_path: Path, example: str, ser
     assert ("'127.0.0.1' is not host:port" if servers else "required, e.g.") in error, error
 
 
-# Item 7 of issue 26: the examples in the environment `make run` builds, which
+# The examples in the environment `make run` builds, which
 # holds the package's own dependencies and kafka-python only (its [kafka-python]
 # extra): the other client libraries are absent, as after `make run`.
 NOT_IN_MAKE_RUN = ("aiokafka", "confluent_kafka", "puresasl", "pure_sasl", "pyspark", "py4j")

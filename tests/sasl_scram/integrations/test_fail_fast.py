@@ -1,4 +1,4 @@
-"""Item 2 of issue 26: a refused login ends at once, with the authentication error itself.
+"""A refused login ends at once, with the authentication error itself.
 
 Kafka's Java client raises ``SaslAuthenticationException`` at the first refusal
 and does not retry. kafka-python retried a refused login until its bootstrap

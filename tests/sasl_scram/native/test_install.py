@@ -83,7 +83,9 @@ def _new_venv(path: Path, *install: str) -> Path:
     """A virtualenv at ``path`` with ``pip install ARGS`` done (pip builds what it must)."""
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=120)
     pip = [str(path / "bin" / "pip"), "install", "-q", "--disable-pip-version-check"]
-    subprocess.run([*pip, *install], check=True, timeout=900)
+    # Without PYTHONPATH: pip would take a checkout's kafka_scram.egg-info on it
+    # for the package already installed, and install nothing.
+    subprocess.run([*pip, *install], check=True, timeout=900, env=_installed_env())
     return path
 
 

@@ -1,4 +1,4 @@
-"""A real ``kafka-scram serve`` on a ZooKeeper that dies (issue 15): token logins and
+"""A real ``kafka-scram serve`` on a ZooKeeper that dies: token logins and
 password logins are refused alike, with Kafka's ordinary authentication failure, and
 the outage is a handful of log lines: no traceback, no kazoo chatter."""
 

@@ -1,4 +1,4 @@
-"""Token-store faults (issue 15): one ZooKeeper session shared with the credential
+"""Token-store faults: one ZooKeeper session shared with the credential
 store, a vanished parent recreated by both, the staleness key, and a token-store
 outage refused like a credential-store one."""
 

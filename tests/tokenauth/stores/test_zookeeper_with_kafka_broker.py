@@ -1,6 +1,6 @@
 """Delegation tokens shared, both ways, between a real Kafka 3.9 broker in ZooKeeper
 mode and a real ``kafka-scram serve`` on the same chroot with the same
-``delegation.token.secret.key`` (issue 25).
+``delegation.token.secret.key``.
 
 The broker keeps tokens in its own ``DelegationTokenCache``, fed at start-up and
 then only by ``/delegation_token/token_changes`` notifications

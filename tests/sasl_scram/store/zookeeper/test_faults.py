@@ -1,4 +1,4 @@
-"""ZooKeeper faults (issue 15) against real, killed and restarted ZooKeeper processes:
+"""ZooKeeper faults against real, killed and restarted ZooKeeper processes:
 bounded reconnects, state changes logged once, no refusal through an expiry or a restart."""
 
 from __future__ import annotations

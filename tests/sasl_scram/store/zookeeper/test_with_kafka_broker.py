@@ -1,5 +1,5 @@
 """SCRAM users shared, both ways, between a real Kafka 3.9 broker in ZooKeeper mode
-and a real ``kafka-scram serve`` on the same chroot (issue 25).
+and a real ``kafka-scram serve`` on the same chroot.
 
 Users we write (``kafka-scram configs --zookeeper``, the ZooKeeper store's API) log
 in to the broker, which reads them through its ``/config/changes`` listener into its
