@@ -4,8 +4,8 @@ builds it for each API.
 The endpoint answers with it where Kafka does: a request other than
 SaslAuthenticate after SaslHandshake v1 (``SaslServerAuthenticator``: error 34,
 then the connection closes), and a request its sender may not make (error 31).
-Most APIs carry the error at top level; the KIP-554 ones also shape their
-lists, as Kafka's request classes do.
+Most APIs carry the error at top level; the KIP-554 ones and
+DescribeClientQuotas also shape their lists, as Kafka's request classes do.
 """
 
 from __future__ import annotations
@@ -44,9 +44,15 @@ def _describe_scram_results(request: Body, code: int, message: str | None) -> Bo
     }
 
 
+def _no_quota_entries(request: Body, code: int, message: str | None) -> Body:
+    # DescribeClientQuotasRequest: Entries null.
+    return {"entries": None}
+
+
 _LISTS: dict[int, Callable[[Body, int, str | None], Body]] = {
     ApiKey.ALTER_USER_SCRAM_CREDENTIALS: _alter_scram_results,
     ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: _describe_scram_results,
+    ApiKey.DESCRIBE_CLIENT_QUOTAS: _no_quota_entries,
 }
 
 

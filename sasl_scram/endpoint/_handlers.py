@@ -1,9 +1,12 @@
-"""Responses for Metadata and the KIP-554 RPCs (API keys 3, 50, 51).
+"""Responses for Metadata, DescribeClientQuotas and the KIP-554 RPCs (API keys
+3, 48, 50, 51).
 
 Metadata describes a one-broker cluster: this node on the listener the client
 used, as controller (librdkafka sends admin requests to the controller), with
 no topics. The SCRAM RPCs are answered from the credential store with its
 exact semantics; ALTER and DESCRIBE on CLUSTER belong to super users only.
+DescribeClientQuotas answers that there are no quotas (the endpoint enforces
+none), to the same super users: Kafka asks DESCRIBE_CONFIGS on CLUSTER for it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from sasl_scram.store import ScramAdmin
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 
-__all__ = ["alter_scram", "describe_scram", "metadata"]
+__all__ = ["alter_scram", "describe_client_quotas", "describe_scram", "metadata"]
 
 Body = dict[str, Any]
 
@@ -67,6 +70,18 @@ def _refused(key: ApiKey, body: Body, message: str | None = None) -> Body:
         "throttle_time_ms": 0,
         **error_response(spec, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, message, body),
     }
+
+
+async def describe_client_quotas(ctx: RequestContext, version: int, body: Body) -> Body:
+    """No quotas, whatever the filter: what a broker without quotas answers."""
+    if not ctx.super_user:
+        # KafkaApis: the request's error response, with the exception's message.
+        return _refused(
+            ApiKey.DESCRIBE_CLIENT_QUOTAS,
+            body,
+            ErrorCode.CLUSTER_AUTHORIZATION_FAILED.default_message(),
+        )
+    return {"throttle_time_ms": 0, "error_code": 0, "error_message": None, "entries": []}
 
 
 async def describe_scram(store: ScramAdmin, ctx: RequestContext, version: int, body: Body) -> Body:

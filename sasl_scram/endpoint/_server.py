@@ -112,6 +112,7 @@ class ScramEndpoint:
             ApiKey.METADATA: self._metadata,
             ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: self._describe_scram,
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._alter_scram,
+            ApiKey.DESCRIBE_CLIENT_QUOTAS: _handlers.describe_client_quotas,
         }
         self._token_grant: Callable[[CredentialRequest], Grant | None] | None = None
         self._token_may_block: Callable[[CredentialRequest], bool] | None = None

@@ -1,0 +1,108 @@
+"""Kafka's own ConfigCommand (4.x and 3.9) against ``kafka-scram serve`` and
+against the real broker of the same version.
+
+Describing users, Kafka's tool asks for client quotas (DescribeClientQuotas,
+KIP-546) before SCRAM credentials; ``serve`` answers that there are none, so
+the tool prints against ``serve`` what it prints against a broker without
+quotas for the same users.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.endpoint_harness import ALICE
+from tests.kafka_broker import KafkaBroker
+from tests.kafka_broker import unique_name
+from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.sasl_scram.endpoint.serve_process import seed
+from tests.side_by_side import KafkaTools
+from tests.side_by_side import Run
+from tests.side_by_side import kafka_failure
+
+HEAD = "SCRAM credential configs for user-principal '{}' are "
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
+    base = tmp_path_factory.mktemp("config-command")
+    db = base / "data" / "creds.db"
+    seed(db)  # admin (the super user) and alice, both mechanisms at 4096
+    with Serve(base, db) as serve:
+        yield serve
+
+
+def _tool(tools: KafkaTools, bootstrap: str, config: Path, *args: str) -> Run:
+    command = tools.broker.config_command
+    connection = ("--bootstrap-server", bootstrap, "--command-config", str(config))
+    return tools.main(command, *connection, *args)
+
+
+def test_kafkas_config_command_describes_users_on_serve_as_on_a_broker(
+    kafka_tools: KafkaTools, served: Serve, tmp_path: Path
+) -> None:
+    broker: KafkaBroker = kafka_tools.broker
+    admin = broker.client_properties(tmp_path / "admin.properties")
+    user = unique_name("quotas")
+    places = {"broker": broker.bootstrap, "serve": served.bootstrap}
+    for where, bootstrap in places.items():
+        # One mechanism per request: KRaft takes one alteration per user and request.
+        for add in ("SCRAM-SHA-256=[iterations=8192,password=pw]", "SCRAM-SHA-512=[password=pw]"):
+            run = _tool(
+                kafka_tools,
+                bootstrap,
+                admin,
+                "--alter",
+                "--add-config",
+                add,
+                "--entity-type",
+                "users",
+                "--entity-name",
+                user,
+            )
+            assert (run.returncode, run.stdout) == (
+                0,
+                f"Completed updating config for user {user}.\n",
+            ), (where, run)
+
+    def describe(bootstrap: str, *name: str) -> Run:
+        return _tool(kafka_tools, bootstrap, admin, "--describe", "--entity-type", "users", *name)
+
+    for name in (user, unique_name("nobody")):
+        on_broker = describe(broker.bootstrap, "--entity-name", name)
+        on_serve = describe(served.bootstrap, "--entity-name", name)
+        assert on_serve.returncode == on_broker.returncode == 0, (on_broker, on_serve)
+        assert on_serve.stdout == on_broker.stdout, (on_broker, on_serve)
+    assert on_serve.stdout == ""  # a user without credentials: nothing, as on the broker
+
+    # Every user: the broker holds other tests' users too; each line serve prints
+    # is the broker's line for that user, and serve prints one per user it has.
+    on_broker = describe(broker.bootstrap)
+    on_serve = describe(served.bootstrap)
+    assert on_serve.returncode == on_broker.returncode == 0, (on_broker, on_serve)
+    lines = on_serve.stdout.splitlines()
+    assert sorted(line.split("'")[1] for line in lines) == sorted(["admin", ALICE[0], user])
+    assert all(line.startswith(HEAD.format(line.split("'")[1])) for line in lines), lines
+    broker_lines = set(on_broker.stdout.splitlines())
+    both_4096 = "SCRAM-SHA-256=iterations=4096, SCRAM-SHA-512=iterations=4096"
+    for line in lines:
+        who = line.split("'")[1]
+        # alice exists on serve only; her line has the shape of admin's.
+        assert line in broker_lines if who != ALICE[0] else line == HEAD.format(who) + both_4096
+    assert (
+        HEAD.format(user) + "SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096"
+    ) in lines
+
+
+def test_a_user_who_is_not_a_super_user_is_refused_the_quotas(
+    kafka_tools: KafkaTools, served: Serve, tmp_path: Path
+) -> None:
+    # serve grants cluster operations to super.users only (it has no ACLs);
+    # Kafka refuses DescribeClientQuotas without DESCRIBE_CONFIGS on CLUSTER.
+    alice = kafka_tools.broker.client_properties(tmp_path / "alice.properties", *ALICE)
+    run = _tool(kafka_tools, served.bootstrap, alice, "--describe", "--entity-type", "users")
+    assert (run.returncode, run.stdout) == (1, ""), run
+    assert kafka_failure(run) == ("ClusterAuthorizationException", "Cluster authorization failed.")
