@@ -79,7 +79,7 @@ async def describe_client_quotas(ctx: RequestContext, version: int, body: Body) 
         return _refused(
             ApiKey.DESCRIBE_CLIENT_QUOTAS,
             body,
-            ErrorCode.CLUSTER_AUTHORIZATION_FAILED.default_message(),
+            ErrorCode.CLUSTER_AUTHORIZATION_FAILED.default_message,
         )
     return {"throttle_time_ms": 0, "error_code": 0, "error_message": None, "entries": []}
 

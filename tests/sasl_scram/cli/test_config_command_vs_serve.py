@@ -47,26 +47,14 @@ def test_kafkas_config_command_describes_users_on_serve_as_on_a_broker(
     broker: KafkaBroker = kafka_tools.broker
     admin = broker.client_properties(tmp_path / "admin.properties")
     user = unique_name("quotas")
+    entity = ("--entity-type", "users", "--entity-name", user)
     places = {"broker": broker.bootstrap, "serve": served.bootstrap}
     for where, bootstrap in places.items():
         # One mechanism per request: KRaft takes one alteration per user and request.
         for add in ("SCRAM-SHA-256=[iterations=8192,password=pw]", "SCRAM-SHA-512=[password=pw]"):
-            run = _tool(
-                kafka_tools,
-                bootstrap,
-                admin,
-                "--alter",
-                "--add-config",
-                add,
-                "--entity-type",
-                "users",
-                "--entity-name",
-                user,
-            )
-            assert (run.returncode, run.stdout) == (
-                0,
-                f"Completed updating config for user {user}.\n",
-            ), (where, run)
+            run = _tool(kafka_tools, bootstrap, admin, "--alter", "--add-config", add, *entity)
+            done = f"Completed updating config for user {user}.\n"
+            assert (run.returncode, run.stdout) == (0, done), (where, run)
 
     def describe(bootstrap: str, *name: str) -> Run:
         return _tool(kafka_tools, bootstrap, admin, "--describe", "--entity-type", "users", *name)
