@@ -26,9 +26,10 @@ from tests.side_by_side import kafka_failure
 HEAD = "SCRAM credential configs for user-principal '{}' are "
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
-    base = tmp_path_factory.mktemp("config-command")
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Serve]:
+    """Its own serve per test: the users are exactly those the test expects."""
+    base = tmp_path / "serve"
     db = base / "data" / "creds.db"
     seed(db)  # admin (the super user) and alice, both mechanisms at 4096
     with Serve(base, db) as serve:
@@ -63,26 +64,31 @@ def test_kafkas_config_command_describes_users_on_serve_as_on_a_broker(
         on_broker = describe(broker.bootstrap, "--entity-name", name)
         on_serve = describe(served.bootstrap, "--entity-name", name)
         assert on_serve.returncode == on_broker.returncode == 0, (on_broker, on_serve)
-        assert on_serve.stdout == on_broker.stdout, (on_broker, on_serve)
+        assert _users(on_serve) == _users(on_broker), (on_broker, on_serve)
     assert on_serve.stdout == ""  # a user without credentials: nothing, as on the broker
 
-    # Every user: the broker holds other tests' users too; each line serve prints
-    # is the broker's line for that user, and serve prints one per user it has.
+    # Every user: the broker holds other tests' users too; serve prints one line
+    # per user it has, each the broker's line for that user.
     on_broker = describe(broker.bootstrap)
     on_serve = describe(served.bootstrap)
     assert on_serve.returncode == on_broker.returncode == 0, (on_broker, on_serve)
-    lines = on_serve.stdout.splitlines()
-    assert sorted(line.split("'")[1] for line in lines) == sorted(["admin", ALICE[0], user])
-    assert all(line.startswith(HEAD.format(line.split("'")[1])) for line in lines), lines
-    broker_lines = set(on_broker.stdout.splitlines())
-    both_4096 = "SCRAM-SHA-256=iterations=4096, SCRAM-SHA-512=iterations=4096"
-    for line in lines:
-        who = line.split("'")[1]
-        # alice exists on serve only; her line has the shape of admin's.
-        assert line in broker_lines if who != ALICE[0] else line == HEAD.format(who) + both_4096
-    assert (
-        HEAD.format(user) + "SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096"
-    ) in lines
+    ours, kafkas = _users(on_serve), _users(on_broker)
+    assert sorted(ours) == sorted(["admin", ALICE[0], user]), on_serve
+    both_4096 = ["SCRAM-SHA-256=iterations=4096", "SCRAM-SHA-512=iterations=4096"]
+    # alice exists on serve only; her line has the shape of admin's.
+    assert ours == {**{u: kafkas[u] for u in ("admin", user)}, ALICE[0]: both_4096}, on_serve
+    assert ours[user] == ["SCRAM-SHA-256=iterations=8192", "SCRAM-SHA-512=iterations=4096"]
+
+
+def _users(run: Run) -> dict[str, list[str]]:
+    """Each line's user and its mechanisms, sorted: KRaft's broker lists a user's
+    mechanisms in no fixed order."""
+    users: dict[str, list[str]] = {}
+    for line in run.stdout.splitlines():
+        user = line.split("'")[1]
+        assert line.startswith(HEAD.format(user)), line
+        users[user] = sorted(line.removeprefix(HEAD.format(user)).split(", "))
+    return users
 
 
 def test_a_user_who_is_not_a_super_user_is_refused_the_quotas(
