@@ -251,8 +251,12 @@ class DecoyCredentials:
 
     The salt is derived from a secret and the user name, so repeated probes for
     the same unknown user see the same salt, shaped like a salt Kafka generates
-    (130 random bits in base 36, ``ScramFormatter.secureRandomString``), with the
-    iteration count the project gives new credentials by default.
+    (130 random bits in base 36, ``ScramFormatter.secureRandomString``). The
+    iteration count is one a real user of the mechanism has: ``iterations_for``
+    (the store's most common count) when it has one, else ``iterations``, the
+    count the project gives new credentials by default. A delegation token's
+    decoy always shows ``iterations``: Kafka derives every token's credential
+    at 4096 (``DelegationTokenManager``).
 
     Derived decoys are kept in a bounded cache, so that answering a probe for a
     known name (a dictionary hit in the credential cache) and for an unknown one
@@ -262,21 +266,26 @@ class DecoyCredentials:
         secret: Keep it stable and share it between processes that serve the
             same users (the endpoint persists one in its store); random per
             instance by default.
-        iterations: The iteration count shown for unknown users.
+        iterations: The iteration count shown for unknown tokens, and for
+            unknown users when ``iterations_for`` has none.
         cache_size: How many decoys are kept.
+        iterations_for: The count users of a mechanism have most, or ``None``;
+            called on each unknown user's probe, so it must be a lookup.
     """
 
-    __slots__ = ("_cache", "_cache_size", "_iterations", "_secret")
+    __slots__ = ("_cache", "_cache_size", "_iterations", "_iterations_for", "_secret")
 
     def __init__(
         self,
         secret: bytes | None = None,
         iterations: int = MIN_ITERATIONS,
         cache_size: int = 4096,
+        iterations_for: Callable[[ScramMechanism], int | None] | None = None,
     ) -> None:
         self._secret = secret if secret is not None else secrets.token_bytes(32)
         self._iterations = iterations
         self._cache_size = cache_size
+        self._iterations_for = iterations_for
         self._cache: dict[tuple[str, str], ScramCredential] = {}
 
     def __repr__(self) -> str:
@@ -286,19 +295,24 @@ class DecoyCredentials:
     def iterations(self) -> int:
         return self._iterations
 
-    def credential(self, mechanism: ScramMechanism, username: str) -> ScramCredential:
+    def credential(
+        self, mechanism: ScramMechanism, username: str, token_auth: bool = False
+    ) -> ScramCredential:
+        iterations = self._iterations
+        if not token_auth and self._iterations_for is not None:
+            iterations = self._iterations_for(mechanism) or iterations
         key = (mechanism.mechanism_name, username)
         cached = self._cache.get(key)
-        if cached is not None:
+        if cached is not None and cached.iterations == iterations:
             return cached
         seed = hmac.digest(self._secret, f"{key[0]}\0{username}".encode(), hashlib.sha512)
         # 130 bits, like Kafka's secureRandomString, rendered in base 36.
         salt = _crypto.base36(int.from_bytes(seed[:17], "big") >> 6).encode("ascii")
         size = mechanism.digest_size
-        credential = ScramCredential(salt, seed[:size], seed[-size:], self._iterations)
+        credential = ScramCredential(salt, seed[:size], seed[-size:], iterations)
         if len(username) > _MAX_CACHED_NAME:
             return credential  # a prober's long name: derive it again rather than keep it
-        if len(self._cache) >= self._cache_size:
+        if cached is None and len(self._cache) >= self._cache_size:
             # Oldest first: a dict keeps insertion order. With the name-length cap,
             # bounded in bytes too (about cache_size * 1 KiB) whatever a prober sends.
             with contextlib.suppress(KeyError, RuntimeError, StopIteration):
@@ -492,7 +506,9 @@ class ScramServer:
                     if len(candidate.stored_key) != self._digest_size:
                         self._doomed = "stored credential does not fit the mechanism"
         if self._doomed is not None:
-            credential = self._decoy.credential(self._mechanism, request.username)
+            credential = self._decoy.credential(
+                self._mechanism, request.username, request.token_auth
+            )
             grant = Grant((credential,))
         assert credential is not None and grant is not None
         self._grant = grant

@@ -338,9 +338,10 @@ _FIXES: dict[ErrorCode, str] = {
         "a sasl.jaas.config without tokenauth=true, over SASL_PLAINTEXT or SASL_SSL"
     ),
     ErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED: (
-        "creating a token for {owner} needs a super user (super.users) or the CreateTokens "
-        "ACL on {owner}: kafka-acls --add --allow-principal <you> --operation CreateTokens "
-        "--user-principal {owner}"
+        "creating a token for {owner} needs a super user (super.users); a Kafka broker with "
+        "an authorizer can instead grant the CreateTokens ACL on {owner}: kafka-acls --add "
+        "--allow-principal <you> --operation CreateTokens --user-principal {owner} "
+        "(kafka-scram serve has no ACLs: super.users only)"
     ),
     ErrorCode.DELEGATION_TOKEN_EXPIRED: (
         "the token has expired and cannot be renewed: create a new one with --create"

@@ -103,11 +103,16 @@ EXIT_RULES: tuple[tuple[type[BaseException], ExitStatus, str], ...] = (
 
 
 #: How to fix a refusal that any command logging in to a broker can meet, said
-#: after Kafka's words; ``{config}`` names the login's file.
+#: after Kafka's words; ``{config}`` names the login's file. The peer may be a
+#: Kafka broker (where an ACL can grant what is missing) or kafka-scram serve
+#: (which has no ACL API: its super.users may do everything, nobody else may):
+#: a fix names ACLs only together with what serve has.
 LOGIN_FIXES: dict[ErrorCode, str] = {
     ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
         "the login's principal lacks a permission on the Kafka cluster: log in as a super "
-        "user (super.users) or grant it the ACL the operation needs on the Cluster resource"
+        "user (super.users); a Kafka broker with an authorizer can instead grant it the ACL "
+        "the operation needs on the Cluster resource (kafka-scram serve has no ACLs: "
+        "super.users only)"
     ),
     ErrorCode.SASL_AUTHENTICATION_FAILED: (
         "check the username and password in sasl.jaas.config of {config}"

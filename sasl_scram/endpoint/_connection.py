@@ -36,6 +36,7 @@ from sasl_scram._server import DecoyCredentials
 from sasl_scram._server import Grant
 from sasl_scram._server import ScramServer
 from sasl_scram._server import ScramSession
+from sasl_scram.endpoint._error_responses import error_response
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ApiSpec
@@ -78,6 +79,8 @@ DEFAULT_USER_MAX_ARRAY = 10000
 MAX_ANSWERS_PER_DRAIN = 256
 # KafkaChannel.MIN_REAUTH_INTERVAL_ONE_SECOND_NANOS, in ms.
 MIN_REAUTH_INTERVAL_MS = 1000
+# SaslServerAuthenticator's words for a SaslAuthenticate on an authenticated session.
+_AUTHENTICATED_ALREADY = "SaslAuthenticate request received after successful authentication"
 #: The serve key that lets librdkafka < 2.6.1's client-final nonce in (docs/security.md).
 LEGACY_NONCE_KEY = "scram.legacy.librdkafka.nonce.enable"
 # What a refused librdkafka < 2.6.1 login adds to its "Failed authentication"
@@ -417,12 +420,12 @@ class ServerConnection:
             return self._handshake(header, body)
         if key == ApiKey.SASL_AUTHENTICATE and self._state is _State.AUTHENTICATE:
             return self._authenticate(header, body["auth_bytes"])
+        name = ApiKey(key).name  # SaslServerAuthenticator names its ApiKeys constant
         if self._state is _State.AUTHENTICATE:
-            # After a v1 handshake: the API's own error response, then close.
-            return self._illegal_state(
-                header, spec, "Unexpected Kafka request during SASL authentication"
-            )
-        return [self._close(f"Unexpected Kafka request of type {key} during SASL authentication.")]
+            # After a v1 handshake: the request's own error response, then close.
+            reason = f"Unexpected Kafka request of type {name} during SASL authentication."
+            return self._illegal_state(header, spec, reason, body)
+        return [self._close(f"Unexpected Kafka request of type {name} during SASL handshake.")]
 
     def _versions_allowed(self) -> bool:
         return self._state in (_State.HANDSHAKE_OR_VERSIONS, _State.AUTHENTICATED)
@@ -581,7 +584,7 @@ class ServerConnection:
         )
         if key == ApiKey.SASL_HANDSHAKE:
             if self._session_expiry_ms is None:
-                return self._illegal_state(header, spec, "Re-authentication is not enabled")
+                return self._illegal_state(header, spec, "Re-authentication is not enabled", body)
             now = self._clock_ms()
             started = self._reauth_started_ms
             if started is not None and now - started < self._settings.min_reauth_interval_ms:
@@ -602,9 +605,7 @@ class ServerConnection:
         if key == ApiKey.API_VERSIONS:
             return [self._api_versions(header, body)]
         if key == ApiKey.SASL_AUTHENTICATE:
-            return self._illegal_state(
-                header, spec, "SaslAuthenticate request received after successful authentication"
-            )
+            return self._illegal_state(header, spec, _AUTHENTICATED_ALREADY, body)
         assert self._session is not None
         self._waiting = ApiCall(header, spec, body, self._session, self._super_user)
         return [self._waiting]
@@ -628,8 +629,10 @@ class ServerConnection:
         self._waiting = None
         return [self._close(reason)]
 
-    def _illegal_state(self, header: RequestHeader, spec: ApiSpec, reason: str) -> list[Output]:
-        body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason)
+    def _illegal_state(
+        self, header: RequestHeader, spec: ApiSpec, reason: str, request: dict[str, Any]
+    ) -> list[Output]:
+        body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason, request)
         data = encode_response(header.api_key, header.api_version, header.correlation_id, body)
         return [Send(data), self._close(reason)]
 
@@ -690,20 +693,6 @@ def _cached_answer(
 def _reauthentication_too_soon(header: RequestHeader) -> Send:
     body = {"error_code": ErrorCode.ILLEGAL_SASL_STATE, "mechanisms": []}
     return Send(encode_response(header.api_key, header.api_version, header.correlation_id, body))
-
-
-def error_response(spec: ApiSpec, code: int, message: str | None = None) -> dict[str, Any]:
-    """A response body with ``code`` in every error field the API has at top level."""
-    body: dict[str, Any] = {}
-    names = {f.name for f in spec.response.fields}
-    if "error_code" in names:
-        body["error_code"] = code
-    if "error_message" in names:
-        body["error_message"] = message
-    for stamp in ("issue_timestamp_ms", "expiry_timestamp_ms", "max_timestamp_ms"):
-        if stamp in names:
-            body[stamp] = -1
-    return body
 
 
 def advertised_versions(keys: Sequence[int]) -> tuple[tuple[int, int, int], ...]:

@@ -38,6 +38,7 @@ from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.endpoint._refusals import RefusalLog
 from sasl_scram.kafka import ApiKey
 from sasl_scram.store import CredentialStore
+from sasl_scram.store import DecoyIterationsSource
 from sasl_scram.store import DecoySecretSource
 from sasl_scram.store import StoreUnavailable
 
@@ -111,6 +112,7 @@ class ScramEndpoint:
             ApiKey.METADATA: self._metadata,
             ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS: self._describe_scram,
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._alter_scram,
+            ApiKey.DESCRIBE_CLIENT_QUOTAS: _handlers.describe_client_quotas,
         }
         self._token_grant: Callable[[CredentialRequest], Grant | None] | None = None
         self._token_may_block: Callable[[CredentialRequest], bool] | None = None
@@ -127,7 +129,13 @@ class ScramEndpoint:
             max_receive_before_auth=config.sasl_max_receive,
             max_receive=config.max_request,
             max_reauth_ms=config.max_reauth_ms,
-            decoy=DecoyCredentials(_decoy_secret(config, store)),
+            decoy=DecoyCredentials(
+                _decoy_secret(config, store),
+                # An unknown user shows the count the store's users have most.
+                iterations_for=(
+                    store.common_iterations if isinstance(store, DecoyIterationsSource) else None
+                ),
+            ),
             super_users=frozenset(
                 p.name for p in config.super_users if p.principal_type == USER_TYPE
             ),

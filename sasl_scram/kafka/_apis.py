@@ -1,6 +1,6 @@
 """The API subset this project speaks, transcribed from Kafka's message JSON
 (docs/kafka-facts.md §9.3). Versions: Kafka 3.9 ranges, plus Metadata v13
-from Kafka 4.x."""
+from Kafka 4.x; DescribeClientQuotas' 0-1 are both versions' ranges."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from sasl_scram.kafka._schema import BOOL
 from sasl_scram.kafka._schema import BYTES
+from sasl_scram.kafka._schema import FLOAT64
 from sasl_scram.kafka._schema import INT8
 from sasl_scram.kafka._schema import INT16
 from sasl_scram.kafka._schema import INT32
@@ -33,6 +34,7 @@ class ApiKey(enum.IntEnum):
     RENEW_DELEGATION_TOKEN = 39
     EXPIRE_DELEGATION_TOKEN = 40
     DESCRIBE_DELEGATION_TOKEN = 41
+    DESCRIBE_CLIENT_QUOTAS = 48
     DESCRIBE_USER_SCRAM_CREDENTIALS = 50
     ALTER_USER_SCRAM_CREDENTIALS = 51
 
@@ -248,6 +250,53 @@ _ALTER_SCRAM = ApiSpec(
 )
 
 
+# KIP-546. Kafka's tools ask for quotas before SCRAM credentials when describing
+# users (ConfigCommand.describeClientQuotaAndUserScramCredentialConfigs); Kafka
+# 3.9 to 4.x speak versions 0-1, flexible from 1.
+_DESCRIBE_CLIENT_QUOTAS = ApiSpec(
+    ApiKey.DESCRIBE_CLIENT_QUOTAS,
+    0,
+    1,
+    1,
+    Struct(
+        Field(
+            "components",
+            Array(
+                Struct(
+                    Field("entity_type", STRING),
+                    Field("match_type", INT8),
+                    Field("match", STRING, nullable_since=0),
+                )
+            ),
+        ),
+        Field("strict", BOOL),
+    ),
+    Struct(
+        Field("throttle_time_ms", INT32),
+        Field("error_code", INT16),
+        _ERROR_MESSAGE,
+        Field(
+            "entries",
+            Array(
+                Struct(
+                    Field(
+                        "entity",
+                        Array(
+                            Struct(
+                                Field("entity_type", STRING),
+                                Field("entity_name", STRING, nullable_since=0),
+                            )
+                        ),
+                    ),
+                    Field("values", Array(Struct(Field("key", STRING), Field("value", FLOAT64)))),
+                )
+            ),
+            nullable_since=0,
+        ),
+    ),
+)
+
+
 def _token_fields(timestamp_suffix: str) -> tuple[Field, ...]:
     """A token as CreateDelegationToken's response and each DescribeDelegationToken
     entry carry it, in the same order; only the timestamps' names differ
@@ -334,6 +383,7 @@ API_SPECS: dict[int, ApiSpec] = {
         _METADATA,
         _DESCRIBE_SCRAM,
         _ALTER_SCRAM,
+        _DESCRIBE_CLIENT_QUOTAS,
         _CREATE_TOKEN,
         _RENEW_TOKEN,
         _EXPIRE_TOKEN,

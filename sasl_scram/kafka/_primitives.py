@@ -15,6 +15,8 @@ _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
 _U32 = struct.Struct(">I")
+# Kafka's float64: an IEEE 754 double, big-endian (ByteBuffer.putDouble).
+_F64 = struct.Struct(">d")
 
 _SMALL = [bytes([i]) for i in range(0x80)]
 # A 32-bit unsigned varint takes at most 5 bytes (7 bits per byte).
@@ -66,6 +68,10 @@ class Reader:
 
     def int64(self) -> int:
         return self._fixed(_I64)
+
+    def float64(self) -> float:
+        value: float = _F64.unpack(self._take(8))[0]
+        return value
 
     def boolean(self) -> bool:
         return self._take(1) != b"\x00"
@@ -152,6 +158,9 @@ class Writer:
 
     def uint32(self, value: int) -> None:
         self._parts.append(_U32.pack(value))
+
+    def float64(self, value: float) -> None:
+        self._parts.append(_F64.pack(value))
 
     def boolean(self, value: bool) -> None:
         self._parts.append(b"\x01" if value else b"\x00")

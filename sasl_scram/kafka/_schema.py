@@ -25,6 +25,7 @@ from sasl_scram.kafka._primitives import Writer
 __all__ = [
     "BOOL",
     "BYTES",
+    "FLOAT64",
     "INT8",
     "INT16",
     "INT32",
@@ -58,6 +59,7 @@ BOOL = _Primitive("bool", False)
 UUID = _Primitive("uuid", bytes(16))
 STRING = _Primitive("string", "")
 BYTES = _Primitive("bytes", b"")
+FLOAT64 = _Primitive("float64", 0.0)
 
 _INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1),
@@ -238,6 +240,7 @@ _FIXED_READERS: dict[str, _ReadStep] = {
     "int64": Reader.int64,
     "bool": Reader.boolean,
     "uuid": Reader.uuid,
+    "float64": Reader.float64,
 }
 
 
@@ -297,6 +300,8 @@ def _read_primitive(r: Reader, t: _Primitive, flexible: bool, f: Field, version:
         return r.boolean()
     if name == "uuid":
         return r.uuid()
+    if name == "float64":
+        return r.float64()
     raise AssertionError(name)  # pragma: no cover
 
 
@@ -352,5 +357,9 @@ def _write_primitive(w: Writer, t: _Primitive, v: Value, flexible: bool, f: Fiel
         w.boolean(bool(v))
     elif name == "uuid":
         w.uuid(v)
+    elif name == "float64":
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise ValueError(f"field {f.name!r}: {v!r} is not a float64")
+        w.float64(float(v))
     else:  # pragma: no cover
         raise AssertionError(name)

@@ -21,6 +21,7 @@ from sasl_scram.store._api import CredentialLookup
 from sasl_scram.store._api import CredentialStore
 from sasl_scram.store._api import CredentialStoreError
 from sasl_scram.store._api import CredentialStoreUnavailable
+from sasl_scram.store._api import DecoyIterationsSource
 from sasl_scram.store._api import DecoySecretSource
 from sasl_scram.store._api import DescribeResult
 from sasl_scram.store._api import Listener
@@ -62,6 +63,7 @@ __all__ = [
     "CredentialStore",
     "CredentialStoreError",
     "CredentialStoreUnavailable",
+    "DecoyIterationsSource",
     "DecoySecretSource",
     "DescribeResult",
     "Freshness",

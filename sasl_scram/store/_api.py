@@ -186,6 +186,23 @@ class DecoySecretSource(Protocol):
         ...
 
 
+@runtime_checkable
+class DecoyIterationsSource(Protocol):
+    """A store that knows which iteration count its users have most, per mechanism.
+
+    An unknown user's decoy shows that count, so that the count in a
+    server-first message does not tell a real user from an unknown one. The
+    store keeps it current as credentials change, so reading it costs a
+    dictionary lookup, never a scan.
+    """
+
+    def common_iterations(self, mechanism: ScramMechanism) -> int | None:
+        """The iteration count most of the held credentials of ``mechanism`` have
+        (the higher on a tie), or ``None`` when there is none. A lazy cache counts
+        the users it holds."""
+        ...
+
+
 Listener = Callable[[str], None]
 
 

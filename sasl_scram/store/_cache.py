@@ -28,6 +28,7 @@ from sasl_scram.store._api import CredentialStoreError
 from sasl_scram.store._api import CredentialStoreUnavailable
 from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS
 from sasl_scram.store._freshness import Freshness
+from sasl_scram.store._iterations import IterationCounts
 
 __all__ = ["DEFAULT_LAZY_MAX_USERS", "DEFAULT_MAX_STALENESS", "CredentialCache", "UserCredentials"]
 
@@ -71,8 +72,11 @@ class CredentialCache(Freshness):
         # Eager: a plain dict read without locks (single get is atomic); the
         # values are immutable mappings replaced whole.
         self.users: dict[str, UserCredentials] = {}
-        self._lru: cachetools.LRUCache[str, UserCredentials] = cachetools.LRUCache(
-            maxsize=max(1, max_users)
+        #: The iteration counts of the credentials held (every user when eager,
+        #: the cached ones when lazy), for unknown users' decoys.
+        self.iterations = IterationCounts()
+        self._lru: cachetools.LRUCache[str, UserCredentials] = _CountedLRU(
+            max(1, max_users), self.iterations
         )
         self._epoch = 0
 
@@ -81,6 +85,7 @@ class CredentialCache(Freshness):
         with self._lock:
             self.users = {}
             self._lru.clear()
+            self.iterations.reset(())
 
     # -- reads ---------------------------------------------------------------------
 
@@ -110,25 +115,30 @@ class CredentialCache(Freshness):
             if self.lazy:
                 self._epoch += 1
                 old = self._lru.pop(user, None)
+                if old is not None:
+                    self.iterations.change(old, EMPTY)
                 return old is not None and dict(old) != dict(frozen)
             old = self.users.get(user, EMPTY)
             if frozen:
                 self.users[user] = frozen
             else:
                 self.users.pop(user, None)
+            self.iterations.change(old, frozen)
             return dict(old) != dict(frozen)
 
     def fill(self, user: str, creds: Mapping[ScramMechanism, ScramCredential], epoch: int) -> None:
         """Lazy mode: insert what a miss read, unless an invalidation happened since."""
         with self._lock:
             if self._epoch == epoch and not self._closed:
-                self._lru[user] = freeze(creds)
+                frozen = freeze(creds)
+                self.iterations.change(self._lru.pop(user, EMPTY), frozen)
+                self._lru[user] = frozen
 
     def invalidate(self, user: str) -> None:
         """Lazy mode: forget one user (the next lookup reads it again)."""
         with self._lock:
             self._epoch += 1
-            self._lru.pop(user, None)
+            self.iterations.change(self._lru.pop(user, EMPTY), EMPTY)
 
     def replace_all(
         self, users: Mapping[str, Mapping[ScramMechanism, ScramCredential]]
@@ -139,6 +149,7 @@ class CredentialCache(Freshness):
             old = self.users
             self.users = fresh
             self._epoch += 1
+            self.iterations.reset(fresh.values())
         changed = [u for u in fresh if dict(old.get(u, EMPTY)) != dict(fresh[u])]
         changed += [u for u in old if u not in fresh]
         return changed
@@ -149,8 +160,22 @@ class CredentialCache(Freshness):
             self._epoch += 1
             users = list(self._lru.keys())
             self._lru.clear()
+            self.iterations.reset(())
         return users
 
     def cached_users(self) -> Iterable[str]:
         with self._lock:
             return list(self._lru.keys()) if self.lazy else list(self.users)
+
+
+class _CountedLRU(cachetools.LRUCache[str, UserCredentials]):
+    """The lazy cache: a user it evicts to make room leaves the iteration counts too."""
+
+    def __init__(self, maxsize: int, counts: IterationCounts) -> None:
+        super().__init__(maxsize=maxsize)
+        self._counts = counts
+
+    def popitem(self) -> tuple[str, UserCredentials]:
+        user, creds = super().popitem()
+        self._counts.change(creds, EMPTY)
+        return user, creds

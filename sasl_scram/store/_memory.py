@@ -15,6 +15,7 @@ from sasl_scram.store import _kip554
 from sasl_scram.store._api import CREDENTIAL_STORE_ERRORS
 from sasl_scram.store._api import AlterResult
 from sasl_scram.store._api import DescribeResult
+from sasl_scram.store._iterations import IterationCounts
 from sasl_scram.store._kind import StoreKind
 
 __all__ = ["InMemoryCredentialStore"]
@@ -50,6 +51,8 @@ class InMemoryCredentialStore(_kip554.AlterByUser):
                 self._users[user] = MappingProxyType(dict(creds))
         self._write_lock = threading.Lock()
         self._decoy_secret = secrets.token_bytes(32)
+        self._iterations = IterationCounts()
+        self._iterations.reset(self._users.values())
 
     def __repr__(self) -> str:
         return f"InMemoryCredentialStore(users={len(self._users)})"
@@ -57,6 +60,10 @@ class InMemoryCredentialStore(_kip554.AlterByUser):
     def decoy_secret(self) -> bytes:
         """Random per store: nothing outlives the process anyway."""
         return self._decoy_secret
+
+    def common_iterations(self, mechanism: ScramMechanism) -> int | None:
+        """The most common iteration count of ``mechanism``'s credentials."""
+        return self._iterations.common(mechanism)
 
     @property
     def lookup_may_block(self) -> bool:
@@ -92,4 +99,5 @@ class InMemoryCredentialStore(_kip554.AlterByUser):
                 self._users[alteration.user] = MappingProxyType(updated)
             else:
                 self._users.pop(alteration.user, None)
+            self._iterations.change(current, updated)
         return AlterResult(alteration.user)

@@ -35,9 +35,10 @@ TOKEN_LOGIN_FIX = (
 )
 #: ``{owner}``: the --owner-principal.
 OWNER_FIX = (
-    "creating a token for {owner} needs a super user (super.users) or the CreateTokens ACL on "
-    "{owner}: kafka-acls --add --allow-principal <you> --operation CreateTokens "
-    "--user-principal {owner}"
+    "creating a token for {owner} needs a super user (super.users); a Kafka broker with an "
+    "authorizer can instead grant the CreateTokens ACL on {owner}: kafka-acls --add "
+    "--allow-principal <you> --operation CreateTokens --user-principal {owner} (kafka-scram "
+    "serve has no ACLs: super.users only)"
 )
 MISMATCH_FIX = (
     "only the token's owner or one of its renewers may renew or expire it, a super user "
@@ -47,5 +48,6 @@ EXPIRED_FIX = "the token has expired and cannot be renewed: create a new one wit
 PRINCIPAL_TYPE_FIX = "a token's renewers are users: give each --renewer-principal as User:<name>"
 CLUSTER_FIX = (
     "the login's principal lacks a permission on the Kafka cluster: log in as a super user "
-    "(super.users) or grant it the ACL the operation needs on the Cluster resource"
+    "(super.users); a Kafka broker with an authorizer can instead grant it the ACL the "
+    "operation needs on the Cluster resource (kafka-scram serve has no ACLs: super.users only)"
 )

@@ -100,6 +100,10 @@ class SQLiteCredentialStore(FollowedTable, _kip554.AlterByUser):
         creds = cache.get(user)
         return None if creds is None else creds.get(mechanism)
 
+    def common_iterations(self, mechanism: ScramMechanism) -> int | None:
+        """The most common count among the cached credentials (every user's)."""
+        return self._cache.iterations.common(mechanism)
+
     def describe(self, users: Sequence[str] | None = None) -> DescribeResult:
         """KIP-554 describe, read from the database (not from the cache)."""
         self._check_open()

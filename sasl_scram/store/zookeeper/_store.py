@@ -166,6 +166,11 @@ class ZooKeeperCredentialStore(ZkCredentialWrites, _kip554.AlterByUser):
             creds = self._fill(user)
         return creds.get(mechanism)
 
+    def common_iterations(self, mechanism: ScramMechanism) -> int | None:
+        """The most common count among the cached credentials: every user's when
+        eager, the cached users' (those that logged in lately) when lazy."""
+        return self._cache.iterations.common(mechanism)
+
     def describe(self, users: Sequence[str] | None = None) -> DescribeResult:
         """KIP-554 describe, read from ZooKeeper itself (not from the cache)."""
         self._check_open()

@@ -95,6 +95,7 @@ def test_non_super_user_is_refused(endpoint: RunningEndpoint, tmp_path: Path) ->
     assert err == (
         "kafka-scram configs: error: Error while executing config command: "
         "ClusterAuthorizationException: Cluster authorization failed. (the login's principal "
-        "lacks a permission on the Kafka cluster: log in as a super user (super.users) or "
-        "grant it the ACL the operation needs on the Cluster resource)\n"
+        "lacks a permission on the Kafka cluster: log in as a super user (super.users); a "
+        "Kafka broker with an authorizer can instead grant it the ACL the operation needs on "
+        "the Cluster resource (kafka-scram serve has no ACLs: super.users only))\n"
     )

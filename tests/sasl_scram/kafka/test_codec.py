@@ -219,6 +219,8 @@ def _primitive(name: str) -> st.SearchStrategy[Any]:
         "uuid": st.binary(min_size=16, max_size=16),
         "string": st.text(max_size=12),
         "bytes": st.binary(max_size=12),
+        # Finite: NaN never equals itself, and Kafka's JSON form has no infinities.
+        "float64": st.floats(allow_nan=False, allow_infinity=False),
     }[name]
 
 

@@ -20,6 +20,7 @@ from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import AlterResult
 from sasl_scram.store import CredentialInfo
 from sasl_scram.store import CredentialStore
+from sasl_scram.store import DecoyIterationsSource
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import UserDescription
@@ -282,3 +283,46 @@ def test_closed_store_refuses_alterations(store_factory: StoreFactory) -> None:
 
     with pytest.raises(CredentialStoreError):
         store.alter([], [ups("alice")])
+
+
+# -- the iteration count an unknown user's decoy shows ----------------------------------
+
+
+def _common(store: CredentialStore, users: list[str], mech: ScramMechanism) -> int | None:
+    """The store's most common count for ``mech``, once ``users`` were looked up (a
+    lazy store counts the users it holds: those that logged in)."""
+    for user in users:
+        store.lookup(user, mech)
+    assert isinstance(store, DecoyIterationsSource)
+    return store.common_iterations(mech)
+
+
+def _settles(
+    store: CredentialStore, users: list[str], mech: ScramMechanism, expected: int | None
+) -> None:
+    """At once, except where a change notification still has to arrive: a lazy
+    store drops the users it names and holds them again at their next lookup."""
+    wait_for(lambda: _common(store, users, mech) == expected)
+
+
+def test_common_iterations_follow_every_change(store_factory: StoreFactory) -> None:
+    store, other = store_factory(), store_factory()
+    users = ["a", "b", "c", "d", "e"]
+    _settles(store, users, SCRAM_SHA_256, None)  # no user: the caller's default
+    store.alter([], [raw_ups("a", 1, 8192), raw_ups("b", 1, 8192), raw_ups("c", 1, 5000)])
+    store.alter([], [raw_ups("d", 2, 4096), raw_ups("a", 2, 10000)])
+    _settles(store, users, SCRAM_SHA_256, 8192)
+    # A tie goes to the higher count, the same answer in every process.
+    _settles(store, users, SCRAM_SHA_512, 10000)
+    # Replaced and deleted credentials leave the histogram; new ones enter it.
+    store.alter([], [raw_ups("b", 1, 5000), raw_ups("e", 1, 5000)])
+    _settles(store, users, SCRAM_SHA_256, 5000)
+    store.alter([dele("b"), dele("c"), dele("e")], [])
+    _settles(store, users, SCRAM_SHA_256, 8192)
+    store.alter([dele("a", SCRAM_SHA_512)], [])
+    _settles(store, users, SCRAM_SHA_512, 4096)
+    # Another process's view follows the changes it is told about.
+    _settles(other, users, SCRAM_SHA_256, 8192)
+    _settles(other, users, SCRAM_SHA_512, 4096)
+    store.alter([dele("a")], [])
+    _settles(other, users, SCRAM_SHA_256, None)
