@@ -13,10 +13,10 @@ if str(ROOT) not in sys.path:
 # mode), Kafka's own tools beside ours, and a kafka-scram serve beside the
 # ZooKeeper-mode broker serve every test folder.
 pytest_plugins = [
-    "tests.zookeeper_server",
-    "tests.kafka_broker",
-    "tests.broker_and_serve",
-    "tests.side_by_side",
+    "tests.support.zookeeper_server",
+    "tests.support.kafka_broker",
+    "tests.support.broker_and_serve",
+    "tests.support.side_by_side",
 ]
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import ROOT
-from tests.cli_process import child_env
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import child_env
+from tests.support.zookeeper_server import free_port
 
 README = ROOT / "README.md"
 _FENCE = re.compile(r"^(?P<indent> *)```sh\n(?P<body>.*?)^(?P=indent)```$", re.M | re.S)

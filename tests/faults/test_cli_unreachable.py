@@ -9,7 +9,7 @@ import time
 
 from tests.faults.harness import Results
 from tests.faults.harness import configs
-from tests.zookeeper_server import free_port
+from tests.support.zookeeper_server import free_port
 
 # Kafka's kafka-configs prints this for every --zookeeper use; it is not an error line.
 _DEPRECATION = "Warning: --zookeeper is deprecated"

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.tcp_proxy import TcpProxy
+from tests.support.tcp_proxy import TcpProxy
 
 
 class _Echo(socketserver.BaseRequestHandler):

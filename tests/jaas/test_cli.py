@@ -12,7 +12,7 @@ import pytest
 
 import jaas
 from sasl_scram.cli import main
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import kafka_scram
 
 GOOD = (
     "KafkaClient {\n"

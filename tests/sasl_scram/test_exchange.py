@@ -27,7 +27,7 @@ from sasl_scram import ScramUsageError
 from sasl_scram import _crypto
 from sasl_scram import _native
 from sasl_scram import saslprep
-from tests.forged_nonce import client_final_with_nonce
+from tests.support.forged_nonce import client_final_with_nonce
 
 MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]
 PASSWORD = "alice-secret"

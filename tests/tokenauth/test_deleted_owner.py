@@ -16,14 +16,14 @@ from sasl_scram.config import format_properties
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import SQLiteCredentialStore
-from tests.cli_process import ROOT
-from tests.cli_process import kafka_scram
-from tests.endpoint_harness import ADMIN
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
-from tests.serve_process import client_properties
-from tests.serve_process import logs_in
-from tests.serve_process import wait_for_login
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import kafka_scram
+from tests.support.endpoint_harness import ADMIN
+from tests.support.serve_process import client_properties
+from tests.support.serve_process import logs_in
+from tests.support.serve_process import wait_for_login
 
 DOC = ROOT / "docs" / "tokens.md"
 

@@ -16,8 +16,8 @@ from sasl_scram import ScramServer
 from sasl_scram.cli._main import main
 from sasl_scram.store import SQLiteCredentialStore
 from sasl_scram.store import ZooKeeperCredentialStore
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
 
 ADD = "SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]"
 # kafka-configs' long form of "add ADD to the user alice".
@@ -182,7 +182,7 @@ def test_zookeeper_path_output_and_layout(zookeeper_hosts: str) -> None:
 
 def test_zookeeper_unreachable_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
     from sasl_scram.cli import _configs as _cli_configs
-    from tests.zookeeper_server import free_port
+    from tests.support.zookeeper_server import free_port
 
     monkeypatch.setattr(_cli_configs, "ZOOKEEPER_TIMEOUT", 1.0)
     code, out, err = run("--zookeeper", f"127.0.0.1:{free_port()}", "--describe", "--user", "a")

@@ -10,12 +10,12 @@ import pytest
 
 import jaas
 from sasl_scram.config import format_properties
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
-from tests.serve_process import client_properties
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
+from tests.support.endpoint_harness import ALICE
+from tests.support.serve_process import client_properties
 
 KAFKA = "Error while executing config command: "
 

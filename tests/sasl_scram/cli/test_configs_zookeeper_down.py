@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from tests.zookeeper_server import free_port
+from tests.support.zookeeper_server import free_port
 
 
 def test_unreachable_zookeeper_is_one_line_within_the_timeout() -> None:

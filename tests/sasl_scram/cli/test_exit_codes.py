@@ -18,9 +18,9 @@ import pytest
 from sasl_scram.cli._main import EXIT_RULES
 from sasl_scram.cli._main import ExitStatus
 from sasl_scram.cli._main import main
-from tests.cli_process import ROOT
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
 
 USAGE, FAILURE = 2, 1
 STORE = "sqlite:{tmp}/creds.db"

@@ -19,13 +19,13 @@ import pytest
 from sasl_scram.cli._main import build_parser
 from sasl_scram.cli._process import cannot_listen
 from sasl_scram.endpoint import EndpointConfig
-from tests.cli_process import EXE
-from tests.cli_process import ROOT
-from tests.cli_process import assert_one_error
-from tests.cli_process import child_env
-from tests.cli_process import kafka_scram
-from tests.cli_process import pty_run
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import EXE
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import child_env
+from tests.support.cli_process import kafka_scram
+from tests.support.cli_process import pty_run
+from tests.support.zookeeper_server import free_port
 
 COMMANDS = ("configs", "credential", "delegation-tokens", "jaas", "serve")
 

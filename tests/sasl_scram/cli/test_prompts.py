@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import EXE
-from tests.cli_process import pty_run
+from tests.support.cli_process import EXE
+from tests.support.cli_process import pty_run
 
 CREDENTIAL = [EXE, "credential", "--mechanism", "SCRAM-SHA-256", "--password", "-"]
 CONFIGS = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli_process import kafka_scram
-from tests.serve_process import start_serve
-from tests.serve_process import stop_serve
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import kafka_scram
+from tests.support.serve_process import start_serve
+from tests.support.serve_process import stop_serve
+from tests.support.zookeeper_server import free_port
 
 
 def test_serve_and_command_config_read_iso_8859_1_files(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from kazoo.client import KazooClient
 
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
 
 DESCRIBE = ("--describe", "--entity-type", "users")
 

@@ -20,9 +20,9 @@ from sasl_scram.endpoint import _config as endpoint_config
 from sasl_scram.endpoint import _extension as endpoint_extension
 from sasl_scram.endpoint import extension_keys
 from sasl_scram.endpoint import load_extensions
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
+from tests.support.zookeeper_server import free_port
 
 
 def write_server_properties(tmp_path: Path, extra: str) -> Path:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from sasl_scram.endpoint import ENDPOINT_KEYS
 from sasl_scram.endpoint import extension_keys
-from tests.cli_process import ROOT
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import kafka_scram
 from tools.config_reference import render
 from tools.config_reference import updated
 

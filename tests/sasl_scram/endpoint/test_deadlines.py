@@ -19,10 +19,10 @@ from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._deadlines import ThreadAlarm
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
 
 
 class Recorder:

@@ -21,8 +21,6 @@ from sasl_scram import SCRAM_SHA_512
 from sasl_scram import SaltedPasswordCache
 from sasl_scram import ScramClient
 from sasl_scram.kafka import encode_request
-from tests.endpoint_harness import ADMIN
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import API_VERSIONS
 from tests.sasl_scram.endpoint.serve_process import METADATA
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
@@ -32,6 +30,8 @@ from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import forged_final
 from tests.sasl_scram.endpoint.serve_process import metadata_request
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.endpoint_harness import ADMIN
+from tests.support.endpoint_harness import ALICE
 
 MiB = 1 << 20
 GENERIC = (

@@ -22,13 +22,13 @@ from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import RemoteScramAdmin
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.store import ScramDeletion
-from tests.endpoint_harness import ADMIN
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import unb64
-from tests.kcat import kcat_metadata
+from tests.support.endpoint_harness import ADMIN
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
+from tests.support.kcat import kcat_metadata
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
 GENERIC = (

@@ -20,15 +20,15 @@ from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram import ScramMechanism
 from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
-from tests.endpoint_harness import ALICE
-from tests.forged_nonce import client_final_with_nonce
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
-from tests.kcat import kcat_metadata
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.endpoint_harness import ALICE
+from tests.support.forged_nonce import client_final_with_nonce
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.kcat import kcat_metadata
 
 GENERIC = (
     "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import EXE
-from tests.cli_process import child_env
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.cli_process import EXE
+from tests.support.cli_process import child_env
+from tests.support.endpoint_harness import ALICE
 
 
 def mode(path: Path) -> str:

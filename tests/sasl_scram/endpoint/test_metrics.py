@@ -13,12 +13,12 @@ from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
 from tests.sasl_scram.endpoint.test_serve_cli import serve_until_exit
 from tests.sasl_scram.endpoint.test_serve_cli import start
 from tests.sasl_scram.endpoint.test_serve_cli import write_config
-from tests.zookeeper_server import free_port
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.zookeeper_server import free_port
 
 
 class Client:

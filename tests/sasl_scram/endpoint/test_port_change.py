@@ -14,12 +14,12 @@ import subprocess
 from pathlib import Path
 
 from sasl_scram.config import read_properties
-from tests.cli_process import ROOT
-from tests.cli_process import kafka_scram
-from tests.serve_process import read_banner
-from tests.serve_process import start_serve
-from tests.serve_process import stop_serve
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import kafka_scram
+from tests.support.serve_process import read_banner
+from tests.support.serve_process import start_serve
+from tests.support.serve_process import stop_serve
+from tests.support.zookeeper_server import free_port
 
 SHIPPED = ROOT / "config" / "server.properties"
 

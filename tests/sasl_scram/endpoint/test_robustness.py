@@ -15,8 +15,8 @@ from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
 
 CONNECTIONS = 1000
 
@@ -156,7 +156,7 @@ def test_lookups_that_may_block_run_off_the_event_loop() -> None:
             return super().lookup(user, mechanism)
 
     store = SlowLazyStore()
-    from tests.endpoint_harness import seed_users
+    from tests.support.endpoint_harness import seed_users
 
     seed_users(store)
     with RunningEndpoint(store=store) as ep:

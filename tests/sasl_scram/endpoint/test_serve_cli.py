@@ -12,9 +12,9 @@ import pytest
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.cli._main import main
 from sasl_scram.endpoint import EndpointConfig
-from tests.cli_process import EXE
-from tests.cli_process import child_env
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import EXE
+from tests.support.cli_process import child_env
+from tests.support.zookeeper_server import free_port
 
 
 def write_config(tmp_path: Path, port: int, extra: str = "") -> Path:

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import EXE
-from tests.cli_process import child_env
-from tests.serve_process import read_banner
-from tests.serve_process import start_serve
-from tests.serve_process import stop_serve
+from tests.support.cli_process import EXE
+from tests.support.cli_process import child_env
+from tests.support.serve_process import read_banner
+from tests.support.serve_process import start_serve
+from tests.support.serve_process import stop_serve
 
 
 def _config(tmp_path: Path, extra: str = "", mode: int = 0o600) -> Path:
-    from tests.zookeeper_server import free_port
+    from tests.support.zookeeper_server import free_port
 
     path = tmp_path / "server.properties"
     path.write_text(

@@ -16,8 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli_process import child_env
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import child_env
+from tests.support.zookeeper_server import free_port
 
 #: ``serve`` with the ready announcement followed at once by SIGTERM to itself.
 SCRIPT = """

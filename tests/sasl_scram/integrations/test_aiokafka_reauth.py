@@ -29,7 +29,7 @@ from sasl_scram.integrations import PropertiesFileCredentials
 from sasl_scram.integrations import ScramCredentials
 from sasl_scram.integrations import StaticCredentials
 from sasl_scram.integrations import aiokafka as scram_aiokafka
-from tests.endpoint_harness import ALICE
+from tests.support.endpoint_harness import ALICE
 
 from .conftest import TokenEndpoint
 from .conftest import client_properties

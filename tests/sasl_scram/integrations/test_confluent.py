@@ -14,7 +14,7 @@ from sasl_scram.integrations import ScramCredentials
 from sasl_scram.integrations import UnsupportedByClient
 from sasl_scram.integrations import config_from_jaas
 from sasl_scram.integrations import confluent
-from tests.tls import self_signed
+from tests.support.tls import self_signed
 
 from .conftest import MECHS
 from .conftest import TokenEndpoint

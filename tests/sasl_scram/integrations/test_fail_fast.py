@@ -33,12 +33,12 @@ from sasl_scram.integrations import kafka_python
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import SQLiteCredentialStore
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
-from tests.serve_process import client_properties
-from tests.serve_process import logs_in
-from tests.serve_process import wait_for_login
+from tests.support.endpoint_harness import ALICE
+from tests.support.serve_process import client_properties
+from tests.support.serve_process import logs_in
+from tests.support.serve_process import wait_for_login
 
 # Kafka-python's default bootstrap wait is 30 s; a refusal must end well before.
 FAST = 5.0

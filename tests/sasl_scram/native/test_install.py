@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import _native
-from tests.cli_process import ROOT
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.serve_process import ServeProcess
+from tests.support.cli_process import ROOT
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.serve_process import ServeProcess
 
 #: The modules tools/build_native.py compiles (docs/architecture.md).
 COMPILED = 13

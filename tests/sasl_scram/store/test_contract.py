@@ -8,7 +8,6 @@ real server) stores; expected codes and messages are Kafka's
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -23,6 +22,7 @@ from sasl_scram.store import CredentialStore
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import UserDescription
+from tests.support.polling import wait_until
 
 from .conftest import StoreFactory
 
@@ -48,14 +48,6 @@ def dele(user: str, mech: ScramMechanism | int = SCRAM_SHA_256) -> ScramDeletion
 
 def ok(user: str) -> AlterResult:
     return AlterResult(user)
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.01)
 
 
 def test_store_satisfies_protocol(store: CredentialStore) -> None:
@@ -250,7 +242,7 @@ def test_listener_and_unsubscribe(store: CredentialStore) -> None:
     seen: list[str] = []
     remove = store.add_listener(seen.append)
     store.alter([], [ups("alice")])
-    wait_for(lambda: "alice" in seen)
+    assert wait_until(lambda: "alice" in seen) is not None
     remove()
     store.alter([], [ups("bob")])
     time.sleep(0.1)
@@ -269,9 +261,9 @@ def test_failing_listener_does_not_break_store(store: CredentialStore) -> None:
 def test_second_instance_sees_changes(store_factory: StoreFactory) -> None:
     first, second = store_factory(), store_factory()
     first.alter([], [ups("alice")])
-    wait_for(lambda: second.lookup("alice", SCRAM_SHA_256) is not None)
+    assert wait_until(lambda: second.lookup("alice", SCRAM_SHA_256) is not None) is not None
     second.alter([dele("alice")], [])
-    wait_for(lambda: first.lookup("alice", SCRAM_SHA_256) is None)
+    assert wait_until(lambda: first.lookup("alice", SCRAM_SHA_256) is None) is not None
     assert first.describe().results == ()
 
 

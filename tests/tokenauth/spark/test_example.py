@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
 from tokenauth.spark import SupervisorState
 
 pytestmark = pytest.mark.java

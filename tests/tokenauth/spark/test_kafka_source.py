@@ -52,8 +52,8 @@ from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.config import ClientConfig
 from sasl_scram.kafka import ErrorCode
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
 from tests.tokenauth.spark.fakes import FakeQuery
 from tests.tokenauth.spark.fakes import FakeSpark
 from tokenauth import DelegationTokenClient

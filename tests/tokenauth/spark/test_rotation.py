@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from sasl_scram.kafka import ErrorCode
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
-from tests.endpoint_harness import token_extension
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import token_extension
 from tokenauth import DelegationTokenClient
 from tokenauth import TokenRequestError
 from tokenauth.spark import JAAS_OPTION
