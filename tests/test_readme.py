@@ -104,6 +104,7 @@ def tree(tmp_path: Path) -> Iterator[tuple[Path, int]]:
     yield tmp_path, port
 
 
+@pytest.mark.slow
 def test_quick_start_runs_as_written(tree: tuple[Path, int]) -> None:
     cwd, port = tree
     server = Server()

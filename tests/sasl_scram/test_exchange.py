@@ -433,6 +433,7 @@ class TestClientFailures:
         with pytest.raises(ScramStateError):
             c.receive_server_first(b"r=abcx,s=QUJD,i=4096")
 
+    @pytest.mark.slow
     def test_default_cap_accepts_1_000_000_in_a_real_login(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:

@@ -38,7 +38,7 @@ from tests.support.javaharness import b64
 from tests.support.javaharness import newest_jdk
 from tests.support.javaharness import unb64
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]
 _ids = itertools.count()

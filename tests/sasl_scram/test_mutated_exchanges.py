@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 
+import pytest
 from hypothesis import event
 from hypothesis import given
 from hypothesis import settings
@@ -231,6 +232,7 @@ KINDS = {
 }
 
 
+@pytest.mark.slow
 def test_server_on_mutated_valid_exchanges() -> None:
     outcomes: Counter[tuple[str, str]] = Counter()
 

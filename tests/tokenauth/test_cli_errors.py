@@ -162,6 +162,7 @@ def test_the_ends_of_a_java_long_are_sent(tokens_on: Served) -> None:
 # -- 2. Kafka's words, then the fix ----------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -193,6 +194,7 @@ def test_an_unknown_hmac_points_to_describe(tokens_on: Served, action: str, peri
     )
 
 
+@pytest.mark.slow
 def test_describe_show_hmac_named_by_the_fix_exists(tokens_on: Served) -> None:
     # What the not-found fix tells the user to run lists a live token's HMAC.
     _, hmac = _create(tokens_on, tokens_on.admin, "--max-life-time-period", "-1")
@@ -201,6 +203,7 @@ def test_describe_show_hmac_named_by_the_fix_exists(tokens_on: Served) -> None:
     assert hmac in described.stdout
 
 
+@pytest.mark.slow
 def test_another_owner_needs_create_tokens_or_a_super_user(tokens_on: Served) -> None:
     owner = ("--owner-principal", "User:carol")
     assert_failure(
@@ -213,6 +216,7 @@ def test_another_owner_needs_create_tokens_or_a_super_user(tokens_on: Served) ->
     _create(tokens_on, tokens_on.admin, "--max-life-time-period", "-1", *owner)
 
 
+@pytest.mark.slow
 def test_a_renewer_that_is_not_a_user(tokens_on: Served) -> None:
     create = ("--create", "--max-life-time-period", "-1")
     assert_failure(
@@ -223,6 +227,7 @@ def test_a_renewer_that_is_not_a_user(tokens_on: Served) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_wrong_password_points_to_the_command_config(tokens_on: Served) -> None:
     wrong = tokens_on.login_file("wrong", jaas.scram_login_line("alice", "not-alices"))
     assert_failure(
@@ -234,6 +239,7 @@ def test_a_wrong_password_points_to_the_command_config(tokens_on: Served) -> Non
     )
 
 
+@pytest.mark.slow
 def test_a_token_login_may_not_ask_for_tokens(tokens_on: Served) -> None:
     token_id, hmac = _create(tokens_on, tokens_on.alice, "--max-life-time-period", "-1")
     as_token = tokens_on.login_file("token", jaas.scram_token_login_line(token_id, hmac))
@@ -246,6 +252,7 @@ def test_a_token_login_may_not_ask_for_tokens(tokens_on: Served) -> None:
     )
 
 
+@pytest.mark.slow
 def test_only_the_owner_or_a_renewer_may_renew(tokens_on: Served) -> None:
     _, hmac = _create(tokens_on, tokens_on.alice, "--max-life-time-period", "-1")
     assert_failure(
@@ -256,6 +263,7 @@ def test_only_the_owner_or_a_renewer_may_renew(tokens_on: Served) -> None:
     )
 
 
+@pytest.mark.slow
 def test_an_expired_token_is_not_renewed(tokens_on: Served) -> None:
     _, hmac = _create(tokens_on, tokens_on.alice, "--max-life-time-period", "1")
     time.sleep(0.05)  # past its 1 ms life; the hourly sweep has not removed it

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import jaas
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram.config import format_properties
@@ -37,6 +39,7 @@ def test_the_document_says_so_with_the_command() -> None:
     assert "--expiry-time-period -1" in section and "--describe" in section
 
 
+@pytest.mark.slow
 def test_a_deleted_users_token_lives_until_the_user_expires_it(tmp_path: Path) -> None:
     db = tmp_path / "creds.db"
     seed(db)

@@ -96,7 +96,7 @@ def parse_token(fields: list[str]) -> dict[str, object]:
     }
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_java_admin_token_lifecycle_and_token_login(
     served: tuple[RunningEndpoint, object], java: JavaHarness, clock: FakeClock[int]
 ) -> None:
@@ -151,7 +151,7 @@ def test_java_admin_token_lifecycle_and_token_login(
         java.call("close", alice)
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_java_admin_errors(served: tuple[RunningEndpoint, object], java: JavaHarness) -> None:
     ep, _ = served
     alice = java_admin(java, ep, *ALICE)

@@ -180,6 +180,7 @@ def test_zookeeper_path_output_and_layout(zookeeper_hosts: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_zookeeper_unreachable_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
     from sasl_scram.cli import _configs as _cli_configs
     from tests.support.zookeeper_server import free_port
@@ -189,7 +190,7 @@ def test_zookeeper_unreachable_is_one_line_error(monkeypatch: pytest.MonkeyPatch
     assert code == 1 and out == "" and err.count("\n") == 1
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_cli_credential_authenticates_kafka_java_client(
     zookeeper_hosts: str, kafka_java: JavaHarness
 ) -> None:

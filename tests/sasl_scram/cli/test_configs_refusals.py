@@ -41,6 +41,7 @@ def _login(base: Path, bootstrap: str, name: str, user: str, password: str) -> P
     return path
 
 
+@pytest.mark.slow
 def test_a_user_without_the_cluster_permission_is_told_what_it_needs(
     served: tuple[str, Path],
 ) -> None:
@@ -51,6 +52,7 @@ def test_a_user_without_the_cluster_permission_is_told_what_it_needs(
     assert "log in as a super user (super.users)" in error, error
 
 
+@pytest.mark.slow
 def test_a_wrong_password_names_the_file_to_check(served: tuple[str, Path]) -> None:
     bootstrap, base = served
     wrong = _login(base, bootstrap, "wrong", ALICE[0], "not-the-password")

@@ -192,6 +192,7 @@ def test_the_rule_is_one_table_of_usage_errors_and_failures() -> None:
     assert all(why for _, _, why in EXIT_RULES)
 
 
+@pytest.mark.slow
 def test_the_process_exits_with_the_rule_s_status() -> None:
     """The entry point's status is main's: two of the cases above, as processes."""
     assert_one_error(kafka_scram("serve", "--hlep"), "serve", status=2)

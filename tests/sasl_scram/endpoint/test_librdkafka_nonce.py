@@ -109,6 +109,7 @@ def failed_lines(serve: Serve, user: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", MECHS)
 def test_serve_refuses_kcat_by_default_and_logs_why_once_per_connection(
     strict_serve: Serve, mech: str
@@ -144,6 +145,7 @@ def test_serve_names_no_librdkafka_cause_for_another_prefix(strict_serve: Serve)
     assert forged_login(strict_serve.port, "admin", "admin-secret", "") == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", MECHS)
 def test_serve_with_the_setting_lets_kcat_log_in(legacy_serve: Serve, mech: str) -> None:
     user, password = ALICE

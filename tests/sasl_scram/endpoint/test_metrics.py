@@ -9,6 +9,8 @@ import socket
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram.kafka import decode_response
@@ -69,6 +71,7 @@ def samples_of(text: str) -> dict[str, float]:
     return out
 
 
+@pytest.mark.slow
 def test_metrics_count_logins_failures_and_reauthentications(tmp_path: Path) -> None:
     port, metrics_port = free_port(), free_port()
     config = write_config(
@@ -146,6 +149,7 @@ def test_failed_reauthentication_and_clients_that_cannot_reauthenticate() -> Non
     assert samples[f"kafka_scram_authenticated_connections{labels}"] == 1
 
 
+@pytest.mark.slow
 def test_metrics_port_in_use_is_a_cli_error_without_traceback(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

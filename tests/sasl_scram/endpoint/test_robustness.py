@@ -7,6 +7,8 @@ import random
 import socket
 import time
 
+import pytest
+
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import SaltedPasswordCache
 from sasl_scram import ScramClient
@@ -55,6 +57,7 @@ async def authenticate(host: str, port: int, cache: SaltedPasswordCache) -> bool
         await writer.wait_closed()
 
 
+@pytest.mark.slow
 def test_thousand_concurrent_connections_leave_nothing_behind() -> None:
     with RunningEndpoint() as ep:
         cache = SaltedPasswordCache()

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli_process import child_env
 from tests.support.zookeeper_server import free_port
 
@@ -36,6 +38,7 @@ sys.exit(main(["serve", "--config", sys.argv[1]]))
 """
 
 
+@pytest.mark.slow
 def test_sigterm_right_after_ready_stops_cleanly(tmp_path: Path) -> None:
     config = tmp_path / "server.properties"
     config.write_text(

@@ -137,6 +137,7 @@ def test_auto_is_one_worker_per_core_this_process_may_use() -> None:
     assert config.workers == len(os.sched_getaffinity(0))
 
 
+@pytest.mark.slow
 def test_logins_spread_over_both_workers_and_sigterm_stops_all(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
@@ -160,6 +161,7 @@ def test_logins_spread_over_both_workers_and_sigterm_stops_all(
         assert not Path(f"/proc/{pid}").exists()
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_restarted_and_logins_go_on(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
@@ -177,6 +179,7 @@ def test_a_killed_worker_is_restarted_and_logins_go_on(
         assert serve.proc is not None and serve.proc.poll() is None
 
 
+@pytest.mark.slow
 def test_workers_stop_when_the_parent_is_killed(tmp_path: Path, db: Path) -> None:
     with serve_workers(tmp_path, db) as serve:
         pids = list(workers(serve).values())
@@ -242,6 +245,7 @@ def _user_changed_through_one_worker_is_honoured_by_the_other(
     assert wait_until(lambda: bob_refused_on(first), 10, 0.05) is not None
 
 
+@pytest.mark.slow
 def test_a_user_changed_through_one_worker_is_honoured_by_the_other(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
@@ -272,6 +276,7 @@ def _connections_to(pid: int, port: int) -> list[str]:
     return list(established_to(port, pid))
 
 
+@pytest.mark.slow
 def test_metrics_are_the_exact_sum_over_the_workers(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
@@ -319,6 +324,7 @@ def test_metrics_are_the_exact_sum_over_the_workers(
         assert total(samples, "failed_authentication_total") == 5
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_is_one_error_and_the_parent_exits_1(tmp_path: Path) -> None:
     # Each worker loads the keystore as it starts listening: both fail alike.
     config = tmp_path / "server.properties"
@@ -335,6 +341,7 @@ def test_a_worker_that_cannot_start_is_one_error_and_the_parent_exits_1(tmp_path
     assert "before it was ready; stopping" in result.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_to_the_parent_stops_every_worker(tmp_path: Path, db: Path) -> None:
     with serve_workers(tmp_path, db) as serve:
         pids = list(workers(serve).values())

@@ -151,6 +151,7 @@ def test_a_refused_login_ends_at_once_with_the_authentication_error(
     assert took < FAST, f"{client} took {took:.1f} s to give up on a {refusal}"
 
 
+@pytest.mark.slow
 def test_kafka_python_still_retries_a_network_error(tmp_path: Path) -> None:
     """Nothing listens yet: kafka-python keeps trying, and logs in once the server is up."""
     db = tmp_path / "creds.db"

@@ -20,7 +20,7 @@ from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 from tokenauth.spark import SupervisorState
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "spark_structured_streaming.py"
 PASSWORD = "example-secret"

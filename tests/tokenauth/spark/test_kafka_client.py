@@ -26,7 +26,7 @@ from tokenauth.spark import existing_option
 from tokenauth.spark import kafka_options
 from tokenauth.spark import secret_login
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 
 def alice_client(endpoint: RunningEndpoint) -> DelegationTokenClient:

@@ -66,7 +66,7 @@ from tokenauth.spark import TokenSupervisor
 from tokenauth.spark import apply_kafka_options
 from tokenauth.spark import secret_login
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 TOKEN_LIFETIME_MS = 10_000
 # Replace each token at 40% of its life: a restart (stop, then start from the

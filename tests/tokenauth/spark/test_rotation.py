@@ -32,7 +32,7 @@ from tokenauth.spark import apply_kafka_options
 from tokenauth.spark import existing_option
 from tokenauth.spark import secret_login
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 ROWS = 5
 # The first query start alone takes ~2 s on this machine; keep tokens longer.

@@ -123,6 +123,7 @@ def test_rotation_creates_restarts_then_expires_in_that_order() -> None:
     assert targets[i : i + 4] == [S.ROTATING, S.RESTARTING, S.STARTING, S.EXPIRING]
 
 
+@pytest.mark.slow
 def test_many_rotations_over_weeks_keep_exactly_one_live_token() -> None:
     day = 86_400_000
     sup, broker, spark, clock = make(expiry_ms=day, max_lifetime_ms=7 * day)

@@ -63,6 +63,7 @@ def test_success_survives_a_crash(tmp_path: Path) -> None:
         store.close()
 
 
+@pytest.mark.slow
 def test_another_process_change_is_noticed(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
     store = SQLiteCredentialStore(db, poll_interval=0.02)

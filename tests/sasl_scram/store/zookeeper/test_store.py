@@ -392,6 +392,7 @@ def test_outage_staleness_fail_closed_and_loud_writes(
         store.close()
 
 
+@pytest.mark.slow
 def test_start_fails_loudly_without_zookeeper() -> None:
     from tests.support.zookeeper_server import free_port
 
