@@ -43,6 +43,9 @@ from tests.tokenauth._fixes import TOKEN_LOGIN_FIX
 from tokenauth import DelegationTokenClient
 from tokenauth import TokenRequestError
 
+# Each case runs the delegation-tokens command in a child Python.
+pytestmark = pytest.mark.slow
+
 COMMAND = "delegation-tokens"
 ERROR = f"kafka-scram {COMMAND}: error: "
 KAFKA = "org.apache.kafka.common.errors."
@@ -162,7 +165,6 @@ def test_the_ends_of_a_java_long_are_sent(tokens_on: Served) -> None:
 # -- 2. Kafka's words, then the fix ----------------------------------------------------
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [
@@ -194,7 +196,6 @@ def test_an_unknown_hmac_points_to_describe(tokens_on: Served, action: str, peri
     )
 
 
-@pytest.mark.slow
 def test_describe_show_hmac_named_by_the_fix_exists(tokens_on: Served) -> None:
     # What the not-found fix tells the user to run lists a live token's HMAC.
     _, hmac = _create(tokens_on, tokens_on.admin, "--max-life-time-period", "-1")
@@ -203,7 +204,6 @@ def test_describe_show_hmac_named_by_the_fix_exists(tokens_on: Served) -> None:
     assert hmac in described.stdout
 
 
-@pytest.mark.slow
 def test_another_owner_needs_create_tokens_or_a_super_user(tokens_on: Served) -> None:
     owner = ("--owner-principal", "User:carol")
     assert_failure(
@@ -216,7 +216,6 @@ def test_another_owner_needs_create_tokens_or_a_super_user(tokens_on: Served) ->
     _create(tokens_on, tokens_on.admin, "--max-life-time-period", "-1", *owner)
 
 
-@pytest.mark.slow
 def test_a_renewer_that_is_not_a_user(tokens_on: Served) -> None:
     create = ("--create", "--max-life-time-period", "-1")
     assert_failure(
@@ -227,7 +226,6 @@ def test_a_renewer_that_is_not_a_user(tokens_on: Served) -> None:
     )
 
 
-@pytest.mark.slow
 def test_a_wrong_password_points_to_the_command_config(tokens_on: Served) -> None:
     wrong = tokens_on.login_file("wrong", jaas.scram_login_line("alice", "not-alices"))
     assert_failure(
@@ -239,7 +237,6 @@ def test_a_wrong_password_points_to_the_command_config(tokens_on: Served) -> Non
     )
 
 
-@pytest.mark.slow
 def test_a_token_login_may_not_ask_for_tokens(tokens_on: Served) -> None:
     token_id, hmac = _create(tokens_on, tokens_on.alice, "--max-life-time-period", "-1")
     as_token = tokens_on.login_file("token", jaas.scram_token_login_line(token_id, hmac))
@@ -252,7 +249,6 @@ def test_a_token_login_may_not_ask_for_tokens(tokens_on: Served) -> None:
     )
 
 
-@pytest.mark.slow
 def test_only_the_owner_or_a_renewer_may_renew(tokens_on: Served) -> None:
     _, hmac = _create(tokens_on, tokens_on.alice, "--max-life-time-period", "-1")
     assert_failure(
@@ -263,7 +259,6 @@ def test_only_the_owner_or_a_renewer_may_renew(tokens_on: Served) -> None:
     )
 
 
-@pytest.mark.slow
 def test_an_expired_token_is_not_renewed(tokens_on: Served) -> None:
     _, hmac = _create(tokens_on, tokens_on.alice, "--max-life-time-period", "1")
     time.sleep(0.05)  # past its 1 ms life; the hourly sweep has not removed it

@@ -19,6 +19,9 @@ from .conftest import client_properties
 from .conftest import user_line
 from .conftest import write_properties
 
+# Each case runs an example script in a child Python (client libraries imported).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ["kafka_python_client", "aiokafka_client", "pure_sasl_client", "confluent_kafka_client"]
 
@@ -34,7 +37,6 @@ def run(example: str, properties: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES)
 @pytest.mark.parametrize("login", ["user", "token"])
 def test_example(token_endpoint: TokenEndpoint, tmp_path: Path, example: str, login: str) -> None:
@@ -65,7 +67,6 @@ def _one_error(result: subprocess.CompletedProcess[str], example: str, status: i
     return lines[0]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_example_without_arguments_is_a_usage_error(example: str) -> None:
     result = subprocess.run(
@@ -80,7 +81,6 @@ def test_example_without_arguments_is_a_usage_error(example: str) -> None:
     assert "give one client.properties file" in _one_error(result, example, 2)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_example_with_a_wrong_password_is_one_line(
     token_endpoint: TokenEndpoint, tmp_path: Path, example: str
@@ -110,7 +110,6 @@ def test_example_with_an_unreadable_file_is_a_failure(
 
 # The client libraries take a host without a port as port 9092 (and fail to
 # connect there); pure_sasl_client opens the socket itself, so it checks the port.
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("example", "servers"),
     [*((example, "") for example in EXAMPLES), ("pure_sasl_client", "127.0.0.1")],
@@ -182,7 +181,6 @@ def test_every_example_has_help(make_run_path: str, example: str) -> None:
     assert "client.properties" in result.stdout
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_a_missing_jaas_config_is_one_plain_line(tmp_path: Path, example: str) -> None:
     props = {"bootstrap.servers": "127.0.0.1:1", "security.protocol": "SASL_PLAINTEXT"}
@@ -235,7 +233,6 @@ def spark_properties(tmp_path: Path, **props: str) -> str:
     return str(write_properties(tmp_path / "client.properties", {**base, **props}))
 
 
-@pytest.mark.slow
 def test_spark_example_reads_the_client_properties_before_spark(tmp_path: Path) -> None:
     error = _one_error(
         run_spark(tmp_path, "--client-properties", spark_properties(tmp_path)), SPARK, 1
@@ -243,14 +240,12 @@ def test_spark_example_reads_the_client_properties_before_spark(tmp_path: Path) 
     assert "sasl.jaas.config: required" in error, error
 
 
-@pytest.mark.slow
 def test_spark_example_needs_bootstrap_servers_before_spark(tmp_path: Path) -> None:
     path = spark_properties(tmp_path, **{"sasl.jaas.config": JAAS, "bootstrap.servers": ""})
     error = _one_error(run_spark(tmp_path, "--client-properties", path), SPARK, 1)
     assert "bootstrap.servers" in error and '"p"' not in error, error
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
@@ -272,7 +267,6 @@ def test_spark_example_usage_errors_are_one_line(
 
 # A file that cannot be read is a failure (exit 1), as kafka-scram's
 # `--command-config /missing` is; only a missing or malformed argument is a usage error.
-@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["missing", "directory"])
 def test_spark_example_with_an_unreadable_file_is_a_failure(tmp_path: Path, kind: str) -> None:
     path = str(tmp_path / "nonexistent") if kind == "missing" else str(tmp_path)
@@ -280,7 +274,6 @@ def test_spark_example_with_an_unreadable_file_is_a_failure(tmp_path: Path, kind
     assert f"{path} is not a file" in error, error
 
 
-@pytest.mark.slow
 def test_spark_example_debug_adds_the_traceback(tmp_path: Path) -> None:
     result = run_spark(tmp_path, "--debug", "--client-properties", spark_properties(tmp_path))
     assert result.returncode == 1, result.stderr
@@ -289,7 +282,6 @@ def test_spark_example_debug_adds_the_traceback(tmp_path: Path) -> None:
     assert last.startswith(f"{SPARK}.py: error: ") and "sasl.jaas.config" in last, last
 
 
-@pytest.mark.slow
 def test_spark_example_without_a_jdk_is_one_line(tmp_path: Path) -> None:
     path = spark_properties(tmp_path, **{"sasl.jaas.config": JAAS})
     result = run_spark(tmp_path, "--client-properties", path, "--ivy", str(tmp_path / "ivy"))
