@@ -18,7 +18,7 @@ export KAFKA_SCRAM_CACHE := $(CACHE)
 export KAFKA_SCRAM_JARS := $(CACHE)/jars
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test bench fuzz soak lint typecheck pytest system toolchain jars brokers spark venv native clean
+.PHONY: run test check bench fuzz soak lint typecheck pytest system toolchain jars brokers spark venv native clean
 
 # The interpreter and pip; built only when missing (or after `make clean`).
 $(PY):
@@ -115,11 +115,29 @@ PURE_TESTS := tests/sasl_scram/test_exchange.py tests/sasl_scram/test_fuzz.py \
   tests/sasl_scram/test_messages.py tests/sasl_scram/test_vectors.py tests/sasl_scram/kafka \
   $(addprefix tests/sasl_scram/endpoint/test_,connection.py deadlines.py protocol_writes.py hostile_peers.py)
 
+# pytest-xdist runs the suite on every core. --dist loadgroup keeps the tests
+# that share the session's real brokers and Spark (xdist_group, set in
+# tests/conftest.py from their fixtures) on one worker, so those JVMs start
+# once; ZooKeeper tests isolate themselves with chroots and free ports.
+# HYPOTHESIS_PROFILE: `ci` here (more examples), `dev` in `make check`.
+XDIST := -n auto --dist loadgroup
 pytest: venv system jars brokers spark native
-	$(VENV)/bin/pytest -q
-	KAFKA_SCRAM_PURE_PYTHON=1 $(VENV)/bin/pytest -q $(PURE_TESTS)
+	HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q $(XDIST) --durations=25
+	KAFKA_SCRAM_PURE_PYTHON=1 HYPOTHESIS_PROFILE=ci $(VENV)/bin/pytest -q $(XDIST) $(PURE_TESTS)
 
 test: lint typecheck pytest
+
+# The one-minute loop: lint, types and every test that needs no JVM (no
+# ZooKeeper, broker or Spark) and is not marked slow, on the venv alone.
+# tests/conftest.py marks tests from the fixtures they use (docs/architecture.md).
+# One process: these tests are short, and two xdist workers (each collecting
+# the suite) took 56 s where one process takes 40 s on the shared 2 cores.
+CHECK_TESTS := not jvm and not zookeeper and not broker and not spark and not slow
+check: venv
+	@start=$$(date +%s); \
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy && \
+	  HYPOTHESIS_PROFILE=dev $(VENV)/bin/pytest -q -m "$(CHECK_TESTS)"; \
+	status=$$?; echo "make check: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The endpoint bench builds bench/java_style_client.c with the system compiler
 # and libcrypto (make system installs both) and runs it against this tree's

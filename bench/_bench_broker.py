@@ -2,7 +2,7 @@
 
 The newest Kafka 4.x in KRaft combined mode (broker and controller in one
 JVM), from the jars ``make brokers`` caches, started by the tests' launcher
-(``tests/kafka_broker.py``) with the JVM flags of Kafka's own start script and
+(``tests/support/kafka_broker.py``) with the JVM flags of Kafka's own start script and
 the JVM's full JIT: the tests stop at C1 (``-XX:TieredStopAtLevel=1``) to
 start faster, which a measured broker must not. The JVM starts already
 confined to the server's CPU, so it sizes its compiler and collector threads
@@ -48,7 +48,7 @@ from tools.fetch_kafka_broker import is_fetched
 from tools.fetch_kafka_broker import libs_dir
 
 if TYPE_CHECKING:
-    from tests.kafka_broker import KafkaBroker
+    from tests.support.kafka_broker import KafkaBroker
 
 VERSION = KAFKA_VERSIONS["kraft"]
 # HotSpot's C2 compiles a method after about 10,000 calls plus back-edges; a
@@ -126,7 +126,7 @@ def warm_up(exe: Path, broker: Target, seconds: float) -> tuple[list[str], bool]
 def started(exe: Path, cpu: int, warm_up_s: float) -> Iterator[Target]:
     """A broker with the bench user, pinned to ``cpu`` and warmed up; stopped after."""
     # Imported here: the launcher is a pytest plugin module, and --no-broker needs none of it.
-    from tests.kafka_broker import KafkaBroker
+    from tests.support.kafka_broker import KafkaBroker
 
     if not is_fetched(VERSION):
         sys.exit(

@@ -28,7 +28,7 @@ from sasl_scram.store import ScramUpsertion  # noqa: E402
 from sasl_scram.store import SQLiteCredentialStore  # noqa: E402
 from sasl_scram.store import ZooKeeperCredentialStore  # noqa: E402
 from sasl_scram.store import sanitize  # noqa: E402
-from tests.zookeeper_server import ZooKeeperServer  # noqa: E402
+from tests.support.zookeeper_server import ZooKeeperServer  # noqa: E402
 
 USERS = 100_000
 

@@ -54,8 +54,8 @@ from sasl_scram.admin import SaslCredentials  # noqa: E402
 from sasl_scram.kafka import encode_request  # noqa: E402
 from sasl_scram.store import ScramUpsertion  # noqa: E402
 from sasl_scram.store import open_store  # noqa: E402
-from tests.faults.harness import wait_until  # noqa: E402
-from tests.zookeeper_server import free_port  # noqa: E402
+from tests.support.polling import wait_until  # noqa: E402
+from tests.support.zookeeper_server import free_port  # noqa: E402
 
 STABLE = ("soak", "soak-password")
 CHURN_USER = "churn"
@@ -67,7 +67,7 @@ ENDLESS = str(10**12)
 
 
 def _within(seconds: float, condition: Callable[[], bool]) -> bool:
-    return wait_until(condition, seconds) is not None
+    return wait_until(condition, seconds, 0.05) is not None
 
 
 @dataclass

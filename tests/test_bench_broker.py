@@ -18,8 +18,8 @@ from types import ModuleType
 import pytest
 
 from sasl_scram import ScramMechanism
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 PASSWORD = "bench-test-secret"

@@ -8,9 +8,9 @@ import pytest
 
 from sasl_scram import ScramMechanism
 from sasl_scram.admin import KafkaConnectionError
-from tests.kafka_broker import MECHANISMS
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
+from tests.support.kafka_broker import MECHANISMS
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS, ids=lambda m: m.mechanism_name)

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import ROOT
-from tests.cli_process import child_env
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import child_env
+from tests.support.zookeeper_server import free_port
 
 README = ROOT / "README.md"
 _FENCE = re.compile(r"^(?P<indent> *)```sh\n(?P<body>.*?)^(?P=indent)```$", re.M | re.S)
@@ -104,6 +104,7 @@ def tree(tmp_path: Path) -> Iterator[tuple[Path, int]]:
     yield tmp_path, port
 
 
+@pytest.mark.slow
 def test_quick_start_runs_as_written(tree: tuple[Path, int]) -> None:
     cwd, port = tree
     server = Server()

@@ -1,4 +1,4 @@
-"""``tests/side_by_side.py`` runs Kafka's tools in one JVM per broker
+"""``tests/support/side_by_side.py`` runs Kafka's tools in one JVM per broker
 (``ToolHarness.java``); here each tool, on each broker, runs once that way and
 once as its own process (``KafkaBroker.run_class``, as ``kafka-configs.sh``
 and ``kafka-delegation-tokens.sh`` start it), and both runs must exit and
@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
-from tests.side_by_side import KafkaTools
-from tests.side_by_side import Run
-from tests.side_by_side import connection
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.side_by_side import KafkaTools
+from tests.support.side_by_side import Run
+from tests.support.side_by_side import connection
 
 # Stack frames: the harness calls main through reflection, which adds some.
 _FRAMES = re.compile(r"^\s+(at |\.\.\. \d+ more$).*\n", re.MULTILINE)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench import soak
 
 
@@ -24,6 +26,7 @@ def _sample(minute: float, rss: float, errors: int = 0) -> soak.Sample:
     return soak.Sample(minute, rss, 18, 3, 0, 1000, errors, 100, 0, 500)
 
 
+@pytest.mark.slow
 def test_the_report_fails_on_growth_failed_logins_and_tracebacks(tmp_path: Path) -> None:
     flat = [_sample(float(m), 40.0) for m in range(8)]
     run = soak.Soak(tmp_path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.faults.harness import Results
-from tests.zookeeper_ensemble import zookeeper_ensemble
+from tests.support.zookeeper_ensemble import zookeeper_ensemble
 
 __all__ = ["results", "zookeeper_ensemble"]
 

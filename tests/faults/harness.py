@@ -9,7 +9,6 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from functools import partial
@@ -21,9 +20,10 @@ from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import RemoteScramAdmin
 from sasl_scram.admin import SaslCredentials
-from tests.cli_process import EXE
-from tests.cli_process import child_env
-from tests.serve_process import ServeProcess
+from tests.support.cli_process import EXE
+from tests.support.cli_process import child_env
+from tests.support.polling import wait_until
+from tests.support.serve_process import ServeProcess
 
 __all__ = [
     "ADMIN",
@@ -37,7 +37,6 @@ __all__ = [
     "serving",
     "set_password",
     "until_accepted",
-    "wait_until",
 ]
 
 ADMIN = ("admin", "admin-secret")
@@ -107,23 +106,10 @@ def describe(bootstrap: str, timeout: float = 10.0) -> dict[str, object]:
     }
 
 
-def wait_until(
-    predicate: Callable[[], bool], timeout: float, interval: float = 0.05
-) -> float | None:
-    """Poll ``predicate`` until true; the seconds it took, or ``None`` at the timeout."""
-    started = time.monotonic()
-    while True:
-        if predicate():
-            return time.monotonic() - started
-        if time.monotonic() - started > timeout:
-            return None
-        time.sleep(interval)
-
-
 def until_accepted(bootstrap: str, user: str, password: str, timeout: float) -> float | None:
     """Log in until the endpoint accepts ``password``: the seconds it took (how long a
     change took to be served), or ``None`` after ``timeout``."""
-    return wait_until(partial(login, bootstrap, user, password, timeout=3.0), timeout)
+    return wait_until(partial(login, bootstrap, user, password, timeout=3.0), timeout, 0.05)
 
 
 @contextlib.contextmanager

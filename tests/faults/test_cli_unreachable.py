@@ -7,9 +7,14 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
+
 from tests.faults.harness import Results
 from tests.faults.harness import configs
-from tests.zookeeper_server import free_port
+from tests.support.zookeeper_server import free_port
+
+# Waits out the CLI's 10 s default ZooKeeper timeout.
+pytestmark = pytest.mark.slow
 
 # Kafka's kafka-configs prints this for every --zookeeper use; it is not an error line.
 _DEPRECATION = "Warning: --zookeeper is deprecated"

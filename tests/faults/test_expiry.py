@@ -23,10 +23,10 @@ from tests.faults.harness import alice_serving
 from tests.faults.harness import seed_users
 from tests.faults.harness import set_password
 from tests.faults.harness import until_accepted
-from tests.faults.harness import wait_until
-from tests.serve_process import ServeProcess
-from tests.tcp_proxy import TcpProxy
-from tests.zookeeper_server import ZooKeeperServer
+from tests.support.polling import wait_until
+from tests.support.serve_process import ServeProcess
+from tests.support.tcp_proxy import TcpProxy
+from tests.support.zookeeper_server import ZooKeeperServer
 
 SESSION_MS = 2000
 # More users make a full reload take longer, widening any window without credentials.

@@ -21,9 +21,9 @@ from tests.faults.harness import describe
 from tests.faults.harness import login
 from tests.faults.harness import seed_users
 from tests.faults.harness import set_password
-from tests.faults.harness import wait_until
-from tests.serve_process import ServeProcess
-from tests.zookeeper_ensemble import ZooKeeperEnsemble
+from tests.support.polling import wait_until
+from tests.support.serve_process import ServeProcess
+from tests.support.zookeeper_ensemble import ZooKeeperEnsemble
 
 WRITE_EVERY = 0.5
 BEFORE_KILL = 3.0
@@ -152,7 +152,7 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
             writer.join(30)
             final, _ = writer.latest()
             for p in probers:
-                wait_until(partial(contains, p.seen, final), TARGET_LAG + 1.0)
+                wait_until(partial(contains, p.seen, final), TARGET_LAG + 1.0, 0.05)
         finally:
             writer.stop.set()
             writer.join(30)  # its configs process ends before the ensemble is stopped

@@ -17,8 +17,8 @@ from tests.faults.harness import alice_serving
 from tests.faults.harness import login
 from tests.faults.harness import seed_users
 from tests.faults.harness import set_password
-from tests.faults.harness import wait_until
-from tests.zookeeper_server import ZooKeeperServer
+from tests.support.polling import wait_until
+from tests.support.zookeeper_server import ZooKeeperServer
 from tokenauth import DelegationTokenClient
 
 STALENESS_MS = 2000
@@ -80,7 +80,7 @@ def test_one_outage_is_a_few_lines_naming_the_hosts(
     }
     with alice_serving(tmp_path, zk.hosts, properties=props) as (ep,):
         token_id, hmac = _create_token(ep.bootstrap)
-        assert wait_until(lambda: login(ep.bootstrap, token_id, hmac, token=True), 10)
+        assert wait_until(lambda: login(ep.bootstrap, token_id, hmac, token=True), 10) is not None
         before = len(ep.log_lines())
         refusals = Refusals()
         zk.kill()

@@ -21,10 +21,10 @@ from tests.faults.harness import alice_serving
 from tests.faults.harness import login
 from tests.faults.harness import seed_users
 from tests.faults.harness import set_password
-from tests.faults.harness import wait_until
-from tests.tcp_proxy import PartitionMode
-from tests.tcp_proxy import TcpProxy
-from tests.zookeeper_server import ZooKeeperServer
+from tests.support.polling import wait_until
+from tests.support.tcp_proxy import PartitionMode
+from tests.support.tcp_proxy import TcpProxy
+from tests.support.zookeeper_server import ZooKeeperServer
 
 STALENESS_MS = 3000
 SESSION_MS = 3000
@@ -54,7 +54,7 @@ def test_partition_serves_from_cache_then_fails_closed_then_recovers(
             alice_serving(tmp_path, proxy.address, properties=props) as (ep,),
             LoginLoop(ep.bootstrap, "alice", "pw-0") as logins,
         ):
-            accepted_before = wait_until(lambda: bool(logins.since(0.0)), 5)
+            accepted_before = wait_until(lambda: bool(logins.since(0.0)), 5, 0.05)
             assert accepted_before is not None
             accepts_before = proxy.accepted
             cut_at = time.monotonic()

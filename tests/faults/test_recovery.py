@@ -13,8 +13,8 @@ from tests.faults.harness import alice_serving
 from tests.faults.harness import seed_users
 from tests.faults.harness import set_password
 from tests.faults.harness import until_accepted
-from tests.serve_process import ServeProcess
-from tests.zookeeper_server import ZooKeeperServer
+from tests.support.serve_process import ServeProcess
+from tests.support.zookeeper_server import ZooKeeperServer
 
 # Long enough for kazoo's unbounded default back-off (0.1 s doubling) to grow past
 # the target; a bounded back-off (max_delay 1 s) recovers within it whatever the outage.

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.tcp_proxy import TcpProxy
+from tests.support.tcp_proxy import TcpProxy
 
 
 class _Echo(socketserver.BaseRequestHandler):
@@ -60,6 +60,7 @@ def test_refuse_resets_open_and_new_connections_until_healed(echo_port: int) -> 
         assert proxy.accepted == 3
 
 
+@pytest.mark.slow
 def test_drop_is_a_black_hole(echo_port: int) -> None:
     with TcpProxy("127.0.0.1", echo_port) as proxy:
         sock = socket.create_connection(("127.0.0.1", proxy.port), timeout=0.5)

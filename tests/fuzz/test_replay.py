@@ -73,6 +73,7 @@ def test_an_undocumented_error_is_a_finding() -> None:
     run_one(Target("t", parser, (KeyError,), "documents KeyError"), b"x")
 
 
+@pytest.mark.slow
 def test_a_slow_input_is_a_finding() -> None:
     import time
 
@@ -91,6 +92,8 @@ def _spin(seconds: float) -> None:
         pass
 
 
+# Three seconds of atheris a target, in a child process.
+@pytest.mark.slow
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_each_target_fuzzes_briefly(target: str, tmp_path: Path) -> None:
     done = subprocess.run(

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import jaas
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import unb64
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
 
 # An option, an entry (module, flag, options), a context name -> entries.
 Options = dict[str | None, str]

@@ -12,7 +12,7 @@ import pytest
 
 import jaas
 from sasl_scram.cli import main
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import kafka_scram
 
 GOOD = (
     "KafkaClient {\n"
@@ -101,6 +101,7 @@ def test_usage_errors() -> None:
     assert run("jaas", "check", "-Dnovalue", "f.conf")[0] == 2
 
 
+@pytest.mark.slow
 def test_subprocess(tmp_path: Path) -> None:
     path = tmp_path / "good.conf"
     path.write_text(GOOD)
@@ -124,6 +125,7 @@ def test_errors_mask_secrets_with_a_fixed_width(secret: str) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_show_masks_plain_login_module_user_passwords(tmp_path: Path) -> None:
     path = tmp_path / "server.conf"
     path.write_text(

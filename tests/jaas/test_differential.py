@@ -19,7 +19,7 @@ from tests.jaas.java_peer import Outcome
 from tests.jaas.java_peer import python_file
 from tests.jaas.java_peer import python_property
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 SEED = int(os.environ.get("JAAS_DIFF_SEED", "20240917"))
 COUNT = int(os.environ.get("JAAS_DIFF_COUNT", "3000"))

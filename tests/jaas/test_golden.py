@@ -17,7 +17,7 @@ from tests.jaas.java_peer import JavaJaas
 from tests.jaas.java_peer import python_file
 from tests.jaas.java_peer import python_property
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "jaas"
 REGEN = os.environ.get("JAAS_REGEN_GOLDEN") == "1"

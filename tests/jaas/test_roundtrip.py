@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -30,6 +31,7 @@ configurations = st.lists(contexts, max_size=4, unique_by=lambda c: c.name).map(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.lists(entries, min_size=1, max_size=3))
 def test_property_round_trip(values: list[jaas.LoginModuleEntry]) -> None:
@@ -37,6 +39,7 @@ def test_property_round_trip(values: list[jaas.LoginModuleEntry]) -> None:
     assert list(jaas.parse_property(rendered).entries) == values
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(configurations)
 def test_file_round_trip(config: jaas.Configuration) -> None:
@@ -45,6 +48,7 @@ def test_file_round_trip(config: jaas.Configuration) -> None:
     assert jaas.parse_file(jaas.render_file(config), expand_properties={}) == config
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(st.text(max_size=20), st.text(max_size=20))
 def test_scram_lines_round_trip(username: str, password: str) -> None:
@@ -57,6 +61,7 @@ def test_scram_lines_round_trip(username: str, password: str) -> None:
     assert jaas.parse_property(creds.login_line()).entries[0] == token
 
 
+@pytest.mark.slow
 @settings(max_examples=500)
 @given(st.text(alphabet=st.sampled_from(list("ab3 =;\"'\\/*{}\n\r-.$é")), max_size=40))
 def test_parsers_raise_only_jaas_errors(text: str) -> None:

@@ -1,4 +1,4 @@
-// The line protocol of the harnesses here (tests/javaharness.py): one request line in, one
+// The line protocol of the harnesses here (tests/support/javaharness.py): one request line in, one
 // response line out, fields separated by single spaces; a free-text or binary field is base64,
 // "-" is empty and "null" a Java null. A harness extends this class for its codec and its loop.
 import java.io.BufferedReader;

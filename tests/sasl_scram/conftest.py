@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.javaharness import JavaHarness
+from tests.support.javaharness import JavaHarness
 
 
 @pytest.fixture(scope="session")

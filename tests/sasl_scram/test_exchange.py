@@ -27,7 +27,7 @@ from sasl_scram import ScramUsageError
 from sasl_scram import _crypto
 from sasl_scram import _native
 from sasl_scram import saslprep
-from tests.forged_nonce import client_final_with_nonce
+from tests.support.forged_nonce import client_final_with_nonce
 
 MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]
 PASSWORD = "alice-secret"
@@ -433,6 +433,7 @@ class TestClientFailures:
         with pytest.raises(ScramStateError):
             c.receive_server_first(b"r=abcx,s=QUJD,i=4096")
 
+    @pytest.mark.slow
     def test_default_cap_accepts_1_000_000_in_a_real_login(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -66,6 +67,7 @@ PARSERS: list[Callable[[bytes], object]] = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(scramish)
 def test_parsers_raise_only_scram_errors(data: bytes) -> None:
@@ -89,6 +91,7 @@ def test_java_b64_round_trip(data: bytes) -> None:
     assert java_b64decode(base64.b64encode(data).rstrip(b"=")) == data
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.text(max_size=12))
 def test_java_b64_errors_are_typed(text: str) -> None:
@@ -109,6 +112,7 @@ server_calls = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(server_calls, st.booleans())
 def test_server_any_call_order(calls: list[tuple[str, bytes]], grant: bool) -> None:
@@ -140,6 +144,7 @@ client_calls = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(client_calls)
 def test_client_any_call_order(calls: list[tuple[str, bytes]]) -> None:
@@ -172,6 +177,7 @@ def test_any_ascii_username_authenticates(user: str) -> None:
     assert client.complete and server.session.username == user
 
 
+@pytest.mark.slow
 @settings(max_examples=500)
 @given(scramish)
 def test_server_fast_client_final_split_agrees_with_parser(data: bytes) -> None:
@@ -191,6 +197,7 @@ def test_server_fast_client_final_split_agrees_with_parser(data: bytes) -> None:
         assert fast == (full.nonce, full.proof, full.without_proof)
 
 
+@pytest.mark.slow
 @settings(max_examples=1000)
 @given(st.text(alphabet="AQYRab09+/=-_ \n", max_size=14))
 def test_java_b64_fast_path_agrees_with_the_careful_rules(text: str) -> None:
@@ -207,6 +214,7 @@ def test_java_b64_fast_path_agrees_with_the_careful_rules(text: str) -> None:
     assert got == expected
 
 
+@pytest.mark.slow
 @settings(max_examples=2000)
 @given(st.text(alphabet="AQb9+/=,é -_", max_size=13))
 def test_decode_padded_accepts_exactly_kafkas_base64_pattern(text: str) -> None:

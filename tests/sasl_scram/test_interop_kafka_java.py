@@ -32,13 +32,13 @@ from sasl_scram import escape_username
 from sasl_scram import unescape_username
 from sasl_scram._messages import java_hashmap_order
 from sasl_scram._messages import split_client_final
-from tests.javaharness import JVM_DIR
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import newest_jdk
-from tests.javaharness import unb64
+from tests.support.javaharness import JVM_DIR
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import newest_jdk
+from tests.support.javaharness import unb64
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 MECHS = [SCRAM_SHA_256, SCRAM_SHA_512]
 _ids = itertools.count()

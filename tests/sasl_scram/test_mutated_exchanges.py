@@ -5,7 +5,7 @@ past the client-first parser, let alone to a completed login. Here each example 
 real exchange for alice with one field changed: the user name, either nonce, the proof,
 the channel binding, the GS2 header or an extension. Half the time the peer re-signs
 what it sends with the password "pw" (RFC 5802 section 3, computed by
-``tests/rfc5802.py`` with hashlib and hmac, not with the library), as a peer that
+``tests/support/rfc5802.py`` with hashlib and hmac, not with the library), as a peer that
 knows a password would; otherwise it sends alice's proof over alice's original
 messages.
 
@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 
+import pytest
 from hypothesis import event
 from hypothesis import given
 from hypothesis import settings
@@ -38,7 +39,7 @@ from sasl_scram import ScramCredential
 from sasl_scram import ScramError
 from sasl_scram import ScramServer
 from sasl_scram import escape_username
-from tests import rfc5802
+from tests.support import rfc5802
 
 PASSWORD = "pw"
 #: Three users share the password (with their own salts); carol has another.
@@ -231,6 +232,7 @@ KINDS = {
 }
 
 
+@pytest.mark.slow
 def test_server_on_mutated_valid_exchanges() -> None:
     outcomes: Counter[tuple[str, str]] = Counter()
 

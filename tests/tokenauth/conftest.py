@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import KafkaPrincipal
+from tests.support.clock import FakeClock
 from tokenauth import InMemoryTokenStore
 from tokenauth import SQLiteTokenStore
 from tokenauth import TokenRequester
@@ -17,29 +18,14 @@ ALICE = KafkaPrincipal.user("alice")
 BOB = KafkaPrincipal.user("bob")
 CAROL = KafkaPrincipal.user("carol")
 
-T0 = 1_700_000_000_000  # epoch ms used as "now" throughout
-
-
-class FakeClock:
-    """Epoch milliseconds that only move when told to."""
-
-    def __init__(self, now_ms: int = T0) -> None:
-        self.now_ms = now_ms
-
-    def __call__(self) -> int:
-        return self.now_ms
-
-    def advance(self, ms: int) -> None:
-        self.now_ms += ms
-
 
 def ctx(principal: KafkaPrincipal = ALICE, **kwargs: object) -> TokenRequester:
     return TokenRequester(principal, **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
+def clock() -> FakeClock[int]:
+    return FakeClock.epoch_ms()
 
 
 StoreFactory = Callable[[], TokenStore]

@@ -24,13 +24,13 @@ import pytest
 import jaas
 from sasl_scram.cli import main
 from sasl_scram.config import format_properties
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
-from tests.endpoint_harness import ADMIN
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
-from tests.serve_process import client_properties
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
+from tests.support.endpoint_harness import ADMIN
+from tests.support.endpoint_harness import ALICE
+from tests.support.serve_process import client_properties
 from tests.tokenauth._fixes import CLUSTER_FIX
 from tests.tokenauth._fixes import DISABLED_FIX
 from tests.tokenauth._fixes import EXPIRED_FIX
@@ -42,6 +42,9 @@ from tests.tokenauth._fixes import SASL_FIX
 from tests.tokenauth._fixes import TOKEN_LOGIN_FIX
 from tokenauth import DelegationTokenClient
 from tokenauth import TokenRequestError
+
+# Each case runs the delegation-tokens command in a child Python.
+pytestmark = pytest.mark.slow
 
 COMMAND = "delegation-tokens"
 ERROR = f"kafka-scram {COMMAND}: error: "

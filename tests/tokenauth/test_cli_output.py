@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import kafka_scram
 from tests.tokenauth.test_cli_errors import COMMAND
 from tests.tokenauth.test_cli_errors import Served
 from tests.tokenauth.test_cli_errors import _serve

@@ -26,13 +26,13 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import ScramMechanism
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
-from tests.side_by_side import KAFKA_ERRORS
-from tests.side_by_side import KafkaTools
-from tests.side_by_side import Pair
-from tests.side_by_side import kafka_failure
-from tests.side_by_side import ours
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.side_by_side import KAFKA_ERRORS
+from tests.support.side_by_side import KafkaTools
+from tests.support.side_by_side import Pair
+from tests.support.side_by_side import kafka_failure
+from tests.support.side_by_side import ours
 from tests.tokenauth._fixes import MISMATCH_FIX
 from tests.tokenauth._fixes import NOT_FOUND_FIX
 from tests.tokenauth._fixes import PRINCIPAL_TYPE_FIX

@@ -10,20 +10,22 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import jaas
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram.config import format_properties
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import SQLiteCredentialStore
-from tests.cli_process import ROOT
-from tests.cli_process import kafka_scram
-from tests.endpoint_harness import ADMIN
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
-from tests.serve_process import client_properties
-from tests.serve_process import logs_in
-from tests.serve_process import wait_for_login
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import kafka_scram
+from tests.support.endpoint_harness import ADMIN
+from tests.support.serve_process import client_properties
+from tests.support.serve_process import logs_in
+from tests.support.serve_process import wait_for_login
 
 DOC = ROOT / "docs" / "tokens.md"
 
@@ -37,6 +39,7 @@ def test_the_document_says_so_with_the_command() -> None:
     assert "--expiry-time-period -1" in section and "--describe" in section
 
 
+@pytest.mark.slow
 def test_a_deleted_users_token_lives_until_the_user_expires_it(tmp_path: Path) -> None:
     db = tmp_path / "creds.db"
     seed(db)

@@ -15,28 +15,19 @@ from sasl_scram import KafkaPrincipal
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.cli import main
 from sasl_scram.config import ClientConfig
-from tests.endpoint_harness import ADMIN
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
-from tests.endpoint_harness import token_extension
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import unb64
+from tests.support.clock import FakeClock
+from tests.support.endpoint_harness import ADMIN
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import token_extension
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
 from tokenauth import DelegationTokenClient
 from tokenauth import TokenConfig
 from tokenauth import TokenRequestError
 
 _ids = itertools.count()
-
-
-class Clock:
-    def __init__(self) -> None:
-        import time
-
-        self.now = time.time_ns() // 1_000_000
-
-    def __call__(self) -> int:
-        return self.now
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +38,12 @@ def java() -> Iterator[JavaHarness]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock[int]:
+    return FakeClock.wall_ms()
 
 
 @pytest.fixture
-def served(clock: Clock) -> Iterator[tuple[RunningEndpoint, object]]:
+def served(clock: FakeClock[int]) -> Iterator[tuple[RunningEndpoint, object]]:
     ext, manager = token_extension(
         ("secret-one",), clock_ms=clock, max_lifetime_ms=3_600_000, expiry_time_ms=600_000
     )
@@ -105,9 +96,9 @@ def parse_token(fields: list[str]) -> dict[str, object]:
     }
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_java_admin_token_lifecycle_and_token_login(
-    served: tuple[RunningEndpoint, object], java: JavaHarness, clock: Clock
+    served: tuple[RunningEndpoint, object], java: JavaHarness, clock: FakeClock[int]
 ) -> None:
     ep, _ = served
     alice = java_admin(java, ep, *ALICE)
@@ -160,7 +151,7 @@ def test_java_admin_token_lifecycle_and_token_login(
         java.call("close", alice)
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_java_admin_errors(served: tuple[RunningEndpoint, object], java: JavaHarness) -> None:
     ep, _ = served
     alice = java_admin(java, ep, *ALICE)
@@ -187,7 +178,7 @@ def test_java_admin_errors(served: tuple[RunningEndpoint, object], java: JavaHar
 
 
 def test_expired_token_is_refused_before_the_sweep(
-    served: tuple[RunningEndpoint, object], clock: Clock
+    served: tuple[RunningEndpoint, object], clock: FakeClock[int]
 ) -> None:
     ep, _ = served
     with DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, *ALICE))) as client:

@@ -8,6 +8,8 @@ import pytest
 
 from sasl_scram import KafkaPrincipal
 from sasl_scram.kafka import ErrorCode
+from tests.support.clock import T0
+from tests.support.clock import FakeClock
 from tokenauth import AclOperation
 from tokenauth import CreateTokenResult
 from tokenauth import ExpirySweeper
@@ -23,8 +25,6 @@ from tokenauth import compute_hmac
 from .conftest import ALICE
 from .conftest import BOB
 from .conftest import CAROL
-from .conftest import T0
-from .conftest import FakeClock
 from .conftest import ctx
 
 E = ErrorCode
@@ -32,7 +32,7 @@ DAY = 86_400_000
 WEEK = 7 * DAY
 
 
-def manager(clock: FakeClock, **settings: int) -> TokenManager:
+def manager(clock: FakeClock[int], **settings: int) -> TokenManager:
     return TokenManager(
         TokenConfig.of("secretKey", **settings), InMemoryTokenStore(), clock_ms=clock
     )
@@ -49,7 +49,7 @@ def create_ok(
 # -- create ------------------------------------------------------------------------
 
 
-def test_create_defaults(clock: FakeClock) -> None:
+def test_create_defaults(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     result = create_ok(mgr, renewers=[BOB])
     assert result.owner == result.token_requester == ALICE
@@ -75,12 +75,14 @@ def test_create_defaults(clock: FakeClock) -> None:
         (2 * DAY, T0 + 2 * DAY, T0 + DAY),
     ],
 )
-def test_create_lifetimes(clock: FakeClock, requested: int, max_ts: int, expiry_ts: int) -> None:
+def test_create_lifetimes(
+    clock: FakeClock[int], requested: int, max_ts: int, expiry_ts: int
+) -> None:
     result = create_ok(manager(clock), max_lifetime_ms=requested)
     assert (result.max_timestamp_ms, result.expiry_timestamp_ms) == (max_ts, expiry_ts)
 
 
-def test_create_for_other_owner_needs_create_tokens(clock: FakeClock) -> None:
+def test_create_for_other_owner_needs_create_tokens(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     denied = mgr.create_token(ctx(ALICE), owner=BOB)
     assert denied.error == E.DELEGATION_TOKEN_AUTHORIZATION_FAILED
@@ -126,7 +128,7 @@ def test_create_for_other_owner_needs_create_tokens(clock: FakeClock) -> None:
         (TokenRequester(ALICE, security_protocol="SASL_PLAINTEXT"), E.NONE),
     ],
 )
-def test_allow_token_requests(clock: FakeClock, context: TokenRequester, code: E) -> None:
+def test_allow_token_requests(clock: FakeClock[int], context: TokenRequester, code: E) -> None:
     mgr = manager(clock)
     assert mgr.create_token(context).error == code
     if code != E.NONE:
@@ -135,7 +137,7 @@ def test_allow_token_requests(clock: FakeClock, context: TokenRequester, code: E
         assert mgr.describe_tokens(context).error == code
 
 
-def test_create_order_of_checks(clock: FakeClock) -> None:
+def test_create_order_of_checks(clock: FakeClock[int]) -> None:
     disabled = TokenManager(TokenConfig(), InMemoryTokenStore(), clock_ms=clock)
     group = KafkaPrincipal("Group", "g")
     # 64 before 65 before 67 before 61.
@@ -157,7 +159,7 @@ def test_create_order_of_checks(clock: FakeClock) -> None:
 # -- renew -------------------------------------------------------------------------
 
 
-def test_renew_by_owner_and_renewer_not_requester(clock: FakeClock) -> None:
+def test_renew_by_owner_and_renewer_not_requester(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = mgr.create_token(ctx(CAROL, super_user=True), [BOB], owner=ALICE)
     assert token.token_requester == CAROL
@@ -170,7 +172,7 @@ def test_renew_by_owner_and_renewer_not_requester(clock: FakeClock) -> None:
     assert info is not None and info.expiry_timestamp_ms == T0 + 6000
 
 
-def test_renew_period_semantics_zk_mode(clock: FakeClock) -> None:
+def test_renew_period_semantics_zk_mode(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = create_ok(mgr)
     # ZK mode: a positive period is used as is, even above the default.
@@ -181,7 +183,7 @@ def test_renew_period_semantics_zk_mode(clock: FakeClock) -> None:
     assert mgr.renew_token(ctx(), token.hmac, -1).expiry_timestamp_ms == T0 + DAY
 
 
-def test_renew_never_past_max(clock: FakeClock) -> None:
+def test_renew_never_past_max(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = create_ok(mgr, max_lifetime_ms=2 * DAY)
     clock.advance(DAY // 2)
@@ -196,7 +198,7 @@ def test_renew_never_past_max(clock: FakeClock) -> None:
     assert mgr.renew_token(ctx(), token.hmac) == type(result)(E.DELEGATION_TOKEN_EXPIRED, -1)
 
 
-def test_renew_after_expiry_is_66(clock: FakeClock) -> None:
+def test_renew_after_expiry_is_66(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = create_ok(mgr)
     clock.advance(DAY)
@@ -205,14 +207,14 @@ def test_renew_after_expiry_is_66(clock: FakeClock) -> None:
     assert mgr.renew_token(ctx(), token.hmac).error == E.DELEGATION_TOKEN_EXPIRED
 
 
-def test_renew_checks_owner_before_expiry_in_zk_mode(clock: FakeClock) -> None:
+def test_renew_checks_owner_before_expiry_in_zk_mode(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = create_ok(mgr)
     clock.advance(2 * DAY)
     assert mgr.renew_token(ctx(BOB), token.hmac).error == E.DELEGATION_TOKEN_OWNER_MISMATCH
 
 
-def test_renew_not_found_and_disabled(clock: FakeClock) -> None:
+def test_renew_not_found_and_disabled(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = create_ok(mgr)
     assert mgr.renew_token(ctx(), b"\x00" * 64).error == E.DELEGATION_TOKEN_NOT_FOUND
@@ -226,7 +228,7 @@ def test_renew_not_found_and_disabled(clock: FakeClock) -> None:
 # -- expire ------------------------------------------------------------------------
 
 
-def test_expire_negative_removes_now(clock: FakeClock) -> None:
+def test_expire_negative_removes_now(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = create_ok(mgr, renewers=[BOB])
     clock.advance(42)
@@ -236,7 +238,7 @@ def test_expire_negative_removes_now(clock: FakeClock) -> None:
     assert mgr.expire_token(ctx(), token.hmac).error == E.DELEGATION_TOKEN_NOT_FOUND
 
 
-def test_expire_with_period(clock: FakeClock) -> None:
+def test_expire_with_period(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = create_ok(mgr, max_lifetime_ms=2 * DAY)
     assert mgr.expire_token(ctx(), token.hmac, 1000).expiry_timestamp_ms == T0 + 1000
@@ -248,7 +250,7 @@ def test_expire_with_period(clock: FakeClock) -> None:
     assert mgr.expire_token(ctx(), token.hmac, -1).error == E.NONE
 
 
-def test_expire_owner_mismatch(clock: FakeClock) -> None:
+def test_expire_owner_mismatch(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     token = mgr.create_token(ctx(CAROL, super_user=True), owner=ALICE)
     assert mgr.expire_token(ctx(CAROL), token.hmac).error == E.DELEGATION_TOKEN_OWNER_MISMATCH
@@ -259,7 +261,7 @@ def test_expire_owner_mismatch(clock: FakeClock) -> None:
 # -- describe ----------------------------------------------------------------------
 
 
-def test_describe_visibility(clock: FakeClock) -> None:
+def test_describe_visibility(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     dave = KafkaPrincipal.user("dave")
     t_alice = create_ok(mgr, ALICE, renewers=[BOB])
@@ -301,7 +303,7 @@ def test_describe_visibility(clock: FakeClock) -> None:
     assert token.info.renewers == (BOB,)
 
 
-def test_describe_lists_expired_until_swept(clock: FakeClock) -> None:
+def test_describe_lists_expired_until_swept(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     create_ok(mgr)
     clock.advance(2 * DAY)
@@ -313,7 +315,7 @@ def test_describe_lists_expired_until_swept(clock: FakeClock) -> None:
 # -- sweep -------------------------------------------------------------------------
 
 
-def test_sweep_removes_only_expired(clock: FakeClock) -> None:
+def test_sweep_removes_only_expired(clock: FakeClock[int]) -> None:
     mgr = manager(clock)
     short = create_ok(mgr, max_lifetime_ms=1000)
     long = create_ok(mgr)
@@ -324,7 +326,7 @@ def test_sweep_removes_only_expired(clock: FakeClock) -> None:
     assert len(mgr.cache) == 0
 
 
-def test_store_failure_gives_unknown_server_error(clock: FakeClock) -> None:
+def test_store_failure_gives_unknown_server_error(clock: FakeClock[int]) -> None:
     store = InMemoryTokenStore()
     mgr = TokenManager(TokenConfig.of("k"), store, clock_ms=clock)
     token = create_ok(mgr)
@@ -339,7 +341,7 @@ def test_store_failure_gives_unknown_server_error(clock: FakeClock) -> None:
         store.put(mgr.cache.tokens()[0])
 
 
-def test_sweeper_schedule_with_injected_clock(clock: FakeClock) -> None:
+def test_sweeper_schedule_with_injected_clock(clock: FakeClock[int]) -> None:
     mgr = manager(clock, expiry_check_interval_ms=1000)
     token = create_ok(mgr, max_lifetime_ms=500)
     sweeper = ExpirySweeper(mgr, clock_ms=clock)
@@ -375,7 +377,7 @@ def test_sweeper_thread_runs_every_interval() -> None:
     assert calls[2] - calls[0] >= 20
 
 
-def test_sweeper_survives_a_failing_sweep(clock: FakeClock) -> None:
+def test_sweeper_survives_a_failing_sweep(clock: FakeClock[int]) -> None:
     class Failing(TokenManager):
         def sweep(self, now_ms: int | None = None) -> list[str]:
             raise RuntimeError("boom")
@@ -384,7 +386,7 @@ def test_sweeper_survives_a_failing_sweep(clock: FakeClock) -> None:
     assert sweeper.poll() == []
 
 
-def test_token_ids_from_injected_factory(clock: FakeClock) -> None:
+def test_token_ids_from_injected_factory(clock: FakeClock[int]) -> None:
     ids: Callable[[], str] = iter(["tokA", "tokB"]).__next__
     mgr = TokenManager(
         TokenConfig.of("secretKey"), InMemoryTokenStore(), clock_ms=clock, token_id_factory=ids

@@ -5,11 +5,11 @@ from __future__ import annotations
 import urllib.request
 
 from sasl_scram import KafkaPrincipal
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
-from tests.endpoint_harness import token_extension
 from tests.sasl_scram.endpoint.test_metrics import Client
 from tests.sasl_scram.endpoint.test_metrics import samples_of
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import token_extension
 from tokenauth import TokenRequester
 
 

@@ -14,6 +14,8 @@ from sasl_scram import ScramMechanism
 from sasl_scram import ScramServer
 from sasl_scram import ScramSession
 from sasl_scram.kafka import ErrorCode
+from tests.support.clock import T0
+from tests.support.clock import FakeClock
 from tokenauth import InMemoryTokenStore
 from tokenauth import TokenCache
 from tokenauth import TokenConfig
@@ -26,8 +28,6 @@ from tokenauth import hmac_base64
 from .conftest import ALICE
 from .conftest import BOB
 from .conftest import CAROL
-from .conftest import T0
-from .conftest import FakeClock
 from .conftest import ctx
 
 DAY = 86_400_000
@@ -52,13 +52,13 @@ def login(
     return server.session
 
 
-def setup(clock: FakeClock, *secrets: str) -> tuple[TokenManager, TokenCredentialProvider]:
+def setup(clock: FakeClock[int], *secrets: str) -> tuple[TokenManager, TokenCredentialProvider]:
     mgr = TokenManager(TokenConfig.of(*secrets), InMemoryTokenStore(), clock_ms=clock)
     return mgr, TokenCredentialProvider(mgr.cache, clock_ms=clock)
 
 
 @pytest.mark.parametrize("mechanism", [SCRAM_SHA_256, SCRAM_SHA_512])
-def test_token_authenticates_as_owner(clock: FakeClock, mechanism: ScramMechanism) -> None:
+def test_token_authenticates_as_owner(clock: FakeClock[int], mechanism: ScramMechanism) -> None:
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(CAROL, super_user=True), owner=ALICE)
     session = login(provider, token.token_id, token.hmac_base64, mechanism)
@@ -71,7 +71,7 @@ def test_token_authenticates_as_owner(clock: FakeClock, mechanism: ScramMechanis
     assert session.session_lifetime_ms(T0, 60_000) == 60_000
 
 
-def test_token_authenticated_session_may_not_create_tokens(clock: FakeClock) -> None:
+def test_token_authenticated_session_may_not_create_tokens(clock: FakeClock[int]) -> None:
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(ALICE))
     session = login(provider, token.token_id, token.hmac_base64)
@@ -79,7 +79,7 @@ def test_token_authenticated_session_may_not_create_tokens(clock: FakeClock) -> 
     assert follow_up.error == ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
 
 
-def test_wrong_password_unknown_token_and_user_path(clock: FakeClock) -> None:
+def test_wrong_password_unknown_token_and_user_path(clock: FakeClock[int]) -> None:
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(ALICE))
     with pytest.raises(AuthenticationFailed):
@@ -91,7 +91,7 @@ def test_wrong_password_unknown_token_and_user_path(clock: FakeClock) -> None:
         login(provider, token.token_id, token.hmac_base64, token_auth=False)
 
 
-def test_users_are_delegated_to_user_lookup(clock: FakeClock) -> None:
+def test_users_are_delegated_to_user_lookup(clock: FakeClock[int]) -> None:
     mgr, _ = setup(clock, "secretKey")
     cred = ScramCredential.from_password(SCRAM_SHA_256, "pw")
     users = {("bob", SCRAM_SHA_256): cred}
@@ -103,7 +103,7 @@ def test_users_are_delegated_to_user_lookup(clock: FakeClock) -> None:
     assert session.authorization_id == "bob"
 
 
-def test_expired_token_refused_before_sweep(clock: FakeClock) -> None:
+def test_expired_token_refused_before_sweep(clock: FakeClock[int]) -> None:
     """Beyond Kafka: Kafka accepts an expired token until the sweep removes it."""
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(ALICE), max_lifetime_ms=10_000)
@@ -117,7 +117,7 @@ def test_expired_token_refused_before_sweep(clock: FakeClock) -> None:
     login(provider, token.token_id, token.hmac_base64, now_ms=T0 + 5)
 
 
-def test_renewal_extends_authentication(clock: FakeClock) -> None:
+def test_renewal_extends_authentication(clock: FakeClock[int]) -> None:
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(ALICE), [BOB])
     clock.advance(DAY - 1)
@@ -127,7 +127,7 @@ def test_renewal_extends_authentication(clock: FakeClock) -> None:
     assert session.expiry_ms == T0 + 2 * DAY - 1
 
 
-def test_expire_revokes_new_logins(clock: FakeClock) -> None:
+def test_expire_revokes_new_logins(clock: FakeClock[int]) -> None:
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(ALICE))
     login(provider, token.token_id, token.hmac_base64)
@@ -136,7 +136,7 @@ def test_expire_revokes_new_logins(clock: FakeClock) -> None:
         login(provider, token.token_id, token.hmac_base64)
 
 
-def test_secret_rotation(clock: FakeClock) -> None:
+def test_secret_rotation(clock: FakeClock[int]) -> None:
     mgr, provider = setup(clock, "old-secret")
     old = mgr.create_token(ctx(ALICE))
     # Rotate: a new secret in front; the old one stays listed.
@@ -168,7 +168,7 @@ def test_secret_rotation(clock: FakeClock) -> None:
     assert grant is not None and len(grant.credentials) == 1
 
 
-def test_disabled_tokens_never_authenticate(clock: FakeClock) -> None:
+def test_disabled_tokens_never_authenticate(clock: FakeClock[int]) -> None:
     mgr, provider = setup(clock, "secretKey")
     token = mgr.create_token(ctx(ALICE))
     mgr.update_config(TokenConfig())
@@ -176,7 +176,7 @@ def test_disabled_tokens_never_authenticate(clock: FakeClock) -> None:
         login(provider, token.token_id, token.hmac_base64)
 
 
-def test_credentials_derived_once_per_process_with_4096_iterations(clock: FakeClock) -> None:
+def test_credentials_derived_once_per_process_with_4096_iterations(clock: FakeClock[int]) -> None:
     salts = iter([b"salt-a", b"salt-b", b"salt-c"])
     store = InMemoryTokenStore()
     cache = TokenCache(store, TokenConfig.of("k").secrets, salt_factory=lambda: next(salts))
@@ -200,7 +200,7 @@ def test_credentials_derived_once_per_process_with_4096_iterations(clock: FakeCl
     assert sha512 is not None and sha512.credentials[0].salt == b"salt-b"
 
 
-def test_eager_cache_derives_on_change(clock: FakeClock) -> None:
+def test_eager_cache_derives_on_change(clock: FakeClock[int]) -> None:
     store = InMemoryTokenStore()
     cache = TokenCache(store, TokenConfig.of("k").secrets, eager=True)
     mgr = TokenManager(TokenConfig.of("k"), store, cache=cache, clock_ms=clock)
@@ -210,7 +210,7 @@ def test_eager_cache_derives_on_change(clock: FakeClock) -> None:
     assert set(entry.creds) == {SCRAM_SHA_256, SCRAM_SHA_512}
 
 
-def test_stale_store_fails_closed(clock: FakeClock) -> None:
+def test_stale_store_fails_closed(clock: FakeClock[int]) -> None:
     class Stale(InMemoryTokenStore):
         stale = False
 

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from sasl_scram import KafkaPrincipal
+from tests.support.clock import T0
 from tokenauth import DelegationToken
 from tokenauth import MalformedToken
 from tokenauth import TokenInformation
@@ -20,7 +21,6 @@ from tokenauth import new_token_id
 
 from .conftest import ALICE
 from .conftest import BOB
-from .conftest import T0
 
 # docs/kafka-facts.md §6.2, derived: secret "secretKey", token id "token1".
 HMAC_VECTOR = (

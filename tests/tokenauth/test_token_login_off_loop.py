@@ -9,9 +9,9 @@ import pytest
 
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram import KafkaPrincipal
-from tests.endpoint_harness import RunningEndpoint
-from tests.endpoint_harness import token_extension
 from tests.sasl_scram.endpoint.serve_process import Peer
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import token_extension
 from tokenauth import TokenCache
 from tokenauth._manager import TokenRequester
 

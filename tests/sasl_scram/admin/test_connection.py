@@ -20,8 +20,8 @@ from sasl_scram.kafka import ErrorCode
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_request
 from sasl_scram.kafka import encode_response
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
 
 
 class WithholdingBroker:

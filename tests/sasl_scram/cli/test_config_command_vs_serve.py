@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.endpoint_harness import ALICE
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
-from tests.side_by_side import KafkaTools
-from tests.side_by_side import Run
-from tests.side_by_side import kafka_failure
+from tests.support.endpoint_harness import ALICE
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.side_by_side import KafkaTools
+from tests.support.side_by_side import Run
+from tests.support.side_by_side import kafka_failure
 
 HEAD = "SCRAM credential configs for user-principal '{}' are "
 

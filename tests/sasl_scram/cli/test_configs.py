@@ -16,8 +16,8 @@ from sasl_scram import ScramServer
 from sasl_scram.cli._main import main
 from sasl_scram.store import SQLiteCredentialStore
 from sasl_scram.store import ZooKeeperCredentialStore
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
 
 ADD = "SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]"
 # kafka-configs' long form of "add ADD to the user alice".
@@ -180,16 +180,17 @@ def test_zookeeper_path_output_and_layout(zookeeper_hosts: str) -> None:
     )
 
 
+@pytest.mark.slow
 def test_zookeeper_unreachable_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
     from sasl_scram.cli import _configs as _cli_configs
-    from tests.zookeeper_server import free_port
+    from tests.support.zookeeper_server import free_port
 
     monkeypatch.setattr(_cli_configs, "ZOOKEEPER_TIMEOUT", 1.0)
     code, out, err = run("--zookeeper", f"127.0.0.1:{free_port()}", "--describe", "--user", "a")
     assert code == 1 and out == "" and err.count("\n") == 1
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_cli_credential_authenticates_kafka_java_client(
     zookeeper_hosts: str, kafka_java: JavaHarness
 ) -> None:

@@ -10,12 +10,12 @@ import pytest
 
 import jaas
 from sasl_scram.config import format_properties
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
-from tests.serve_process import client_properties
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
+from tests.support.endpoint_harness import ALICE
+from tests.support.serve_process import client_properties
 
 KAFKA = "Error while executing config command: "
 
@@ -41,6 +41,7 @@ def _login(base: Path, bootstrap: str, name: str, user: str, password: str) -> P
     return path
 
 
+@pytest.mark.slow
 def test_a_user_without_the_cluster_permission_is_told_what_it_needs(
     served: tuple[str, Path],
 ) -> None:
@@ -53,6 +54,7 @@ def test_a_user_without_the_cluster_permission_is_told_what_it_needs(
     assert "kafka-scram serve has no ACLs: super.users only" in error, error
 
 
+@pytest.mark.slow
 def test_a_wrong_password_names_the_file_to_check(served: tuple[str, Path]) -> None:
     bootstrap, base = served
     wrong = _login(base, bootstrap, "wrong", ALICE[0], "not-the-password")

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
-from tests.side_by_side import KafkaTools
-from tests.side_by_side import Pair
-from tests.side_by_side import kafka_failure
-from tests.side_by_side import ours
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.side_by_side import KafkaTools
+from tests.support.side_by_side import Pair
+from tests.support.side_by_side import kafka_failure
+from tests.support.side_by_side import ours
 
 PROG = "kafka-scram configs"
 

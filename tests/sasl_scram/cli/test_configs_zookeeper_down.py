@@ -8,9 +8,12 @@ import subprocess
 import sys
 import time
 
-from tests.zookeeper_server import free_port
+import pytest
+
+from tests.support.zookeeper_server import free_port
 
 
+@pytest.mark.slow
 def test_unreachable_zookeeper_is_one_line_within_the_timeout() -> None:
     hosts = f"127.0.0.1:{free_port()}"
     started = time.monotonic()

@@ -79,6 +79,7 @@ def test_empty_stdin_password() -> None:
     assert code == 2 and "no password given: standard input ended" in err
 
 
+@pytest.mark.slow
 def test_console_script() -> None:
     exe = Path(sys.executable).parent / "kafka-scram"
     proc = subprocess.run(

@@ -18,9 +18,9 @@ import pytest
 from sasl_scram.cli._main import EXIT_RULES
 from sasl_scram.cli._main import ExitStatus
 from sasl_scram.cli._main import main
-from tests.cli_process import ROOT
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
 
 USAGE, FAILURE = 2, 1
 STORE = "sqlite:{tmp}/creds.db"
@@ -192,6 +192,7 @@ def test_the_rule_is_one_table_of_usage_errors_and_failures() -> None:
     assert all(why for _, _, why in EXIT_RULES)
 
 
+@pytest.mark.slow
 def test_the_process_exits_with_the_rule_s_status() -> None:
     """The entry point's status is main's: two of the cases above, as processes."""
     assert_one_error(kafka_scram("serve", "--hlep"), "serve", status=2)

@@ -19,22 +19,24 @@ import pytest
 from sasl_scram.cli._main import build_parser
 from sasl_scram.cli._process import cannot_listen
 from sasl_scram.endpoint import EndpointConfig
-from tests.cli_process import EXE
-from tests.cli_process import ROOT
-from tests.cli_process import assert_one_error
-from tests.cli_process import child_env
-from tests.cli_process import kafka_scram
-from tests.cli_process import pty_run
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import EXE
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import child_env
+from tests.support.cli_process import kafka_scram
+from tests.support.cli_process import pty_run
+from tests.support.zookeeper_server import free_port
 
 COMMANDS = ("configs", "credential", "delegation-tokens", "jaas", "serve")
 
 
+@pytest.mark.slow
 def test_version_comes_from_the_package_metadata() -> None:
     result = kafka_scram("--version")
     assert (result.returncode, result.stdout) == (0, f"kafka-scram {version('kafka-scram')}\n")
 
 
+@pytest.mark.slow
 def test_bare_command_prints_usage_with_every_command_and_exits_2() -> None:
     result = kafka_scram()
     assert result.returncode == 2 and "Traceback" not in result.stderr
@@ -66,6 +68,7 @@ def test_every_option_has_help_and_every_help_ends_with_examples() -> None:
         assert parser.format_help().rstrip().endswith(parser.epilog.rstrip())
 
 
+@pytest.mark.slow
 def test_delegation_tokens_help_through_the_entry_point() -> None:
     result = kafka_scram("delegation-tokens", "--help")
     assert result.returncode == 0
@@ -73,6 +76,7 @@ def test_delegation_tokens_help_through_the_entry_point() -> None:
     assert result.stdout.rstrip().splitlines()[-1].strip().startswith("--command-config")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("workers", "advertised", "shared"),
     [
@@ -108,6 +112,7 @@ def test_serve_on_a_port_in_use(
     assert ("--override advertised.listeners=" in error) == advertised, error
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_serve_on_an_address_this_host_does_not_have(tmp_path: Path, workers: str) -> None:
     # 192.0.2.1: TEST-NET-1 (RFC 5737), reserved for documentation, on no interface.
@@ -123,6 +128,7 @@ def test_serve_on_an_address_this_host_does_not_have(tmp_path: Path, workers: st
     assert "--override listeners=" in error
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("lines", "expected"),
     [
@@ -165,11 +171,13 @@ def test_a_privileged_port_gets_its_own_hint() -> None:
     assert "stop the process" not in error
 
 
+@pytest.mark.slow
 def test_serve_with_an_unknown_log_level(tmp_path: Path) -> None:
     result = kafka_scram("serve", "--config", "x", "--log-level", "LOUD")
     assert "invalid choice: 'LOUD'" in assert_one_error(result, "serve", status=2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("add", "message"),
     [
@@ -213,6 +221,7 @@ def test_configs_deleting_a_missing_user(zookeeper_hosts: str) -> None:
     assert "Invalid config(s): SCRAM-SHA-256 (the user has" in assert_one_error(result, "configs")
 
 
+@pytest.mark.slow
 def test_jaas_errors_have_the_prefix(tmp_path: Path) -> None:
     missing = kafka_scram("jaas", "check", str(tmp_path / "missing.conf"))
     assert "cannot read" in assert_one_error(missing, "jaas check")
@@ -224,6 +233,7 @@ def test_jaas_errors_have_the_prefix(tmp_path: Path) -> None:
         assert "hunter2" not in result.stderr
 
 
+@pytest.mark.slow
 def test_an_unexpected_error_is_one_line_unless_debug(tmp_path: Path) -> None:
     # A fault nothing expects, injected where the password is read (Python
     # imports sitecustomize at start-up from the path).
@@ -244,6 +254,7 @@ def test_an_unexpected_error_is_one_line_unless_debug(tmp_path: Path) -> None:
     assert "--debug" not in debug.stderr.splitlines()[-1]
 
 
+@pytest.mark.slow
 def test_an_argument_that_is_not_utf8_is_a_usage_error() -> None:
     # A terminal in Latin-1 sends bytes Python keeps as surrogate escapes.
     for args, position, text in (
@@ -265,6 +276,7 @@ def test_an_argument_that_is_not_utf8_is_a_usage_error() -> None:
         assert text not in error  # it may be a password: not echoed
 
 
+@pytest.mark.slow
 def test_a_piped_password_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
     store = f"sqlite:{tmp_path}/creds.db"
     for command in (
@@ -287,6 +299,7 @@ def test_a_piped_password_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> N
         assert "not UTF-8" in error, error
 
 
+@pytest.mark.slow
 def test_password_dash_on_a_terminal_prompts_without_echo_and_confirms() -> None:
     argv = [EXE, "credential", "--mechanism", "SCRAM-SHA-256", "--password", "-"]
     code, output = pty_run(argv, ["pencil-secret", "pencil-secret"])

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import EXE
-from tests.cli_process import pty_run
+from tests.support.cli_process import EXE
+from tests.support.cli_process import pty_run
 
 CREDENTIAL = [EXE, "credential", "--mechanism", "SCRAM-SHA-256", "--password", "-"]
 CONFIGS = [
@@ -24,6 +24,7 @@ def _lines(output: str) -> list[str]:
     return [line for line in output.replace("\r\n", "\n").split("\n") if line.strip()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("argv", "command"), [(CREDENTIAL, "credential"), (CONFIGS, "configs")])
 @pytest.mark.parametrize(
     ("key", "status", "message"), [("\x04", 2, "no password given"), ("\x03", 130, "interrupted")]
@@ -42,6 +43,7 @@ def test_leaving_the_prompt_is_one_clean_line(
     assert code == status, output
 
 
+@pytest.mark.slow
 def test_ctrl_d_at_the_confirmation_is_also_no_password() -> None:
     code, output = pty_run(CREDENTIAL, ["pencil-secret", "\x04"])
     lines = _lines(output)

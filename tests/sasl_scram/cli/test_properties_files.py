@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli_process import kafka_scram
-from tests.serve_process import start_serve
-from tests.serve_process import stop_serve
-from tests.zookeeper_server import free_port
+import pytest
+
+from tests.support.cli_process import kafka_scram
+from tests.support.serve_process import start_serve
+from tests.support.serve_process import stop_serve
+from tests.support.zookeeper_server import free_port
 
 
+@pytest.mark.slow
 def test_serve_and_command_config_read_iso_8859_1_files(tmp_path: Path) -> None:
     """A Latin-1 byte in a comment, as Kafka's own configuration files may hold."""
     port = free_port()
@@ -49,6 +52,7 @@ def test_serve_and_command_config_read_iso_8859_1_files(tmp_path: Path) -> None:
     assert proc.returncode == 0
 
 
+@pytest.mark.slow
 def test_a_warning_of_a_command_is_labelled_as_one(tmp_path: Path) -> None:
     # UTF-8 in a --command-config file: Kafka would read it otherwise (one
     # character per byte). The warning carries the command and "warning:", as

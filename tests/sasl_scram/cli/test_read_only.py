@@ -12,14 +12,16 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
 from kazoo.client import KazooClient
 
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
 
 DESCRIBE = ("--describe", "--entity-type", "users")
 
 
+@pytest.mark.slow
 def test_describe_on_a_missing_sqlite_store_creates_nothing(tmp_path: Path) -> None:
     missing = tmp_path / "no" / "such" / "dir" / "x.db"
     for who in ((), ("--entity-name", "alice")):
@@ -32,6 +34,7 @@ def test_describe_on_a_missing_sqlite_store_creates_nothing(tmp_path: Path) -> N
     assert "user-principal 'alice'" in _succeeds(f"sqlite:{missing}", *DESCRIBE)
 
 
+@pytest.mark.slow
 def test_a_directory_as_the_store_is_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "state"
     folder.mkdir(mode=0o755)
@@ -103,6 +106,7 @@ def _foreign_database(path: Path) -> None:
         db.execute("CREATE TABLE notes (text TEXT)")
 
 
+@pytest.mark.slow
 def test_describe_on_a_file_without_a_store_writes_nothing(tmp_path: Path) -> None:
     empty, foreign = tmp_path / "empty.db", tmp_path / "foreign.db"
     empty.touch(mode=0o644)
@@ -117,6 +121,7 @@ def test_describe_on_a_file_without_a_store_writes_nothing(tmp_path: Path) -> No
             assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_a_file_that_is_not_a_store_is_one_line(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(bytes(range(256)) * 16)
@@ -131,6 +136,7 @@ def test_a_file_that_is_not_a_store_is_one_line(tmp_path: Path) -> None:
     assert _snapshot(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_a_delete_only_alter_creates_no_store(tmp_path: Path) -> None:
     missing = tmp_path / "no" / "x.db"
     empty = tmp_path / "empty.db"
@@ -153,6 +159,7 @@ def test_a_delete_only_alter_creates_no_store(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_describe_of_a_store_leaves_its_folder_as_it_was(tmp_path: Path) -> None:
     store = tmp_path / "c.db"
     added = kafka_scram(

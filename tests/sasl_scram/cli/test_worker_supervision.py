@@ -21,16 +21,9 @@ from sasl_scram.cli._workers import MAX_DELAY
 from sasl_scram.cli._workers import STABLE_AFTER
 from sasl_scram.cli._workers import Supervisor
 from sasl_scram.endpoint import EndpointConfig
+from tests.support.clock import FakeClock
 
 KILLED = signal.SIGKILL  # the status a killed worker leaves: WIFSIGNALED, SIGKILL
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -42,7 +35,7 @@ def supervisor(tmp_path: Path) -> Iterator[Supervisor]:
         }
     )
     sup = Supervisor(config, io.StringIO(), io.StringIO())
-    sup.clock = FakeClock()
+    sup.clock = FakeClock(1000.0)
     # The pipe the workers write "<index>\n" to when they are ready.
     sup._ready_read, sup._ready_write = os.pipe()
     os.set_blocking(sup._ready_read, False)
@@ -62,7 +55,7 @@ def _restart_delay(sup: Supervisor, index: int) -> float:
     clock = sup.clock
     assert isinstance(clock, FakeClock)
     sup._died(index, 4242, KILLED)
-    return sup.restart_at.pop(index) - clock.now
+    return float(sup.restart_at.pop(index) - clock.now)
 
 
 def test_a_worker_dying_soon_after_ready_is_restarted_with_growing_delays(

@@ -23,9 +23,9 @@ from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import format_properties
 from sasl_scram.config import parse_properties
 from sasl_scram.config import read_properties
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import unb64
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
 
 
 @pytest.fixture(scope="module")

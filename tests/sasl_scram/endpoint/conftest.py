@@ -4,8 +4,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.endpoint_harness import RunningEndpoint
-from tests.javaharness import JavaHarness
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.javaharness import JavaHarness
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """A real ``kafka-scram serve`` process and a raw Kafka-protocol peer for hostile tests.
 
-The server runs as its own process (:class:`tests.serve_process.ServeProcess`)
+The server runs as its own process (:class:`tests.support.serve_process.ServeProcess`)
 so that its memory (RSS from ``/proc/<pid>/status``) can be measured; the peer
 speaks the wire protocol byte by byte, so it can do what no well-behaved client
 does.
@@ -26,8 +26,8 @@ from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 from sasl_scram.store import SQLiteCredentialStore
-from tests.endpoint_harness import seed_users
-from tests.serve_process import ServeProcess
+from tests.support.endpoint_harness import seed_users
+from tests.support.serve_process import ServeProcess
 
 SASL_HANDSHAKE, SASL_AUTHENTICATE, METADATA, API_VERSIONS = 17, 36, 3, 18
 
@@ -44,7 +44,7 @@ def seed(db: Path) -> None:
 
 class Serve(ServeProcess):
     """``kafka-scram serve`` on the SQLite store ``db`` with admin as its super user,
-    started on entering a ``with`` block (see :class:`tests.serve_process.ServeProcess`)."""
+    started on entering a ``with`` block (see :class:`tests.support.serve_process.ServeProcess`)."""
 
     def __init__(
         self,

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.kafka_broker import KafkaBroker
 from tests.sasl_scram.endpoint.serve_process import SASL_HANDSHAKE
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.kafka_broker import KafkaBroker
 
 DESCRIBE, ALTER = 50, 51
 

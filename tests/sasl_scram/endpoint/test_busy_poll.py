@@ -13,8 +13,8 @@ from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint._busy_poll import BusyPoller
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
 
 
 def test_config_default_is_off_and_value_is_read() -> None:
@@ -51,9 +51,12 @@ def cpu_while_sleeping(window: float, sleep: float) -> float:
 
 def test_poller_keeps_the_loop_awake_only_during_the_window() -> None:
     # Spinning: the loop polls with a zero timeout instead of sleeping, so the
-    # window shows up as CPU time; a 1 ms window then leaves it asleep.
-    assert cpu_while_sleeping(0.15, 0.2) > 0.04
-    assert cpu_while_sleeping(0.001, 0.2) < 0.03
+    # window shows up as CPU time; a 1 ms window then leaves it asleep. The
+    # bounds hold with the other xdist worker and other programs sharing the
+    # two cores: a spinning process gets well over a tenth of 150 ms of CPU,
+    # a sleeping one about a millisecond.
+    assert cpu_while_sleeping(0.15, 0.2) > 0.015
+    assert cpu_while_sleeping(0.001, 0.2) < 0.01
 
 
 def test_poller_rejects_a_non_positive_window() -> None:
@@ -86,7 +89,7 @@ def test_busy_polling_endpoint_with_a_lazy_zookeeper_store(zookeeper_hosts: str)
     own: they must still get the interpreter while the loop spins."""
     from sasl_scram.store import ScramUpsertion
     from sasl_scram.store import ZooKeeperCredentialStore
-    from tests.endpoint_harness import seed_users
+    from tests.support.endpoint_harness import seed_users
 
     writer = ZooKeeperCredentialStore(zookeeper_hosts)
     seed_users(writer)

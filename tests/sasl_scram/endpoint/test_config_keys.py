@@ -20,9 +20,9 @@ from sasl_scram.endpoint import _config as endpoint_config
 from sasl_scram.endpoint import _extension as endpoint_extension
 from sasl_scram.endpoint import extension_keys
 from sasl_scram.endpoint import load_extensions
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
+from tests.support.zookeeper_server import free_port
 
 
 def write_server_properties(tmp_path: Path, extra: str) -> Path:
@@ -34,6 +34,7 @@ def write_server_properties(tmp_path: Path, extra: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
@@ -102,6 +103,7 @@ def test_serve_names_file_line_key_and_what_is_accepted(
     assert f"error: {config}:4: {expected}" in error
 
 
+@pytest.mark.slow
 def test_a_bootstrap_file_that_is_a_directory_is_refused_before_the_user_exists(
     tmp_path: Path,
 ) -> None:
@@ -117,6 +119,7 @@ def test_a_bootstrap_file_that_is_a_directory_is_refused_before_the_user_exists(
     assert not (tmp_path / "creds.db").exists()
 
 
+@pytest.mark.slow
 def test_a_bootstrap_file_whose_folder_cannot_be_made_fails_before_ready(
     tmp_path: Path,
 ) -> None:
@@ -134,6 +137,7 @@ def test_a_bootstrap_file_whose_folder_cannot_be_made_fails_before_ready(
     assert not (tmp_path / "creds.db").exists()
 
 
+@pytest.mark.slow
 def test_a_store_whose_folder_cannot_be_made_is_one_line(tmp_path: Path) -> None:
     config = write_server_properties(tmp_path, "")
     result = kafka_scram(
@@ -170,6 +174,7 @@ def test_an_extension_gets_the_values_the_table_parsed(monkeypatch: pytest.Monke
     assert given[0]["node.id"] == 1
 
 
+@pytest.mark.slow
 def test_typo_gets_a_suggestion_with_file_and_line(tmp_path: Path) -> None:
     config = write_server_properties(
         tmp_path,
@@ -185,6 +190,7 @@ def test_typo_gets_a_suggestion_with_file_and_line(tmp_path: Path) -> None:
     assert "s3cret" not in result.stderr
 
 
+@pytest.mark.slow
 def test_an_override_is_named_as_such(tmp_path: Path) -> None:
     config = write_server_properties(tmp_path, "")
     result = kafka_scram("serve", "--config", str(config), "--override", "node.id=-3")

@@ -10,7 +10,7 @@ from sasl_scram import SCRAM_SHA_512
 from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.cli._main import main
-from tests.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import RunningEndpoint
 
 
 def command_config(tmp_path: Path, user: str, password: str) -> str:

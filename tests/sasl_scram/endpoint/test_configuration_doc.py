@@ -8,10 +8,12 @@ what ``tools/config_reference.py`` renders from the tables now.
 
 from __future__ import annotations
 
+import pytest
+
 from sasl_scram.endpoint import ENDPOINT_KEYS
 from sasl_scram.endpoint import extension_keys
-from tests.cli_process import ROOT
-from tests.cli_process import kafka_scram
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import kafka_scram
 from tools.config_reference import render
 from tools.config_reference import updated
 
@@ -34,6 +36,7 @@ def test_every_key_serve_reads_is_documented() -> None:
     assert render().count("\n") == len(keys) + 2
 
 
+@pytest.mark.slow
 def test_serve_help_points_to_the_reference() -> None:
     result = kafka_scram("serve", "--help")
     assert result.returncode == 0 and "docs/configuration.md" in result.stdout

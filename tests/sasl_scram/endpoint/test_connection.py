@@ -24,6 +24,7 @@ from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 from sasl_scram.kafka import frame
+from tests.support.clock import FakeClock
 
 KEYS = [3, 17, 18, 36, 50, 51]
 CRED = {m: ScramCredential.from_password(m, "alice-secret") for m in (SCRAM_SHA_256, SCRAM_SHA_512)}
@@ -32,19 +33,11 @@ GENERIC = (
 )
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000
-
-    def __call__(self) -> int:
-        return self.now
-
-
 class Peer:
     """Drives a ServerConnection with encoded requests, answering its steps."""
 
     def __init__(self, max_reauth_ms: int = 0, max_receive: int = 524288) -> None:
-        self.clock = Clock()
+        self.clock = FakeClock(1_000_000)
         self.conn = ServerConnection(
             ConnectionSettings(
                 mechanisms=(SCRAM_SHA_256, SCRAM_SHA_512),

@@ -19,10 +19,10 @@ from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._deadlines import ThreadAlarm
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
 
 
 class Recorder:
@@ -274,6 +274,7 @@ def test_endpoint_loop_holds_no_timer_while_connections_wait() -> None:
         logged_in.close()
 
 
+@pytest.mark.slow
 def test_endpoint_closes_idle_connections_and_keeps_active_ones() -> None:
     with RunningEndpoint(properties={"connections.max.idle.ms": "400"}) as ep:
         quiet = KafkaConnection(ep.bootstrap, SaslCredentials(SCRAM_SHA_256, *ALICE))
@@ -300,6 +301,7 @@ def test_endpoint_closes_a_connection_that_never_authenticates() -> None:
         assert 0.15 < time.monotonic() - start < 3
 
 
+@pytest.mark.slow
 def test_serve_on_uvloop_closes_unauthenticated_and_idle_connections(tmp_path: Path) -> None:
     """The real ``kafka-scram serve`` process, on uvloop (whose call_soon_threadsafe
     the alarm thread uses), enforces both deadlines."""

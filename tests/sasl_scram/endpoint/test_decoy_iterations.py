@@ -14,10 +14,10 @@ from sasl_scram.store import InMemoryCredentialStore
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import SQLiteCredentialStore
-from tests.endpoint_harness import RunningEndpoint
-from tests.endpoint_harness import token_extension
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import token_extension
 
 
 def _iterations(port: int, user: str, mech: ScramMechanism, token: bool = False) -> int:

@@ -21,8 +21,6 @@ from sasl_scram import SCRAM_SHA_512
 from sasl_scram import SaltedPasswordCache
 from sasl_scram import ScramClient
 from sasl_scram.kafka import encode_request
-from tests.endpoint_harness import ADMIN
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import API_VERSIONS
 from tests.sasl_scram.endpoint.serve_process import METADATA
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
@@ -32,6 +30,8 @@ from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import forged_final
 from tests.sasl_scram.endpoint.serve_process import metadata_request
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.endpoint_harness import ADMIN
+from tests.support.endpoint_harness import ALICE
 
 MiB = 1 << 20
 GENERIC = (
@@ -58,6 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
 # -- 1. the nonce ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("forge", ["prefix", "client-nonce-twice"])
 def test_client_final_nonce_must_equal_the_servers(server: Serve, forge: str) -> None:
     with Peer(server.port) as peer:
@@ -106,6 +107,7 @@ def _pipeline_without_reading(
     return sent, max(peak, serve.rss()) - before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [3, 99])
 def test_pipelining_before_login_without_reading_is_bounded(server: Serve, version: int) -> None:
     # Answers that need no handler and keep the state: a too-new ApiVersions gets
@@ -121,6 +123,7 @@ def test_pipelining_before_login_without_reading_is_bounded(server: Serve, versi
     assert growth <= 4 * MiB, f"grew {growth / MiB:.1f} MiB for {sent / MiB:.1f} MiB sent"
 
 
+@pytest.mark.slow
 def test_pipelining_after_login_without_reading_is_bounded(server: Serve) -> None:
     with Peer(server.port) as peer:
         assert peer.login(*ALICE)["error_code"] == 0
@@ -184,6 +187,7 @@ def _p99(latencies: list[float]) -> float:
     return latencies[int(len(latencies) * 0.99) - 1]
 
 
+@pytest.mark.slow
 def test_huge_metadata_from_a_user_does_not_stall_other_logins(server: Serve) -> None:
     huge = metadata_request(1_000_000)  # about 25 MiB
     assert len(huge) > 20 * MiB
@@ -194,6 +198,7 @@ def test_huge_metadata_from_a_user_does_not_stall_other_logins(server: Serve) ->
     assert growth <= 256 * MiB, f"grew {growth / MiB:.0f} MiB"
 
 
+@pytest.mark.slow
 def test_a_super_users_big_metadata_is_decoded_and_answered_off_the_loop(server: Serve) -> None:
     # 200,000 topics (5 MiB): allowed to a super user by socket.request.max.bytes.
     big = metadata_request(200_000)
@@ -288,6 +293,7 @@ def _known(port: int) -> tuple[str, int]:
     return _decoy(port, ALICE[0])
 
 
+@pytest.mark.slow
 def test_decoys_agree_across_endpoints_and_restarts(tmp_path: Path) -> None:
     db = tmp_path / "data" / "creds.db"
     seed(db)
@@ -307,6 +313,7 @@ def test_decoys_agree_across_endpoints_and_restarts(tmp_path: Path) -> None:
     assert 20 <= len(base64.b64decode(known_salt)) <= 26 and known_iterations >= 4096
 
 
+@pytest.mark.slow
 def test_decoy_secret_override_is_shared_by_whoever_sets_it(tmp_path: Path) -> None:
     db = tmp_path / "data" / "creds.db"
     seed(db)
@@ -321,6 +328,7 @@ def test_decoy_secret_override_is_shared_by_whoever_sets_it(tmp_path: Path) -> N
     assert overridden != stored
 
 
+@pytest.mark.slow
 def test_unknown_and_known_users_cost_the_same_first_step(server: Serve) -> None:
     # Each probe is a new connection; the first step's round trip is timed.
     def first_step(user: str) -> float:

@@ -22,13 +22,13 @@ from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import RemoteScramAdmin
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.store import ScramDeletion
-from tests.endpoint_harness import ADMIN
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import unb64
-from tests.kcat import kcat_metadata
+from tests.support.endpoint_harness import ADMIN
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
+from tests.support.kcat import kcat_metadata
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
 GENERIC = (
@@ -98,6 +98,7 @@ def ck_admin(
     return AdminClient(conf)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", MECHS)
 def test_confluent_kafka(endpoint: RunningEndpoint, mech: str) -> None:
     from confluent_kafka.admin import ScramCredentialInfo
@@ -142,6 +143,7 @@ def ck_login_errors(ep: RunningEndpoint, mech: str, user: str, password: str) ->
     return errors
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", MECHS)
 @pytest.mark.parametrize(("user", "password"), BAD_LOGINS)
 def test_confluent_kafka_bad_login(
@@ -230,6 +232,7 @@ PYTHON_LOGINS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("client", PYTHON_LOGINS)
 @pytest.mark.parametrize("mech", MECHS)
 @pytest.mark.parametrize(("user", "password"), BAD_LOGINS_AND_DELETED)
@@ -253,6 +256,7 @@ def kcat(
     return kcat_metadata(ep.bootstrap, mech, user, password, wait_s)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", MECHS)
 def test_kcat_with_old_librdkafka_is_refused_like_kafka(
     endpoint: RunningEndpoint, mech: str
@@ -264,6 +268,7 @@ def test_kcat_with_old_librdkafka_is_refused_like_kafka(
     assert f"SASL authentication error: {GENERIC.format(mech)}" in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", MECHS)
 @pytest.mark.parametrize(("user", "password"), BAD_LOGINS_AND_DELETED)
 def test_kcat_bad_login(endpoint: RunningEndpoint, mech: str, user: str, password: str) -> None:
@@ -288,7 +293,7 @@ def java_props(ep: RunningEndpoint, mech: str, user: str, password: str) -> str:
     )
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 @pytest.mark.parametrize("mech", MECHS)
 def test_java_clients(endpoint: RunningEndpoint, java_clients: JavaHarness, mech: str) -> None:
     aid = f"a{next(_ids)}"
@@ -340,7 +345,7 @@ def test_java_clients(endpoint: RunningEndpoint, java_clients: JavaHarness, mech
         java_clients.call("close", aid)
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 @pytest.mark.parametrize("mech", MECHS)
 @pytest.mark.parametrize(("user", "password"), BAD_LOGINS_AND_DELETED)
 def test_java_bad_login(
@@ -357,7 +362,7 @@ def test_java_bad_login(
         java_clients.call("close", aid)
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_java_non_super_user_is_refused_admin_rpcs(
     endpoint: RunningEndpoint, java_clients: JavaHarness
 ) -> None:

@@ -20,15 +20,15 @@ from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram import ScramMechanism
 from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
-from tests.endpoint_harness import ALICE
-from tests.forged_nonce import client_final_with_nonce
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
-from tests.kcat import kcat_metadata
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.endpoint_harness import ALICE
+from tests.support.forged_nonce import client_final_with_nonce
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.kcat import kcat_metadata
 
 GENERIC = (
     "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"
@@ -109,6 +109,7 @@ def failed_lines(serve: Serve, user: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", MECHS)
 def test_serve_refuses_kcat_by_default_and_logs_why_once_per_connection(
     strict_serve: Serve, mech: str
@@ -144,6 +145,7 @@ def test_serve_names_no_librdkafka_cause_for_another_prefix(strict_serve: Serve)
     assert forged_login(strict_serve.port, "admin", "admin-secret", "") == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", MECHS)
 def test_serve_with_the_setting_lets_kcat_log_in(legacy_serve: Serve, mech: str) -> None:
     user, password = ALICE

@@ -8,7 +8,7 @@ import pytest
 
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.endpoint import EndpointConfig
-from tests.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import RunningEndpoint
 
 
 def listen_backlog(port: int) -> int:

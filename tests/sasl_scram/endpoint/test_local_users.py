@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import EXE
-from tests.cli_process import child_env
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.cli_process import EXE
+from tests.support.cli_process import child_env
+from tests.support.endpoint_harness import ALICE
 
 
 def mode(path: Path) -> str:
@@ -49,6 +49,7 @@ def test_serve_creates_its_state_owner_only(tmp_path: Path) -> None:
             assert mode(state / name) == "0o600", name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("directory", ["existing", "missing"])
 def test_configs_store_creates_an_owner_only_database(tmp_path: Path, directory: str) -> None:
     db = tmp_path / "new" / "creds.db"
@@ -82,6 +83,7 @@ def test_configs_store_creates_an_owner_only_database(tmp_path: Path, directory:
     assert "bob-secret" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_a_store_readable_by_others_gets_a_warning_naming_it(tmp_path: Path) -> None:
     db = tmp_path / "data" / "creds.db"
     seed(db)
@@ -93,6 +95,7 @@ def test_a_store_readable_by_others_gets_a_warning_naming_it(tmp_path: Path) -> 
             assert peer.login(*ALICE)["error_code"] == 0
 
 
+@pytest.mark.slow
 def test_a_shared_bootstrap_password_file_gets_a_warning(tmp_path: Path) -> None:
     db = tmp_path / "data" / "creds.db"
     props = {

@@ -22,12 +22,12 @@ from sasl_scram import escape_username
 from sasl_scram.endpoint._protocol import loggable
 from sasl_scram.kafka import encode_request
 from sasl_scram.store import SQLiteCredentialStore
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import seed_users
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
 from tests.sasl_scram.endpoint.serve_process import SASL_HANDSHAKE
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import seed_users
 
 #: A whole log record in serve's format (``%(asctime)s %(levelname)s %(name)s``), dated
 #: so that no real record can start with it.

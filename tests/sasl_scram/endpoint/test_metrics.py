@@ -9,16 +9,18 @@ import socket
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
 from tests.sasl_scram.endpoint.test_serve_cli import serve_until_exit
 from tests.sasl_scram.endpoint.test_serve_cli import start
 from tests.sasl_scram.endpoint.test_serve_cli import write_config
-from tests.zookeeper_server import free_port
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.zookeeper_server import free_port
 
 
 class Client:
@@ -69,6 +71,7 @@ def samples_of(text: str) -> dict[str, float]:
     return out
 
 
+@pytest.mark.slow
 def test_metrics_count_logins_failures_and_reauthentications(tmp_path: Path) -> None:
     port, metrics_port = free_port(), free_port()
     config = write_config(
@@ -146,6 +149,7 @@ def test_failed_reauthentication_and_clients_that_cannot_reauthenticate() -> Non
     assert samples[f"kafka_scram_authenticated_connections{labels}"] == 1
 
 
+@pytest.mark.slow
 def test_metrics_port_in_use_is_a_cli_error_without_traceback(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -13,13 +13,15 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from sasl_scram.config import read_properties
-from tests.cli_process import ROOT
-from tests.cli_process import kafka_scram
-from tests.serve_process import read_banner
-from tests.serve_process import start_serve
-from tests.serve_process import stop_serve
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import ROOT
+from tests.support.cli_process import kafka_scram
+from tests.support.serve_process import read_banner
+from tests.support.serve_process import start_serve
+from tests.support.serve_process import stop_serve
+from tests.support.zookeeper_server import free_port
 
 SHIPPED = ROOT / "config" / "server.properties"
 
@@ -41,6 +43,7 @@ def _describe(port: int, properties: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_overriding_listeners_moves_every_address_clients_are_given(tmp_path: Path) -> None:
     admin = tmp_path / "state" / "admin.properties"
     for port in (free_port(), free_port()):  # the second start: the user exists already
@@ -61,6 +64,7 @@ def test_overriding_listeners_moves_every_address_clients_are_given(tmp_path: Pa
         assert "WARNING" not in err, err
 
 
+@pytest.mark.slow
 def test_a_pinned_advertised_listener_on_another_port_is_a_warning(tmp_path: Path) -> None:
     config = tmp_path / "server.properties"
     config.write_text(

@@ -15,8 +15,8 @@ from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 from sasl_scram.store import InMemoryCredentialStore
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import seed_users
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import seed_users
 
 
 class RecordingTransport(asyncio.Transport):

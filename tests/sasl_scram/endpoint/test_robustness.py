@@ -7,6 +7,8 @@ import random
 import socket
 import time
 
+import pytest
+
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import SaltedPasswordCache
 from sasl_scram import ScramClient
@@ -15,8 +17,8 @@ from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
 
 CONNECTIONS = 1000
 
@@ -55,6 +57,7 @@ async def authenticate(host: str, port: int, cache: SaltedPasswordCache) -> bool
         await writer.wait_closed()
 
 
+@pytest.mark.slow
 def test_thousand_concurrent_connections_leave_nothing_behind() -> None:
     with RunningEndpoint() as ep:
         cache = SaltedPasswordCache()
@@ -156,7 +159,7 @@ def test_lookups_that_may_block_run_off_the_event_loop() -> None:
             return super().lookup(user, mechanism)
 
     store = SlowLazyStore()
-    from tests.endpoint_harness import seed_users
+    from tests.support.endpoint_harness import seed_users
 
     seed_users(store)
     with RunningEndpoint(store=store) as ep:

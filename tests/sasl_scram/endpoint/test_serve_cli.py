@@ -12,9 +12,9 @@ import pytest
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.cli._main import main
 from sasl_scram.endpoint import EndpointConfig
-from tests.cli_process import EXE
-from tests.cli_process import child_env
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import EXE
+from tests.support.cli_process import child_env
+from tests.support.zookeeper_server import free_port
 
 
 def write_config(tmp_path: Path, port: int, extra: str = "") -> Path:
@@ -76,6 +76,7 @@ def describe_users(port: int, client_properties: Path) -> tuple[int, str]:
     return code, out.getvalue()
 
 
+@pytest.mark.slow
 def test_serve_bootstraps_admin_and_stops_on_sigterm(tmp_path: Path) -> None:
     port = free_port()
     proc = start(write_config(tmp_path, port))
@@ -121,6 +122,7 @@ def test_serve_bootstraps_admin_and_stops_on_sigterm(tmp_path: Path) -> None:
         proc.communicate(timeout=15)
 
 
+@pytest.mark.slow
 def test_invalid_config_fails_at_start_naming_the_key(tmp_path: Path) -> None:
     config = write_config(tmp_path, free_port(), "connections.max.reauth.ms=soon\n")
     proc = serve_until_exit(config)
@@ -128,6 +130,7 @@ def test_invalid_config_fails_at_start_naming_the_key(tmp_path: Path) -> None:
     assert "connections.max.reauth.ms: expected an integer, got 'soon'" in proc.stderr
 
 
+@pytest.mark.slow
 def test_missing_config_file(tmp_path: Path) -> None:
     proc = subprocess.run(
         [EXE, "serve", "--config", str(tmp_path / "nope")],
@@ -211,6 +214,7 @@ def test_config_repr_hides_secrets() -> None:
         assert secret not in text
 
 
+@pytest.mark.slow
 def test_serve_with_busy_polling_authenticates_and_stops_on_sigterm(tmp_path: Path) -> None:
     port = free_port()
     proc = start(write_config(tmp_path, port, "scram.busy.poll.us=500\n"))

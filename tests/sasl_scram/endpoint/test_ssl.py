@@ -12,9 +12,9 @@ from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.config._client_config import ClientConfig
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
-from tests.tls import self_signed
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.tls import self_signed
 
 
 def test_sasl_ssl_listener(tmp_path: Path) -> None:

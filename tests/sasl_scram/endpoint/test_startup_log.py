@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import EXE
-from tests.cli_process import child_env
-from tests.serve_process import read_banner
-from tests.serve_process import start_serve
-from tests.serve_process import stop_serve
+from tests.support.cli_process import EXE
+from tests.support.cli_process import child_env
+from tests.support.serve_process import read_banner
+from tests.support.serve_process import start_serve
+from tests.support.serve_process import stop_serve
 
 
 def _config(tmp_path: Path, extra: str = "", mode: int = 0o600) -> Path:
-    from tests.zookeeper_server import free_port
+    from tests.support.zookeeper_server import free_port
 
     path = tmp_path / "server.properties"
     path.write_text(
@@ -34,6 +34,7 @@ def _config(tmp_path: Path, extra: str = "", mode: int = 0o600) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("secret", [False, True])
 def test_tokens_are_enabled_or_disabled_not_both(tmp_path: Path, secret: bool) -> None:
     extra = "delegation.token.secret.key=startup-log-secret\n" if secret else ""
@@ -46,6 +47,7 @@ def test_tokens_are_enabled_or_disabled_not_both(tmp_path: Path, secret: bool) -
     assert "startup-log-secret" not in log
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o600])
 def test_a_shared_file_holding_a_secret_is_a_warning(tmp_path: Path, mode: int) -> None:
     config = _config(tmp_path, "delegation.token.secret.key=startup-log-secret\n", mode)
@@ -59,11 +61,13 @@ def test_a_shared_file_holding_a_secret_is_a_warning(tmp_path: Path, mode: int) 
     assert "chmod 600" in warnings[0] and "startup-log-secret" not in log
 
 
+@pytest.mark.slow
 def test_no_warning_for_a_shared_file_without_secrets(tmp_path: Path) -> None:
     log = stop_serve(start_serve(_config(tmp_path, mode=0o644), cwd=tmp_path))
     assert not [line for line in log.splitlines() if " WARNING " in line], log
 
 
+@pytest.mark.slow
 def test_the_banner_commands_run_as_printed(tmp_path: Path) -> None:
     """With kafka-scram not on PATH (as after `make run`), the printed command still runs."""
     env = child_env()

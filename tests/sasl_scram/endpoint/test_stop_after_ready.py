@@ -16,8 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli_process import child_env
-from tests.zookeeper_server import free_port
+import pytest
+
+from tests.support.cli_process import child_env
+from tests.support.zookeeper_server import free_port
 
 #: ``serve`` with the ready announcement followed at once by SIGTERM to itself.
 SCRIPT = """
@@ -36,6 +38,7 @@ sys.exit(main(["serve", "--config", sys.argv[1]]))
 """
 
 
+@pytest.mark.slow
 def test_sigterm_right_after_ready_stops_cleanly(tmp_path: Path) -> None:
     config = tmp_path / "server.properties"
     config.write_text(

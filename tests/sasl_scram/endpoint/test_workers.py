@@ -12,7 +12,6 @@ import re
 import signal
 import time
 import urllib.request
-from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,21 +27,22 @@ from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import ZooKeeperCredentialStore
-from tests.cli_process import assert_one_error
-from tests.cli_process import kafka_scram
-from tests.endpoint_harness import ADMIN
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import seed_users
-from tests.proc_tcp import established_to
 from tests.sasl_scram.endpoint.serve_process import API_VERSIONS
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
 from tests.sasl_scram.endpoint.test_metrics import samples_of
-from tests.serve_process import ServeProcess
-from tests.zookeeper_server import ZooKeeperServer
-from tests.zookeeper_server import create_chroot
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
+from tests.support.endpoint_harness import ADMIN
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import seed_users
+from tests.support.polling import wait_until
+from tests.support.proc_tcp import established_to
+from tests.support.serve_process import ServeProcess
+from tests.support.zookeeper_server import ZooKeeperServer
+from tests.support.zookeeper_server import create_chroot
+from tests.support.zookeeper_server import free_port
 
 STARTED = re.compile(r"Worker (\d+) started \(pid (\d+)\)")
 
@@ -128,13 +128,6 @@ def peer_on(serve: ServeProcess, pid: int, user: tuple[str, str], peers: list[Pe
     raise AssertionError(f"no connection reached worker pid {pid}")
 
 
-def until(check: Callable[[], bool], timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "not within the deadline"
-        time.sleep(0.05)
-
-
 def test_auto_is_one_worker_per_core_this_process_may_use() -> None:
     config = EndpointConfig.from_properties({"scram.credential.store.path": "x.db"})
     assert config.workers == 1  # the default: one process, as before
@@ -144,6 +137,7 @@ def test_auto_is_one_worker_per_core_this_process_may_use() -> None:
     assert config.workers == len(os.sched_getaffinity(0))
 
 
+@pytest.mark.slow
 def test_logins_spread_over_both_workers_and_sigterm_stops_all(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
@@ -167,6 +161,7 @@ def test_logins_spread_over_both_workers_and_sigterm_stops_all(
         assert not Path(f"/proc/{pid}").exists()
 
 
+@pytest.mark.slow
 def test_a_killed_worker_is_restarted_and_logins_go_on(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
@@ -174,7 +169,7 @@ def test_a_killed_worker_is_restarted_and_logins_go_on(
         old = workers(serve)[0]
         os.kill(old, signal.SIGKILL)
         serve.wait_for_log(f"Worker 0 (pid {old}) was killed by signal 9 (SIGKILL); restarting")
-        until(lambda: workers(serve)[0] != old)
+        assert wait_until(lambda: workers(serve)[0] != old, 10, 0.05) is not None
         for _ in range(8):  # the other worker serves meanwhile
             peer, _, ok = login(serve, ALICE)
             peers.append(peer)
@@ -184,6 +179,7 @@ def test_a_killed_worker_is_restarted_and_logins_go_on(
         assert serve.proc is not None and serve.proc.poll() is None
 
 
+@pytest.mark.slow
 def test_workers_stop_when_the_parent_is_killed(tmp_path: Path, db: Path) -> None:
     with serve_workers(tmp_path, db) as serve:
         pids = list(workers(serve).values())
@@ -191,7 +187,7 @@ def test_workers_stop_when_the_parent_is_killed(tmp_path: Path, db: Path) -> Non
         serve.proc.kill()  # no SIGTERM to pass on: the kernel's parent-death signal
         serve.proc.wait(10)
         try:
-            until(lambda: not any(_alive(pid) for pid in pids))
+            assert wait_until(lambda: not any(_alive(pid) for pid in pids), 10, 0.05) is not None
         finally:  # never leave an orphan serving
             for pid in filter(_alive, pids):
                 os.kill(pid, signal.SIGKILL)
@@ -238,7 +234,7 @@ def _user_changed_through_one_worker_is_honoured_by_the_other(
         peers.append(peer)
         return ok and served_by == pid
 
-    until(lambda: bob_logs_in_on(second))
+    assert wait_until(lambda: bob_logs_in_on(second), 10, 0.05) is not None
     _alter(peer_on(serve, second, ADMIN, peers), bob[0], None)
 
     def bob_refused_on(pid: int) -> bool:
@@ -246,9 +242,10 @@ def _user_changed_through_one_worker_is_honoured_by_the_other(
         peers.append(peer)
         return not ok and served_by == pid
 
-    until(lambda: bob_refused_on(first))
+    assert wait_until(lambda: bob_refused_on(first), 10, 0.05) is not None
 
 
+@pytest.mark.slow
 def test_a_user_changed_through_one_worker_is_honoured_by_the_other(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
@@ -279,6 +276,7 @@ def _connections_to(pid: int, port: int) -> list[str]:
     return list(established_to(port, pid))
 
 
+@pytest.mark.slow
 def test_metrics_are_the_exact_sum_over_the_workers(
     tmp_path: Path, db: Path, peers: list[Peer]
 ) -> None:
@@ -311,10 +309,13 @@ def test_metrics_are_the_exact_sum_over_the_workers(
         assert total(samples, "failed_authentication_total") == 5
         assert total(samples, "authentication_latency_ms_count") == 12
         # The gauges: the 12 logged-in connections are still open.
-        until(lambda: total(scrape(), "authenticated_connections") == 12)
+        assert (
+            wait_until(lambda: total(scrape(), "authenticated_connections") == 12, 10, 0.05)
+            is not None
+        )
         for peer in peers:
             peer.close()
-        until(lambda: total(scrape(), "connections") == 0)
+        assert wait_until(lambda: total(scrape(), "connections") == 0, 10, 0.05) is not None
         # A dead worker's counts stay in the totals.
         os.kill(pids[0], signal.SIGKILL)
         serve.wait_for_log("restarting it")
@@ -323,6 +324,7 @@ def test_metrics_are_the_exact_sum_over_the_workers(
         assert total(samples, "failed_authentication_total") == 5
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_is_one_error_and_the_parent_exits_1(tmp_path: Path) -> None:
     # Each worker loads the keystore as it starts listening: both fail alike.
     config = tmp_path / "server.properties"
@@ -339,6 +341,7 @@ def test_a_worker_that_cannot_start_is_one_error_and_the_parent_exits_1(tmp_path
     assert "before it was ready; stopping" in result.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_to_the_parent_stops_every_worker(tmp_path: Path, db: Path) -> None:
     with serve_workers(tmp_path, db) as serve:
         pids = list(workers(serve).values())

@@ -14,9 +14,9 @@ import pytest
 import jaas
 from sasl_scram.config import ClientConfig
 from sasl_scram.integrations import ScramCredentials
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
-from tests.endpoint_harness import token_extension
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import token_extension
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
 # The endpoint logs each login, with "(delegation token)" for a token login.

@@ -32,9 +32,9 @@ from sasl_scram.config import ClientConfig
 from sasl_scram.integrations import ScramCredentials
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
-from tests.proc_tcp import established_to
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.proc_tcp import established_to
 from tokenauth import DelegationToken
 from tokenauth import DelegationTokenClient
 

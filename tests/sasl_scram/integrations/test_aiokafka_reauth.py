@@ -29,7 +29,7 @@ from sasl_scram.integrations import PropertiesFileCredentials
 from sasl_scram.integrations import ScramCredentials
 from sasl_scram.integrations import StaticCredentials
 from sasl_scram.integrations import aiokafka as scram_aiokafka
-from tests.endpoint_harness import ALICE
+from tests.support.endpoint_harness import ALICE
 
 from .conftest import TokenEndpoint
 from .conftest import client_properties
@@ -137,6 +137,7 @@ def auth_lines(caplog: Any, since: int = 0) -> list[re.Match[str]]:
     return [m for m in map(AUTH_LINE.search, caplog.messages[since:]) if m]
 
 
+@pytest.mark.slow
 def test_reauthenticates_in_band_with_a_rotated_token_file(
     installed: None,
     proxied: tuple[TokenEndpoint, CountingProxy],
@@ -227,6 +228,7 @@ class HeldReauthentication:
         return self.credentials
 
 
+@pytest.mark.slow
 def test_requests_sent_during_reauthentication_wait_and_succeed(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
 ) -> None:
@@ -260,6 +262,7 @@ def test_requests_sent_during_reauthentication_wait_and_succeed(
     assert lines[0]["conn"] == lines[1]["conn"]
 
 
+@pytest.mark.slow
 def test_closing_during_a_reauthentication_is_not_an_error(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
 ) -> None:
@@ -293,6 +296,7 @@ def test_closing_during_a_reauthentication_is_not_an_error(
     assert any("re-authentication ended: the connection closed" in r.getMessage() for r in ours)
 
 
+@pytest.mark.slow
 def test_failed_reauthentication_closes_the_connection(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
 ) -> None:

@@ -14,7 +14,7 @@ from sasl_scram.integrations import ScramCredentials
 from sasl_scram.integrations import UnsupportedByClient
 from sasl_scram.integrations import config_from_jaas
 from sasl_scram.integrations import confluent
-from tests.tls import self_signed
+from tests.support.tls import self_signed
 
 from .conftest import MECHS
 from .conftest import TokenEndpoint
@@ -33,6 +33,7 @@ def test_user_login(token_endpoint: TokenEndpoint, mechanism: str) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_wrong_password_is_refused(token_endpoint: TokenEndpoint) -> None:
     line = jaas.scram_login_line("alice", "wrong-secret")
     config = confluent.client_config(client_properties(token_endpoint.ep, line))

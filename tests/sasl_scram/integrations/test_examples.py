@@ -19,6 +19,9 @@ from .conftest import client_properties
 from .conftest import user_line
 from .conftest import write_properties
 
+# Each case runs an example script in a child Python (client libraries imported).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ["kafka_python_client", "aiokafka_client", "pure_sasl_client", "confluent_kafka_client"]
 
@@ -322,7 +325,7 @@ def _spark_cannot_start() -> str:
     return ""
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_spark_example_failing_after_spark_started_ends_with_its_error(tmp_path: Path) -> None:
     """Spark starts (about 10 s), then the login fails: the error is the last line."""
     reason = _spark_cannot_start()

@@ -33,12 +33,12 @@ from sasl_scram.integrations import kafka_python
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import SQLiteCredentialStore
-from tests.endpoint_harness import ALICE
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
-from tests.serve_process import client_properties
-from tests.serve_process import logs_in
-from tests.serve_process import wait_for_login
+from tests.support.endpoint_harness import ALICE
+from tests.support.serve_process import client_properties
+from tests.support.serve_process import logs_in
+from tests.support.serve_process import wait_for_login
 
 # Kafka-python's default bootstrap wait is 30 s; a refusal must end well before.
 FAST = 5.0
@@ -151,6 +151,7 @@ def test_a_refused_login_ends_at_once_with_the_authentication_error(
     assert took < FAST, f"{client} took {took:.1f} s to give up on a {refusal}"
 
 
+@pytest.mark.slow
 def test_kafka_python_still_retries_a_network_error(tmp_path: Path) -> None:
     """Nothing listens yet: kafka-python keeps trying, and logs in once the server is up."""
     db = tmp_path / "creds.db"

@@ -107,6 +107,7 @@ def own_scram_admin(bootstrap: str, username: str, password: str) -> KafkaAdminC
     )
 
 
+@pytest.mark.slow
 def test_kafka_pythons_own_scram_cannot_send_tokens(
     token_endpoint: TokenEndpoint, caplog: Any
 ) -> None:
@@ -119,6 +120,7 @@ def test_kafka_pythons_own_scram_cannot_send_tokens(
     assert endpoint_auth_failures(caplog)
 
 
+@pytest.mark.slow
 def test_username_escaping(token_endpoint: TokenEndpoint, caplog: Any) -> None:
     """kafka-python's own client sends ``n=odd,name=x`` unescaped; ours sends ``odd=2Cname=3Dx``."""
     caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
@@ -185,6 +187,7 @@ def wait_for_reauth(
     raise AssertionError("no re-authentication within the deadline")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["admin", "consumer"])
 def test_reauthentication_picks_up_a_rotated_token(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any, kind: str
@@ -216,6 +219,7 @@ def test_reauthentication_picks_up_a_rotated_token(
         client.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["admin", "consumer"])
 def test_reauthentication_picks_up_a_rotated_token_file(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any, tmp_path: Path, kind: str
@@ -252,6 +256,7 @@ def test_reauthentication_picks_up_a_rotated_token_file(
         client.close()
 
 
+@pytest.mark.slow
 def test_static_token_cannot_survive_its_expiry(
     installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
 ) -> None:

@@ -31,9 +31,9 @@ from sasl_scram.integrations import ScramCredentials
 from sasl_scram.integrations import StaticCredentials
 from sasl_scram.integrations import aiokafka as scram_aiokafka
 from sasl_scram.integrations import kafka_python
-from tests.kafka_broker import REAUTH_MS
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
+from tests.support.kafka_broker import REAUTH_MS
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
 from tokenauth import DelegationToken
 
 from .conftest import RotatingTokens

@@ -21,9 +21,9 @@ from sasl_scram.kafka import ErrorCode
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_request
 from sasl_scram.kafka import decode_request_header
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
-from tests.tcp_proxy import TcpProxy
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.tcp_proxy import TcpProxy
 from tokenauth import DelegationTokenClient
 from tokenauth import TokenRequestError
 

@@ -17,9 +17,9 @@ from typing import Any
 from sasl_scram.kafka._schema import Array
 from sasl_scram.kafka._schema import Field
 from sasl_scram.kafka._schema import Struct
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import unb64
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
 from tools.fetch_kafka_broker import KAFKA_VERSIONS
 from tools.fetch_kafka_broker import is_fetched
 from tools.fetch_kafka_broker import libs_dir

@@ -244,6 +244,7 @@ ALL_VERSIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "version"), ALL_VERSIONS)
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())

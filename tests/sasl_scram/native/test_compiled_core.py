@@ -18,6 +18,9 @@ import pytest
 
 from sasl_scram import _native
 
+# Needs the compiled core (make native) and copies the tree.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[3]
 PROBE = (
     "import sasl_scram, sasl_scram._native as n, sasl_scram._server as s, "

@@ -23,10 +23,13 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import _native
-from tests.cli_process import ROOT
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.serve_process import ServeProcess
+from tests.support.cli_process import ROOT
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.serve_process import ServeProcess
+
+# Builds the sdist and the wheel (mypyc compiles the core): minutes.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 #: The modules tools/build_native.py compiles (docs/architecture.md).
 COMPILED = 13
@@ -141,7 +144,7 @@ def test_installed_imports_the_compiled_core_from_site_packages(venv: Path, tmp_
     assert module.endswith("/sasl_scram/_server.py")
 
 
-@pytest.mark.java
+@pytest.mark.jvm
 def test_installed_serve_runs_it_and_kafkas_java_client_logs_in(venv: Path, tmp_path: Path) -> None:
     admin = tmp_path / "admin.properties"
     serve = ServeProcess(

@@ -8,7 +8,6 @@ real server) stores; expected codes and messages are Kafka's
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import pytest
 
@@ -24,6 +23,7 @@ from sasl_scram.store import DecoyIterationsSource
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import UserDescription
+from tests.support.polling import wait_until
 
 from .conftest import StoreFactory
 
@@ -49,14 +49,6 @@ def dele(user: str, mech: ScramMechanism | int = SCRAM_SHA_256) -> ScramDeletion
 
 def ok(user: str) -> AlterResult:
     return AlterResult(user)
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.01)
 
 
 def test_store_satisfies_protocol(store: CredentialStore) -> None:
@@ -251,7 +243,7 @@ def test_listener_and_unsubscribe(store: CredentialStore) -> None:
     seen: list[str] = []
     remove = store.add_listener(seen.append)
     store.alter([], [ups("alice")])
-    wait_for(lambda: "alice" in seen)
+    assert wait_until(lambda: "alice" in seen) is not None
     remove()
     store.alter([], [ups("bob")])
     time.sleep(0.1)
@@ -270,9 +262,9 @@ def test_failing_listener_does_not_break_store(store: CredentialStore) -> None:
 def test_second_instance_sees_changes(store_factory: StoreFactory) -> None:
     first, second = store_factory(), store_factory()
     first.alter([], [ups("alice")])
-    wait_for(lambda: second.lookup("alice", SCRAM_SHA_256) is not None)
+    assert wait_until(lambda: second.lookup("alice", SCRAM_SHA_256) is not None) is not None
     second.alter([dele("alice")], [])
-    wait_for(lambda: first.lookup("alice", SCRAM_SHA_256) is None)
+    assert wait_until(lambda: first.lookup("alice", SCRAM_SHA_256) is None) is not None
     assert first.describe().results == ()
 
 
@@ -302,7 +294,7 @@ def _settles(
 ) -> None:
     """At once, except where a change notification still has to arrive: a lazy
     store drops the users it names and holds them again at their next lookup."""
-    wait_for(lambda: _common(store, users, mech) == expected)
+    assert wait_until(lambda: _common(store, users, mech) == expected) is not None, expected
 
 
 def test_common_iterations_follow_every_change(store_factory: StoreFactory) -> None:

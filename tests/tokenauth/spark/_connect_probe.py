@@ -16,6 +16,7 @@ from typing import Any
 
 
 def main() -> None:
+    from tests.support.clock import FakeClock
     from tokenauth.spark import JAAS_OPTION
     from tokenauth.spark import JaasConflictError
     from tokenauth.spark import apply_kafka_options
@@ -23,10 +24,9 @@ def main() -> None:
     from tokenauth.spark import kafka_options
 
     from .fakes import FakeBroker
-    from .fakes import FakeClock
 
     server, spark = local_connect_session()
-    token = FakeBroker(FakeClock()).connect().create_token()
+    token = FakeBroker(FakeClock.epoch_ms()).connect().create_token()
     options = kafka_options(token, "b1:9093", security_protocol="SASL_PLAINTEXT")
     other_login = 'x.LoginModule required username="bob" password="bob-pw";'
     seen: dict[str, Any] = {
@@ -117,9 +117,9 @@ def rotation(spark: Any) -> dict[str, Any]:
     import tempfile
     from pathlib import Path
 
-    from tests.endpoint_harness import ALICE
-    from tests.endpoint_harness import RunningEndpoint
-    from tests.endpoint_harness import token_extension
+    from tests.support.endpoint_harness import ALICE
+    from tests.support.endpoint_harness import RunningEndpoint
+    from tests.support.endpoint_harness import token_extension
     from tokenauth import DelegationTokenClient
     from tokenauth.spark import TokenSupervisor
     from tokenauth.spark import apply_kafka_options

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 import jaas
-from tests.endpoint_harness import RunningEndpoint
-from tests.endpoint_harness import token_extension
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import token_extension
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
 from tools.fetch_spark_connector import connector_conf
 
 

@@ -1,7 +1,8 @@
-"""Fakes for the supervisor's unit tests: a clock, a broker, a query.
+"""Fakes for the supervisor's unit tests: a broker and a query, on the tests'
+one fake clock (``tests/support/clock.py``).
 
-The clock, ``T0`` and ``ALICE`` are the token tests' (``tests/tokenauth/conftest.py``),
-re-exported here for the Spark tests.
+``ALICE`` is the token tests' (``tests/tokenauth/conftest.py``), re-exported here
+for the Spark tests.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from collections.abc import Sequence
 
 from sasl_scram import KafkaPrincipal
 from sasl_scram.kafka import ErrorCode
+from tests.support.clock import FakeClock
 from tests.tokenauth.conftest import ALICE as ALICE
-from tests.tokenauth.conftest import T0 as T0
-from tests.tokenauth.conftest import FakeClock as FakeClock
 from tokenauth import DelegationToken
 from tokenauth import TokenInformation
 from tokenauth import TokenRequestError
@@ -28,7 +28,7 @@ class FakeBroker:
 
     def __init__(
         self,
-        clock: FakeClock,
+        clock: FakeClock[int],
         expiry_ms: int = 60_000,
         max_lifetime_ms: int = 240_000,
         skew_ms: int = 0,

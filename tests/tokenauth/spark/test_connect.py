@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+# The probe starts a Spark Connect server (a JVM) in a child process, out of
+# the reach of the fixtures that mark the other Spark tests.
+pytestmark = pytest.mark.spark
+
 ROOT = Path(__file__).resolve().parents[3]
 # Spark Connect's default port: another run on this machine may hold it.
 DEFAULT_CONNECT_PORT = 15002

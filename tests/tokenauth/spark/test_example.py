@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
 from tokenauth.spark import SupervisorState
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "spark_structured_streaming.py"
 PASSWORD = "example-secret"

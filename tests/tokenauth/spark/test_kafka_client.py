@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from sasl_scram.config import ClientConfig
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
 from tokenauth import DelegationToken
 from tokenauth import DelegationTokenClient
 from tokenauth.spark import JAAS_OPTION
@@ -26,7 +26,7 @@ from tokenauth.spark import existing_option
 from tokenauth.spark import kafka_options
 from tokenauth.spark import secret_login
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 
 def alice_client(endpoint: RunningEndpoint) -> DelegationTokenClient:
@@ -137,10 +137,10 @@ def test_sha256_and_the_four_builder_kinds(
 
 
 def test_refuses_to_overwrite_a_user_set_login(spark: Any) -> None:
+    from tests.support.clock import FakeClock
     from tests.tokenauth.spark.fakes import FakeBroker
-    from tests.tokenauth.spark.fakes import FakeClock
 
-    token = FakeBroker(FakeClock()).connect().create_token()
+    token = FakeBroker(FakeClock.epoch_ms()).connect().create_token()
     options = kafka_options(token, "broker:9093")
     user_login = (
         'org.apache.kafka.common.security.scram.ScramLoginModule required username="bob" '
@@ -161,10 +161,10 @@ def test_refuses_to_overwrite_a_user_set_login(spark: Any) -> None:
 
 
 def test_options_repr_hides_the_secret() -> None:
+    from tests.support.clock import FakeClock
     from tests.tokenauth.spark.fakes import FakeBroker
-    from tests.tokenauth.spark.fakes import FakeClock
 
-    token = FakeBroker(FakeClock()).connect().create_token()
+    token = FakeBroker(FakeClock.epoch_ms()).connect().create_token()
     options = kafka_options(token, "b:1", extra={"ssl.truststore.password": "tspw"})
     assert isinstance(options, KafkaOptions)
     text = repr(options) + str(options)

@@ -52,8 +52,8 @@ from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.config import ClientConfig
 from sasl_scram.kafka import ErrorCode
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
 from tests.tokenauth.spark.fakes import FakeQuery
 from tests.tokenauth.spark.fakes import FakeSpark
 from tokenauth import DelegationTokenClient
@@ -66,7 +66,7 @@ from tokenauth.spark import TokenSupervisor
 from tokenauth.spark import apply_kafka_options
 from tokenauth.spark import secret_login
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 TOKEN_LIFETIME_MS = 10_000
 # Replace each token at 40% of its life: a restart (stop, then start from the

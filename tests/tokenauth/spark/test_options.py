@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import jaas
+from tests.support.clock import FakeClock
 from tokenauth import DelegationToken
 from tokenauth.spark import JAAS_OPTION
 from tokenauth.spark import JaasConflictError
@@ -18,12 +19,11 @@ from tokenauth.spark import existing_option
 from tokenauth.spark import kafka_options
 
 from .fakes import FakeBroker
-from .fakes import FakeClock
 
 
 @pytest.fixture
 def token() -> DelegationToken:
-    return FakeBroker(FakeClock()).connect().create_token()
+    return FakeBroker(FakeClock.epoch_ms()).connect().create_token()
 
 
 class ConnectReader:

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from sasl_scram.kafka import ErrorCode
-from tests.endpoint_harness import ALICE
-from tests.endpoint_harness import RunningEndpoint
-from tests.endpoint_harness import token_extension
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.endpoint_harness import token_extension
 from tokenauth import DelegationTokenClient
 from tokenauth import TokenRequestError
 from tokenauth.spark import JAAS_OPTION
@@ -32,7 +32,7 @@ from tokenauth.spark import apply_kafka_options
 from tokenauth.spark import existing_option
 from tokenauth.spark import secret_login
 
-pytestmark = pytest.mark.java
+pytestmark = pytest.mark.jvm
 
 ROWS = 5
 # The first query start alone takes ~2 s on this machine; keep tokens longer.

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.config import ClientConfigError
 from sasl_scram.kafka import ErrorCode
+from tests.support.clock import T0
+from tests.support.clock import FakeClock
 from tokenauth import TokenRequestError
 from tokenauth import hmac_base64
 from tokenauth.spark import SupervisorError
@@ -27,18 +29,16 @@ from tokenauth.spark import secret_login
 from tokenauth.spark._login import token_login_probe
 from tokenauth.spark._rotation import TokenRotation
 
-from .fakes import T0
 from .fakes import FakeBroker
-from .fakes import FakeClock
 from .fakes import FakeSpark
 
 S = SupervisorState
 
 
 def make(
-    clock: FakeClock | None = None, policy: SupervisorPolicy | None = None, **broker_kw: int
-) -> tuple[TokenSupervisor, FakeBroker, FakeSpark, FakeClock]:
-    clock = clock or FakeClock()
+    clock: FakeClock[int] | None = None, policy: SupervisorPolicy | None = None, **broker_kw: int
+) -> tuple[TokenSupervisor, FakeBroker, FakeSpark, FakeClock[int]]:
+    clock = clock or FakeClock.epoch_ms()
     broker = FakeBroker(clock, **broker_kw)
     spark = FakeSpark()
     sup = TokenSupervisor(
@@ -51,11 +51,11 @@ def make(
     return sup, broker, spark, clock
 
 
-def run_until(sup: TokenSupervisor, clock: FakeClock, until_ms: int) -> None:
+def run_until(sup: TokenSupervisor, clock: FakeClock[int], until_ms: int) -> None:
     """Drive step() the way run() does, jumping the clock to each due time."""
     while clock() < until_ms and sup.state not in (S.STOPPED, S.FAILED):
         due = sup.step()
-        clock.now_ms = min(max(due, clock() + 1), until_ms)
+        clock.now = min(max(due, clock() + 1), until_ms)
 
 
 def test_start_obtains_a_token_and_starts_the_query_with_its_options() -> None:
@@ -79,10 +79,10 @@ def test_renews_at_the_ratio_of_the_time_to_expiry() -> None:
     sup, broker, _, clock = make(expiry_ms=60_000, max_lifetime_ms=10 * 60_000)
     sup.start(background=False)
     assert sup.next_renewal_ms() == T0 + 45_000
-    clock.now_ms = T0 + 44_999
+    clock.now = T0 + 44_999
     assert sup.step() == T0 + 45_000
     assert broker.renewed == []
-    clock.now_ms = T0 + 45_000
+    clock.now = T0 + 45_000
     sup.step()
     assert broker.renewed == ["tok0"] and sup.renewals == 1
     # New expiry 45 s + 60 s; the next renewal at 0.75 of the 60 s left.
@@ -123,6 +123,7 @@ def test_rotation_creates_restarts_then_expires_in_that_order() -> None:
     assert targets[i : i + 4] == [S.ROTATING, S.RESTARTING, S.STARTING, S.EXPIRING]
 
 
+@pytest.mark.slow
 def test_many_rotations_over_weeks_keep_exactly_one_live_token() -> None:
     day = 86_400_000
     sup, broker, spark, clock = make(expiry_ms=day, max_lifetime_ms=7 * day)
@@ -141,7 +142,7 @@ def test_rotates_when_a_renewal_can_no_longer_extend_the_expiry() -> None:
         policy=SupervisorPolicy(rotate_ratio=0.9), expiry_ms=100_000, max_lifetime_ms=100_000
     )
     sup.start(background=False)
-    clock.now_ms = T0 + 75_000
+    clock.now = T0 + 75_000
     sup.step()
     assert broker.renewed == [] and broker.created == ["tok0", "tok1"]
     assert broker.expired == ["tok0"]
@@ -150,17 +151,17 @@ def test_rotates_when_a_renewal_can_no_longer_extend_the_expiry() -> None:
 def test_backs_off_exponentially_and_retries_a_failed_rotation() -> None:
     sup, broker, spark, clock = make(expiry_ms=100_000, max_lifetime_ms=120_000)
     sup.start(background=False)
-    clock.now_ms = T0 + 90_000
+    clock.now = T0 + 90_000
     broker.failures = [ConnectionError("down"), TokenRequestError("create", -1)]
     due = sup.step()
     assert sup.state is S.BACKING_OFF and due == clock() + 1_000
     assert spark.queries[0].isActive  # the old query keeps its still-valid token
-    clock.now_ms = due - 1
+    clock.now = due - 1
     assert sup.step() == due  # nothing happens before the retry time
-    clock.now_ms = due
+    clock.now = due
     due2 = sup.step()
     assert sup.state is S.BACKING_OFF and due2 == clock() + 2_000
-    clock.now_ms = due2
+    clock.now = due2
     sup.step()
     assert sup.state is S.RUNNING and broker.created == ["tok0", "tok1"]
     assert broker.expired == ["tok0"]
@@ -172,13 +173,13 @@ def test_backoff_is_capped() -> None:
     policy = SupervisorPolicy(initial_backoff_ms=1_000, max_backoff_ms=4_000)
     sup, broker, _, clock = make(policy=policy, expiry_ms=100_000, max_lifetime_ms=400_000)
     sup.start(background=False)
-    clock.now_ms = T0 + 75_000
+    clock.now = T0 + 75_000
     broker.failures = [ConnectionError()] * 6
     delays = []
     for _ in range(6):
         due = sup.step()
         delays.append(due - clock())
-        clock.now_ms = due
+        clock.now = due
     assert delays == [1_000, 2_000, 4_000, 4_000, 4_000, 4_000]
     sup.step()
     assert broker.renewed == ["tok0"] and sup.state is S.RUNNING
@@ -187,7 +188,7 @@ def test_backoff_is_capped() -> None:
 def test_failed_restart_keeps_the_old_token_until_the_new_query_runs() -> None:
     sup, broker, spark, clock = make(expiry_ms=100_000, max_lifetime_ms=120_000)
     sup.start(background=False)
-    clock.now_ms = T0 + 90_000
+    clock.now = T0 + 90_000
     spark.failures = [RuntimeError("spark said no")]
     due = sup.step()
     assert sup.state is S.BACKING_OFF
@@ -195,7 +196,7 @@ def test_failed_restart_keeps_the_old_token_until_the_new_query_runs() -> None:
     assert sup.query is None and sup.token_id == "tok1"
     # The detail names the exception type only: Spark's messages are not ours to log.
     assert sup.history[-1].detail.startswith("starting failed (RuntimeError)")
-    clock.now_ms = due
+    clock.now = due
     sup.step()
     assert sup.state is S.RUNNING and broker.expired == ["tok0"]
     assert [q.token_id for q in spark.queries] == ["tok0", "tok1"]
@@ -205,7 +206,7 @@ def test_a_token_gone_at_renewal_is_replaced_at_once() -> None:
     sup, broker, spark, clock = make(expiry_ms=60_000, max_lifetime_ms=600_000)
     sup.start(background=False)
     broker.tokens.clear()  # e.g. an operator expired it
-    clock.now_ms = T0 + 45_000
+    clock.now = T0 + 45_000
     sup.step()
     assert sup.state is S.RUNNING and broker.created == ["tok0", "tok1"]
     assert [q.token_id for q in spark.queries] == ["tok0", "tok1"]
@@ -215,22 +216,22 @@ def test_a_token_gone_at_renewal_is_replaced_at_once() -> None:
 def test_expiry_failures_are_retried_then_given_up() -> None:
     sup, broker, _, clock = make(expiry_ms=100_000, max_lifetime_ms=120_000)
     sup.start(background=False)
-    clock.now_ms = T0 + 90_000
+    clock.now = T0 + 90_000
     boom = TokenRequestError("expire", ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH)
     broker.op_failures["expire"] = [boom, boom]
     due = sup.step()
     assert sup.state is S.BACKING_OFF and sup.token_id == "tok1"
-    clock.now_ms = due
+    clock.now = due
     due = sup.step()
-    clock.now_ms = due
+    clock.now = due
     sup.step()
     assert sup.state is S.RUNNING and broker.expired == ["tok0"]
 
     # A token that cannot be expired is given up after five attempts.
-    clock.now_ms = T0 + 90_000 + 91_000
+    clock.now = T0 + 90_000 + 91_000
     broker.op_failures["expire"] = [boom] * 10
     for _ in range(5):
-        clock.now_ms = max(sup.step(), clock())
+        clock.now = max(sup.step(), clock())
     assert sup.state is S.RUNNING and sup.token_id == "tok2"
     assert not sup._tokens.retired and len(broker.op_failures["expire"]) == 5
 
@@ -296,13 +297,13 @@ def test_schedule_follows_the_local_clock_when_the_broker_clock_is_skewed() -> N
     sup, broker, _, clock = make(expiry_ms=60_000, skew_ms=3_600_000)
     sup.start(background=False)
     assert sup.next_renewal_ms() == T0 + 45_000
-    clock.now_ms = T0 + 45_000
+    clock.now = T0 + 45_000
     sup.step()
     assert broker.renewed == ["tok0"]
 
 
 def test_run_loop_with_an_injected_wait() -> None:
-    clock = FakeClock()
+    clock = FakeClock.epoch_ms()
     broker = FakeBroker(clock, expiry_ms=10_000, max_lifetime_ms=40_000)
     spark = FakeSpark()
     waits: list[float] = []
@@ -438,7 +439,7 @@ def rotation_with(
 ) -> tuple[TokenRotation, FakeBroker]:
     """A TokenRotation whose brokers answer the login probe with ``accepted``,
     in order (the probe ``token_login_probe`` builds from a ClientConfig)."""
-    broker = FakeBroker(FakeClock())
+    broker = FakeBroker(FakeClock.epoch_ms())
     answers = iter(accepted)
     rotation = TokenRotation(
         broker.connect, policy, broker.clock, lambda _token, _s: next(answers), lambda _s: False
@@ -471,7 +472,7 @@ def test_a_negative_ready_timeout_is_refused() -> None:
 
 
 def test_a_stop_while_waiting_for_the_brokers_ends_the_wait() -> None:
-    broker = FakeBroker(FakeClock())
+    broker = FakeBroker(FakeClock.epoch_ms())
     rotation = TokenRotation(
         broker.connect, SupervisorPolicy(), broker.clock, lambda _t, _s: False, lambda _s: True
     )
@@ -491,7 +492,7 @@ def test_each_broker_check_is_given_only_the_time_left() -> None:
         time.sleep(within_s)
         return False
 
-    broker = FakeBroker(FakeClock())
+    broker = FakeBroker(FakeClock.epoch_ms())
     policy = SupervisorPolicy(token_ready_timeout_ms=300)
     rotation = TokenRotation(broker.connect, policy, broker.clock, slow_probe, lambda _s: False)
     started = time.monotonic()
@@ -510,7 +511,7 @@ def test_the_login_probe_gives_up_when_its_time_is_up() -> None:
         silent.listen()
         port = silent.getsockname()[1]
         probe = token_login_probe(secret_login(f"127.0.0.1:{port}", "alice", "pw"), 10.0)
-        with FakeBroker(FakeClock()).connect() as client:
+        with FakeBroker(FakeClock.epoch_ms()).connect() as client:
             token = client.create_token()
         started = time.monotonic()
         # Not known yet: the wait then ends with "did not take token within".
@@ -523,7 +524,7 @@ def test_the_login_probe_raises_when_no_broker_is_reachable() -> None:
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]  # bound, not listening: refused at once
         probe = token_login_probe(secret_login(f"127.0.0.1:{port}", "alice", "pw"), 10.0)
-        with FakeBroker(FakeClock()).connect() as client:
+        with FakeBroker(FakeClock.epoch_ms()).connect() as client:
             token = client.create_token()
         with pytest.raises(KafkaConnectionError, match="cannot connect"):
             probe(token, 5.0)

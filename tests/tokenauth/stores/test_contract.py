@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import pytest
 
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram import ScramServer
+from tests.support.clock import T0
+from tests.support.clock import FakeClock
+from tests.support.polling import wait_until
 from tests.tokenauth.conftest import ALICE
 from tests.tokenauth.conftest import BOB
-from tests.tokenauth.conftest import T0
-from tests.tokenauth.conftest import FakeClock
 from tests.tokenauth.conftest import StoreFactory
 from tests.tokenauth.conftest import ctx
 from tokenauth import TokenCache
@@ -23,15 +21,6 @@ from tokenauth import TokenInformation
 from tokenauth import TokenManager
 from tokenauth import TokenStore
 from tokenauth import TokenStoreError
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.01)
-    return condition()
 
 
 def token(token_id: str = "tok-1", expiry: int = T0 + 10) -> TokenInformation:  # noqa: S107
@@ -82,22 +71,22 @@ def test_second_client_sees_changes(store_factory: StoreFactory) -> None:
     reader = store_factory()
     cache = TokenCache(reader, TokenConfig.of("k").secrets)
     writer.put(token())
-    assert wait_for(lambda: cache.get("tok-1") == token())
+    assert wait_until(lambda: cache.get("tok-1") == token()) is not None
     writer.put(token(expiry=T0 + 70))
-    assert wait_for(lambda: cache.get("tok-1") == token(expiry=T0 + 70))
+    assert wait_until(lambda: cache.get("tok-1") == token(expiry=T0 + 70)) is not None
     writer.remove("tok-1")
-    assert wait_for(lambda: cache.get("tok-1") is None)
+    assert wait_until(lambda: cache.get("tok-1") is None) is not None
     cache.close()
 
 
 def test_token_created_by_one_manager_authenticates_at_another(
-    store_factory: StoreFactory, clock: FakeClock
+    store_factory: StoreFactory, clock: FakeClock[int]
 ) -> None:
     config = TokenConfig.of("shared-secret")
     first = TokenManager(config, store_factory(), clock_ms=clock)
     second = TokenManager(config, store_factory(), clock_ms=clock)
     created = first.create_token(ctx(ALICE))
-    assert wait_for(lambda: second.cache.get(created.token_id) is not None)
+    assert wait_until(lambda: second.cache.get(created.token_id) is not None) is not None
     provider = TokenCredentialProvider(second.cache, clock_ms=clock)
     server = ScramServer(SCRAM_SHA_256, lookup=provider)
     client = ScramClient(SCRAM_SHA_256, created.token_id, created.hmac_base64, token_auth=True)
@@ -108,16 +97,19 @@ def test_token_created_by_one_manager_authenticates_at_another(
     # The second manager renews by HMAC and the first sees the new expiry.
     renewed = second.renew_token(ctx(ALICE), created.hmac, 1234)
     assert renewed.expiry_timestamp_ms == clock() + 1234
-    assert wait_for(
-        lambda: (
-            (info := first.cache.get(created.token_id)) is not None
-            and info.expiry_timestamp_ms == clock() + 1234
+    assert (
+        wait_until(
+            lambda: (
+                (info := first.cache.get(created.token_id)) is not None
+                and info.expiry_timestamp_ms == clock() + 1234
+            )
         )
+        is not None
     )
     # The sweep in one process removes the token everywhere.
     clock.advance(2000)
     assert first.sweep() == [created.token_id]
-    assert wait_for(lambda: second.cache.get(created.token_id) is None)
+    assert wait_until(lambda: second.cache.get(created.token_id) is None) is not None
     first.close()
     second.close()
 

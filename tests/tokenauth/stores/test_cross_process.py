@@ -9,9 +9,9 @@ from pathlib import Path
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram import ScramServer
+from tests.support.polling import wait_until
 from tests.tokenauth.conftest import ALICE
 from tests.tokenauth.conftest import ctx
-from tests.tokenauth.stores.test_contract import wait_for
 from tokenauth import SQLiteTokenStore
 from tokenauth import TokenConfig
 from tokenauth import TokenCredentialProvider
@@ -42,7 +42,7 @@ def run_peer(location: str, store: TokenStore) -> None:
         assert peer.stdout.readline().split() == ["authenticated", "alice"]
         word, token_id, password = peer.stdout.readline().split()
         assert word == "created"
-        assert wait_for(lambda: manager.cache.get(token_id) is not None, 10)
+        assert wait_until(lambda: manager.cache.get(token_id) is not None, 10) is not None
         info = manager.cache.get(token_id)
         assert info is not None and info.owner.name == "bob"
         server = ScramServer(SCRAM_SHA_256, lookup=TokenCredentialProvider(manager.cache))

@@ -16,9 +16,9 @@ from sasl_scram.admin import SaslCredentials
 from sasl_scram.cli import main
 from sasl_scram.config import ClientConfig
 from tests.sasl_scram.endpoint.test_serve_cli import start
-from tests.sasl_scram.store.test_contract import wait_for
-from tests.zookeeper_server import ZooKeeperServer
-from tests.zookeeper_server import free_port
+from tests.support.polling import wait_until
+from tests.support.zookeeper_server import ZooKeeperServer
+from tests.support.zookeeper_server import free_port
 from tokenauth import DelegationTokenClient
 
 
@@ -64,7 +64,7 @@ def test_token_and_password_logins_fail_closed_alike(
             token = c.create_token()
         assert _login(port, token.token_id, token.hmac_base64, token=True) == 0
         dedicated_zookeeper.kill()
-        wait_for(lambda: _login(port, "alice", "alice-secret") == 58, 15)
+        assert wait_until(lambda: _login(port, "alice", "alice-secret") == 58, 15) is not None
         for _ in range(20):
             assert _login(port, "alice", "alice-secret") == 58
             assert _login(port, token.token_id, token.hmac_base64, token=True) == 58

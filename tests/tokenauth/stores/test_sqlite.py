@@ -3,7 +3,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tests.sqlite_rows import insert_rows
+from tests.support.sqlite_rows import insert_rows
 from tests.tokenauth.conftest import ALICE
 from tokenauth import SQLiteTokenStore
 from tokenauth import TokenInformation

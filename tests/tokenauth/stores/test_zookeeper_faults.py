@@ -22,9 +22,9 @@ from sasl_scram.store import StoreUnavailable
 from sasl_scram.store import ZooKeeperCredentialStore
 from tests.sasl_scram.store.test_contract import ok
 from tests.sasl_scram.store.test_contract import ups
-from tests.sasl_scram.store.test_contract import wait_for
+from tests.support.polling import wait_until
+from tests.support.zookeeper_server import ZooKeeperServer
 from tests.tokenauth.conftest import ALICE
-from tests.zookeeper_server import ZooKeeperServer
 from tokenauth import TokenInformation
 from tokenauth import TokenStoreUnavailable
 from tokenauth import ZooKeeperTokenStore
@@ -96,7 +96,7 @@ def test_staleness_applies_to_both_stores(dedicated_zookeeper: ZooKeeperServer) 
     try:
         assert creds.alter([], [ups("alice")]) == [ok("alice")]
         dedicated_zookeeper.kill()
-        wait_for(lambda: creds._cache.disconnected, 10)
+        assert wait_until(lambda: creds._cache.disconnected, 10) is not None
         with pytest.raises(CredentialStoreUnavailable):
             creds.lookup("alice", SCRAM_SHA_256)
         with pytest.raises(TokenStoreUnavailable):
@@ -143,7 +143,7 @@ def test_a_store_joining_a_shared_session_during_an_outage_fails_fast(
     result: list[BaseException | ZooKeeperTokenStore] = []
     try:
         dedicated_zookeeper.kill()
-        wait_for(lambda: not creds.client.connected, 10)
+        assert wait_until(lambda: not creds.client.connected, 10) is not None
 
         def open_tokens() -> None:
             try:
@@ -158,8 +158,8 @@ def test_a_store_joining_a_shared_session_during_an_outage_fails_fast(
         assert isinstance(result[0], TokenStoreUnavailable), result
         # The first store still follows ZooKeeper once it is back.
         dedicated_zookeeper.start()
-        wait_for(lambda: creds.client.connected, 15)
+        assert wait_until(lambda: creds.client.connected, 15) is not None
         assert creds.alter([], [ups("late", SCRAM_SHA_256)]) == [ok("late")]
-        wait_for(lambda: creds.lookup("late", SCRAM_SHA_256) is not None, 10)
+        assert wait_until(lambda: creds.lookup("late", SCRAM_SHA_256) is not None, 10) is not None
     finally:
         creds.close()

@@ -8,14 +8,14 @@ from collections.abc import Iterator
 import pytest
 from kazoo.client import KazooClient
 
+from tests.support.clock import T0
+from tests.support.clock import FakeClock
+from tests.support.polling import wait_until
+from tests.support.zookeeper_server import create_chroot
 from tests.tokenauth.conftest import ALICE
 from tests.tokenauth.conftest import BOB
 from tests.tokenauth.conftest import CAROL
-from tests.tokenauth.conftest import T0
-from tests.tokenauth.conftest import FakeClock
 from tests.tokenauth.conftest import ctx
-from tests.tokenauth.stores.test_contract import wait_for
-from tests.zookeeper_server import create_chroot
 from tokenauth import TokenConfig
 from tokenauth import TokenInformation
 from tokenauth import TokenManager
@@ -33,7 +33,7 @@ def raw(zookeeper_hosts: str) -> Iterator[KazooClient]:
 
 
 def test_create_writes_kafkas_layout(
-    zookeeper_hosts: str, raw: KazooClient, clock: FakeClock
+    zookeeper_hosts: str, raw: KazooClient, clock: FakeClock[int]
 ) -> None:
     store = ZooKeeperTokenStore(zookeeper_hosts)
     mgr = TokenManager(
@@ -98,17 +98,20 @@ def test_reads_what_kafka_writes_and_skips_malformed(
     # A broker adds a token and posts a notification: we follow it.
     raw.create("/delegation_token/tokens/later", kafka_json("later"))
     raw.create("/delegation_token/token_changes/token_change_", b"later", sequence=True)
-    assert wait_for(lambda: store.get("later") is not None)
+    assert wait_until(lambda: store.get("later") is not None) is not None
     # A broker deletes one.
     raw.delete("/delegation_token/tokens/v3tok")
     raw.create("/delegation_token/token_changes/token_change_", b"v3tok", sequence=True)
-    assert wait_for(lambda: store.get("v3tok") is None)
+    assert wait_until(lambda: store.get("v3tok") is None) is not None
     # Garbage notifications are skipped without stopping the listener.
     raw.create("/delegation_token/token_changes/token_change_", b"\xff\xfe", sequence=True)
     raw.create("/delegation_token/token_changes/token_change_", b"", sequence=True)
     raw.set("/delegation_token/tokens/v1tok", kafka_json("v1tok", version=2, expiryTimestamp=5))
     raw.create("/delegation_token/token_changes/token_change_", b"v1tok", sequence=True)
-    assert wait_for(lambda: (t := store.get("v1tok")) is not None and t.expiry_timestamp_ms == 5)
+    assert (
+        wait_until(lambda: (t := store.get("v1tok")) is not None and t.expiry_timestamp_ms == 5)
+        is not None
+    )
     store.close()
 
 
@@ -123,7 +126,10 @@ def test_old_notifications_are_purged(zookeeper_hosts: str, raw: KazooClient) ->
     now[0] = stat.ctime / 1000 + 61  # both notifications are older than 60 s now
     store.remove("t2")  # a new notification triggers a processing pass and the purge
     old = {"token_change_0000000000", "token_change_0000000001"}
-    assert wait_for(lambda: not old & set(raw.get_children("/delegation_token/token_changes")))
+    assert (
+        wait_until(lambda: not old & set(raw.get_children("/delegation_token/token_changes")))
+        is not None
+    )
     assert store.get("t1") is not None
     assert store.get("t2") is None
     store.close()
@@ -160,5 +166,5 @@ def test_resync_after_reconnect(zookeeper_hosts: str, raw: KazooClient) -> None:
     store._on_state("LOST")
     raw.create("/delegation_token/tokens/t2", kafka_json("t2"))
     store._on_state("CONNECTED")
-    assert wait_for(lambda: store.get("t2") is not None)
+    assert wait_until(lambda: store.get("t2") is not None) is not None
     store.close()

@@ -12,12 +12,12 @@ from kazoo.security import Id
 from kazoo.security import Permissions
 
 from sasl_scram.store import ZooKeeperSecurity
+from tests.support.clock import T0
+from tests.support.polling import wait_until
+from tests.support.zookeeper_server import SECURE_ZOOKEEPER_USERS
+from tests.support.zookeeper_server import ZooKeeperServer
 from tests.tokenauth.conftest import ALICE
 from tests.tokenauth.conftest import BOB
-from tests.tokenauth.conftest import T0
-from tests.tokenauth.stores.test_contract import wait_for
-from tests.zookeeper_server import SECURE_ZOOKEEPER_USERS
-from tests.zookeeper_server import ZooKeeperServer
 from tokenauth import TokenInformation
 from tokenauth import ZooKeeperTokenStore
 
@@ -49,7 +49,7 @@ def test_tokens_are_sensitive_and_their_notifications_are_not(
         with pytest.raises(NoAuthError):
             anonymous.get("/delegation_token/tokens/tok-1")
         # Another process logged in as the brokers follows the change.
-        assert wait_for(lambda: follower.get("tok-1") is not None)
+        assert wait_until(lambda: follower.get("tok-1") is not None) is not None
     finally:
         for kz in (broker, anonymous):
             kz.stop()

@@ -15,8 +15,8 @@ from sasl_scram import SCRAM_SHA_256
 from sasl_scram.store import SQLiteCredentialStore
 from tests.sasl_scram.store.test_contract import ok
 from tests.sasl_scram.store.test_contract import ups
-from tests.sasl_scram.store.test_contract import wait_for
-from tests.sqlite_rows import insert_rows
+from tests.support.polling import wait_until
+from tests.support.sqlite_rows import insert_rows
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -63,6 +63,7 @@ def test_success_survives_a_crash(tmp_path: Path) -> None:
         store.close()
 
 
+@pytest.mark.slow
 def test_another_process_change_is_noticed(tmp_path: Path) -> None:
     db = tmp_path / "c.db"
     store = SQLiteCredentialStore(db, poll_interval=0.02)
@@ -79,7 +80,7 @@ def test_another_process_change_is_noticed(tmp_path: Path) -> None:
             """
         )
         assert child.returncode == 0, child.stderr
-        wait_for(lambda: store.lookup("bob", SCRAM_SHA_256) is not None)
+        assert wait_until(lambda: store.lookup("bob", SCRAM_SHA_256) is not None) is not None
         assert "bob" in seen
         # And the other way round: the child sees ours.
         assert store.alter([], [ups("carol")]) == [ok("carol")]

@@ -14,10 +14,10 @@ from sasl_scram.store import CredentialStoreUnavailable
 from sasl_scram.store import ZooKeeperCredentialStore
 from tests.sasl_scram.store.test_contract import ok
 from tests.sasl_scram.store.test_contract import ups
-from tests.sasl_scram.store.test_contract import wait_for
-from tests.tcp_proxy import TcpProxy
-from tests.zookeeper_server import ZooKeeperServer
-from tests.zookeeper_server import expire_session
+from tests.support.polling import wait_until
+from tests.support.tcp_proxy import TcpProxy
+from tests.support.zookeeper_server import ZooKeeperServer
+from tests.support.zookeeper_server import expire_session
 
 
 def _records(caplog: pytest.LogCaptureFixture, prefix: str, level: int) -> list[str]:
@@ -39,7 +39,7 @@ def _served_within_3_s(
     store: ZooKeeperCredentialStore, user: str, since: float, event: str
 ) -> None:
     """The store serves ``user``'s change within 3 s of ``event`` (at ``since``)."""
-    wait_for(lambda: _serves(store, user), 10)
+    assert wait_until(lambda: _serves(store, user), 10) is not None
     recovered = time.monotonic() - since
     print(f"served a change {recovered:.2f} s after {event}")
     assert recovered < 3.0, f"took {recovered:.1f} s"
@@ -56,7 +56,7 @@ def test_outage_recovers_within_3_s_and_logs_each_state_once(
     try:
         assert store.alter([], [ups("before")]) == [ok("before")]
         dedicated_zookeeper.kill()
-        wait_for(lambda: store._cache.disconnected, 10)
+        assert wait_until(lambda: store._cache.disconnected, 10) is not None
         time.sleep(12)  # the outage itself (nothing to wait for: ZooKeeper is down)
         with pytest.raises(CredentialStoreUnavailable):
             store.lookup("before", SCRAM_SHA_256)
@@ -111,9 +111,9 @@ def test_logins_never_refused_through_an_expiry_and_a_restart(
         for t in threads:
             t.start()
         expire_session(store.client, hosts)
-        wait_for(lambda: not store._cache.disconnected, 15)
+        assert wait_until(lambda: not store._cache.disconnected, 15) is not None
         dedicated_zookeeper.restart()
-        wait_for(lambda: store.sync(1.0) and not store._cache.disconnected, 20)
+        assert wait_until(lambda: store.sync(1.0) and not store._cache.disconnected, 20) is not None
         stop.set()
         for t in threads:
             t.join(10)
@@ -137,7 +137,7 @@ def test_partition_through_a_proxy_heals_within_3_s(
     try:
         assert store.alter([], [ups("before")]) == [ok("before")]
         proxy.partition("refuse")
-        wait_for(lambda: store._cache.disconnected, 10)
+        assert wait_until(lambda: store._cache.disconnected, 10) is not None
         assert writer.alter([], [ups("during")]) == [ok("during")]
         time.sleep(8)  # the partition itself
         assert _serves(store, "before")  # within max_staleness: still serving

@@ -17,10 +17,10 @@ from sasl_scram import SCRAM_SHA_512
 from sasl_scram import ScramCredential
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import ZooKeeperCredentialStore
-from tests.sasl_scram.store.test_contract import wait_for
+from tests.support.polling import wait_until
+from tests.support.zookeeper_server import create_chroot
 from tests.tokenauth.conftest import ALICE
 from tests.tokenauth.conftest import ctx
-from tests.zookeeper_server import create_chroot
 from tokenauth import TokenConfig
 from tokenauth import TokenManager
 from tokenauth import ZooKeeperTokenStore
@@ -84,7 +84,7 @@ def test_no_znode_data_reaches_a_handler(
     reader = ZooKeeperCredentialStore(chroot)
     try:
         assert store.alter([], [upsert("alice", password, salt)])[0].error == 0
-        wait_for(lambda: reader.lookup("alice", SCRAM_SHA_256) is not None)
+        assert wait_until(lambda: reader.lookup("alice", SCRAM_SHA_256) is not None) is not None
         # A reply kazoo cannot read: its ERROR names the request, data included.
         fail_transaction_replies_once(monkeypatch)
         with contextlib.suppress(Exception):

@@ -12,9 +12,9 @@ from sasl_scram.store import SanitizerError
 from sasl_scram.store import desanitize
 from sasl_scram.store import sanitize
 from sasl_scram.store.zookeeper._format import notification_user
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import unb64
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
 
 # docs/kafka-facts.md §5.2, verified against the JDK.
 VECTORS = [

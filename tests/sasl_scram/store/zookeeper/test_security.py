@@ -26,9 +26,9 @@ from sasl_scram.store.zookeeper._security import SENSITIVE_ROOTS
 from tests.sasl_scram.store.test_contract import SALT
 from tests.sasl_scram.store.test_contract import ok
 from tests.sasl_scram.store.test_contract import ups
-from tests.sasl_scram.store.test_contract import wait_for
-from tests.zookeeper_server import SECURE_ZOOKEEPER_USERS
-from tests.zookeeper_server import ZooKeeperServer
+from tests.support.polling import wait_until
+from tests.support.zookeeper_server import SECURE_ZOOKEEPER_USERS
+from tests.support.zookeeper_server import ZooKeeperServer
 
 BROKER = ZooKeeperSecurity("kafka", SECURE_ZOOKEEPER_USERS["kafka"])
 CREATOR_ONLY = [ACL(Permissions.ALL, Id("sasl", "kafka"))]
@@ -111,7 +111,7 @@ def test_a_second_broker_login_reads_and_follows_the_credentials(secure_hosts: s
     )
     try:
         assert writer.alter([], [ups("alice")]) == [ok("alice")]
-        wait_for(lambda: reader.lookup("alice", SCRAM_SHA_256) is not None)
+        assert wait_until(lambda: reader.lookup("alice", SCRAM_SHA_256) is not None) is not None
         found = reader.lookup("alice", SCRAM_SHA_256)
         expected = ScramCredential.from_password(SCRAM_SHA_256, "secret", salt=SALT)
         assert found is not None and found.stored_key == expected.stored_key
@@ -312,7 +312,7 @@ def test_serve_on_a_secured_zookeeper(
 
     from tests.sasl_scram.endpoint.test_serve_cli import describe_users
     from tests.sasl_scram.endpoint.test_serve_cli import start
-    from tests.zookeeper_server import free_port
+    from tests.support.zookeeper_server import free_port
 
     port = free_port()
     config = tmp_path / "server.properties"

@@ -20,9 +20,9 @@ from sasl_scram.store import sanitize
 from tests.sasl_scram.store.test_contract import dele
 from tests.sasl_scram.store.test_contract import ok
 from tests.sasl_scram.store.test_contract import ups
-from tests.sasl_scram.store.test_contract import wait_for
-from tests.zookeeper_server import ZooKeeperServer
-from tests.zookeeper_server import expire_session
+from tests.support.polling import wait_until
+from tests.support.zookeeper_server import ZooKeeperServer
+from tests.support.zookeeper_server import expire_session
 
 CRED = ScramCredential.from_password(SCRAM_SHA_256, "alice-secret", iterations=8192, salt=b"s")
 CRED512 = ScramCredential.from_password(SCRAM_SHA_512, "alice-secret", salt=b"t")
@@ -99,7 +99,7 @@ def test_reads_what_kafka_writes_and_keeps_quotas(zookeeper_hosts: str, zk: Kazo
             "User%3Abob",
             {"SCRAM-SHA-256": CRED.to_kafka_string(), "consumer_byte_rate": "20000.0"},
         )
-        wait_for(lambda: store.lookup("User:bob", SCRAM_SHA_256) == CRED)
+        assert wait_until(lambda: store.lookup("User:bob", SCRAM_SHA_256) == CRED) is not None
         # Only quotas left: the znode stays, credentials are gone.
         store.alter([dele("User:bob")], [])
         assert json.loads(zk.get("/config/users/User%3Abob")[0]) == {
@@ -151,7 +151,7 @@ def test_malformed_data_is_skipped(zookeeper_hosts: str, zk: KazooClient) -> Non
             # More garbage arriving later never stops the notification follower.
             zk.create("/config/changes/config_change_", b"\xff\xfe", sequence=True)
             kafka_write(zk, "later", {"SCRAM-SHA-256": CRED.to_kafka_string()})
-            wait_for(lambda s=store: s.lookup("later", SCRAM_SHA_256) == CRED)  # type: ignore[misc]
+            assert wait_until(lambda s=store: s.lookup("later", SCRAM_SHA_256) == CRED) is not None  # type: ignore[misc]
             described = {d.user: d for d in store.describe().results}
             assert described["badcred"].error == ErrorCode.UNKNOWN_SERVER_ERROR
             assert described["good"].error == ErrorCode.NONE
@@ -178,7 +178,7 @@ def test_notification_purge_with_injected_clock(zookeeper_hosts: str, zk: KazooC
         # one that triggers this pass included, is now 16 minutes old.
         now[0] += 2 * 60
         store.alter([], [ups("d")])
-        wait_for(lambda: zk.get_children("/config/changes") == [])
+        assert wait_until(lambda: zk.get_children("/config/changes") == []) is not None
         assert store.lookup("d", SCRAM_SHA_256) is not None
     finally:
         store.close()
@@ -215,7 +215,10 @@ def test_notification_expiry_is_configurable(zookeeper_hosts: str, zk: KazooClie
         store.alter([], [ups("a")])
         now[0] += 61
         store.alter([], [ups("b")])
-        wait_for(lambda: zk.get_children("/config/changes") == ["config_change_0000000001"])
+        assert (
+            wait_until(lambda: zk.get_children("/config/changes") == ["config_change_0000000001"])
+            is not None
+        )
     finally:
         store.close()
 
@@ -228,7 +231,7 @@ def test_notifications_processed_in_order(zookeeper_hosts: str, zk: KazooClient)
         creds = [ScramCredential.from_password(SCRAM_SHA_256, f"p{i}", salt=b"s") for i in range(5)]
         for cred in creds:
             kafka_write(zk, "alice", {"SCRAM-SHA-256": cred.to_kafka_string()})
-        wait_for(lambda: store.lookup("alice", SCRAM_SHA_256) == creds[-1])
+        assert wait_until(lambda: store.lookup("alice", SCRAM_SHA_256) == creds[-1]) is not None
         assert store.sync(5)
         assert store.lookup("alice", SCRAM_SHA_256) == creds[-1]
         assert set(seen) == {"alice"}
@@ -263,9 +266,9 @@ def test_lazy_cache_is_bounded_and_invalidated(zookeeper_hosts: str, zk: KazooCl
         assert len(lazy._cache) == 3
         assert lazy.lookup("ghost", SCRAM_SHA_256) is None  # negative entry cached
         writer.alter([], [ups("ghost")])
-        wait_for(lambda: lazy.lookup("ghost", SCRAM_SHA_256) is not None)
+        assert wait_until(lambda: lazy.lookup("ghost", SCRAM_SHA_256) is not None) is not None
         writer.alter([dele("ghost")], [])
-        wait_for(lambda: lazy.lookup("ghost", SCRAM_SHA_256) is None)
+        assert wait_until(lambda: lazy.lookup("ghost", SCRAM_SHA_256) is None) is not None
     finally:
         writer.close()
         lazy.close()
@@ -296,11 +299,11 @@ def test_session_expiry_resyncs(zookeeper_server: ZooKeeperServer, zookeeper_hos
         expire_session(store.client, zookeeper_server.hosts)
         # Changes made around the expiry are picked up by the full resync.
         other.alter([dele("alice")], [ups("bob")])
-        wait_for(lambda: store.lookup("bob", SCRAM_SHA_256) is not None, 15)
-        wait_for(lambda: store.lookup("alice", SCRAM_SHA_256) is None, 15)
+        assert wait_until(lambda: store.lookup("bob", SCRAM_SHA_256) is not None, 15) is not None
+        assert wait_until(lambda: store.lookup("alice", SCRAM_SHA_256) is None, 15) is not None
         # And the notification watch works again afterwards.
         other.alter([], [ups("carol")])
-        wait_for(lambda: store.lookup("carol", SCRAM_SHA_256) is not None)
+        assert wait_until(lambda: store.lookup("carol", SCRAM_SHA_256) is not None) is not None
     finally:
         store.close()
         other.close()
@@ -329,14 +332,20 @@ def test_concurrent_alterations(zookeeper_hosts: str) -> None:
             assert store.sync(5)
             described = store.describe(["shared"]).results[0]
             assert {c.mechanism for c in described.credentials} == {SCRAM_SHA_256, SCRAM_SHA_512}
-            wait_for(lambda s=store: s.lookup("shared", SCRAM_SHA_512) is not None)  # type: ignore[misc]
+            assert (
+                wait_until(lambda s=store: s.lookup("shared", SCRAM_SHA_512) is not None)  # type: ignore[misc]
+                is not None
+            )
             assert all(store.lookup(f"own{i}", SCRAM_SHA_256) for i in range(4))
         # Both caches converge on ZooKeeper's final state.
-        wait_for(
-            lambda: (
-                stores[0].lookup("shared", SCRAM_SHA_256)
-                == stores[1].lookup("shared", SCRAM_SHA_256)
+        assert (
+            wait_until(
+                lambda: (
+                    stores[0].lookup("shared", SCRAM_SHA_256)
+                    == stores[1].lookup("shared", SCRAM_SHA_256)
+                )
             )
+            is not None
         )
     finally:
         for store in stores:
@@ -358,7 +367,7 @@ def test_outage_staleness_fail_closed_and_loud_writes(
     try:
         assert store.alter([], [ups("before")]) == [ok("before")]  # write before
         dedicated_zookeeper.kill()
-        wait_for(lambda: store._cache.disconnected, 10)
+        assert wait_until(lambda: store._cache.disconnected, 10) is not None
         # Within the allowed staleness the cache still answers.
         now[0] += 29
         assert store.lookup("before", SCRAM_SHA_256) is not None
@@ -374,7 +383,7 @@ def test_outage_staleness_fail_closed_and_loud_writes(
         with pytest.raises(CredentialStoreUnavailable):
             store.lookup("before", SCRAM_SHA_256)
         dedicated_zookeeper.start()
-        wait_for(lambda: not store._cache.disconnected, 20)
+        assert wait_until(lambda: not store._cache.disconnected, 20) is not None
         assert store.lookup("before", SCRAM_SHA_256) is not None
         assert store.lookup("during", SCRAM_SHA_256) is None  # never silently applied
         assert store.alter([], [ups("after")]) == [ok("after")]  # write after
@@ -383,8 +392,9 @@ def test_outage_staleness_fail_closed_and_loud_writes(
         store.close()
 
 
+@pytest.mark.slow
 def test_start_fails_loudly_without_zookeeper() -> None:
-    from tests.zookeeper_server import free_port
+    from tests.support.zookeeper_server import free_port
 
     with pytest.raises(CredentialStoreUnavailable):
         ZooKeeperCredentialStore(f"127.0.0.1:{free_port()}", request_timeout=1)

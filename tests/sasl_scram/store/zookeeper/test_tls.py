@@ -22,8 +22,8 @@ from sasl_scram.store import ZooKeeperSecurity
 from sasl_scram.store import ZooKeeperTls
 from tests.sasl_scram.store.test_contract import ok
 from tests.sasl_scram.store.test_contract import ups
-from tests.tls import self_signed
-from tests.zookeeper_server import ZooKeeperServer
+from tests.support.tls import self_signed
+from tests.support.zookeeper_server import ZooKeeperServer
 
 TlsServer = tuple[ZooKeeperServer, Path, Path]
 X509_ONLY = [ACL(Permissions.ALL, Id("x509", "CN=localhost"))]

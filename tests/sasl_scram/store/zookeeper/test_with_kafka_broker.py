@@ -21,22 +21,22 @@ from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
 from sasl_scram.store import open_store
 from sasl_scram.store import sanitize
-from tests.broker_and_serve import PROPAGATION_S
-from tests.broker_and_serve import REFUSED
-from tests.broker_and_serve import login_error
-from tests.broker_and_serve import login_within
-from tests.cli_process import kafka_scram
-from tests.kafka_broker import MECHANISMS
-from tests.kafka_broker import KafkaBroker
-from tests.kafka_broker import unique_name
-from tests.serve_process import ServeProcess
+from tests.support.broker_and_serve import PROPAGATION_S
+from tests.support.broker_and_serve import REFUSED
+from tests.support.broker_and_serve import login_error
+from tests.support.broker_and_serve import login_within
+from tests.support.cli_process import kafka_scram
+from tests.support.kafka_broker import MECHANISMS
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.serve_process import ServeProcess
 
 SHA256, SHA512 = MECHANISMS
 
 
 @pytest.fixture
 def serve(zookeeper_broker_serve: ServeProcess) -> ServeProcess:
-    """The session's serve on the broker's chroot (``tests/broker_and_serve.py``)."""
+    """The session's serve on the broker's chroot (``tests/support/broker_and_serve.py``)."""
     return zookeeper_broker_serve
 
 

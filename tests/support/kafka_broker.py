@@ -44,9 +44,9 @@ from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
-from tests.zookeeper_server import ZooKeeperServer
-from tests.zookeeper_server import create_chroot
-from tests.zookeeper_server import free_port
+from tests.support.zookeeper_server import ZooKeeperServer
+from tests.support.zookeeper_server import create_chroot
+from tests.support.zookeeper_server import free_port
 from tools.fetch_kafka_broker import KAFKA_VERSIONS
 from tools.fetch_kafka_broker import is_fetched
 from tools.fetch_kafka_broker import libs_dir

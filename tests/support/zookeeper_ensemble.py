@@ -2,10 +2,10 @@
 
 Debian's ``zookeeper`` package, run as ``QuorumPeerMain`` JVMs in the
 foreground, each with free client, quorum and election ports and its own data
-directory (each member is a :class:`tests.zookeeper_server.ZooKeeperServer`:
+directory (each member is a :class:`tests.support.zookeeper_server.ZooKeeperServer`:
 the same jars, JVM flags and ``zoo.cfg``, plus the quorum's lines)::
 
-    from tests.zookeeper_ensemble import ZooKeeperEnsemble
+    from tests.support.zookeeper_ensemble import ZooKeeperEnsemble
     with ZooKeeperEnsemble(tmp_path) as ensemble:
         leader = ensemble.leader()
         ensemble.kill(leader)          # SIGKILL, like a crash
@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.zookeeper_server import ZOOKEEPER_JAR
-from tests.zookeeper_server import ZooKeeperServer
-from tests.zookeeper_server import free_port
-from tests.zookeeper_server import zookeeper_available
+from tests.support.zookeeper_server import ZOOKEEPER_JAR
+from tests.support.zookeeper_server import ZooKeeperServer
+from tests.support.zookeeper_server import free_port
+from tests.support.zookeeper_server import zookeeper_available
 
 __all__ = ["EnsembleMember", "ZooKeeperEnsemble", "zookeeper_ensemble"]
 

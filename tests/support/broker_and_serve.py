@@ -23,11 +23,11 @@ from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ErrorCode
-from tests.faults.harness import wait_until
-from tests.kafka_broker import ADMIN_USER
-from tests.kafka_broker import SECRET_KEY
-from tests.kafka_broker import KafkaBroker
-from tests.serve_process import ServeProcess
+from tests.support.kafka_broker import ADMIN_USER
+from tests.support.kafka_broker import SECRET_KEY
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.polling import wait_until
+from tests.support.serve_process import ServeProcess
 
 __all__ = [
     "PROPAGATION_S",

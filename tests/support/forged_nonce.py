@@ -13,7 +13,7 @@ import base64
 
 from sasl_scram import ScramMechanism
 from sasl_scram import ServerFirstMessage
-from tests import rfc5802
+from tests.support import rfc5802
 
 __all__ = ["client_final_with_nonce"]
 

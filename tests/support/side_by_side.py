@@ -1,9 +1,9 @@
 """Kafka's own command-line tools and ``kafka-scram`` side by side.
 
 Both run with the same arguments against the same real broker
-(``tests/kafka_broker.py``); the tests compare exit status, stdout and the
+(``tests/support/kafka_broker.py``); the tests compare exit status, stdout and the
 error text. Kafka's tool runs from the broker's own jars, ours through
-``tests/cli_process.py``.
+``tests/support/cli_process.py``.
 
 A JVM start with a broker's hundred jars costs 2-6 s on this machine, so
 Kafka's tools run in one JVM per broker, ``tests/java/ToolHarness.java``,
@@ -30,11 +30,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_process import kafka_scram
-from tests.javaharness import JavaHarness
-from tests.javaharness import b64
-from tests.javaharness import unb64
-from tests.kafka_broker import KafkaBroker
+from tests.support.cli_process import kafka_scram
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
+from tests.support.kafka_broker import KafkaBroker
 
 __all__ = [
     "KAFKA_ERRORS",

@@ -3,14 +3,14 @@ the foreground on a free loopback port with its own data directory.
 
 Never the system service. Usable from any test package::
 
-    from tests.zookeeper_server import ZooKeeperServer
+    from tests.support.zookeeper_server import ZooKeeperServer
     with ZooKeeperServer(tmp_path) as zk:
         client = KazooClient(hosts=zk.hosts)
 
 ``stop()``/``start()`` (same port, same data) and ``kill()`` (SIGKILL) let
 outage tests take the server away and bring it back. A 3-server quorum is
-:mod:`tests.zookeeper_ensemble` (each member is a ``ZooKeeperServer`` running
-``QuorumPeerMain``); a network partition is :mod:`tests.tcp_proxy`.
+:mod:`tests.support.zookeeper_ensemble` (each member is a ``ZooKeeperServer`` running
+``QuorumPeerMain``); a network partition is :mod:`tests.support.tcp_proxy`.
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ class ZooKeeperServer:
 
 # -- pytest fixtures, importable from any conftest ------------------------------
 #
-#     from tests.zookeeper_server import zookeeper_server, zookeeper_hosts
+#     from tests.support.zookeeper_server import zookeeper_server, zookeeper_hosts
 
 import uuid  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
@@ -357,7 +357,7 @@ def tls_zookeeper_server(
     CN=localhost, also valid for 127.0.0.1) that the CA trusts, for the server
     and for clients alike.
     """
-    from tests.tls import self_signed
+    from tests.support.tls import self_signed
 
     if not zookeeper_available():
         pytest.fail(f"{ZOOKEEPER_JAR} not found: install Debian's zookeeper (make system)")

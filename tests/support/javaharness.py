@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-JAVA_DIR = Path(__file__).parent / "java"
+JAVA_DIR = Path(__file__).parent.parent / "java"
 
 
 def jar_dir() -> Path:

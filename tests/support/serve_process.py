@@ -1,7 +1,7 @@
 """A real ``kafka-scram serve`` process on a free loopback port, its configuration
 and its log in a folder: how the endpoint tests and the fault tests run one.
 
-It runs this checkout's code (``tests/cli_process.py``) as its own process, so
+It runs this checkout's code (``tests/support/cli_process.py``) as its own process, so
 that its memory can be measured, its log read as it is written, and it can be
 stopped with SIGTERM as an operator would.
 """
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-from tests.cli_process import EXE
-from tests.cli_process import child_env
-from tests.zookeeper_server import free_port
+from tests.support.cli_process import EXE
+from tests.support.cli_process import child_env
+from tests.support.zookeeper_server import free_port
 
 READY = "kafka-scram endpoint ready"
 
