@@ -26,6 +26,10 @@ from .conftest import TokenEndpoint
 from .conftest import client_properties
 from .conftest import write_properties
 
+# A wheel build and a new virtualenv: minutes, and the same 30-minute bound
+# as the other wheel-build tests.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+
 ROOT = Path(__file__).resolve().parents[3]
 #: The libraries only serve ([server]) and the ZooKeeper stores ([zookeeper]) need.
 SERVER_ONLY = ("kazoo", "uvloop", "prometheus_client")
