@@ -15,10 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from sasl_scram import KafkaPrincipal
+from sasl_scram.config import read_keys
+from sasl_scram.endpoint import STORE_KEYS
 from sasl_scram.endpoint import EndpointExtension
 from sasl_scram.endpoint import Handler
 from sasl_scram.endpoint import RequestContext
-from sasl_scram.endpoint import zookeeper_store_options
+from sasl_scram.endpoint import store_location
 from sasl_scram.kafka import ApiKey
 from tokenauth._cache import TokenCache
 from tokenauth._config import CONFIG_KEYS
@@ -166,17 +168,13 @@ def endpoint_extension(
         if settings is None
         else TokenConfig.from_values(settings)
     )
-    store: TokenStore
-    if not config.enabled:
-        store = InMemoryTokenStore()
-    elif properties.get("zookeeper.connect", "").strip():
-        store = open_token_store(
-            f"zookeeper:{properties['zookeeper.connect'].strip()}",
-            **zookeeper_store_options(properties),
-        )
-    else:
-        path = properties.get("scram.credential.store.path", "").strip()
-        store = open_token_store(f"sqlite:{path}") if path else InMemoryTokenStore()
+    store: TokenStore = InMemoryTokenStore()
+    if config.enabled:
+        if settings is None:
+            settings = read_keys(STORE_KEYS, properties, getattr(properties, "origins", {}))
+        location = store_location(settings)
+        if location is not None:
+            store = open_token_store(location)
     cache = TokenCache(store, config.secrets)
     manager = TokenManager(config, store, cache=cache)
     sweeper = ExpirySweeper(manager) if config.enabled else None

@@ -47,10 +47,12 @@ def render() -> str:
         "|---|---|---|---|---|",
     ]
     for key in (*ENDPOINT_KEYS, *extension_keys()):
-        kafka = "ours" if key.name.startswith(OURS) else f"`{key.name}`"
+        # A family of keys (every key under a prefix) is one row, ``prefix*``.
+        name = f"{key.name}*" if key.family else key.name
+        kafka = "ours" if key.name.startswith(OURS) else f"`{name}`"
         doc = _cell(key.doc) + (" (a secret: never logged)" if key.secret else "")
         rows.append(
-            f"| `{key.name}` | {_default(key.default)} | {_cell(key.accepted)} | {doc} | {kafka} |"
+            f"| `{name}` | {_default(key.default)} | {_cell(key.accepted)} | {doc} | {kafka} |"
         )
     return "\n".join(rows) + "\n"
 

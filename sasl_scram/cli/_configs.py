@@ -21,6 +21,7 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from typing import Any
 from typing import TextIO
 
@@ -40,6 +41,9 @@ from sasl_scram.store import AlterResult
 from sasl_scram.store import ScramAdmin
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
+
+if TYPE_CHECKING:
+    from sasl_scram.store import StoreLocation
 
 __all__ = ["BACKENDS", "Backend", "Dialect", "open_admin", "register"]
 
@@ -154,30 +158,31 @@ def _positive_seconds(text: str) -> float:
 
 
 def _open_store(args: argparse.Namespace) -> ScramAdmin:
+    from sasl_scram.store import StoreLocation
     from sasl_scram.store import open_store
 
-    location: str = args.store
-    if location.startswith("zookeeper:"):
-        # The same flags as --zookeeper (TLS file, timeout), only the hosts differ.
-        hosts = location[len("zookeeper:") :]
-        return _open_zookeeper(argparse.Namespace(**{**vars(args), "zookeeper": hosts}))
     try:
-        return (
-            _open_sqlite(location, args) if location.startswith("sqlite:") else open_store(location)
-        )
+        location = StoreLocation.parse(args.store)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    if location.scheme == "zookeeper":
+        # The same flags as --zookeeper (TLS file, timeout), only the hosts differ.
+        return _open_zookeeper(argparse.Namespace(**{**vars(args), "zookeeper": location.target}))
+    try:
+        return _open_sqlite(location, args) if location.scheme == "sqlite" else open_store(location)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
 
 
 def _store_location(location: str) -> None:
-    from sasl_scram.store import parse_location
+    from sasl_scram.store import StoreLocation
 
-    scheme, target = parse_location(location)
-    if scheme == "zookeeper":
-        zookeeper_connect(target)
+    parsed = StoreLocation.parse(location)
+    if parsed.scheme == "zookeeper":
+        zookeeper_connect(parsed.target)
 
 
-def _open_sqlite(location: str, args: argparse.Namespace) -> ScramAdmin:
+def _open_sqlite(location: StoreLocation, args: argparse.Namespace) -> ScramAdmin:
     """The SQLite store, created only by an alter that adds a credential."""
     from sasl_scram.store import CredentialStoreUnavailable
     from sasl_scram.store import NoStore

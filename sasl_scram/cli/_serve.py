@@ -8,14 +8,13 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram.cli._main import CommandUsageError
-from sasl_scram.cli._process import LOG_FORMAT
-from sasl_scram.cli._process import run_loop
-from sasl_scram.cli._process import serve
 from sasl_scram.cli._texts import add_core_command
 from sasl_scram.config import ConfigValueError
 from sasl_scram.config import Properties
 from sasl_scram.config import read_properties
+from sasl_scram.endpoint import LOG_FORMAT
 from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import run
 
 __all__ = ["register"]
 
@@ -71,8 +70,4 @@ def _run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO
         if exc.origin == "--override":
             raise CommandUsageError(str(exc)) from None
         raise
-    if config.workers > 1:
-        from sasl_scram.cli._workers import Supervisor
-
-        return Supervisor(config, stdout, stderr).run()
-    return run_loop(serve(config, stdout), config.event_loop)
+    return run(config, stdout=stdout, stderr=stderr)

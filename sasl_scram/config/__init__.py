@@ -18,11 +18,14 @@ from sasl_scram.config._keys import ConfigKey
 from sasl_scram.config._keys import ConfigValueError
 from sasl_scram.config._keys import Parser
 from sasl_scram.config._keys import boolean
+from sasl_scram.config._keys import build
 from sasl_scram.config._keys import choice
 from sasl_scram.config._keys import integer
+from sasl_scram.config._keys import is_known
 from sasl_scram.config._keys import read_keys
 from sasl_scram.config._keys import suggest_key
 from sasl_scram.config._keys import text
+from sasl_scram.config._keys import verbatim
 from sasl_scram.config._principal import USER_TYPE
 from sasl_scram.config._principal import KafkaPrincipal
 from sasl_scram.config._properties import Properties
@@ -43,14 +46,17 @@ __all__ = [
     "Properties",
     "boolean",
     "bootstrap_servers",
+    "build",
     "choice",
     "format_host_port",
     "format_properties",
     "integer",
+    "is_known",
     "parse_properties",
     "read_keys",
     "read_properties",
     "suggest_key",
     "text",
+    "verbatim",
     "zookeeper_connect",
 ]

@@ -3,8 +3,13 @@
 Kafka keeps each broker setting in one ``ConfigDef`` entry (name, type,
 default, validator, documentation) and reports a bad value as
 ``Invalid value X for configuration K: ...``; this is the same idea, small.
-Adding a key is adding one :class:`ConfigKey` to a table; :func:`read_keys`
-is the loop that reads any table, and names the file and line of a bad value.
+Adding a key is adding one :class:`ConfigKey` to a table, naming the field
+of the typed configuration it fills; :func:`read_keys` is the loop that reads
+any table, and names the file and line of a bad value, and :func:`build` turns
+what it read into the typed configuration, field by field.
+
+A key may also name a family of keys, every key under a prefix (``upstream.``):
+its value is then a map from the rest of each name to its parsed value.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from typing import TypeVar
 
 from sasl_scram._errors import ScramConfigError
 
@@ -23,12 +29,17 @@ __all__ = [
     "ConfigKey",
     "Parser",
     "boolean",
+    "build",
     "choice",
     "integer",
+    "is_known",
     "read_keys",
     "suggest_key",
     "text",
+    "verbatim",
 ]
+
+T = TypeVar("T")
 
 #: ``parse(value, parsed_so_far)``: the typed value; raises ValueError saying what is wrong.
 Parser = Callable[[str, Mapping[str, Any]], Any]
@@ -47,6 +58,11 @@ class ConfigKey:
         accepted: What is accepted, for error messages (e.g. "an integer >= 0").
         doc: One line of documentation.
         secret: Never echo the value.
+        field: The attribute of the typed configuration that gets the value
+            (:func:`build`); ``None``: read by name only (an extension's key).
+        family: ``name`` is a prefix (``upstream.``): every given key under it
+            is parsed with ``parse``, and the value is a dict from the rest of
+            each name to its parsed value (``default`` is not used).
     """
 
     name: str
@@ -55,6 +71,12 @@ class ConfigKey:
     accepted: str
     doc: str
     secret: bool = False
+    field: str | None = None
+    family: bool = False
+
+    def covers(self, name: str) -> bool:
+        """Whether ``name`` is this key, or one of its family."""
+        return name.startswith(self.name) if self.family else name == self.name
 
 
 def integer(minimum: int | None = None, maximum: int | None = None) -> Parser:
@@ -100,6 +122,16 @@ def text(value: str, _: Mapping[str, Any]) -> str:
     return value.strip()
 
 
+def verbatim(value: str, _: Mapping[str, Any]) -> str:
+    """The value exactly as written, for a secret whose spaces may be part of it."""
+    return value
+
+
+def is_known(table: Iterable[ConfigKey], name: str) -> bool:
+    """Whether a key of ``table`` (or a family of it) covers ``name``."""
+    return any(key.covers(name) for key in table)
+
+
 def suggest_key(key: str, known: Iterable[str]) -> str | None:
     """The known key closest to a misspelled ``key``, if one is close enough."""
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.8)
@@ -141,17 +173,49 @@ def read_keys(
     origins = origins or {}
     values: dict[str, Any] = {}
     for key in table:
-        raw = props.get(key.name, key.default)
-        if raw is None:
-            values[key.name] = None
+        if key.family:
+            members = sorted(name for name in props if key.covers(name))
+            values[key.name] = {
+                name[len(key.name) :]: _parse(key, name, props[name], values, origins)
+                for name in members
+            }
             continue
-        try:
-            values[key.name] = key.parse(raw, values)
-        except ValueError as exc:
-            # A secret's parser error could quote the value: say only that it is bad.
-            problem = "invalid value" if key.secret else str(exc)
-            raise ConfigValueError(
-                f"{_where(key.name, origins)}{key.name}: {problem}; accepted: {key.accepted}",
-                origins.get(key.name),
-            ) from None
+        raw = props.get(key.name, key.default)
+        values[key.name] = None if raw is None else _parse(key, key.name, raw, values, origins)
     return values
+
+
+def _parse(
+    key: ConfigKey, name: str, raw: str, values: Mapping[str, Any], origins: Mapping[str, str]
+) -> Any:
+    try:
+        return key.parse(raw, values)
+    except ValueError as exc:
+        # A secret's parser error could quote the value: say only that it is bad.
+        problem = "invalid value" if key.secret else str(exc)
+        raise ConfigValueError(
+            f"{_where(name, origins)}{name}: {problem}; accepted: {key.accepted}",
+            origins.get(name),
+        ) from None
+
+
+def build(
+    cls: Callable[..., T], table: Iterable[ConfigKey], values: Mapping[str, Any], **more: Any
+) -> T:
+    """The typed configuration: ``cls`` called with each key's value as the field
+    the key names (the keys of ``table`` that name one), and ``more``.
+
+    ``values`` are what :func:`read_keys` returned; a key without a value
+    (absent, no default) leaves its field to the class's default.
+
+    Raises:
+        ValueError: two keys name the same field (a table's mistake, not the user's).
+    """
+    fields: dict[str, Any] = dict(more)
+    for key in table:
+        if key.field is None or values.get(key.name) is None:
+            continue
+        if key.field in fields:
+            raise ValueError(f"{key.name}: the field {key.field!r} is filled twice")
+        fields[key.field] = values[key.name]
+    return cls(**fields)

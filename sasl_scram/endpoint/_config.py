@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-import re
 import unicodedata
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -21,50 +20,48 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-import jaas
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import ConfigKey
 from sasl_scram.config import KafkaPrincipal
-from sasl_scram.config import Parser
 from sasl_scram.config import boolean
+from sasl_scram.config import build
 from sasl_scram.config import choice
 from sasl_scram.config import integer
+from sasl_scram.config import is_known
 from sasl_scram.config import read_keys
 from sasl_scram.config import suggest_key
 from sasl_scram.config import text
+from sasl_scram.config import verbatim
 from sasl_scram.config import zookeeper_connect
 from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
 from sasl_scram.endpoint._extension import extension_factories
 from sasl_scram.endpoint._extension import factory_keys
+from sasl_scram.endpoint._listeners import LISTENER_KEYS
+from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
-from sasl_scram.store import DEFAULT_MAX_STALENESS
-from sasl_scram.store import MAX_STALENESS_KEY
-from sasl_scram.store import parse_max_staleness
-from sasl_scram.store.zookeeper import CONTEXT_KEY
-from sasl_scram.store.zookeeper import JAAS_FILE_KEY
-from sasl_scram.store.zookeeper import SET_ACL_KEY
-from sasl_scram.store.zookeeper import TLS_KEYS
-from sasl_scram.store.zookeeper import ZooKeeperSecurity
+from sasl_scram.store import StoreLocation
+from sasl_scram.store.zookeeper import ZOOKEEPER_KEYS
+from sasl_scram.store.zookeeper import ZooKeeperOptions
 
 __all__ = [
     "BOOTSTRAP_FILE_KEY",
     "BOOTSTRAP_USER_KEY",
     "ENDPOINT_KEYS",
     "EVENT_LOOP_KEY",
+    "STORE_KEYS",
     "WORKERS_KEY",
     "EndpointConfig",
-    "Listener",
     "extension_keys",
-    "parse_listeners",
+    "store_location",
 ]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
-SUPPORTED_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 # Keys we read ourselves (no Kafka equivalent) are prefixed "scram." so they
 # can never be confused with a Kafka setting.
 STORE_PATH_KEY = "scram.credential.store.path"
+ZOOKEEPER_CONNECT_KEY = "zookeeper.connect"
 AUTH_TIMEOUT_KEY = "scram.authentication.timeout.ms"
 DECOY_SECRET_KEY = "scram.decoy.secret"  # noqa: S105 - the name of a key, not a secret
 BUSY_POLL_KEY = "scram.busy.poll.us"
@@ -81,99 +78,6 @@ BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
 WORKERS_KEY = "scram.workers"
 # More processes than this is a typo, not a machine.
 MAX_WORKERS = 1024
-
-_LISTENER_RE = re.compile(
-    r"(?P<name>[A-Za-z0-9_]+)://(?P<host>\[[^\]]*\]|[^:\s]*):(?P<port>[0-9]+)"
-)
-
-
-@dataclass(frozen=True)
-class Listener:
-    """One ``NAME://host:port`` entry."""
-
-    name: str
-    host: str
-    port: int
-    protocol: str
-
-    def __str__(self) -> str:
-        return f"{self.name}://{self.host}:{self.port}"
-
-
-def _parse_listeners(value: str, protocol_map: Mapping[str, str]) -> list[Listener]:
-    listeners: list[Listener] = []
-    for item in (part.strip() for part in value.split(",")):
-        if not item:
-            continue
-        m = _LISTENER_RE.fullmatch(item)
-        if m is None:
-            raise ValueError(f"{item!r} is not of the form NAME://host:port")
-        port = int(m["port"])
-        if not 0 <= port <= 65535:
-            raise ValueError(f"port {port} is out of range")
-        name = m["name"].upper()
-        protocol = protocol_map.get(name, name)
-        if protocol not in SUPPORTED_PROTOCOLS:
-            raise ValueError(
-                f"listener {name} uses security protocol {protocol}; this endpoint "
-                f"authenticates with SCRAM, so only {', '.join(SUPPORTED_PROTOCOLS)} are supported"
-            )
-        listeners.append(Listener(name, m["host"].strip("[]"), port, protocol))
-    if not listeners:
-        raise ValueError("no listener given")
-    names = [entry.name for entry in listeners]
-    if len(set(names)) != len(names):
-        raise ValueError(f"each listener name must be unique, got {names}")
-    return listeners
-
-
-def parse_listeners(key: str, value: str, protocol_map: Mapping[str, str]) -> list[Listener]:
-    """Parse ``NAME://host:port,...``; only SCRAM's security protocols are accepted.
-
-    Raises:
-        ScramConfigError: naming ``key``.
-    """
-    try:
-        return _parse_listeners(value, protocol_map)
-    except ValueError as exc:
-        raise ScramConfigError(f"{key}: {exc}") from None
-
-
-def _protocol_map(value: str, _: Mapping[str, Any]) -> dict[str, str]:
-    protocol_map: dict[str, str] = {}
-    for item in value.split(","):
-        if item.strip():
-            name, sep, proto = item.partition(":")
-            if not sep:
-                raise ValueError(f"{item!r} is not NAME:PROTOCOL")
-            protocol_map[name.strip().upper()] = proto.strip().upper()
-    return protocol_map
-
-
-def _max_staleness(value: str, _: Mapping[str, Any]) -> float:
-    return parse_max_staleness(value)
-
-
-def _listeners(value: str, parsed: Mapping[str, Any]) -> tuple[Listener, ...]:
-    return tuple(_parse_listeners(value, parsed["listener.security.protocol.map"]))
-
-
-def _advertised(value: str, parsed: Mapping[str, Any]) -> dict[str, Listener]:
-    listeners: tuple[Listener, ...] = parsed["listeners"]
-    advertised = {entry.name: entry for entry in listeners}
-    if value.strip():
-        for entry in _parse_listeners(value, parsed["listener.security.protocol.map"]):
-            if entry.name not in advertised:
-                raise ValueError(f"{entry.name} is not one of the listeners")
-            advertised[entry.name] = entry
-    for name, entry in advertised.items():
-        if entry.host in ("", "0.0.0.0", "::"):  # noqa: S104 - detecting wildcard binds
-            # Clients reconnect to the advertised address; a wildcard is unusable.
-            raise ValueError(
-                f"listener {name} binds {entry.host or 'all interfaces'}; "
-                "set advertised.listeners to an address clients can reach"
-            )
-    return advertised
 
 
 def _mechanisms(value: str, _: Mapping[str, Any]) -> tuple[ScramMechanism, ...]:
@@ -235,73 +139,60 @@ def _bootstrap_file(value: str, _: Mapping[str, Any]) -> Path:
     return path
 
 
-def _optional_integer(minimum: int) -> Parser:
-    parse = integer(minimum)
-    return lambda value, parsed: parse(value, parsed) if value.strip() else None
-
-
 def _zookeeper_connect(value: str, _: Mapping[str, Any]) -> str:
     # Empty: no ZooKeeper; otherwise kazoo would fail on a bad entry only later.
     return zookeeper_connect(value) if value.strip() else ""
 
 
+def _secret_bytes(value: str, _: Mapping[str, Any]) -> bytes | None:
+    return value.strip().encode("utf-8") or None
+
+
 _INT0, _INT1 = "an integer >= 0", "an integer >= 1"
-# What each ZooKeeper login and TLS key does (docs/stores.md has the details).
-_ZK_DOCS = {
-    "zookeeper.session.timeout.ms": "ZooKeeper session timeout (empty: 18 s, as in Kafka)",
-    "zookeeper.connection.timeout.ms": (
-        "bound on connecting and on each ZooKeeper request (empty: the session timeout)"
-    ),
-    JAAS_FILE_KEY: "JAAS file whose Client section (DigestLoginModule) logs in to ZooKeeper",
-    CONTEXT_KEY: "the JAAS section of that file to log in with (default Client)",
-    SET_ACL_KEY: "true: the znodes we create get Kafka's secure ACLs (needs SASL or TLS)",
-    "zookeeper.ssl.client.enable": "true: connect to ZooKeeper over TLS",
-    "zookeeper.clientCnxnSocket": "Kafka's Netty socket class for TLS; accepted, not needed here",
-    "zookeeper.ssl.endpoint.identification.algorithm": (
-        "HTTPS (the default) checks ZooKeeper's host name, empty does not"
-    ),
-    "zookeeper.ssl.keystore.location": "client certificate and key for TLS to ZooKeeper (PEM)",
-    "zookeeper.ssl.keystore.password": "password of the keystore's key",
-    "zookeeper.ssl.keystore.type": "the keystore's type: PEM only (JKS, PKCS12 refused)",
-    "zookeeper.ssl.truststore.location": "CA certificates that verify ZooKeeper (PEM)",
-    "zookeeper.ssl.truststore.password": "password of the truststore",
-    "zookeeper.ssl.truststore.type": "the truststore's type: PEM only (JKS, PKCS12 refused)",
-}
-_ZK_BOOLEANS = frozenset({SET_ACL_KEY, "zookeeper.ssl.client.enable"})
 _SSL = "for SASL_SSL listeners (PEM only)"
 _ANY = "any text"
 
-#: Every key ``kafka-scram serve`` reads. Adding a key is adding one entry.
+#: The keys that name the credential store (the token store lives beside it):
+#: :func:`store_location` reads their values.
+STORE_KEYS: tuple[ConfigKey, ...] = (
+    ConfigKey(
+        STORE_PATH_KEY,
+        "",
+        text,
+        "a file path",
+        "the embedded SQLite credential store",
+        field="store_path",
+    ),
+    ConfigKey(
+        ZOOKEEPER_CONNECT_KEY,
+        "",
+        _zookeeper_connect,
+        "host:port[,host:port][/chroot]",
+        "Kafka's ZooKeeper, as the credential store",
+        field="zookeeper_connect",
+    ),
+    *ZOOKEEPER_KEYS,
+)
+
+#: Every key ``kafka-scram serve`` reads, each naming the field of
+#: :class:`EndpointConfig` it fills (the ZooKeeper keys fill
+#: :class:`~sasl_scram.store.zookeeper.ZooKeeperOptions`, the ``zookeeper`` field).
+#: Adding a key is adding one entry, and the field it names.
 ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
+    *LISTENER_KEYS,
     ConfigKey(
-        "listener.security.protocol.map",
-        "",
-        _protocol_map,
-        "NAME:PROTOCOL,...",
-        "security protocol of each listener name",
+        "node.id", "1", integer(0), _INT0, "the broker id in Metadata answers", field="node_id"
     ),
     ConfigKey(
-        "listeners",
-        "SASL_PLAINTEXT://127.0.0.1:9092",
-        _listeners,
-        "NAME://host:port,... with protocol SASL_PLAINTEXT or SASL_SSL",
-        "addresses to listen on",
+        CLUSTER_ID_KEY, "kafka-scram-cluster-00", text, _ANY, "the cluster id", field="cluster_id"
     ),
-    ConfigKey(
-        "advertised.listeners",
-        "",
-        _advertised,
-        "NAME://host:port,... naming listeners",
-        "addresses clients are told to reconnect to",
-    ),
-    ConfigKey("node.id", "1", integer(0), _INT0, "the broker id in Metadata answers"),
-    ConfigKey(CLUSTER_ID_KEY, "kafka-scram-cluster-00", text, _ANY, "the cluster id"),
     ConfigKey(
         "sasl.enabled.mechanisms",
         "SCRAM-SHA-256,SCRAM-SHA-512",
         _mechanisms,
         f"a comma-separated list of {', '.join(ScramMechanism.names())}",
         "mechanisms offered in SaslHandshake",
+        field="mechanisms",
     ),
     ConfigKey(
         "super.users",
@@ -309,6 +200,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _super_users,
         "principals like User:admin, separated by ';'",
         "principals allowed every operation",
+        field="super_users",
     ),
     ConfigKey(
         "connections.max.reauth.ms",
@@ -316,6 +208,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         integer(0),
         _INT0,
         "KIP-368 session lifetime (0: no re-authentication)",
+        field="max_reauth_ms",
     ),
     ConfigKey(
         "sasl.server.max.receive.size",
@@ -323,14 +216,23 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         integer(1),
         _INT1,
         "largest SASL token before authentication",
+        field="sasl_max_receive",
     ),
-    ConfigKey("socket.request.max.bytes", "104857600", integer(1), _INT1, "largest request"),
+    ConfigKey(
+        "socket.request.max.bytes",
+        "104857600",
+        integer(1),
+        _INT1,
+        "largest request",
+        field="max_request",
+    ),
     ConfigKey(
         "connections.max.idle.ms",
         "600000",
         integer(1),
         _INT1,
         "idle connections are closed after this",
+        field="idle_timeout_ms",
     ),
     # KIP-306: close a connection this long after a failed authentication.
     ConfigKey(
@@ -339,14 +241,23 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         integer(0),
         _INT0,
         "delay before closing after a failed login",
+        field="failed_auth_delay_ms",
     ),
-    ConfigKey(AUTH_TIMEOUT_KEY, "30000", integer(1), _INT1, "time allowed for a login"),
+    ConfigKey(
+        AUTH_TIMEOUT_KEY,
+        "30000",
+        integer(1),
+        _INT1,
+        "time allowed for a login",
+        field="auth_timeout_ms",
+    ),
     ConfigKey(
         BUSY_POLL_KEY,
         "0",
         integer(0, MAX_BUSY_POLL_US),
         f"an integer from 0 to {MAX_BUSY_POLL_US}",
         "microseconds of spinning after each network event (0: off)",
+        field="busy_poll_us",
     ),
     # Each listener's accept queue. Kafka's default is 50, drained by a dedicated
     # Acceptor thread (SocketServer); here the event loop that answers requests
@@ -361,6 +272,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         integer(1),
         _INT1,
         "pending connections each listener queues (the kernel caps it at net.core.somaxconn)",
+        field="listen_backlog",
     ),
     METRICS_LISTENER,
     ConfigKey(
@@ -369,6 +281,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         integer(1),
         _INT1,
         "largest request of an authenticated user who is not a super user",
+        field="user_max_request",
     ),
     ConfigKey(
         USER_MAX_ARRAY_KEY,
@@ -376,6 +289,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         integer(0),
         _INT0,
         "longest array in such a user's request",
+        field="user_max_array",
     ),
     # Kafka 4.x requires the client-final nonce to equal the server's; librdkafka
     # < 2.6.1 repeats its client nonce in front, which Kafka 3.7.2-3.9.x accept
@@ -386,37 +300,17 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         boolean,
         "true or false",
         "also accept librdkafka < 2.6.1's client-final nonce (docs/security.md)",
+        field="legacy_librdkafka_nonce",
     ),
-    ConfigKey(STORE_PATH_KEY, "", text, "a file path", "the embedded SQLite credential store"),
+    *STORE_KEYS,
     ConfigKey(
-        MAX_STALENESS_KEY,
-        str(int(DEFAULT_MAX_STALENESS * 1000)),
-        _max_staleness,
-        "milliseconds (0 or more), or -1 to never fail closed",
-        "how long a store serves its cached copy without ZooKeeper",
-    ),
-    ConfigKey(
-        "zookeeper.connect",
-        "",
-        _zookeeper_connect,
-        "host:port[,host:port][/chroot]",
-        "Kafka's ZooKeeper, as the credential store",
-    ),
-    *(
-        ConfigKey(key, "", _optional_integer(1), _INT1, _ZK_DOCS[key])
-        for key in ("zookeeper.session.timeout.ms", "zookeeper.connection.timeout.ms")
-    ),
-    # Kafka's BOOLEAN keys, checked at start whichever store is used.
-    *(
-        ConfigKey(key, "false", boolean, "true or false", _ZK_DOCS[key])
-        for key in sorted(_ZK_BOOLEANS)
-    ),
-    *(
-        ConfigKey(key, None, text, _ANY, _ZK_DOCS[key], secret="password" in key)
-        for key in sorted({CONTEXT_KEY, JAAS_FILE_KEY, *TLS_KEYS} - _ZK_BOOLEANS)
-    ),
-    ConfigKey(
-        DECOY_SECRET_KEY, None, text, _ANY, "key for decoy salts of unknown users", secret=True
+        DECOY_SECRET_KEY,
+        None,
+        _secret_bytes,
+        _ANY,
+        "key for decoy salts of unknown users",
+        secret=True,
+        field="decoy_secret",
     ),
     ConfigKey(
         BOOTSTRAP_USER_KEY,
@@ -424,6 +318,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _bootstrap_user,
         "a user name without control characters",
         "super user created on first start",
+        field="bootstrap_user",
     ),
     ConfigKey(
         BOOTSTRAP_FILE_KEY,
@@ -431,6 +326,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _bootstrap_file,
         "a file path (not a directory)",
         "where its client properties go",
+        field="bootstrap_file",
     ),
     ConfigKey(
         EVENT_LOOP_KEY,
@@ -438,6 +334,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _event_loop,
         "auto, uvloop (when installed) or asyncio",
         "the event loop",
+        field="event_loop",
     ),
     # One process per core: the listeners are shared with SO_REUSEPORT, each
     # worker has its own event loop and store session (docs/architecture.md).
@@ -447,16 +344,51 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         _workers,
         f"auto (one per core this process may use) or an integer from 1 to {MAX_WORKERS}",
         "worker processes serving the listeners",
-    ),
-    ConfigKey("ssl.keystore.type", None, text, "PEM", f"the keystore's type, {_SSL}"),
-    ConfigKey(
-        "ssl.keystore.location", None, text, "a PEM file path", f"certificate and key, {_SSL}"
+        field="workers",
     ),
     ConfigKey(
-        "ssl.keystore.certificate.chain", None, text, "PEM text", f"the certificates, {_SSL}"
+        "ssl.keystore.type",
+        None,
+        text,
+        "PEM",
+        f"the keystore's type, {_SSL}",
+        field="ssl_keystore_type",
     ),
-    ConfigKey("ssl.keystore.key", None, text, "PEM text", f"the key, {_SSL}", secret=True),
-    ConfigKey("ssl.key.password", None, text, _ANY, f"password of the key, {_SSL}", secret=True),
+    # The keystore's values go to Python's ssl module as written.
+    ConfigKey(
+        "ssl.keystore.location",
+        None,
+        verbatim,
+        "a PEM file path",
+        f"certificate and key, {_SSL}",
+        field="ssl_keystore_location",
+    ),
+    ConfigKey(
+        "ssl.keystore.certificate.chain",
+        None,
+        verbatim,
+        "PEM text",
+        f"the certificates, {_SSL}",
+        field="ssl_keystore_certificate_chain",
+    ),
+    ConfigKey(
+        "ssl.keystore.key",
+        None,
+        verbatim,
+        "PEM text",
+        f"the key, {_SSL}",
+        secret=True,
+        field="ssl_keystore_key",
+    ),
+    ConfigKey(
+        "ssl.key.password",
+        None,
+        verbatim,
+        _ANY,
+        f"password of the key, {_SSL}",
+        secret=True,
+        field="ssl_key_password",
+    ),
 )
 
 
@@ -466,9 +398,10 @@ def extension_keys() -> tuple[ConfigKey, ...]:
 
 
 def _warn_unknown(
-    given: Mapping[str, str], known: Sequence[str], origins: Mapping[str, str]
+    given: Mapping[str, str], table: Sequence[ConfigKey], origins: Mapping[str, str]
 ) -> None:
-    for key in sorted(set(given) - set(known)):
+    known = [key.name for key in table]
+    for key in sorted(name for name in given if not is_known(table, name)):
         close = suggest_key(key, known)
         hint = f"; did you mean {close!r}?" if close else ""
         where = f"{origins[key]}: " if key in origins else ""
@@ -500,7 +433,9 @@ def _warn_shared_secrets(
 
 
 def _warn_advertised_elsewhere(
-    listeners: Sequence[Listener], advertised: Mapping[str, Listener], origins: Mapping[str, str]
+    listeners: Sequence[ListenerAddress],
+    advertised: Mapping[str, ListenerAddress],
+    origins: Mapping[str, str],
 ) -> None:
     """A WARNING when ``listeners`` and ``advertised.listeners`` were set in different
     places (a file and ``--override``) and send clients to another port or host
@@ -522,35 +457,32 @@ def _warn_advertised_elsewhere(
 
 @dataclass(frozen=True)
 class EndpointConfig:
-    """The validated configuration of one endpoint process."""
+    """The validated configuration of one endpoint process: one field per key of
+    :data:`ENDPOINT_KEYS` (the key names it), and what is made of several keys."""
 
-    listeners: tuple[Listener, ...]
-    advertised: dict[str, Listener]
-    node_id: int
-    cluster_id: str
-    mechanisms: tuple[ScramMechanism, ...]
-    super_users: frozenset[KafkaPrincipal]
-    max_reauth_ms: int
-    sasl_max_receive: int
-    max_request: int
-    idle_timeout_ms: int
-    auth_timeout_ms: int
-    failed_auth_delay_ms: int
-    store_location: str
+    listeners: tuple[ListenerAddress, ...] = ()
+    advertised: dict[str, ListenerAddress] = field(default_factory=dict)
+    #: ``listener.security.protocol.map``, by listener name.
+    protocol_map: dict[str, str] = field(default_factory=dict)
+    node_id: int = 1
+    cluster_id: str = ""
+    mechanisms: tuple[ScramMechanism, ...] = ()
+    super_users: frozenset[KafkaPrincipal] = frozenset()
+    max_reauth_ms: int = 0
+    sasl_max_receive: int = 524288
+    max_request: int = 104857600
+    idle_timeout_ms: int = 600000
+    auth_timeout_ms: int = 30000
+    failed_auth_delay_ms: int = 100
     #: Frame and array caps for authenticated users that are not super users.
-    user_max_request: int
-    user_max_array: int
+    user_max_request: int = 1048576
+    user_max_array: int = 10000
     #: Adaptive busy polling window in microseconds; 0 (default) lets the loop sleep.
-    busy_poll_us: int
-    # Secrets (the decoy key, ssl.key.password, an inline PEM key): never in a repr.
-    decoy_secret: bytes | None = field(repr=False)
-    ssl_keystore: dict[str, str] = field(repr=False)
-    properties: dict[str, str] = field(repr=False)
-    #: Options for a ZooKeeper store (login, ACLs, timeouts); the login's repr
-    #: hides its password.
-    zookeeper_options: dict[str, Any] = field(default_factory=dict)
+    busy_poll_us: int = 0
     #: ``socket.listen.backlog.size``: pending connections each listener queues.
     listen_backlog: int = 4096
+    #: ``scram.metrics.listener``: where /metrics is served (``None``: off).
+    metrics_listener: tuple[str, int] | None = None
     #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.
     event_loop: str = "auto"
     #: ``scram.legacy.librdkafka.nonce.enable``: accept librdkafka < 2.6.1's
@@ -562,17 +494,46 @@ class EndpointConfig:
     #: client properties go (``scram.bootstrap.client.properties``).
     bootstrap_user: str | None = None
     bootstrap_file: Path = Path("bootstrap-admin.properties")
+    #: ``scram.credential.store.path`` and ``zookeeper.connect`` as given; the
+    #: store they name, with its options, is :attr:`store`.
+    store_path: str = ""
+    zookeeper_connect: str = ""
+    #: The ZooKeeper keys (used when ``zookeeper.connect`` is set).
+    zookeeper: ZooKeeperOptions = field(default_factory=ZooKeeperOptions)
+    #: The credential store: its location and the options it is opened with.
+    store: StoreLocation = field(default_factory=StoreLocation.memory)
+    # Secrets (the decoy key, ssl.key.password, an inline PEM key): never in a repr.
+    decoy_secret: bytes | None = field(default=None, repr=False)
+    ssl_keystore_type: str | None = None
+    ssl_keystore_location: str | None = None
+    ssl_keystore_certificate_chain: str | None = field(default=None, repr=False)
+    ssl_keystore_key: str | None = field(default=None, repr=False)
+    ssl_key_password: str | None = field(default=None, repr=False)
+    #: The properties as given (after overrides), for the extensions.
+    properties: dict[str, str] = field(default_factory=dict, repr=False)
     #: Every key of the table (the extensions' keys included) as its parser
     #: returned it, for the extensions (``load_extensions``): parsed once.
     settings: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
-    def store_options(self) -> dict[str, Any]:
-        """Keyword options for the credential store this configuration names."""
-        return dict(self.zookeeper_options)
+    @property
+    def ssl_keystore(self) -> dict[str, str]:
+        """The ``ssl.keystore.*`` and ``ssl.key.password`` values that are set, by key."""
+        values = {
+            "ssl.keystore.type": self.ssl_keystore_type,
+            "ssl.keystore.location": self.ssl_keystore_location,
+            "ssl.keystore.certificate.chain": self.ssl_keystore_certificate_chain,
+            "ssl.keystore.key": self.ssl_keystore_key,
+            "ssl.key.password": self.ssl_key_password,
+        }
+        return {key: value for key, value in values.items() if value is not None}
 
     @classmethod
     def from_properties(
-        cls, given: Mapping[str, str], extra_keys: Sequence[ConfigKey] | None = None
+        cls,
+        given: Mapping[str, str],
+        extra_keys: Sequence[ConfigKey] | None = None,
+        *,
+        keys: Sequence[ConfigKey] = ENDPOINT_KEYS,
     ) -> EndpointConfig:
         """Validate ``server.properties`` values (after overrides).
 
@@ -581,112 +542,66 @@ class EndpointConfig:
                 tells where each was set, and errors name that file and line.
             extra_keys: Keys other packages read (default: those of the
                 installed endpoint extensions), so they are not "unknown".
+            keys: The table (a subclass adding a field passes its own).
 
         Raises:
             ScramConfigError: naming the file, line and key, and what is accepted.
         """
         origins: Mapping[str, str] = getattr(given, "origins", {})
-        table = (*ENDPOINT_KEYS, *(extension_keys() if extra_keys is None else extra_keys))
-        _warn_unknown(given, [key.name for key in table], origins)
+        table = (*keys, *(extension_keys() if extra_keys is None else extra_keys))
+        _warn_unknown(given, table, origins)
         _warn_shared_secrets(table, given, origins)
         v = read_keys(table, given, origins)
         _warn_advertised_elsewhere(v["listeners"], v["advertised.listeners"], origins)
-        props = {key.name: key.default for key in ENDPOINT_KEYS if key.default is not None}
-        props.update(given)
-        location, zk_options = _store(v, props)
-        ssl = {k: val for k, val in props.items() if k.startswith("ssl.")}
-        if any(entry.protocol == "SASL_SSL" for entry in v["listeners"]):
-            _check_ssl(v)
-        decoy = v[DECOY_SECRET_KEY]
-        return cls(
-            listeners=v["listeners"],
-            advertised=v["advertised.listeners"],
-            node_id=v["node.id"],
-            cluster_id=v[CLUSTER_ID_KEY],
-            mechanisms=v["sasl.enabled.mechanisms"],
-            super_users=v["super.users"],
-            max_reauth_ms=v["connections.max.reauth.ms"],
-            sasl_max_receive=v["sasl.server.max.receive.size"],
-            max_request=v["socket.request.max.bytes"],
-            idle_timeout_ms=v["connections.max.idle.ms"],
-            auth_timeout_ms=v[AUTH_TIMEOUT_KEY],
-            failed_auth_delay_ms=v["connection.failed.authentication.delay.ms"],
-            store_location=location,
-            user_max_request=v[USER_MAX_REQUEST_KEY],
-            user_max_array=v[USER_MAX_ARRAY_KEY],
-            busy_poll_us=v[BUSY_POLL_KEY],
-            decoy_secret=decoy.encode("utf-8") if decoy else None,
-            ssl_keystore=ssl,
-            properties=props,
-            zookeeper_options=zk_options,
-            listen_backlog=v[BACKLOG_KEY],
-            event_loop=v[EVENT_LOOP_KEY],
-            legacy_librdkafka_nonce=v[LEGACY_NONCE_KEY],
-            workers=v[WORKERS_KEY],
-            bootstrap_user=v[BOOTSTRAP_USER_KEY],
-            bootstrap_file=v[BOOTSTRAP_FILE_KEY],
+        location = store_location(v)
+        if location is None:
+            raise ScramConfigError(
+                f"no credential store: set {STORE_PATH_KEY} (embedded SQLite file) "
+                f"or {ZOOKEEPER_CONNECT_KEY}"
+            )
+        config = build(
+            cls,
+            # The ZooKeeper keys fill their own type, the ``zookeeper`` field.
+            [key for key in table if key not in ZOOKEEPER_KEYS],
+            v,
+            zookeeper=ZooKeeperOptions.from_settings(v),
+            store=location,
+            properties={
+                **{key.name: key.default for key in keys if key.default is not None},
+                **given,
+            },
             settings=v,
         )
+        if any(entry.protocol == "SASL_SSL" for entry in config.listeners):
+            _check_ssl(config)
+        return config
 
 
-def _store(v: Mapping[str, Any], props: Mapping[str, str]) -> tuple[str, dict[str, Any]]:
-    store, zk = v[STORE_PATH_KEY], v["zookeeper.connect"]
-    if store and zk:
-        raise ScramConfigError(f"set either zookeeper.connect or {STORE_PATH_KEY}, not both")
-    if zk:
-        return f"zookeeper:{zk}", zookeeper_store_options(props)
-    if store:
-        return f"sqlite:{store}", {}
-    raise ScramConfigError(
-        f"no credential store: set {STORE_PATH_KEY} (embedded SQLite file) or zookeeper.connect"
-    )
+def store_location(settings: Mapping[str, Any]) -> StoreLocation | None:
+    """The credential store the parsed keys name (``None``: neither key is set), with
+    its options; the token store of the same endpoint lives there too.
+
+    Raises:
+        ScramConfigError: both keys set, or an unusable ZooKeeper login.
+    """
+    path, connect = settings.get(STORE_PATH_KEY), settings.get(ZOOKEEPER_CONNECT_KEY)
+    if path and connect:
+        raise ScramConfigError(f"set either {ZOOKEEPER_CONNECT_KEY} or {STORE_PATH_KEY}, not both")
+    if connect:
+        options = ZooKeeperOptions.from_settings(settings).store_options()
+        return StoreLocation.zookeeper(connect, **options)
+    if path:
+        return StoreLocation.sqlite(path)
+    return None
 
 
-def _check_ssl(v: Mapping[str, Any]) -> None:
-    if (v["ssl.keystore.type"] or "PEM").upper() != "PEM":
+def _check_ssl(config: EndpointConfig) -> None:
+    if (config.ssl_keystore_type or "PEM").upper() != "PEM":
         raise ScramConfigError("ssl.keystore.type: only PEM is supported")
-    if not (v["ssl.keystore.location"] or v["ssl.keystore.certificate.chain"]):
+    location = (config.ssl_keystore_location or "").strip()
+    if not (location or (config.ssl_keystore_certificate_chain or "").strip()):
         raise ScramConfigError(
             "SASL_SSL listener needs ssl.keystore.location (a PEM file with the "
             "certificate chain and private key) or ssl.keystore.certificate.chain "
             "and ssl.keystore.key"
         )
-
-
-def zookeeper_store_options(props: Mapping[str, str]) -> dict[str, Any]:
-    """Keyword options for a ZooKeeper credential or token store, from server properties.
-
-    ``scram.store.max.staleness.ms`` (default 60 s; ``-1`` never fails
-    closed, as a broker), one ZooKeeper session shared by the stores of the
-    process, ``zookeeper.session.timeout.ms`` (Kafka's default 18 s), the connection
-    timeout (defaults to the session timeout, as in Kafka) bounding each
-    request, and the SASL login and ACLs of :meth:`ZooKeeperSecurity.from_properties`.
-
-    Raises:
-        ScramConfigError: a bad timeout, or an unusable ZooKeeper login.
-    """
-    timeouts = read_keys(
-        [
-            k
-            for k in ENDPOINT_KEYS
-            if k.name == MAX_STALENESS_KEY
-            or (k.name.startswith("zookeeper.") and k.name.endswith(".ms"))
-        ],
-        props,
-        getattr(props, "origins", {}),
-    )
-    session_ms = timeouts["zookeeper.session.timeout.ms"] or 18_000
-    connection_ms = timeouts["zookeeper.connection.timeout.ms"] or session_ms
-    try:
-        security = ZooKeeperSecurity.from_properties(props)
-    except (ValueError, OSError, jaas.JaasError) as exc:
-        raise ScramConfigError(f"ZooKeeper login: {exc}") from None
-    max_staleness: float = timeouts[MAX_STALENESS_KEY]
-    return {
-        "security": security,
-        "session_timeout": session_ms / 1000,
-        "request_timeout": connection_ms / 1000,
-        "max_staleness": max_staleness,
-        # The credential and token stores of one endpoint share one session.
-        "share_session": True,
-    }

@@ -98,6 +98,7 @@ METRICS_LISTENER = ConfigKey(
     _listener_address,
     "HOST:PORT (empty: off)",
     "where Prometheus scrapes /metrics",
+    field="metrics_listener",
 )
 
 

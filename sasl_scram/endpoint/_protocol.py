@@ -30,7 +30,6 @@ from sasl_scram._server import Grant
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
-from sasl_scram.endpoint._config import Listener
 from sasl_scram.endpoint._connection import ApiCall
 from sasl_scram.endpoint._connection import Authenticated
 from sasl_scram.endpoint._connection import Close
@@ -42,6 +41,7 @@ from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 
 __all__ = ["ConnectionHost", "ConnectionProtocol"]
@@ -118,7 +118,7 @@ class ConnectionProtocol(asyncio.Protocol):
         "conn_id",
     )
 
-    def __init__(self, endpoint: ConnectionHost, listener: Listener, conn_id: str) -> None:
+    def __init__(self, endpoint: ConnectionHost, listener: ListenerAddress, conn_id: str) -> None:
         self._endpoint = endpoint
         self._listener = listener
         self.conn_id = conn_id
@@ -446,7 +446,7 @@ class ConnectionProtocol(asyncio.Protocol):
 
 
 async def _handle(
-    host: ConnectionHost, listener: Listener, conn_id: str, call: ApiCall
+    host: ConnectionHost, listener: ListenerAddress, conn_id: str, call: ApiCall
 ) -> dict[str, Any] | str:
     """The handler's response body for an authenticated request, or why there is
     none (the API is not served, or the handler failed): the connection then

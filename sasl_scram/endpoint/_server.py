@@ -26,13 +26,13 @@ from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint import _handlers
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
-from sasl_scram.endpoint._config import Listener
 from sasl_scram.endpoint._connection import ConnectionSettings
 from sasl_scram.endpoint._connection import advertised_versions
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.endpoint._refusals import RefusalLog
@@ -184,7 +184,7 @@ class ScramEndpoint:
         for listener in self.config.listeners:
             context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
 
-            def factory(listener: Listener = listener) -> ConnectionProtocol:
+            def factory(listener: ListenerAddress = listener) -> ConnectionProtocol:
                 return ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
 
             server = await loop.create_server(

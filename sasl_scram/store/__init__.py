@@ -8,7 +8,7 @@ kazoo, imported only when a ZooKeeper store is created).
 
 The pieces ``tokenauth``'s token stores share with them are public too:
 :class:`Freshness` (the staleness clock that makes a store fail closed),
-:class:`ListenerSet`, :func:`parse_location` and :func:`open_location`, and the
+:class:`ListenerSet`, :class:`StoreLocation` (where a store lives, typed), and the
 SQLite and ZooKeeper bases in :mod:`sasl_scram.store.sqlite` and
 :mod:`sasl_scram.store.zookeeper`.
 """
@@ -16,6 +16,7 @@ SQLite and ZooKeeper bases in :mod:`sasl_scram.store.sqlite` and
 from __future__ import annotations
 
 from sasl_scram.store._api import AlterResult
+from sasl_scram.store._api import ChangeListener
 from sasl_scram.store._api import CredentialInfo
 from sasl_scram.store._api import CredentialLookup
 from sasl_scram.store._api import CredentialStore
@@ -40,6 +41,7 @@ from sasl_scram.store._kind import StoreKind
 from sasl_scram.store._listeners import ListenerSet
 from sasl_scram.store._location import SCHEMES
 from sasl_scram.store._location import Backends
+from sasl_scram.store._location import StoreLocation
 from sasl_scram.store._location import open_location
 from sasl_scram.store._location import parse_location
 from sasl_scram.store._memory import InMemoryCredentialStore
@@ -58,6 +60,7 @@ __all__ = [
     "SCHEMES",
     "AlterResult",
     "Backends",
+    "ChangeListener",
     "CredentialInfo",
     "CredentialLookup",
     "CredentialStore",
@@ -78,6 +81,7 @@ __all__ = [
     "ScramUpsertion",
     "StoreBase",
     "StoreKind",
+    "StoreLocation",
     "StoreUnavailable",
     "UserDescription",
     "ZooKeeperCredentialStore",

@@ -203,14 +203,17 @@ class DecoyIterationsSource(Protocol):
         ...
 
 
-Listener = Callable[[str], None]
+#: Called with a user's name after that user's credentials change.
+ChangeListener = Callable[[str], None]
+#: The former name of :data:`ChangeListener`, kept for code that imported it.
+Listener = ChangeListener
 
 
 @runtime_checkable
 class CredentialStore(CredentialLookup, ScramAdmin, Protocol):
     """A full backend: lookup, KIP-554 admin, change notification and lifecycle."""
 
-    def add_listener(self, listener: Listener) -> Callable[[], None]:
+    def add_listener(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener(user)`` after any user's credentials change (here or in
         another process); returns a function that removes the listener."""
         ...

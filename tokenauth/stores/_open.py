@@ -1,11 +1,11 @@
-"""Open a token store from a one-line location, named as the credential stores are."""
+"""Open a token store at a location named as the credential stores' are."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from sasl_scram.store import Backends
-from sasl_scram.store import open_location
+from sasl_scram.store import StoreLocation
 from tokenauth.stores._api import InMemoryTokenStore
 from tokenauth.stores._api import TokenStore
 from tokenauth.stores._sqlite import SQLiteTokenStore
@@ -18,13 +18,16 @@ _BACKENDS: Backends[TokenStore] = Backends(
 )
 
 
-def open_token_store(location: str, **options: Any) -> TokenStore:
-    """Open a token store at a location named as a credential store's is (see
-    :func:`sasl_scram.store.open_location`); options go to the backend.
+def open_token_store(location: StoreLocation | str, **options: Any) -> TokenStore:
+    """Open a token store at a :class:`~sasl_scram.store.StoreLocation` (or its
+    one-line form, ``sqlite:PATH``, ...); options go to the backend, over the
+    location's own.
 
     Raises:
         ValueError: an unknown scheme or an empty location.
         TokenStoreUnavailable: the backend cannot be reached or loaded.
     """
-    store: TokenStore = open_location(location, _BACKENDS, what="token store", options=options)
+    if isinstance(location, str):
+        location = StoreLocation.parse(location, what="token store")
+    store: TokenStore = location.open(_BACKENDS, **options)
     return store

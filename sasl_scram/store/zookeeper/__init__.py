@@ -7,7 +7,9 @@ commits with their notification and their optimistic retry,
 :data:`MAX_WRITE_ATTEMPTS`), the session (:class:`ZkSession`: bounded
 requests, fail-closed errors, every create with its path's ACL), the change-notification watcher
 (:class:`ZkChangeWatcher`), the SASL and ACL choices (:class:`ZooKeeperSecurity`),
-TLS (:class:`ZooKeeperTls`) and Kafka's ``Sanitizer`` for znode names.
+TLS (:class:`ZooKeeperTls`), the server-properties keys and their typed
+options (:data:`ZOOKEEPER_KEYS`, :class:`ZooKeeperOptions`) and Kafka's
+``Sanitizer`` for znode names.
 kazoo is imported only when a session is opened.
 """
 
@@ -23,6 +25,9 @@ from sasl_scram.store.zookeeper._format import credentials_from_config
 from sasl_scram.store.zookeeper._format import decode_config
 from sasl_scram.store.zookeeper._format import notification_user
 from sasl_scram.store.zookeeper._format import parse_sequence
+from sasl_scram.store.zookeeper._options import DEFAULT_SESSION_TIMEOUT_MS
+from sasl_scram.store.zookeeper._options import ZOOKEEPER_KEYS
+from sasl_scram.store.zookeeper._options import ZooKeeperOptions
 from sasl_scram.store.zookeeper._sanitizer import SanitizerError
 from sasl_scram.store.zookeeper._sanitizer import desanitize
 from sasl_scram.store.zookeeper._sanitizer import sanitize
@@ -43,10 +48,12 @@ __all__ = [
     "CONTEXT_KEY",
     "DEFAULT_NOTIFICATION_EXPIRY",
     "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_SESSION_TIMEOUT_MS",
     "JAAS_FILE_KEY",
     "MAX_WRITE_ATTEMPTS",
     "SET_ACL_KEY",
     "TLS_KEYS",
+    "ZOOKEEPER_KEYS",
     "CommitOutcomeUnknown",
     "CommitRefused",
     "MalformedZnode",
@@ -56,6 +63,7 @@ __all__ = [
     "ZkSession",
     "ZkStoreKind",
     "ZooKeeperCredentialStore",
+    "ZooKeeperOptions",
     "ZooKeeperSecurity",
     "ZooKeeperTls",
     "credentials_from_config",

@@ -163,20 +163,42 @@ class ZooKeeperSecurity:
         set_acl = props.get(SET_ACL_KEY, "false").strip().lower()
         if set_acl not in ("true", "false"):
             raise ValueError(f"{SET_ACL_KEY}: expected true or false, got {set_acl!r}")
-        tls = ZooKeeperTls.from_properties(props)
-        path = props.get(JAAS_FILE_KEY, "").strip()
+        return cls.from_settings(
+            set_acl=set_acl == "true",
+            tls=ZooKeeperTls.from_properties(props),
+            jaas_file=props.get(JAAS_FILE_KEY),
+            context=props.get(CONTEXT_KEY),
+        )
+
+    @classmethod
+    def from_settings(
+        cls,
+        *,
+        set_acl: bool,
+        tls: ZooKeeperTls | None,
+        jaas_file: str | None,
+        context: str | None,
+    ) -> ZooKeeperSecurity | None:
+        """From the typed values of ``zookeeper.set.acl``, the TLS keys,
+        ``scram.zookeeper.jaas.file`` and ``zookeeper.sasl.clientconfig``
+        (``None``: not set).
+
+        Raises:
+            ValueError: see :meth:`from_properties`.
+        """
+        path = (jaas_file or "").strip()
         if not path:
             if tls is not None:
-                return cls(secure_acls=set_acl == "true", tls=tls)
-            if set_acl == "true":
+                return cls(secure_acls=set_acl, tls=tls)
+            if set_acl:
                 raise ValueError(
                     f"{SET_ACL_KEY} is true, but no ZooKeeper SASL login or TLS is configured: "
                     f"set {JAAS_FILE_KEY} to a JAAS file with a 'Client' section, or "
                     "zookeeper.ssl.client.enable=true"
                 )
             return None
-        context = props.get(CONTEXT_KEY, "").strip() or ZOOKEEPER_CLIENT_CONTEXT
-        return cls.from_jaas_file(path, context=context, secure_acls=set_acl == "true", tls=tls)
+        context = (context or "").strip() or ZOOKEEPER_CLIENT_CONTEXT
+        return cls.from_jaas_file(path, context=context, secure_acls=set_acl, tls=tls)
 
     def kazoo_options(self) -> dict[str, Any]:
         """Keyword arguments for ``KazooClient``."""

@@ -67,10 +67,20 @@ class ZooKeeperTls:
             raise ValueError(f"zookeeper.ssl.client.enable: expected true or false, got {enable!r}")
         if enable == "false":
             return None
+        return cls.from_settings(props)
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, str | None]) -> ZooKeeperTls:
+        """From the values of the ``zookeeper.ssl.*`` keys by name (a missing or
+        ``None`` value: the key is not set), TLS being enabled.
+
+        Raises:
+            ValueError: a non-PEM store, a missing file, or a bad value.
+        """
         stores: dict[str, Path | None] = {}
         for store in ("keystore", "truststore"):
-            location = props.get(f"{_PREFIX}{store}.location", "").strip()
-            kind = props.get(f"{_PREFIX}{store}.type", "").strip().upper()
+            location = (settings.get(f"{_PREFIX}{store}.location") or "").strip()
+            kind = (settings.get(f"{_PREFIX}{store}.type") or "").strip().upper()
             if location and kind not in ("", "PEM"):
                 raise ValueError(
                     f"{_PREFIX}{store}.type: {kind} is not supported, only PEM (Python's "
@@ -80,13 +90,14 @@ class ZooKeeperTls:
             if path is not None and not path.is_file():
                 raise ValueError(f"{_PREFIX}{store}.location: no such file: {path}")
             stores[store] = path
-        algorithm = props.get(f"{_PREFIX}endpoint.identification.algorithm", "HTTPS").strip()
+        algorithm = settings.get(f"{_PREFIX}endpoint.identification.algorithm")
+        algorithm = "HTTPS" if algorithm is None else algorithm.strip()
         if algorithm.upper() not in ("HTTPS", ""):
             raise ValueError(
                 f"{_PREFIX}endpoint.identification.algorithm: expected HTTPS or empty, "
                 f"got {algorithm!r}"
             )
-        password = props.get(f"{_PREFIX}keystore.password", "") or None
+        password = settings.get(f"{_PREFIX}keystore.password") or None
         return cls(stores["truststore"], stores["keystore"], password, algorithm != "")
 
     def kazoo_options(self) -> dict[str, Any]:

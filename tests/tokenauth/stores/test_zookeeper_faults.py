@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Any
 
 import pytest
 
@@ -15,11 +16,11 @@ from sasl_scram import ScramConfigError
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import EndpointExtension
 from sasl_scram.endpoint import ScramEndpoint
-from sasl_scram.endpoint import zookeeper_store_options
 from sasl_scram.store import CredentialStoreUnavailable
 from sasl_scram.store import InMemoryCredentialStore
 from sasl_scram.store import StoreUnavailable
 from sasl_scram.store import ZooKeeperCredentialStore
+from sasl_scram.store.zookeeper import ZooKeeperOptions
 from tests.sasl_scram.store.test_contract import ok
 from tests.sasl_scram.store.test_contract import ups
 from tests.support.polling import wait_until
@@ -28,6 +29,11 @@ from tests.tokenauth.conftest import ALICE
 from tokenauth import TokenInformation
 from tokenauth import TokenStoreUnavailable
 from tokenauth import ZooKeeperTokenStore
+
+
+def zookeeper_store_options(props: dict[str, str]) -> dict[str, Any]:
+    """The options ``serve`` opens its ZooKeeper stores with."""
+    return ZooKeeperOptions.from_properties(props).store_options()
 
 
 def test_an_endpoints_stores_share_one_session(zookeeper_hosts: str) -> None:

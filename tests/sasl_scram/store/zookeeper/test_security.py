@@ -270,13 +270,13 @@ def test_server_properties_follow_kafkas_set_acl_rule(tmp_path: Path) -> None:
             "zookeeper.session.timeout.ms": "6000",
         }
     )
-    options = config.store_options()
+    options = config.store.options
     assert options["security"] == BROKER
     assert (options["session_timeout"], options["request_timeout"]) == (6.0, 6.0)
     assert SECURE_ZOOKEEPER_USERS["kafka"] not in repr(config)
     login_only = EndpointConfig.from_properties(
         {**base, "scram.zookeeper.jaas.file": str(broker_jaas(tmp_path))}
-    ).store_options()["security"]
+    ).store.options["security"]
     assert login_only is not None and not login_only.secure_acls
 
 

@@ -100,7 +100,7 @@ def test_serve_and_configs_read_kafkas_tls_keys(
             **tls_props(tls_zookeeper_server),
         }
     )
-    security = config.store_options()["security"]
+    security = config.store.options["security"]
     assert security.tls is not None and security.secure_acls and security.username is None
     assert "not-a-real-password" not in repr(config)
 

@@ -1,5 +1,5 @@
 """One ``kafka-scram serve`` endpoint process: the store, the endpoint, the ready
-lines, the bootstrap user, and the stop on SIGTERM or SIGINT. ``_serve.py``
+lines, the bootstrap user, and the stop on SIGTERM or SIGINT. :func:`run`
 runs it once, ``_workers.py`` once per worker."""
 
 from __future__ import annotations
@@ -20,16 +20,16 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.endpoint import BOOTSTRAP_FILE_KEY
-from sasl_scram.endpoint import EVENT_LOOP_KEY
-from sasl_scram.endpoint import STORE_PATH_KEY
-from sasl_scram.endpoint import BootstrapFiles
-from sasl_scram.endpoint import EndpointConfig
-from sasl_scram.endpoint import ensure_bootstrap_user
-from sasl_scram.endpoint import private_folder
+from sasl_scram.endpoint._bootstrap import BootstrapFiles
+from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
+from sasl_scram.endpoint._bootstrap import private_folder
+from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
+from sasl_scram.endpoint._config import EVENT_LOOP_KEY
+from sasl_scram.endpoint._config import STORE_PATH_KEY
+from sasl_scram.endpoint._config import EndpointConfig
 
 if TYPE_CHECKING:
-    from sasl_scram.endpoint import ScramEndpoint
+    from sasl_scram.endpoint._server import ScramEndpoint
     from sasl_scram.store import CredentialStore
 
 __all__ = [
@@ -156,14 +156,13 @@ def _foreign_hosts(config: EndpointConfig) -> list[str]:
 def open_credential_store(config: EndpointConfig) -> CredentialStore:
     from sasl_scram.store import open_store
 
-    if config.store_location.startswith("sqlite:"):
-        db = Path(config.store_location[len("sqlite:") :])
+    if config.store.scheme == "sqlite":
         # Stored and server keys let anyone impersonate the server: the state
         # directory is owner-only from its creation (the store creates the
         # database 0600 before SQLite opens it), as Kafka protects /config/users
         # with CREATOR_ALL ACLs.
-        private_folder(db.parent, STORE_PATH_KEY)
-    return open_store(config.store_location, **config.store_options())
+        private_folder(config.store.path.parent, STORE_PATH_KEY)
+    return open_store(config.store)
 
 
 def announce_ready(
@@ -202,8 +201,8 @@ async def _bootstrap(
 async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | None = None) -> int:
     """One endpoint process until SIGTERM or SIGINT; a worker (``scram.workers``
     above 1) leaves the ready lines and the bootstrap user to its parent."""
-    from sasl_scram.endpoint import ScramEndpoint
-    from sasl_scram.endpoint import load_extensions
+    from sasl_scram.endpoint._extension import load_extensions
+    from sasl_scram.endpoint._server import ScramEndpoint
 
     if config.bootstrap_user and worker is None:
         # Before the store opens and "ready" is said: the user's files must have

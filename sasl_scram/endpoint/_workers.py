@@ -31,21 +31,20 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramError
-from sasl_scram.cli._process import LOG_FORMAT
-from sasl_scram.cli._process import WorkerRole
-from sasl_scram.cli._process import announce_ready
-from sasl_scram.cli._process import cannot_listen
-from sasl_scram.cli._process import how_to_connect
-from sasl_scram.cli._process import open_credential_store
-from sasl_scram.cli._process import run_loop
-from sasl_scram.cli._process import serve
-from sasl_scram.endpoint import METRICS_LISTENER_KEY
-from sasl_scram.endpoint import BootstrapFiles
-from sasl_scram.endpoint import EndpointConfig
-from sasl_scram.endpoint import WorkerBlocks
-from sasl_scram.endpoint import WorkersMetrics
-from sasl_scram.endpoint import ensure_bootstrap_user
-from sasl_scram.endpoint import serve_metrics
+from sasl_scram.endpoint._bootstrap import BootstrapFiles
+from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
+from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._metrics import WorkerBlocks
+from sasl_scram.endpoint._metrics import WorkersMetrics
+from sasl_scram.endpoint._metrics import serve_metrics
+from sasl_scram.endpoint._process import LOG_FORMAT
+from sasl_scram.endpoint._process import WorkerRole
+from sasl_scram.endpoint._process import announce_ready
+from sasl_scram.endpoint._process import cannot_listen
+from sasl_scram.endpoint._process import how_to_connect
+from sasl_scram.endpoint._process import open_credential_store
+from sasl_scram.endpoint._process import run_loop
+from sasl_scram.endpoint._process import serve
 from sasl_scram.store import DecoySecretSource
 from sasl_scram.store import StoreUnavailable
 
@@ -214,7 +213,7 @@ class Supervisor:
         return advertised.host, advertised.port or listener.port
 
     def _start_metrics(self) -> None:
-        address = self.config.settings.get(METRICS_LISTENER_KEY)
+        address = self.config.metrics_listener
         if address is None:
             return
         self.blocks = WorkerBlocks(

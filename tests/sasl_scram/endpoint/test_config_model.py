@@ -1,0 +1,120 @@
+"""One configuration model: each key of the table names the typed field it fills,
+and the typed configuration is built from one parse, so adding a key is one
+entry plus its use (here a fixture table and a subclass with the field)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sasl_scram.endpoint
+import sasl_scram.store
+from sasl_scram._errors import ScramConfigError
+from sasl_scram.config import ConfigKey
+from sasl_scram.config import ConfigValueError
+from sasl_scram.config import integer
+from sasl_scram.config import parse_properties
+from sasl_scram.config import text
+from sasl_scram.endpoint import ENDPOINT_KEYS
+from sasl_scram.endpoint import EndpointConfig
+from sasl_scram.endpoint import ListenerAddress
+from sasl_scram.store import ChangeListener
+from sasl_scram.store import StoreLocation
+from sasl_scram.store.zookeeper import ZOOKEEPER_KEYS
+from sasl_scram.store.zookeeper import ZooKeeperOptions
+
+BASE = "listeners=SASL_PLAINTEXT://127.0.0.1:9092\nscram.credential.store.path=/tmp/x/creds.db\n"
+
+
+@dataclasses.dataclass(frozen=True)
+class WithNewKey(EndpointConfig):
+    """What a new key adds besides its entry: the field it fills."""
+
+    new_limit: int = 7
+    upstream: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+NEW_KEY = ConfigKey(
+    "scram.new.limit", "7", integer(1), "an integer >= 1", "a new key", field="new_limit"
+)
+# A family: every upstream.* key, passed on as a client property map.
+UPSTREAM = ConfigKey(
+    "upstream.", None, text, "any text", "client properties", field="upstream", family=True
+)
+FIXTURE = (*ENDPOINT_KEYS, NEW_KEY, UPSTREAM)
+
+
+def load(extra: str, keys: tuple[ConfigKey, ...] = FIXTURE) -> Any:
+    return WithNewKey.from_properties(
+        parse_properties(BASE + extra, "server.properties"), (), keys=keys
+    )
+
+
+def test_a_new_key_arrives_typed_from_one_entry() -> None:
+    config = load("scram.new.limit=42\n")
+    assert config.new_limit == 42 and config.settings["scram.new.limit"] == 42
+    assert load("").new_limit == 7  # its default
+
+
+def test_a_new_keys_bad_value_names_its_file_and_line() -> None:
+    with pytest.raises(ConfigValueError) as caught:
+        load("node.id=2\nscram.new.limit=0\n")
+    assert str(caught.value) == (
+        "server.properties:4: scram.new.limit: must be at least 1, got 0; accepted: an integer >= 1"
+    )
+    assert caught.value.origin == "server.properties:4"
+
+
+def test_a_key_family_arrives_as_one_map_and_is_not_unknown(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    config = load("upstream.security.protocol=SASL_SSL\nupstream.sasl.mechanism=SCRAM-SHA-512\n")
+    assert config.upstream == {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512"}
+    assert "Unknown configuration key" not in caplog.text
+    assert load("").upstream == {}
+
+
+def test_without_the_entry_the_key_is_unknown_and_the_field_keeps_its_default(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    config = load("scram.new.limit=42\n", ENDPOINT_KEYS)
+    assert config.new_limit == 7
+    assert "Unknown configuration key 'scram.new.limit' is ignored" in caplog.text
+
+
+def test_every_entry_names_a_field_of_its_type() -> None:
+    endpoint_fields = {f.name for f in dataclasses.fields(EndpointConfig)}
+    zookeeper_fields = {f.name for f in dataclasses.fields(ZooKeeperOptions)}
+    for key in ENDPOINT_KEYS:
+        owner = zookeeper_fields if key in ZOOKEEPER_KEYS else endpoint_fields
+        assert key.field in owner, key.name
+    named = [key.field for key in ENDPOINT_KEYS if key not in ZOOKEEPER_KEYS]
+    assert len(named) == len(set(named))
+
+
+def test_the_store_is_a_typed_location_from_the_same_parse(tmp_path: Path) -> None:
+    config = EndpointConfig.from_properties(parse_properties(BASE, "server.properties"), ())
+    assert config.store == StoreLocation.sqlite("/tmp/x/creds.db")
+    assert config.store.path == Path("/tmp/x/creds.db") and config.store.options == {}
+    zk = EndpointConfig.from_properties(
+        {"zookeeper.connect": "127.0.0.1:2181/kafka", "zookeeper.session.timeout.ms": "6000"}, ()
+    )
+    assert (zk.store.scheme, zk.store.target) == ("zookeeper", "127.0.0.1:2181/kafka")
+    assert zk.zookeeper.session_timeout_ms == 6000
+    assert zk.store.options["session_timeout"] == 6.0 and zk.store.options["share_session"]
+    with pytest.raises(
+        ScramConfigError, match=r"set either zookeeper\.connect or scram\.credential"
+    ):
+        EndpointConfig.from_properties(
+            {"zookeeper.connect": "127.0.0.1:2181", "scram.credential.store.path": "/tmp/x"}, ()
+        )
+
+
+def test_the_two_listeners_have_distinct_names_and_the_old_ones_still_import() -> None:
+    assert sasl_scram.endpoint.Listener is ListenerAddress
+    assert sasl_scram.store.Listener is ChangeListener
+    assert ListenerAddress is not ChangeListener
