@@ -69,7 +69,12 @@ class RotatingTokens:
         with self._lock:
             token = self.current
             self.handed_out.append(token.token_id)
-        return ScramCredentials.for_token(token.token_id, token.hmac_base64)
+        return token_credentials(token)
+
+
+def token_credentials(token: Any) -> ScramCredentials:
+    """The SCRAM login of a delegation token (its id and HMAC)."""
+    return ScramCredentials.for_token(token.token_id, token.hmac_base64)
 
 
 @dataclass
@@ -129,3 +134,10 @@ def token_endpoint() -> Iterator[TokenEndpoint]:
 def reauth_endpoint() -> Iterator[TokenEndpoint]:
     """KIP-368: sessions last at most 2 s, so clients re-authenticate every ~1.8 s."""
     yield from make_token_endpoint({"connections.max.reauth.ms": "2000"})
+
+
+@pytest.fixture
+def reauth_token(reauth_endpoint: TokenEndpoint, endpoint_log: pytest.LogCaptureFixture) -> Any:
+    """A new token of alice's on ``reauth_endpoint``, created with the endpoint's
+    login lines captured (so the token owner's own login is in the log)."""
+    return reauth_endpoint.create_token()

@@ -24,6 +24,7 @@ from .conftest import MECHS
 from .conftest import TokenEndpoint
 from .conftest import client_properties
 from .conftest import own_scram_kwargs
+from .conftest import token_credentials
 from .conftest import user_line
 
 OWN = aiokafka.conn.AIOKafkaConnection.authenticator_scram
@@ -85,7 +86,7 @@ def test_async_provider_and_pbkdf2_off_the_loop(
         nonlocal calls
         calls += 1
         await asyncio.sleep(0)
-        return ScramCredentials.for_token(token.token_id, token.hmac_base64)
+        return token_credentials(token)
 
     async def run() -> tuple[set[str], str]:
         kwargs = scram_aiokafka.client_kwargs(

@@ -31,12 +31,13 @@ from sasl_scram.integrations import StaticCredentials
 from sasl_scram.integrations import aiokafka as scram_aiokafka
 from tests.support.endpoint_harness import ALICE
 
+from .conftest import ENDPOINT_LOGGER
 from .conftest import TokenEndpoint
 from .conftest import client_properties
 from .conftest import make_token_endpoint
+from .conftest import token_credentials
 from .conftest import write_properties
 
-ENDPOINT_LOGGER = "sasl_scram.endpoint"
 AUTH_LINE = re.compile(r"\[(?P<conn>[^\]]+)\] (?P<re>re-)?authenticated User:(?P<user>\S+) with")
 REAUTH_MS = 2000
 OWN = {
@@ -230,12 +231,10 @@ class HeldReauthentication:
 
 @pytest.mark.slow
 def test_requests_sent_during_reauthentication_wait_and_succeed(
-    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
+    installed: None, reauth_endpoint: TokenEndpoint, reauth_token: Any, caplog: Any
 ) -> None:
     """A request sent while the exchange runs goes out after it, on the same connection."""
-    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    token = reauth_endpoint.create_token()
-    credentials = ScramCredentials.for_token(token.token_id, token.hmac_base64)
+    credentials = token_credentials(reauth_token)
     mark = len(caplog.messages)  # after the token owner's own login
 
     async def run() -> tuple[int, list[str]]:
@@ -270,8 +269,7 @@ def test_closing_during_a_reauthentication_is_not_an_error(
     re-authentication is under way: the exchange ends with the connection, waiting
     requests fail as on any close, and nothing is logged as a failure."""
     caplog.set_level(logging.DEBUG, logger=scram_aiokafka.log.name)
-    token = reauth_endpoint.create_token()
-    credentials = ScramCredentials.for_token(token.token_id, token.hmac_base64)
+    credentials = token_credentials(reauth_endpoint.create_token())
 
     async def run() -> tuple[BaseException | None, BaseException | None]:
         provide = HeldReauthentication(credentials)
@@ -298,13 +296,12 @@ def test_closing_during_a_reauthentication_is_not_an_error(
 
 @pytest.mark.slow
 def test_failed_reauthentication_closes_the_connection(
-    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
+    installed: None, reauth_endpoint: TokenEndpoint, reauth_token: Any, caplog: Any
 ) -> None:
     """An expired token fails the re-authentication: the connection closes as on a
     failed login, and the old credentials are not tried again on it."""
-    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    token = reauth_endpoint.create_token()
-    provider = StaticCredentials(ScramCredentials.for_token(token.token_id, token.hmac_base64))
+    token = reauth_token
+    provider = StaticCredentials(token_credentials(token))
 
     async def run() -> tuple[Any, BaseException]:
         closed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -382,8 +379,7 @@ def test_connections_without_a_lifetime_do_not_reauthenticate(
 def test_uninstall_stops_the_schedules_of_open_connections(
     reauth_endpoint: TokenEndpoint,
 ) -> None:
-    token = reauth_endpoint.create_token()
-    provider = StaticCredentials(ScramCredentials.for_token(token.token_id, token.hmac_base64))
+    provider = StaticCredentials(token_credentials(reauth_endpoint.create_token()))
 
     async def run() -> tuple[bool, bool, bool]:
         with scram_aiokafka.installed():

@@ -25,7 +25,6 @@ from sasl_scram import ScramCredential
 from sasl_scram import ScramServer
 from sasl_scram.integrations import IntegrationError
 from sasl_scram.integrations import PropertiesFileCredentials
-from sasl_scram.integrations import ScramCredentials
 from sasl_scram.integrations import StaticCredentials
 from sasl_scram.integrations import kafka_python
 from sasl_scram.store import ScramUpsertion
@@ -36,6 +35,7 @@ from .conftest import RotatingTokens
 from .conftest import TokenEndpoint
 from .conftest import client_properties
 from .conftest import own_scram_kwargs
+from .conftest import token_credentials
 from .conftest import user_line
 from .conftest import write_properties
 
@@ -190,10 +190,9 @@ def wait_for_reauth(
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["admin", "consumer"])
 def test_reauthentication_picks_up_a_rotated_token(
-    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any, kind: str
+    installed: None, reauth_endpoint: TokenEndpoint, reauth_token: Any, caplog: Any, kind: str
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    old = reauth_endpoint.create_token()
+    old = reauth_token
     provider = RotatingTokens(old)
     props = client_properties(reauth_endpoint.ep, None)  # no JAAS line: the provider decides
     client = Client(kind, kafka_python.client_kwargs(props, credentials=provider))
@@ -222,12 +221,16 @@ def test_reauthentication_picks_up_a_rotated_token(
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["admin", "consumer"])
 def test_reauthentication_picks_up_a_rotated_token_file(
-    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any, tmp_path: Path, kind: str
+    installed: None,
+    reauth_endpoint: TokenEndpoint,
+    reauth_token: Any,
+    caplog: Any,
+    tmp_path: Path,
+    kind: str,
 ) -> None:
     """The token file is rewritten (as a renewer would) and the old token expired:
     the open connection re-authenticates with the file's new token."""
-    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    old = reauth_endpoint.create_token()
+    old = reauth_token
     path = tmp_path / "token.properties"
 
     def rotate_to(token: Any) -> None:
@@ -258,12 +261,11 @@ def test_reauthentication_picks_up_a_rotated_token_file(
 
 @pytest.mark.slow
 def test_static_token_cannot_survive_its_expiry(
-    installed: None, reauth_endpoint: TokenEndpoint, caplog: Any
+    installed: None, reauth_endpoint: TokenEndpoint, reauth_token: Any, caplog: Any
 ) -> None:
     """The control for the test above: without rotation the re-authentication fails."""
-    caplog.set_level(logging.DEBUG, logger=ENDPOINT_LOGGER)
-    old = reauth_endpoint.create_token()
-    credentials = StaticCredentials(ScramCredentials.for_token(old.token_id, old.hmac_base64))
+    old = reauth_token
+    credentials = StaticCredentials(token_credentials(old))
     props = client_properties(reauth_endpoint.ep, None)
     admin = KafkaAdminClient(**kafka_python.client_kwargs(props, credentials=credentials))
     try:
