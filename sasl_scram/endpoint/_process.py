@@ -70,7 +70,9 @@ def run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
             if choice == "uvloop":  # found by the parser, yet broken
                 raise ScramConfigError(f"{EVENT_LOOP_KEY}: uvloop cannot be imported") from None
         else:
-            return uvloop.run(main)
+            # Typed as int where uvloop is installed; Any in a build environment without it.
+            status: int = uvloop.run(main)
+            return status
     return asyncio.run(main)
 
 
