@@ -455,45 +455,48 @@ def _warn_advertised_elsewhere(
             )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EndpointConfig:
     """The validated configuration of one endpoint process: one field per key of
-    :data:`ENDPOINT_KEYS` (the key names it), and what is made of several keys."""
+    :data:`ENDPOINT_KEYS` (the key names it), and what is made of several keys.
 
-    listeners: tuple[ListenerAddress, ...] = ()
+    A field whose key has a default has none here: the table is the one place
+    for it, and :meth:`from_properties` always fills it."""
+
+    listeners: tuple[ListenerAddress, ...]
     advertised: dict[str, ListenerAddress] = field(default_factory=dict)
     #: ``listener.security.protocol.map``, by listener name.
     protocol_map: dict[str, str] = field(default_factory=dict)
-    node_id: int = 1
-    cluster_id: str = ""
-    mechanisms: tuple[ScramMechanism, ...] = ()
+    node_id: int
+    cluster_id: str
+    mechanisms: tuple[ScramMechanism, ...]
     super_users: frozenset[KafkaPrincipal] = frozenset()
-    max_reauth_ms: int = 0
-    sasl_max_receive: int = 524288
-    max_request: int = 104857600
-    idle_timeout_ms: int = 600000
-    auth_timeout_ms: int = 30000
-    failed_auth_delay_ms: int = 100
+    max_reauth_ms: int
+    sasl_max_receive: int
+    max_request: int
+    idle_timeout_ms: int
+    auth_timeout_ms: int
+    failed_auth_delay_ms: int
     #: Frame and array caps for authenticated users that are not super users.
-    user_max_request: int = 1048576
-    user_max_array: int = 10000
+    user_max_request: int
+    user_max_array: int
     #: Adaptive busy polling window in microseconds; 0 (default) lets the loop sleep.
-    busy_poll_us: int = 0
+    busy_poll_us: int
     #: ``socket.listen.backlog.size``: pending connections each listener queues.
-    listen_backlog: int = 4096
+    listen_backlog: int
     #: ``scram.metrics.listener``: where /metrics is served (``None``: off).
     metrics_listener: tuple[str, int] | None = None
     #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.
-    event_loop: str = "auto"
+    event_loop: str
     #: ``scram.legacy.librdkafka.nonce.enable``: accept librdkafka < 2.6.1's
     #: client-final nonce too (off: Kafka 4.x's equality).
-    legacy_librdkafka_nonce: bool = False
+    legacy_librdkafka_nonce: bool
     #: ``scram.workers``: processes serving the listeners (``auto`` resolved).
-    workers: int = 1
+    workers: int
     #: ``scram.bootstrap.user`` (``None``: no bootstrap user) and where its
     #: client properties go (``scram.bootstrap.client.properties``).
     bootstrap_user: str | None = None
-    bootstrap_file: Path = Path("bootstrap-admin.properties")
+    bootstrap_file: Path
     #: ``scram.credential.store.path`` and ``zookeeper.connect`` as given; the
     #: store they name, with its options, is :attr:`store`.
     store_path: str = ""

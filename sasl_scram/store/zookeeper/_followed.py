@@ -31,6 +31,7 @@ from sasl_scram.store.zookeeper._session import DEFAULT_REQUEST_TIMEOUT
 from sasl_scram.store.zookeeper._session import ZkSession
 from sasl_scram.store.zookeeper._session import load_kazoo
 from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY
+from sasl_scram.store.zookeeper._watcher import WatcherHooks
 from sasl_scram.store.zookeeper._watcher import ZkChangeWatcher
 
 if TYPE_CHECKING:
@@ -167,14 +168,16 @@ class ZkFollowedStore(StoreBase):
             change_sequence=kind.change_sequence,
             notification_expiry=notification_expiry,
             clock=clock,
-            reload=self._reload,
-            on_fresh=self._on_fresh,
-            on_notification=self._on_notification,
-            on_disconnect=self._on_disconnect,
+            hooks=WatcherHooks(
+                reload=self._reload,
+                on_fresh=self._on_fresh,
+                on_notification=self._on_notification,
+                on_disconnect=self._on_disconnect,
+                on_idle=self._check_failing_closed,
+            ),
             logger=kind.log,
             what=f"{kind.what} changes",
             thread_name=kind.thread_name,
-            on_idle=self._check_failing_closed,
         )
         try:
             self._watcher.start()

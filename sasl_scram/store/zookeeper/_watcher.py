@@ -15,7 +15,7 @@ Like a broker (docs/kafka-facts.md §5.4):
   missed meanwhile.
 
 What a notification means, how to reload and how staleness is tracked belong
-to the store, given here as callbacks.
+to the store, given here as its :class:`WatcherHooks`.
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ import time
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sasl_scram.store.zookeeper._session import ZkSession
 
-__all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "ZkChangeWatcher"]
+__all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "WatcherHooks", "ZkChangeWatcher"]
 
 # ZkNodeChangeNotificationListener.changeExpirationMs: 15 minutes.
 DEFAULT_NOTIFICATION_EXPIRY = 15 * 60.0
@@ -42,6 +43,33 @@ _WAKE = ""
 _RESYNC = "resync"
 _CHANGES = "changes"
 _STOP = "stop"
+
+
+def _nothing() -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class WatcherHooks:
+    """What the store does when the watcher calls on it.
+
+    Attributes:
+        reload: Reloads everything; returns the keys whose value changed.
+        on_fresh: Called after a resync with the changed keys: stop the
+            staleness clock and tell the listeners.
+        on_notification: Handles one notification ``(name, data)`` (re-reads
+            what it names).
+        on_disconnect: Called on kazoo's thread when the connection is
+            suspended or lost: start the staleness clock. Must not block.
+        on_idle: Called on the background thread about once a second while
+            a resync is pending (to notice that the store now fails closed).
+    """
+
+    reload: Callable[[], list[str]]
+    on_fresh: Callable[[list[str]], None]
+    on_notification: Callable[[str, bytes], None]
+    on_disconnect: Callable[[], None]
+    on_idle: Callable[[], None] = _nothing
 
 
 class ZkChangeWatcher:
@@ -55,15 +83,7 @@ class ZkChangeWatcher:
         notification_expiry: Seconds (against ``ctime``) after which a
             notification is purged.
         clock: Wall-clock seconds, compared with ``ctime``.
-        reload: Reloads everything; returns the keys whose value changed.
-        on_fresh: Called after a resync with the changed keys: stop the
-            staleness clock and tell the listeners.
-        on_notification: Handles one notification ``(name, data)`` (re-reads
-            what it names).
-        on_disconnect: Called on kazoo's thread when the connection is
-            suspended or lost: start the staleness clock. Must not block.
-        on_idle: Called on the background thread about once a second while
-            a resync is pending (to notice that the store now fails closed).
+        hooks: The store's side of reloading and notifications.
         logger: The store's logger.
         what: What is followed, for the log (``"ZooKeeper changes"``).
         thread_name: The background thread's name.
@@ -77,25 +97,17 @@ class ZkChangeWatcher:
         change_sequence: Callable[[str], int | None],
         notification_expiry: float,
         clock: Callable[[], float],
-        reload: Callable[[], list[str]],
-        on_fresh: Callable[[list[str]], None],
-        on_notification: Callable[[str, bytes], None],
-        on_disconnect: Callable[[], None],
+        hooks: WatcherHooks,
         logger: logging.Logger,
         what: str,
         thread_name: str,
-        on_idle: Callable[[], None] = lambda: None,
     ) -> None:
         self._zk = session
         self._path = changes_path
         self._sequence = change_sequence
         self._expiry_ms = int(notification_expiry * 1000)
         self._clock = clock
-        self._reload = reload
-        self._on_fresh = on_fresh
-        self._on_notification = on_notification
-        self._on_disconnect = on_disconnect
-        self._on_idle = on_idle
+        self._hooks = hooks
         self._log = logger
         self._what = what
         self._thread_name = thread_name
@@ -153,7 +165,7 @@ class ZkChangeWatcher:
         """kazoo connection-state listener."""
         kz_state = self._zk.states.KazooState
         if state in (kz_state.SUSPENDED, kz_state.LOST):
-            self._on_disconnect()
+            self._hooks.on_disconnect()
             self._need_resync = True
             # Wake the thread: it may be blocked without a timeout, and from now
             # on it must tick once a second to notice when the copy goes stale.
@@ -175,7 +187,7 @@ class ZkChangeWatcher:
             try:
                 item = self._queue.get(timeout=1.0 if self._need_resync else None)
             except queue.Empty:
-                self._on_idle()
+                self._hooks.on_idle()
                 item = _RESYNC if self._zk.connected() else ""
             if not item:
                 continue
@@ -210,9 +222,9 @@ class ZkChangeWatcher:
         self._zk.sync(self._path)
         children = self._zk.children(self._path, watch=self._on_changes)
         latest = self._latest(children)
-        changed = self._reload()
+        changed = self._hooks.reload()
         self._last_executed = max(self._last_executed, latest)
-        self._on_fresh(changed)
+        self._hooks.on_fresh(changed)
         # Notifications that arrived during the load are handled next.
         self._process_changes(children)
 
@@ -231,7 +243,7 @@ class ZkChangeWatcher:
                 self._last_executed = seq
                 continue
             self._ctimes[name] = stat.ctime
-            self._on_notification(name, data)
+            self._hooks.on_notification(name, data)
             self._last_executed = seq
         self._purge(names)
 
