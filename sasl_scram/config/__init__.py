@@ -14,6 +14,7 @@ from sasl_scram.config._client_config import SASL_PROTOCOLS
 from sasl_scram.config._client_config import SECURITY_PROTOCOLS
 from sasl_scram.config._client_config import ClientConfig
 from sasl_scram.config._client_config import ClientConfigError
+from sasl_scram.config._client_config import read_jaas_login
 from sasl_scram.config._keys import ConfigKey
 from sasl_scram.config._keys import ConfigValueError
 from sasl_scram.config._keys import Parser
@@ -53,6 +54,7 @@ __all__ = [
     "integer",
     "is_known",
     "parse_properties",
+    "read_jaas_login",
     "read_keys",
     "read_properties",
     "suggest_key",

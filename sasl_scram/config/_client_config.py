@@ -161,7 +161,7 @@ class ClientConfig:
                     "sasl.jaas.config: required; e.g. org.apache.kafka.common.security.scram."
                     'ScramLoginModule required username="alice" password="alice-secret";'
                 )
-            creds = _jaas_credentials(line, strict)
+            creds = read_jaas_login(line, strict=strict)
             username, password, token_auth = creds.username, creds.password, creds.token_auth
         return cls(
             bootstrap_servers=props.get("bootstrap.servers", "").strip(),
@@ -223,11 +223,27 @@ class ClientConfig:
         return self.mechanism, self.username, self.password
 
 
-def _jaas_credentials(line: str, strict: bool) -> jaas.ScramLoginCredentials:
+def read_jaas_login(
+    line: str, *, strict: bool = False, warn: bool = True
+) -> jaas.ScramLoginCredentials:
     """The credentials of a ``sasl.jaas.config`` line, its ignored options warned about
-    (or refused when ``strict``). Kafka drops them without a word, so a typo in
+    (or refused when ``strict``).
+
+    Kafka's ``ScramLoginModule`` reads only ``username``, ``password`` and
+    ``tokenauth`` and drops every other option without a word, so a typo in
     ``tokenauth`` sends a token id as a user name and the broker only says
-    "invalid credentials"."""
+    "invalid credentials".
+
+    Args:
+        line: The ``sasl.jaas.config`` value.
+        strict: Refuse an ignored option instead of warning.
+        warn: Log the warnings (a provider that re-reads an unchanged line at
+            every login passes ``False`` after the first).
+
+    Raises:
+        ClientConfigError: The line does not parse, is not one SCRAM login, or
+            (``strict``) carries an option the module ignores.
+    """
     try:
         context = jaas.load_client_context(line)
     except jaas.JaasError as exc:
@@ -241,6 +257,6 @@ def _jaas_credentials(line: str, strict: bool) -> jaas.ScramLoginCredentials:
         # A missing password is most often a misspelled one: say which.
         why = f" ({'; '.join(warnings)})" if warnings else ""
         raise ClientConfigError(f"sasl.jaas.config: {exc}{why}") from None
-    for warning in warnings:
+    for warning in warnings if warn else ():
         log.warning("sasl.jaas.config: %s", warning)
     return creds

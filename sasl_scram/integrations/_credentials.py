@@ -10,6 +10,7 @@ static provider; :class:`PropertiesFileCredentials` re-reads its file each time.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import inspect
 import os
 from collections.abc import Awaitable
@@ -31,6 +32,8 @@ from sasl_scram._keycache import DEFAULT_KEY_CACHE
 from sasl_scram._keycache import SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import ClientConfig
+from sasl_scram.config import ClientConfigError
+from sasl_scram.config import read_jaas_login
 from sasl_scram.integrations._errors import CredentialsError
 
 __all__ = [
@@ -95,17 +98,20 @@ class ScramCredentials:
         return cls(token_id, hmac_base64, token_auth=True)
 
     @classmethod
-    def from_jaas(cls, line: str) -> ScramCredentials:
+    def from_jaas(cls, line: str, *, warn: bool = True) -> ScramCredentials:
         """Read a ``sasl.jaas.config`` value with Kafka's rules (one ScramLoginModule).
+
+        Options the module ignores (a misspelled ``tokenauth`` or ``password``)
+        are logged as warnings (unless ``warn`` is false), as
+        :class:`~sasl_scram.config.ClientConfig` does.
 
         Raises:
             CredentialsError: The line does not parse, or is not a SCRAM login.
         """
         try:
-            context = jaas.load_client_context(line)
-            login = jaas.ScramLoginCredentials.from_context(context)
-        except jaas.JaasError as exc:
-            raise CredentialsError(f"sasl.jaas.config: {exc}") from None
+            login = read_jaas_login(line, warn=warn)
+        except ClientConfigError as exc:
+            raise CredentialsError(str(exc)) from None
         return cls(login.username, login.password, token_auth=login.token_auth)
 
     @classmethod
@@ -191,6 +197,9 @@ class PropertiesFileCredentials:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = Path(path)
+        # A digest of the line last read: its warnings are logged when it
+        # changes, not at every login.
+        self._last_read = b""
 
     def __repr__(self) -> str:
         return f"PropertiesFileCredentials({str(self._path)!r})"
@@ -204,7 +213,10 @@ class PropertiesFileCredentials:
             raise CredentialsError(str(exc)) from None
         if not line:
             raise CredentialsError(f"{self._path}: sasl.jaas.config is missing")
-        return ScramCredentials.from_jaas(line)
+        digest = hashlib.sha256(line.encode()).digest()
+        credentials = ScramCredentials.from_jaas(line, warn=digest != self._last_read)
+        self._last_read = digest
+        return credentials
 
 
 class _CallableCredentials:

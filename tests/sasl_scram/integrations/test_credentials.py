@@ -140,3 +140,44 @@ def test_config_from_jaas() -> None:
     )
     assert cfg.token_auth and cfg.username == "tid"
     assert cfg.mechanism is not None and cfg.mechanism.mechanism_name == "SCRAM-SHA-512"
+
+
+def _ignored_option_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "ignores option" in r.getMessage()]
+
+
+def test_from_jaas_warns_about_an_option_the_module_ignores(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    line = f'{jaas.SCRAM_LOGIN_MODULE} required username="tid" password="{SECRET}" tokenath=true;'
+    with caplog.at_level("WARNING"):
+        creds = ScramCredentials.from_jaas(line)
+        ScramCredentials.from_jaas(line, warn=False)
+    # Kafka reads it so too: no tokenauth, the token id goes as a user name.
+    assert creds.token_auth is False
+    assert _ignored_option_warnings(caplog) == [
+        "sasl.jaas.config: ScramLoginModule ignores option 'tokenath' (it reads only "
+        "username, password and tokenauth); did you mean 'tokenauth'?"
+    ]
+    assert SECRET not in caplog.text
+
+
+def test_a_reread_file_warns_once_per_line(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    path = tmp_path / "client.properties"
+    provider = PropertiesFileCredentials(path)
+
+    def write(options: str) -> None:
+        line = f"{jaas.SCRAM_LOGIN_MODULE} required {options};"
+        path.write_text(f"sasl.jaas.config={line}\n".replace("\\", "\\\\"))
+
+    write('username="a" password="p" tokenauth=ture')
+    with caplog.at_level("WARNING"):
+        for _ in range(3):
+            assert provider.scram_credentials().token_auth is False
+        write('username="a" password="p2" tokenauth=ture')
+        provider.scram_credentials()
+    # Once for the first line, once more when the file changed; not per login.
+    warnings = [m for m in caplog.messages if "tokenauth='ture' as false" in m]
+    assert len(warnings) == 2
