@@ -3,7 +3,9 @@
 Registered under the ``kafka_scram.endpoint`` entry point, so ``kafka-scram
 serve`` serves tokens without ``sasl_scram`` importing this package. The
 handlers translate wire dicts to :class:`TokenManager` calls and back; the
-rules and error codes are the manager's.
+rules and error codes are the manager's. Each token created, renewed or expired,
+and each refused token request, is a line of the audit trail
+(:mod:`sasl_scram.audit`); never a token's HMAC.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from sasl_scram import KafkaPrincipal
+from sasl_scram.audit import audit
+from sasl_scram.audit import request_name
 from sasl_scram.config import read_keys
 from sasl_scram.endpoint import STORE_KEYS
 from sasl_scram.endpoint import EndpointExtension
@@ -22,6 +26,7 @@ from sasl_scram.endpoint import Handler
 from sasl_scram.endpoint import RequestContext
 from sasl_scram.endpoint import store_location
 from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
 from tokenauth._cache import TokenCache
 from tokenauth._config import CONFIG_KEYS
 from tokenauth._config import TokenConfig
@@ -55,6 +60,33 @@ def _requester(ctx: RequestContext) -> TokenRequester:
     )
 
 
+def _audit(
+    ctx: RequestContext,
+    key: ApiKey,
+    operation: str,
+    resource: tuple[str, str],
+    error: ErrorCode,
+    details: list[tuple[str, object]],
+) -> None:
+    """``Allowed`` when the request did what it asked (NONE), else ``Denied``; the
+    result is Kafka's error name either way."""
+    details.append(("result", error.name))
+    audit(
+        ctx.principal,
+        error == ErrorCode.NONE,
+        operation,
+        ctx.client_host,
+        resource,
+        request_name(key),
+        details,
+    )
+
+
+def _token(token_id: str) -> tuple[str, str]:
+    # Before the HMAC found a token there is no id to name.
+    return ("DelegationToken", token_id or "unknown")
+
+
 def _handlers(manager: TokenManager) -> dict[int, Handler]:
     """The RPCs 38-41 over ``manager``; its calls may touch a store, so in threads."""
 
@@ -67,6 +99,16 @@ def _handlers(manager: TokenManager) -> dict[int, Handler]:
         renewers = [_principal(r) for r in body["renewers"]]
         r = await asyncio.to_thread(
             manager.create_token, _requester(ctx), renewers, body["max_lifetime_ms"], owner
+        )
+        # KIP-373: CREATE_TOKENS is authorized on the owner, USER:<owner>.
+        made = [("tokenId", r.token_id), ("expiryTimestamp", r.expiry_timestamp_ms)]
+        _audit(
+            ctx,
+            ApiKey.CREATE_DELEGATION_TOKEN,
+            "CreateTokens",
+            ("User", str(r.owner)),
+            r.error,
+            made if r.error == ErrorCode.NONE else [],
         )
         return {
             "error_code": int(r.error),
@@ -86,11 +128,27 @@ def _handlers(manager: TokenManager) -> dict[int, Handler]:
         r = await asyncio.to_thread(
             manager.renew_token, _requester(ctx), body["hmac"], body["renew_period_ms"]
         )
+        _audit(
+            ctx,
+            ApiKey.RENEW_DELEGATION_TOKEN,
+            "Renew",
+            _token(r.token_id),
+            r.error,
+            [("expiryTimestamp", r.expiry_timestamp_ms)] if r.error == ErrorCode.NONE else [],
+        )
         return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
 
     async def expire(ctx: RequestContext, version: int, body: Body) -> Body:
         r = await asyncio.to_thread(
             manager.expire_token, _requester(ctx), body["hmac"], body["expiry_time_period_ms"]
+        )
+        _audit(
+            ctx,
+            ApiKey.EXPIRE_DELEGATION_TOKEN,
+            "Expire",
+            _token(r.token_id),
+            r.error,
+            [("expiryTimestamp", r.expiry_timestamp_ms)] if r.error == ErrorCode.NONE else [],
         )
         return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
 
@@ -98,6 +156,9 @@ def _handlers(manager: TokenManager) -> dict[int, Handler]:
         owners = body.get("owners")
         owner_list = None if owners is None else [_principal(o) for o in owners]
         r = await asyncio.to_thread(manager.describe_tokens, _requester(ctx), owner_list)
+        if r.error != ErrorCode.NONE:
+            # Only refusals: what a describe shows depends on who asks, and changes nothing.
+            _audit(ctx, ApiKey.DESCRIBE_DELEGATION_TOKEN, "Describe", _token("*"), r.error, [])
         return {"error_code": int(r.error), "tokens": [_described(t) for t in r.tokens]}
 
     return {

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sasl_scram import KafkaPrincipal
+from sasl_scram.audit import audit_event
 from sasl_scram.kafka import ErrorCode
 from tokenauth._cache import TokenCache
 from tokenauth._config import TokenConfig
@@ -260,24 +261,27 @@ class TokenManager:
         default while ``> 0`` means ``min(default, requested)``.
         """
         info = self._token_to_change(ctx, hmac)
-        if isinstance(info, ErrorCode):
-            return RenewTokenResult(info)
+        if isinstance(info, tuple):
+            return RenewTokenResult(info[0], token_id=info[1])
         period = self._config.expiry_time_ms if renew_period_ms < 0 else renew_period_ms
-        return RenewTokenResult(*self._set_expiry(info, period, "renew"))
+        return RenewTokenResult(*self._set_expiry(info, period, "renew"), info.token_id)
 
-    def _token_to_change(self, ctx: TokenRequester, hmac: bytes) -> TokenInformation | ErrorCode:
+    def _token_to_change(
+        self, ctx: TokenRequester, hmac: bytes
+    ) -> TokenInformation | tuple[ErrorCode, str]:
         """The token a renew or an expire acts on, or its error in Kafka's order:
         64 (token requests not allowed), 61 (tokens disabled), 62 (no token has
-        this HMAC), 63 (the requester is neither owner nor renewer)."""
+        this HMAC), 63 (the requester is neither owner nor renewer), with the id
+        of the token found (empty before 63), for the audit trail."""
         if not ctx.allow_token_requests:
-            return ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
+            return ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, ""
         if not self.enabled:
-            return ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED
+            return ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED, ""
         info = self._cache.find_by_hmac(hmac)
         if info is None:
-            return ErrorCode.DELEGATION_TOKEN_NOT_FOUND
+            return ErrorCode.DELEGATION_TOKEN_NOT_FOUND, ""
         if not info.may_renew(ctx.principal):
-            return ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH
+            return ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH, info.token_id
         return info
 
     # -- ExpireDelegationToken (API 40) --------------------------------------------
@@ -294,16 +298,17 @@ class TokenManager:
         the same order.
         """
         info = self._token_to_change(ctx, hmac)
-        if isinstance(info, ErrorCode):
-            return ExpireTokenResult(info)
+        if isinstance(info, tuple):
+            return ExpireTokenResult(info[0], token_id=info[1])
+        token_id = info.token_id
         if expiry_period_ms >= 0:
-            return ExpireTokenResult(*self._set_expiry(info, expiry_period_ms, "expire"))
+            return ExpireTokenResult(*self._set_expiry(info, expiry_period_ms, "expire"), token_id)
         try:
-            self._store.remove(info.token_id)
+            self._store.remove(token_id)
         except TokenStoreError as exc:
-            _log.warning("could not expire token %s: %s", info.token_id, exc)
-            return ExpireTokenResult(ErrorCode.UNKNOWN_SERVER_ERROR)
-        return ExpireTokenResult(ErrorCode.NONE, self._clock_ms())
+            _log.warning("could not expire token %s: %s", token_id, exc)
+            return ExpireTokenResult(ErrorCode.UNKNOWN_SERVER_ERROR, token_id=token_id)
+        return ExpireTokenResult(ErrorCode.NONE, self._clock_ms(), token_id)
 
     def _set_expiry(
         self, info: TokenInformation, period_ms: int, verb: str
@@ -372,11 +377,12 @@ class TokenManager:
         the sweep goes on; the next sweep retries.
         """
         now = self._clock_ms() if now_ms is None else now_ms
-        expired = [
-            info.token_id
+        due = {
+            info.token_id: info
             for info in self._cache.tokens()
             if info.max_timestamp_ms < now or info.expiry_timestamp_ms < now
-        ]
+        }
+        expired = list(due)
         removed: list[str] = []
         remove_many = getattr(self._store, "remove_many", None)
         if remove_many is not None:
@@ -396,4 +402,16 @@ class TokenManager:
                 _log.warning("could not remove expired token %s: %s", token_id, exc)
         if removed:
             _log.info("removed %d expired delegation token(s)", len(removed))
+        for token_id in removed:
+            info = due.get(token_id)
+            if info is None:
+                continue
+            audit_event(
+                "TokenExpired",
+                ("DelegationToken", token_id),
+                [
+                    ("owner", info.owner),
+                    ("expiryTimestamp", min(info.expiry_timestamp_ms, info.max_timestamp_ms)),
+                ],
+            )
         return removed

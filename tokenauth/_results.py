@@ -89,18 +89,28 @@ class CreateTokenResult:
 
 @dataclass(frozen=True, slots=True)
 class RenewTokenResult:
-    """RenewDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error)."""
+    """RenewDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error).
+
+    ``token_id`` names the token the HMAC found (empty when none was found), for
+    the audit trail; it is not part of the response, nor of equality.
+    """
 
     error: ErrorCode
     expiry_timestamp_ms: int = -1
+    token_id: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)
 class ExpireTokenResult:
-    """ExpireDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error)."""
+    """ExpireDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error).
+
+    ``token_id`` names the token the HMAC found (empty when none was found), for
+    the audit trail; it is not part of the response, nor of equality.
+    """
 
     error: ErrorCode
     expiry_timestamp_ms: int = -1
+    token_id: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,9 @@ class RequestContext:
     super_user: bool
     client_id: str | None
     connection_id: str
+    #: The client's address as Kafka's authorizer logs it (``127.0.0.1``, no
+    #: port); empty when the transport has none.
+    client_host: str = ""
 
     @property
     def token_authenticated(self) -> bool:

@@ -430,7 +430,7 @@ class ConnectionProtocol(asyncio.Protocol):
 
     async def _call(self, call: ApiCall) -> None:
         try:
-            body = await _handle(self._endpoint, self._listener, self.conn_id, call)
+            body = await _handle(self._endpoint, self._listener, self.conn_id, call, self._peername)
             if isinstance(body, str):
                 outputs = self._conn.fail_call(body)
             else:
@@ -446,7 +446,11 @@ class ConnectionProtocol(asyncio.Protocol):
 
 
 async def _handle(
-    host: ConnectionHost, listener: ListenerAddress, conn_id: str, call: ApiCall
+    host: ConnectionHost,
+    listener: ListenerAddress,
+    conn_id: str,
+    call: ApiCall,
+    peername: object = None,
 ) -> dict[str, Any] | str:
     """The handler's response body for an authenticated request, or why there is
     none (the API is not served, or the handler failed): the connection then
@@ -465,6 +469,8 @@ async def _handle(
         super_user=call.super_user,
         client_id=call.header.client_id,
         connection_id=conn_id,
+        # The peer's address without its port, as Kafka's authorizer log has it.
+        client_host=str(peername[0]) if isinstance(peername, tuple) and peername else "",
     )
     try:
         body: dict[str, Any] = await handler(ctx, call.header.api_version, call.body)
