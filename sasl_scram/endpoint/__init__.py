@@ -25,9 +25,11 @@ from sasl_scram.endpoint._connection import CredentialNeeded
 from sasl_scram.endpoint._connection import Send
 from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._extension import ENTRY_POINT_GROUP
+from sasl_scram.endpoint._extension import EXTENSIONS_KEY
 from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.endpoint._extension import installed_extensions
 from sasl_scram.endpoint._extension import load_extensions
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER_KEY
@@ -44,6 +46,7 @@ __all__ = [
     "ENDPOINT_KEYS",
     "ENTRY_POINT_GROUP",
     "EVENT_LOOP_KEY",
+    "EXTENSIONS_KEY",
     "LOG_FORMAT",
     "METRICS_LISTENER_KEY",
     "STORE_KEYS",
@@ -65,6 +68,7 @@ __all__ = [
     "ServerConnection",
     "ensure_bootstrap_user",
     "extension_keys",
+    "installed_extensions",
     "load_extensions",
     "run",
     "store_location",

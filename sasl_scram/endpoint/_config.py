@@ -35,7 +35,10 @@ from sasl_scram.config import text
 from sasl_scram.config import verbatim
 from sasl_scram.config import zookeeper_connect
 from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
+from sasl_scram.endpoint._extension import DEFAULT_EXTENSIONS
+from sasl_scram.endpoint._extension import EXTENSIONS_KEY
 from sasl_scram.endpoint._extension import extension_factories
+from sasl_scram.endpoint._extension import extension_names
 from sasl_scram.endpoint._extension import factory_keys
 from sasl_scram.endpoint._listeners import LISTENER_KEYS
 from sasl_scram.endpoint._listeners import ListenerAddress
@@ -389,12 +392,23 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         secret=True,
         field="ssl_key_password",
     ),
+    # An extension is code run inside the authentication server: only those named
+    # here are imported, not whatever another installed distribution registers.
+    ConfigKey(
+        EXTENSIONS_KEY,
+        DEFAULT_EXTENSIONS,
+        extension_names,
+        "installed extension names, comma-separated (empty: none)",
+        "endpoint extensions to load (tokens: delegation tokens)",
+        field="extensions",
+    ),
 )
 
 
-def extension_keys() -> tuple[ConfigKey, ...]:
-    """Keys that installed endpoint extensions read (delegation tokens' keys)."""
-    return tuple(key for factory in extension_factories() for key in factory_keys(factory))
+def extension_keys(names: Sequence[str] | None = None) -> tuple[ConfigKey, ...]:
+    """Keys that the endpoint extensions ``names`` read (default: those loaded by
+    default, whose keys are the delegation tokens')."""
+    return tuple(key for factory in extension_factories(names) for key in factory_keys(factory))
 
 
 def _warn_unknown(
@@ -512,6 +526,8 @@ class EndpointConfig:
     ssl_keystore_certificate_chain: str | None = field(default=None, repr=False)
     ssl_keystore_key: str | None = field(default=None, repr=False)
     ssl_key_password: str | None = field(default=None, repr=False)
+    #: ``scram.endpoint.extensions``: the extensions loaded, by entry-point name.
+    extensions: tuple[str, ...]
     #: The properties as given (after overrides), for the extensions.
     properties: dict[str, str] = field(default_factory=dict, repr=False)
     #: Every key of the table (the extensions' keys included) as its parser
@@ -544,14 +560,19 @@ class EndpointConfig:
             given: The values; a :class:`~sasl_scram.config.Properties` also
                 tells where each was set, and errors name that file and line.
             extra_keys: Keys other packages read (default: those of the
-                installed endpoint extensions), so they are not "unknown".
+                extensions ``scram.endpoint.extensions`` names), so they are
+                not "unknown".
             keys: The table (a subclass adding a field passes its own).
 
         Raises:
             ScramConfigError: naming the file, line and key, and what is accepted.
         """
         origins: Mapping[str, str] = getattr(given, "origins", {})
-        table = (*keys, *(extension_keys() if extra_keys is None else extra_keys))
+        if extra_keys is None:
+            # Which extensions, before their keys: only the named ones are imported.
+            named = [key for key in keys if key.name == EXTENSIONS_KEY]
+            extra_keys = extension_keys(read_keys(named, given, origins).get(EXTENSIONS_KEY))
+        table = (*keys, *extra_keys)
         _warn_unknown(given, table, origins)
         _warn_shared_secrets(table, given, origins)
         v = read_keys(table, given, origins)

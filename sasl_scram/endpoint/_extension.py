@@ -8,6 +8,12 @@ the top, and no lower package imports a higher one. A factory may carry a
 reads, so ``server.properties`` validation knows them without importing it;
 such a factory is then called with the values the table parsed as its second
 argument, so no key is parsed twice.
+
+Only the extensions ``scram.endpoint.extensions`` names are loaded (by default
+the built-in ``tokens``): an entry point is code that runs inside the
+authentication server, and any distribution installed beside ours could
+register one. The others are never imported; their names are only listed, to
+say which are installed when a name is unknown (docs/security.md).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import logging
 from collections.abc import Awaitable
 from collections.abc import Callable
 from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from importlib.metadata import entry_points
@@ -29,18 +36,26 @@ from sasl_scram.config import KafkaPrincipal
 from sasl_scram.config import read_keys
 
 __all__ = [
+    "DEFAULT_EXTENSIONS",
     "ENTRY_POINT_GROUP",
+    "EXTENSIONS_KEY",
     "EndpointExtension",
     "Handler",
     "RequestContext",
     "extension_factories",
+    "extension_names",
     "factory_keys",
+    "installed_extensions",
     "load_extensions",
 ]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
 ENTRY_POINT_GROUP = "kafka_scram.endpoint"
+#: The extensions ``serve`` loads, by entry-point name, comma-separated.
+EXTENSIONS_KEY = "scram.endpoint.extensions"
+#: The one this distribution registers (``tokenauth``'s delegation tokens).
+DEFAULT_EXTENSIONS = "tokens"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +107,42 @@ class EndpointExtension:
 ExtensionFactory = Callable[..., EndpointExtension | None]
 
 
-def extension_factories() -> list[ExtensionFactory]:
-    """Every installed extension factory, in entry-point name order."""
-    return [ep.load() for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)]
+def installed_extensions() -> tuple[str, ...]:
+    """The names of the installed extensions, sorted; none of them is imported."""
+    return tuple(sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}))
+
+
+def extension_names(value: str, _: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+    """``scram.endpoint.extensions``'s parser: the names, in order, each once.
+
+    Raises:
+        ValueError: a name no installed distribution registers, with the
+            names that are installed.
+    """
+    names = tuple(dict.fromkeys(name.strip() for name in value.split(",") if name.strip()))
+    installed = installed_extensions()
+    unknown = [name for name in names if name not in installed]
+    if unknown:
+        listed = ", ".join(installed) if installed else "none"
+        raise ValueError(
+            f"unknown endpoint extension {', '.join(map(repr, unknown))}; installed: {listed}"
+        )
+    return names
+
+
+def extension_factories(names: Sequence[str] | None = None) -> list[ExtensionFactory]:
+    """The factories of the extensions ``names`` (default: :data:`DEFAULT_EXTENSIONS`),
+    in that order; only those entry points are imported.
+
+    Raises:
+        ValueError: a name that is not installed.
+    """
+    wanted = extension_names(DEFAULT_EXTENSIONS) if names is None else tuple(names)
+    found = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name in wanted}
+    missing = [name for name in wanted if name not in found]
+    if missing:
+        extension_names(",".join(missing))  # raises, naming the installed ones
+    return [found[name].load() for name in wanted]
 
 
 def factory_keys(factory: ExtensionFactory) -> tuple[ConfigKey, ...]:
@@ -105,7 +153,8 @@ def factory_keys(factory: ExtensionFactory) -> tuple[ConfigKey, ...]:
 def load_extensions(
     properties: Mapping[str, str], settings: Mapping[str, Any] | None = None
 ) -> list[EndpointExtension]:
-    """Instantiate every installed extension; one that fails to load stops the start.
+    """Instantiate the extensions ``scram.endpoint.extensions`` names; one that fails
+    to load stops the start.
 
     A broken extension must not silently drop features (e.g. token logins), so
     errors propagate with the extension's name.
@@ -116,8 +165,12 @@ def load_extensions(
             factory with ``config_keys`` gets them. Without them its keys are
             read here, with the same table.
     """
+    if settings is not None and EXTENSIONS_KEY in settings:
+        names: tuple[str, ...] = settings[EXTENSIONS_KEY]
+    else:
+        names = extension_names(properties.get(EXTENSIONS_KEY, DEFAULT_EXTENSIONS))
     extensions: list[EndpointExtension] = []
-    for factory in extension_factories():
+    for factory in extension_factories(names):
         keys = factory_keys(factory)
         if keys:
             parsed = settings

@@ -55,7 +55,10 @@ def served(clock: FakeClock[int]) -> tuple[EndpointExtension, TokenManager]:
 
 
 def _call(ext: EndpointExtension, key: ApiKey, ctx: RequestContext, body: dict[str, Any]) -> Any:
-    return asyncio.run(ext.handlers[key](ctx, 0, body))
+    async def call() -> Any:
+        return await ext.handlers[key](ctx, 0, body)
+
+    return asyncio.run(call())
 
 
 def _create(ext: EndpointExtension, ctx: RequestContext, owner: str = "") -> Any:

@@ -162,8 +162,8 @@ def test_an_extension_gets_the_values_the_table_parsed(monkeypatch: pytest.Monke
     factory.config_keys = (  # type: ignore[attr-defined]
         ConfigKey("scram.example.ms", "5", twice, "an integer", "an example"),
     )
-    monkeypatch.setattr(endpoint_config, "extension_factories", lambda: [factory])
-    monkeypatch.setattr(endpoint_extension, "extension_factories", lambda: [factory])
+    monkeypatch.setattr(endpoint_config, "extension_factories", lambda names: [factory])
+    monkeypatch.setattr(endpoint_extension, "extension_factories", lambda names: [factory])
     config = EndpointConfig.from_properties(
         {"scram.credential.store.path": "x.db", "scram.example.ms": "7"}
     )
