@@ -18,6 +18,7 @@ from sasl_scram.audit._trail import audit
 from sasl_scram.audit._trail import audit_event
 from sasl_scram.audit._trail import audit_message
 from sasl_scram.audit._trail import escape
+from sasl_scram.audit._trail import event_message
 from sasl_scram.audit._trail import request_name
 
 __all__ = [
@@ -26,5 +27,6 @@ __all__ = [
     "audit_event",
     "audit_message",
     "escape",
+    "event_message",
     "request_name",
 ]

@@ -15,19 +15,12 @@ from __future__ import annotations
 
 import logging
 import unicodedata
+from collections.abc import Callable
 from collections.abc import Sequence
+from typing import ParamSpec
 
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.kafka import ApiKey
-
-__all__ = [
-    "AUDIT_LOGGER_NAME",
-    "audit",
-    "audit_event",
-    "audit_message",
-    "escape",
-    "request_name",
-]
 
 #: The logger every audit line goes to (Kafka's is ``kafka.authorizer.logger``).
 AUDIT_LOGGER_NAME = "kafka_scram.audit"
@@ -115,26 +108,31 @@ def audit_message(
     )
 
 
-def audit(
-    principal: KafkaPrincipal,
-    allowed: bool,
-    operation: str,
-    host: str,
-    resource: tuple[str, str],
-    request: str,
-    details: Details = (),
-) -> None:
-    """Log :func:`audit_message`'s line at INFO on :data:`AUDIT_LOGGER_NAME`."""
-    if _log.isEnabledFor(logging.INFO):
-        _log.info(audit_message(principal, allowed, operation, host, resource, request, details))
+_P = ParamSpec("_P")
 
 
-def audit_event(event: str, resource: tuple[str, str], details: Details = ()) -> None:
-    """Log what the server did by itself, with no request behind it (a token the
-    expiry sweep removed): ``Event = TokenExpired on resource = ... with ...``."""
-    if _log.isEnabledFor(logging.INFO):
-        kind, name = resource
-        _log.info(
-            "Event = %s on resource = %s:%s:%s%s",
-            event, kind, _LITERAL, escape(name), _details(details),
-        )  # fmt: skip
+def _logged(build: Callable[_P, str]) -> Callable[_P, None]:
+    """``build``'s line, logged at INFO on :data:`AUDIT_LOGGER_NAME`; built only
+    when that level is on."""
+
+    def log(*args: _P.args, **kwargs: _P.kwargs) -> None:
+        if _log.isEnabledFor(logging.INFO):
+            _log.info("%s", build(*args, **kwargs))
+
+    log.__doc__ = f"Log the line of :func:`{build.__name__}` at INFO on ``kafka_scram.audit``."
+    return log
+
+
+#: :func:`audit_message`'s line, logged at INFO on :data:`AUDIT_LOGGER_NAME`.
+audit = _logged(audit_message)
+
+
+def event_message(event: str, resource: tuple[str, str], details: Details = ()) -> str:
+    """The line of what the server did by itself, with no request behind it (a
+    token the expiry sweep removed): ``Event = TokenExpired on resource = ... with ...``."""
+    kind, name = resource
+    return f"Event = {event} on resource = {kind}:{_LITERAL}:{escape(name)}{_details(details)}"
+
+
+#: :func:`event_message`'s line, logged at INFO on :data:`AUDIT_LOGGER_NAME`.
+audit_event = _logged(event_message)

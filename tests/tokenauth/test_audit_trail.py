@@ -9,14 +9,12 @@ from typing import Any
 
 import pytest
 
-from sasl_scram import SCRAM_SHA_256
-from sasl_scram import KafkaPrincipal
-from sasl_scram import ScramSession
 from sasl_scram.audit import AUDIT_LOGGER_NAME
 from sasl_scram.endpoint import EndpointExtension
 from sasl_scram.endpoint import RequestContext
 from sasl_scram.kafka import ApiKey
 from tests.support.clock import FakeClock
+from tests.support.request_context import request_context
 from tokenauth import InMemoryTokenStore
 from tokenauth import TokenConfig
 from tokenauth import TokenManager
@@ -27,16 +25,7 @@ HOST = "192.0.2.7"
 
 
 def _ctx(user: str, *, token: bool = False) -> RequestContext:
-    return RequestContext(
-        principal=KafkaPrincipal("User", user),
-        session=ScramSession(SCRAM_SHA_256, user, user, token, None),
-        security_protocol="SASL_SSL",
-        listener_name="SASL_SSL",
-        super_user=False,
-        client_id=None,
-        connection_id="SASL_SSL-1",
-        client_host=HOST,
-    )
+    return request_context(user, token=token, host=HOST, protocol="SASL_SSL")
 
 
 @pytest.fixture

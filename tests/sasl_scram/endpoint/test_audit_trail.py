@@ -11,8 +11,6 @@ import pytest
 
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import SCRAM_SHA_512
-from sasl_scram import KafkaPrincipal
-from sasl_scram import ScramSession
 from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import RemoteScramAdmin
 from sasl_scram.admin import SaslCredentials
@@ -26,22 +24,14 @@ from sasl_scram.store import ScramUpsertion
 from tests.support.endpoint_harness import ADMIN
 from tests.support.endpoint_harness import ALICE
 from tests.support.endpoint_harness import RunningEndpoint
+from tests.support.request_context import request_context
 
 SALT = b"salt-bytes-never-logged"
 SALTED = b"salted-password-never-logged"
 
 
 def _ctx(user: str, super_user: bool) -> RequestContext:
-    return RequestContext(
-        principal=KafkaPrincipal("User", user),
-        session=ScramSession(SCRAM_SHA_256, user, user, False, None),
-        security_protocol="SASL_PLAINTEXT",
-        listener_name="SASL_PLAINTEXT",
-        super_user=super_user,
-        client_id="test",
-        connection_id="SASL_PLAINTEXT-0",
-        client_host="127.0.0.1",
-    )
+    return request_context(user, super_user=super_user)
 
 
 def _alteration(user: str) -> dict[str, Any]:
