@@ -18,6 +18,8 @@ Kafka, so the same properties file can be shared with Kafka brokers.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -29,6 +31,8 @@ from sasl_scram import ScramConfigError
 from sasl_scram.config import ConfigKey
 from sasl_scram.config import read_keys
 from tokenauth._errors import TokenConfigError
+
+log = logging.getLogger("tokenauth.config")
 
 SECRET_KEY = "delegation.token.secret.key"  # noqa: S105 - a key name, not a secret
 # Deprecated alias, read only when SECRET_KEY is absent (KafkaConfig.delegationTokenSecretKey).
@@ -167,12 +171,41 @@ def _long_key(value: str, _: Mapping[str, Any]) -> int:
         raise ValueError(f"invalid value {value.strip()!r}: {exc}") from None
 
 
-def _secret_list_key(value: str, _: Mapping[str, Any]) -> tuple[str, ...]:
-    try:
-        return parse_secret_list(value)
-    except TokenConfigError as exc:
-        # The message names a position, never the secret.
-        raise ValueError(str(exc).rpartition(f"{SECRET_KEY}: ")[2]) from None
+#: A secret shorter than this gets a WARNING (Kafka accepts any non-empty one): a
+#: token's HMAC-SHA512 is public to whoever holds the token, so the secret must
+#: resist an offline guess; 32 random characters carry at least 128 bits.
+MIN_SECRET_LENGTH = 32
+
+
+def _secret_list(key: str) -> Callable[[str, Mapping[str, Any]], tuple[str, ...]]:
+    def parse(value: str, _: Mapping[str, Any]) -> tuple[str, ...]:
+        try:
+            secrets = parse_secret_list(value, key)
+        except TokenConfigError as exc:
+            # The message names a position, never the secret.
+            raise ValueError(str(exc).rpartition(f"{key}: ")[2]) from None
+        _warn_short(key, secrets)
+        return secrets
+
+    return parse
+
+
+def _warn_short(key: str, secrets: Sequence[str]) -> None:
+    """A WARNING naming the short secrets by position: never a secret, nor its length."""
+    short = [index for index, secret in enumerate(secrets, 1) if len(secret) < MIN_SECRET_LENGTH]
+    if not short:
+        return
+    if len(secrets) == 1:
+        which = "the secret is"
+    else:
+        which = f"secret number {', '.join(map(str, short))} in the list " + (
+            "is" if len(short) == 1 else "are"
+        )
+    log.warning(
+        "%s: %s shorter than %d characters, and whoever holds a token can guess a short "
+        "secret offline from its HMAC; use a random one (openssl rand -base64 32)",
+        key, which, MIN_SECRET_LENGTH,
+    )  # fmt: skip
 
 
 _LONG = "an integer from 1 to 9223372036854775807 (milliseconds)"
@@ -184,12 +217,17 @@ _SECRETS = "a secret, or secrets newest first separated by ',' (write \\, for a 
 #: reads them with the same table.
 CONFIG_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey(
-        SECRET_KEY, None, _secret_list_key, _SECRETS, "HMAC secret(s) for tokens", secret=True
+        SECRET_KEY,
+        None,
+        _secret_list(SECRET_KEY),
+        _SECRETS,
+        "HMAC secret(s) for tokens",
+        secret=True,
     ),
     ConfigKey(
         MASTER_KEY,
         None,
-        _secret_list_key,
+        _secret_list(MASTER_KEY),
         _SECRETS,
         f"deprecated alias of {SECRET_KEY}",
         secret=True,

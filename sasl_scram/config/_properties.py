@@ -145,14 +145,19 @@ class Properties(dict[str, str]):
 
     Attributes:
         origins: ``"<file>:<line>"`` (or ``--override``) by key.
+        shadowed: The earlier origins of a key set again (a file's line that
+            ``--override`` replaced), by key: that file still holds the value.
     """
 
     def __init__(self, *args: Any, **kwargs: str) -> None:
         super().__init__(*args, **kwargs)
         self.origins: dict[str, str] = {}
+        self.shadowed: dict[str, list[str]] = {}
 
     def set(self, key: str, value: str, origin: str) -> None:
-        """Set ``key`` and remember where it was set."""
+        """Set ``key`` and remember where it was set (and where it was set before)."""
+        if key in self.origins:
+            self.shadowed.setdefault(key, []).append(self.origins[key])
         self[key] = value
         self.origins[key] = origin
 

@@ -422,17 +422,22 @@ def _warn_unknown(
         log.warning("%sUnknown configuration key %r is ignored%s", where, key, hint)
 
 
-def _warn_shared_secrets(
-    table: Sequence[ConfigKey], given: Mapping[str, str], origins: Mapping[str, str]
-) -> None:
+def _warn_shared_secrets(table: Sequence[ConfigKey], given: Mapping[str, str]) -> None:
     """A WARNING for each file holding a secret key that group or others may read or
     write, as the SQLite store and the bootstrap files get: the value lets anyone
-    forge tokens or decrypt the keystore."""
+    forge tokens or decrypt the keystore. A file line that ``--override`` replaced
+    counts too: the file still holds that secret."""
+    origins: Mapping[str, str] = getattr(given, "origins", {})
+    shadowed: Mapping[str, Sequence[str]] = getattr(given, "shadowed", {})
     secrets_by_file: dict[str, list[str]] = {}
     for key in table:
-        origin = origins.get(key.name, "--override") if key.name in given else "--override"
-        if key.secret and origin != "--override":
-            secrets_by_file.setdefault(origin.rsplit(":", 1)[0], []).append(key.name)
+        if not key.secret or key.name not in given:
+            continue
+        for origin in (*shadowed.get(key.name, ()), origins.get(key.name, "--override")):
+            names = secrets_by_file.setdefault(origin.rsplit(":", 1)[0], [])
+            if origin != "--override" and key.name not in names:
+                names.append(key.name)
+    secrets_by_file.pop("--override", None)
     for path, names in secrets_by_file.items():
         try:
             mode = os.stat(path).st_mode & 0o777
@@ -574,7 +579,7 @@ class EndpointConfig:
             extra_keys = extension_keys(read_keys(named, given, origins).get(EXTENSIONS_KEY))
         table = (*keys, *extra_keys)
         _warn_unknown(given, table, origins)
-        _warn_shared_secrets(table, given, origins)
+        _warn_shared_secrets(table, given)
         v = read_keys(table, given, origins)
         _warn_advertised_elsewhere(v["listeners"], v["advertised.listeners"], origins)
         location = store_location(v)

@@ -91,3 +91,52 @@ def test_the_banner_commands_run_as_printed(tmp_path: Path) -> None:
         assert "Completed updating config for user alice." in done.stdout
     finally:
         stop_serve(proc)
+
+
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_a_shared_file_whose_secret_is_overridden_is_still_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The file still holds a secret others may read, whatever --override sets."""
+    from sasl_scram.cli._serve import load_properties
+    from sasl_scram.endpoint import EndpointConfig
+
+    config = _config(tmp_path, "delegation.token.secret.key=file-secret-" + "x" * 40 + "\n", 0o644)
+    override = "delegation.token.secret.key=override-secret-" + "y" * 40
+    with caplog.at_level("WARNING"):
+        EndpointConfig.from_properties(load_properties(str(config), [override]))
+    shared = [line for line in _warnings(caplog) if str(config) in line]
+    assert len(shared) == 1, _warnings(caplog)
+    assert "delegation.token.secret.key" in shared[0] and "chmod 600" in shared[0]
+    assert "secret-" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("value", "short"),
+    [
+        ("s" * 31, "the secret"),
+        ("s" * 32, None),
+        ("n" * 40 + ",old-short", "secret number 2"),
+    ],
+)
+def test_a_token_secret_shorter_than_32_characters_is_a_warning(
+    caplog: pytest.LogCaptureFixture, value: str, short: str | None
+) -> None:
+    from sasl_scram.endpoint import EndpointConfig
+
+    given = {"scram.credential.store.path": ":memory:", "delegation.token.secret.key": value}
+    with caplog.at_level("WARNING"):
+        EndpointConfig.from_properties(given)
+    said = [line for line in _warnings(caplog) if "shorter than 32 characters" in line]
+    if short is None:
+        assert not said, caplog.text
+        return
+    assert len(said) == 1, caplog.text
+    assert "delegation.token.secret.key" in said[0] and short in said[0]
+    # Neither the secret nor its length.
+    for secret in value.split(","):
+        assert secret not in caplog.text
+        assert str(len(secret)) not in said[0]
