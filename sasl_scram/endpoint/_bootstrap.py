@@ -23,8 +23,9 @@ from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ScramAdmin
 from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import private_folders
 
-__all__ = ["BootstrapFiles", "ensure_bootstrap_user", "private_folder"]
+__all__ = ["BootstrapFiles", "ensure_bootstrap_user", "private_folder", "warn_if_others_write"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -37,20 +38,40 @@ class BootstrapFiles:
     kcat_config: Path
 
 
-def private_folder(folder: Path, key: str) -> None:
-    """Create ``folder`` (owner-only) if missing; a folder that cannot be made is
-    a configuration error naming ``key``, the key that put a file there.
+def private_folder(folder: Path, key: str) -> list[Path]:
+    """Create ``folder`` and its missing parents (each owner-only); a folder that
+    cannot be made is a configuration error naming ``key``, the key that put a
+    file there.
+
+    Returns:
+        The folders created, outermost first.
 
     Raises:
         ScramConfigError: ``folder`` cannot be created.
     """
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return private_folders(folder)
     except OSError as exc:
         raise ScramConfigError(
             f"{key}: cannot create the folder {folder}: {exc.strerror or exc}; "
             "choose a path in a folder this user may write"
         ) from None
+
+
+def warn_if_others_write(folder: Path, created: list[Path]) -> None:
+    """A WARNING for ``folder``, or a parent of it just created, that others may
+    write: they could rename it away and put a folder of theirs in its place."""
+    for path in dict.fromkeys([*created, folder]):
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            continue
+        if mode & 0o002:
+            log.warning(
+                "%s is writable by others (mode %o): another user could replace the "
+                "credential store's folder; run chmod o-w on it",
+                path, mode & 0o7777,
+            )  # fmt: skip
 
 
 def _stage(path: Path, text: str, encoding: str = "utf-8") -> Path:
@@ -82,7 +103,7 @@ def _place(staged: list[tuple[Path, Path]]) -> None:
 
 
 def _write_private(path: Path, text: str, encoding: str = "utf-8") -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_folders(path.parent)
     _place([(_stage(path, text, encoding), path)])
 
 

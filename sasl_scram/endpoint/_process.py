@@ -23,6 +23,7 @@ from sasl_scram._errors import ScramConfigError
 from sasl_scram.endpoint._bootstrap import BootstrapFiles
 from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
 from sasl_scram.endpoint._bootstrap import private_folder
+from sasl_scram.endpoint._bootstrap import warn_if_others_write
 from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint._config import EVENT_LOOP_KEY
 from sasl_scram.endpoint._config import STORE_PATH_KEY
@@ -155,7 +156,9 @@ def _foreign_hosts(config: EndpointConfig) -> list[str]:
     return foreign
 
 
-def open_credential_store(config: EndpointConfig) -> CredentialStore:
+def open_credential_store(config: EndpointConfig, *, warn: bool = True) -> CredentialStore:
+    """The store ``config`` names; ``warn``: say once (not in every worker) that
+    others may write its folder."""
     from sasl_scram.store import open_store
 
     if config.store.scheme == "sqlite":
@@ -163,7 +166,10 @@ def open_credential_store(config: EndpointConfig) -> CredentialStore:
         # directory is owner-only from its creation (the store creates the
         # database 0600 before SQLite opens it), as Kafka protects /config/users
         # with CREATOR_ALL ACLs.
-        private_folder(config.store.path.parent, STORE_PATH_KEY)
+        folder = config.store.path.parent
+        created = private_folder(folder, STORE_PATH_KEY)
+        if warn:
+            warn_if_others_write(folder, created)
     return open_store(config.store)
 
 
@@ -210,7 +216,7 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
         # Before the store opens and "ready" is said: the user's files must have
         # a place (the workers' parent checks it before it forks).
         private_folder(config.bootstrap_file.parent, BOOTSTRAP_FILE_KEY)
-    store = open_credential_store(config)
+    store = open_credential_store(config, warn=worker is None)
     extensions = load_extensions(config.properties, config.settings)
     endpoint = ScramEndpoint(
         config,

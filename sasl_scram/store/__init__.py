@@ -32,6 +32,7 @@ from sasl_scram.store._api import ScramDeletion
 from sasl_scram.store._api import ScramUpsertion
 from sasl_scram.store._api import StoreUnavailable
 from sasl_scram.store._api import UserDescription
+from sasl_scram.store._folders import private_folders
 from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS
 from sasl_scram.store._freshness import MAX_STALENESS_KEY
 from sasl_scram.store._freshness import Freshness
@@ -92,5 +93,6 @@ __all__ = [
     "open_store",
     "parse_location",
     "parse_max_staleness",
+    "private_folders",
     "sanitize",
 ]

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sasl_scram.store._api import NoStore
+from sasl_scram.store._folders import private_folders
 
 __all__ = [
     "DEFAULT_CHANGE_RETENTION",
@@ -91,9 +92,7 @@ def _create_private(path: str) -> None:
     """
     if _special(path):
         return
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        os.makedirs(parent, mode=0o700, exist_ok=True)
+    private_folders(os.path.dirname(os.path.abspath(path)))
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -112,3 +112,27 @@ def test_a_shared_bootstrap_password_file_gets_a_warning(tmp_path: Path) -> None
     with Serve(tmp_path, db, props) as serve:
         line = serve.wait_for_log(f"{kcat} is readable or writable by group or others")
         assert " WARNING " in line
+
+
+def test_every_folder_serve_makes_is_owner_only_whatever_the_umask(tmp_path: Path) -> None:
+    """Parents included: a folder others may write above the state folder lets them
+    swap the state folder for one of theirs."""
+    db = tmp_path / "a" / "b" / "state" / "creds.db"
+    admin = tmp_path / "x" / "y" / "admin.properties"
+    props = {"scram.bootstrap.user": "admin", "scram.bootstrap.client.properties": str(admin)}
+    with Serve(tmp_path, db, props, umask=0o002) as serve:
+        serve.wait_for_log("Listening on")
+    for folder in ("a", "a/b", "a/b/state", "x", "x/y"):
+        assert mode(tmp_path / folder) == "0o700", folder
+    assert "chmod o-w" not in serve.log_text()
+
+
+def test_a_state_folder_others_may_write_is_one_warning(tmp_path: Path) -> None:
+    state = tmp_path / "shared"
+    state.mkdir()
+    state.chmod(0o777)
+    with Serve(tmp_path, state / "creds.db", {"scram.workers": "2"}) as serve:
+        serve.wait_for_log("2 workers serving")
+    warnings = [line for line in serve.log_lines() if "chmod o-w" in line]
+    assert len(warnings) == 1, serve.log_text()
+    assert " WARNING " in warnings[0] and str(state) in warnings[0]
