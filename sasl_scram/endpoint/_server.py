@@ -4,7 +4,6 @@ handlers around one :class:`ConnectionProtocol` per connection (``_protocol.py``
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import os
@@ -15,7 +14,6 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
-from typing import cast
 
 from sasl_scram import _native
 from sasl_scram._errors import ScramConfigError
@@ -24,6 +22,7 @@ from sasl_scram._server import DecoyCredentials
 from sasl_scram._server import Grant
 from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint import _handlers
+from sasl_scram.endpoint._accept import Acceptor
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
@@ -143,7 +142,8 @@ class ScramEndpoint:
             user_max_array=config.user_max_array,
             legacy_librdkafka_nonce=config.legacy_librdkafka_nonce,
         )
-        self._servers: list[asyncio.base_events.Server] = []
+        self._acceptors: list[Acceptor] = []
+        self._stopped: asyncio.Future[None] | None = None
         self._bound: dict[str, tuple[str, int]] = {}
         # Insertion-ordered set of live connections.
         self.connections: dict[ConnectionProtocol, None] = {}
@@ -187,21 +187,18 @@ class ScramEndpoint:
             def factory(listener: ListenerAddress = listener) -> ConnectionProtocol:
                 return ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
 
-            server = await loop.create_server(
+            acceptor = Acceptor(
+                loop,
                 factory,
-                listener.host or None,
-                listener.port,
-                ssl=context,
-                reuse_address=True,
-                reuse_port=self._reuse_port or None,
+                (listener.host or None, listener.port),
+                name=str(listener),
                 backlog=self.config.listen_backlog,
+                ssl_context=context,
+                reuse_port=self._reuse_port,
             )
-            # uvloop's Server.sockets is a list where typeshed says tuple; compiled,
-            # this module checks annotations at run time, so read it untyped.
-            sockets: Sequence[Any] = cast(Any, server).sockets
-            sock = sockets[0].getsockname()
+            sock = acceptor.sockets[0].getsockname()
             self._bound[listener.name] = (sock[0], sock[1])
-            self._servers.append(server)
+            self._acceptors.append(acceptor)
             log.info(
                 "Listening on %s (%s) at %s:%s", listener.name, listener.protocol, sock[0], sock[1]
             )
@@ -224,15 +221,20 @@ class ScramEndpoint:
         return adv.host, port
 
     async def serve_forever(self) -> None:
-        await asyncio.gather(*(s.serve_forever() for s in self._servers))
+        """Until :meth:`close` (the listeners accept from :meth:`start` on)."""
+        if self._stopped is None:
+            self._stopped = self.loop.create_future()
+        await asyncio.shield(self._stopped)
 
     async def close(self, grace_seconds: float = 5.0) -> None:
         """Stop accepting, let busy connections finish within ``grace_seconds``, close all."""
         if self._closed:
             return
         self._closed = True
-        for server in self._servers:
-            server.close()
+        for acceptor in self._acceptors:
+            acceptor.close()
+        if self._stopped is not None and not self._stopped.done():
+            self._stopped.set_result(None)
         # Idle connections close now; one busy with a request may finish it first.
         for proto in list(self.connections):
             if not proto.busy:
@@ -248,9 +250,6 @@ class ScramEndpoint:
                 await asyncio.wait(pending, timeout=1.0)
                 for task in pending:
                     task.cancel()
-        for server in self._servers:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(server.wait_closed(), 1.0)
         if self.deadlines is not None:
             self.deadlines.close()
         if self.metrics is not None:

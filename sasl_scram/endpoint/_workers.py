@@ -31,6 +31,7 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramError
+from sasl_scram.endpoint._accept import listener_options
 from sasl_scram.endpoint._bootstrap import BootstrapFiles
 from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
 from sasl_scram.endpoint._config import EndpointConfig
@@ -82,7 +83,7 @@ def reserve_ports(config: EndpointConfig) -> tuple[EndpointConfig, list[socket.s
                     _check_unshared(family, kind, proto, sockaddr)
                 sock = socket.socket(family, kind, proto)
                 sockets.append(sock)
-                _listener_options(sock, family)
+                listener_options(sock, family)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
                 sock.bind(sockaddr)
                 port = sock.getsockname()[1]
@@ -94,19 +95,13 @@ def reserve_ports(config: EndpointConfig) -> tuple[EndpointConfig, list[socket.s
     return dataclasses.replace(config, listeners=tuple(listeners)), sockets
 
 
-def _listener_options(sock: socket.socket, family: int) -> None:
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if family == socket.AF_INET6:  # as asyncio's create_server does
-        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-
-
 def _check_unshared(family: int, kind: int, proto: int, sockaddr: tuple[Any, ...]) -> None:
     """Raise if anything listens on ``sockaddr``. The reservation sets
     ``SO_REUSEPORT``, which the kernel lets share a port with any other socket
     of this user that set it too (another serve's workers): a bind without it
     is refused when the port is taken, as a single process's bind is."""
     with socket.socket(family, kind, proto) as probe:
-        _listener_options(probe, family)
+        listener_options(probe, family)
         probe.bind(sockaddr)
 
 

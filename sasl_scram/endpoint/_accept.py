@@ -1,0 +1,166 @@
+"""Each listener's accept loop: its sockets, and what happens when descriptors run out.
+
+Neither event loop's own server survives running out of file descriptors:
+asyncio's logs an error with a traceback at every failure and stops accepting
+for a second each time; uvloop's (libuv's) accepts and closes every pending
+connection to free one descriptor, then closes the listener itself, silently.
+So the endpoint accepts itself, on either loop: a failed ``accept()`` for want of
+descriptors (EMFILE, ENFILE, ENOBUFS, ENOMEM) pauses the listener and tries again
+every :data:`RETRY_SECONDS`, leaving the waiting connections in the kernel's
+queue, and says so once per :data:`LOG_INTERVAL`, with the limit and its fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import resource
+import socket
+import ssl
+import time
+from collections.abc import Callable
+
+__all__ = ["LOG_INTERVAL", "RETRY_SECONDS", "Acceptor", "listener_options"]
+
+log = logging.getLogger("sasl_scram.endpoint")
+
+#: The failures that mean "no descriptor or buffer now", not "this connection".
+_SHORTAGE = frozenset((errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM))
+#: How soon a paused listener tries again: descriptors free up as connections close.
+RETRY_SECONDS = 0.05
+#: The shortage is logged at most once per this many seconds (each accept fails).
+LOG_INTERVAL = 60.0
+#: Connections accepted per wake-up, as asyncio's own loop takes at most its backlog.
+_BATCH = 128
+
+
+def listener_options(sock: socket.socket, family: int) -> None:
+    """What asyncio's ``create_server`` sets on a listening socket."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if family == socket.AF_INET6:  # as asyncio's create_server does
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+
+
+def _listen(host: str | None, port: int, backlog: int, reuse_port: bool) -> list[socket.socket]:
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        ):
+            sock = socket.socket(family, kind, proto)
+            sockets.append(sock)
+            listener_options(sock, family)
+            if reuse_port:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            sock.bind(address)
+            sock.listen(backlog)
+            sock.setblocking(False)
+    except BaseException:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
+class Acceptor:
+    """One listener's sockets, accepting on ``loop`` into ``factory``'s protocols.
+
+    Raises (constructor):
+        OSError: an address cannot be bound (in use, not on this host).
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        factory: Callable[[], asyncio.Protocol],
+        address: tuple[str | None, int],
+        *,
+        name: str,
+        backlog: int,
+        ssl_context: ssl.SSLContext | None = None,
+        reuse_port: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.loop = loop
+        self.factory = factory
+        self.ssl_context = ssl_context
+        self.name = name
+        self.sockets = _listen(address[0], address[1], backlog, reuse_port)
+        self.clock = clock
+        self._paused = False
+        self._closed = False
+        self._logged_at: float | None = None
+        self._failures = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+        for sock in self.sockets:
+            loop.add_reader(sock.fileno(), self._accept, sock)
+
+    def _accept(self, sock: socket.socket) -> None:
+        for _ in range(_BATCH):
+            try:
+                conn, _ = sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except ConnectionAbortedError:
+                continue  # the peer gave up while it waited in the queue
+            except OSError as exc:
+                if exc.errno not in _SHORTAGE:
+                    log.warning("accept() failed: %s", exc)
+                    return
+                self._short_of_descriptors(exc)
+                return
+            conn.setblocking(False)
+            task = self.loop.create_task(self._connect(conn))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _connect(self, conn: socket.socket) -> None:
+        try:
+            await self.loop.connect_accepted_socket(self.factory, conn, ssl=self.ssl_context)
+        except Exception as exc:  # a TLS handshake that failed, a peer gone
+            log.debug("connection from an accepted socket failed: %s", exc)
+            conn.close()
+
+    def _short_of_descriptors(self, exc: OSError) -> None:
+        """Pause (the connections wait in the kernel's queue), retry soon, say it once
+        per :data:`LOG_INTERVAL`."""
+        self._failures += 1
+        now = self.clock()
+        if self._logged_at is None or now - self._logged_at >= LOG_INTERVAL:
+            soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+            log.error(
+                "Cannot accept connections on %s: %s (%d failed accepts since the last "
+                "message); this process may open %d files (RLIMIT_NOFILE): raise it with "
+                "ulimit -n, or LimitNOFILE= in a systemd unit; connections wait in the "
+                "listen queue and are accepted as descriptors free up (said at most once "
+                "every %d s)",
+                self.name, exc.strerror or exc, self._failures,
+                soft, LOG_INTERVAL,
+            )  # fmt: skip
+            self._logged_at = now
+            self._failures = 0
+        if not self._paused:
+            self._paused = True
+            for sock in self.sockets:
+                self.loop.remove_reader(sock.fileno())
+            self.loop.call_later(RETRY_SECONDS, self._resume)
+
+    def _resume(self) -> None:
+        if self._closed:
+            return
+        self._paused = False
+        for sock in self.sockets:
+            self.loop.add_reader(sock.fileno(), self._accept, sock)
+
+    def close(self) -> None:
+        """Stop accepting and close the listening sockets (not the connections)."""
+        if self._closed:
+            return
+        self._closed = True
+        for sock in self.sockets:
+            if not self._paused:
+                self.loop.remove_reader(sock.fileno())
+            sock.close()
+        for task in self._tasks:
+            task.cancel()

@@ -1,0 +1,81 @@
+"""``kafka-scram serve`` out of file descriptors: it says so, keeps its listener,
+and serves again as soon as descriptors free up.
+
+The server runs under ``ulimit -n 256`` and 400 idle connections take every
+descriptor; the connections past the limit wait in the kernel's listen queue.
+"""
+
+from __future__ import annotations
+
+import resource
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.sasl_scram.endpoint.serve_process import Peer
+from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.sasl_scram.endpoint.serve_process import seed
+from tests.support.cli_process import EXE
+from tests.support.endpoint_harness import ALICE
+
+LIMIT = 256
+IDLE = 400
+SHORTAGE = "Cannot accept connections on"
+
+
+def _limited_exe(tmp_path: Path) -> str:
+    """``kafka-scram`` under ``ulimit -n LIMIT`` (soft and hard)."""
+    wrapper = tmp_path / "kafka-scram-limited"
+    wrapper.write_text(f'#!/bin/sh\nulimit -n {LIMIT} || exit 3\nexec {EXE} "$@"\n')
+    wrapper.chmod(0o700)
+    return str(wrapper)
+
+
+@pytest.fixture
+def room_for_idle_connections() -> None:
+    """This test process holds the idle connections: its own limit must allow them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < IDLE + 200:
+        if hard != resource.RLIM_INFINITY and hard < IDLE + 200:
+            pytest.skip(f"RLIMIT_NOFILE hard limit {hard} is below {IDLE + 200}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (IDLE + 200, hard))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("loop", ["uvloop", "asyncio"])
+def test_out_of_descriptors_is_logged_once_and_serving_resumes(
+    tmp_path: Path, loop: str, room_for_idle_connections: None
+) -> None:
+    db = tmp_path / "data" / "creds.db"
+    seed(db)
+    serve = Serve(tmp_path, db, {"scram.event.loop": loop})
+    serve.exe = _limited_exe(tmp_path)
+    with serve:
+        idle = [socket.create_connection(("127.0.0.1", serve.port)) for _ in range(IDLE)]
+        try:
+            serve.wait_for_log(SHORTAGE, timeout=30)
+            result: dict[str, Any] = {}
+
+            def login() -> None:
+                with Peer(serve.port, timeout=30) as peer:
+                    result.update(peer.login(*ALICE))
+
+            # Queued behind the idle connections while no descriptor is free.
+            waiting = threading.Thread(target=login)
+            waiting.start()
+        finally:
+            for sock in idle:
+                sock.close()
+        waiting.join(40)
+        assert result.get("error_code") == 0, (result, serve.log_text()[-3000:])
+        # The listener still serves new connections.
+        with Peer(serve.port) as peer:
+            assert peer.login(*ALICE)["error_code"] == 0
+        lines = [line for line in serve.log_lines() if SHORTAGE in line]
+        assert len(lines) == 1, lines
+        assert f"may open {LIMIT} files" in lines[0] and "ulimit -n" in lines[0]
+        assert "LimitNOFILE" in lines[0] and " ERROR " in lines[0]
+        assert "Traceback" not in serve.log_text()
