@@ -58,19 +58,24 @@ def private_folder(folder: Path, key: str) -> list[Path]:
         ) from None
 
 
+def _mode(path: Path) -> int | None:
+    """``path``'s mode bits; ``None`` when it cannot be read (gone, no access)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return None
+
+
 def warn_if_others_write(folder: Path, created: list[Path]) -> None:
     """A WARNING for ``folder``, or a parent of it just created, that others may
     write: they could rename it away and put a folder of theirs in its place."""
     for path in dict.fromkeys([*created, folder]):
-        try:
-            mode = path.stat().st_mode
-        except OSError:
-            continue
-        if mode & 0o002:
+        mode = _mode(path)
+        if mode is not None and mode & 0o002:
             log.warning(
                 "%s is writable by others (mode %o): another user could replace the "
                 "credential store's folder; run chmod o-w on it",
-                path, mode & 0o7777,
+                path, mode,
             )  # fmt: skip
 
 
@@ -109,11 +114,8 @@ def _write_private(path: Path, text: str, encoding: str = "utf-8") -> None:
 
 def _warn_if_shared(path: Path) -> None:
     """A WARNING naming a password file that group or others may read."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return
-    if mode & 0o077:
+    mode = _mode(path)
+    if mode is not None and mode & 0o077:
         log.warning(
             "%s is readable or writable by group or others (mode %o): it holds a "
             "password; run chmod 600 on it",
