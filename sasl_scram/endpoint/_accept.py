@@ -21,7 +21,14 @@ import ssl
 import time
 from collections.abc import Callable
 
-__all__ = ["LOG_INTERVAL", "RETRY_SECONDS", "Acceptor", "listener_options"]
+__all__ = [
+    "DESCRIPTOR_MARGIN",
+    "LOG_INTERVAL",
+    "RETRY_SECONDS",
+    "Acceptor",
+    "listener_options",
+    "warn_low_descriptor_limit",
+]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -31,6 +38,9 @@ _SHORTAGE = frozenset((errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM))
 RETRY_SECONDS = 0.05
 #: The shortage is logged at most once per this many seconds (each accept fails).
 LOG_INTERVAL = 60.0
+#: Descriptors a process holds besides its connections: listeners, the store's
+#: files or ZooKeeper session, the metrics listener, logs, pipes (a margin).
+DESCRIPTOR_MARGIN = 64
 #: Connections accepted per wake-up, as asyncio's own loop takes at most its backlog.
 _BATCH = 128
 
@@ -80,6 +90,7 @@ class Acceptor:
         backlog: int,
         ssl_context: ssl.SSLContext | None = None,
         reuse_port: bool = False,
+        has_room: Callable[[], bool] = lambda: True,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.loop = loop
@@ -88,6 +99,8 @@ class Acceptor:
         self.name = name
         self.sockets = _listen(address[0], address[1], backlog, reuse_port)
         self.clock = clock
+        #: False at ``max.connections``: new connections wait in the listen queue.
+        self.has_room = has_room
         self._paused = False
         self._closed = False
         self._logged_at: float | None = None
@@ -98,6 +111,9 @@ class Acceptor:
 
     def _accept(self, sock: socket.socket) -> None:
         for _ in range(_BATCH):
+            if not self.has_room():
+                self._pause()
+                return
             try:
                 conn, _ = sock.accept()
             except (BlockingIOError, InterruptedError):
@@ -140,6 +156,10 @@ class Acceptor:
             )  # fmt: skip
             self._logged_at = now
             self._failures = 0
+        self._pause()
+
+    def _pause(self) -> None:
+        """Accept nothing for :data:`RETRY_SECONDS`."""
         if not self._paused:
             self._paused = True
             for sock in self.sockets:
@@ -164,3 +184,23 @@ class Acceptor:
             sock.close()
         for task in self._tasks:
             task.cancel()
+
+
+def warn_low_descriptor_limit(max_connections: int, unlimited: int) -> None:
+    """A WARNING at start when ``RLIMIT_NOFILE`` (soft) is below what
+    ``max.connections`` implies for one process, plus :data:`DESCRIPTOR_MARGIN`;
+    nothing when ``max.connections`` is ``unlimited`` (Kafka's default)."""
+    if max_connections >= unlimited:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = max_connections + DESCRIPTOR_MARGIN
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return
+    log.warning(
+        "This process may open %d files (RLIMIT_NOFILE; hard limit %s), but "
+        "max.connections=%d needs about %d in each serve process (%d more for listeners, "
+        "the store and logs): raise it with ulimit -n, or LimitNOFILE= in a systemd "
+        "unit, or lower max.connections",
+        soft, "unlimited" if hard == resource.RLIM_INFINITY else hard, max_connections,
+        needed, DESCRIPTOR_MARGIN,
+    )  # fmt: skip

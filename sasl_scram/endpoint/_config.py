@@ -79,6 +79,9 @@ EVENT_LOOP_KEY = "scram.event.loop"
 BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
 BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
 WORKERS_KEY = "scram.workers"
+MAX_CONNECTIONS_KEY = "max.connections"
+#: Kafka's default for max.connections (Int.MaxValue): no limit.
+JAVA_INT_MAX = 2**31 - 1
 # More processes than this is a typo, not a machine.
 MAX_WORKERS = 1024
 
@@ -278,6 +281,17 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         field="listen_backlog",
     ),
     METRICS_LISTENER,
+    # Kafka's broker-wide cap (ConnectionQuotas): at it, the acceptor waits for a
+    # connection to close and new ones wait in the listen queue. Here per process:
+    # each of scram.workers counts its own.
+    ConfigKey(
+        MAX_CONNECTIONS_KEY,
+        str(JAVA_INT_MAX),
+        integer(1),
+        _INT1,
+        "connections each serve process holds at most (more wait in the listen queue)",
+        field="max_connections",
+    ),
     ConfigKey(
         USER_MAX_REQUEST_KEY,
         "1048576",
@@ -503,6 +517,8 @@ class EndpointConfig:
     busy_poll_us: int
     #: ``socket.listen.backlog.size``: pending connections each listener queues.
     listen_backlog: int
+    #: ``max.connections``: connections one process holds at most.
+    max_connections: int
     #: ``scram.metrics.listener``: where /metrics is served (``None``: off).
     metrics_listener: tuple[str, int] | None = None
     #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.

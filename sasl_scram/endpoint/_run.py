@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from sasl_scram.endpoint._accept import warn_low_descriptor_limit
+from sasl_scram.endpoint._config import JAVA_INT_MAX
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._process import run_loop
 from sasl_scram.endpoint._process import serve
@@ -32,6 +34,8 @@ def run(
             an address not on this host, a folder that cannot be made).
         ScramError: the store or a worker failed at start.
     """
+    # Once, before the workers: they inherit the limit.
+    warn_low_descriptor_limit(config.max_connections, JAVA_INT_MAX)
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
     if config.workers > 1:

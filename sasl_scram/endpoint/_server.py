@@ -195,6 +195,7 @@ class ScramEndpoint:
                 backlog=self.config.listen_backlog,
                 ssl_context=context,
                 reuse_port=self._reuse_port,
+                has_room=self._has_room,
             )
             sock = acceptor.sockets[0].getsockname()
             self._bound[listener.name] = (sock[0], sock[1])
@@ -202,6 +203,9 @@ class ScramEndpoint:
             log.info(
                 "Listening on %s (%s) at %s:%s", listener.name, listener.protocol, sock[0], sock[1]
             )
+
+    def _has_room(self) -> bool:
+        return len(self.connections) < self.config.max_connections
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:

@@ -79,3 +79,44 @@ def test_out_of_descriptors_is_logged_once_and_serving_resumes(
         assert f"may open {LIMIT} files" in lines[0] and "ulimit -n" in lines[0]
         assert "LimitNOFILE" in lines[0] and " ERROR " in lines[0]
         assert "Traceback" not in serve.log_text()
+
+
+@pytest.mark.slow
+def test_max_connections_lets_new_connections_wait_until_one_closes(tmp_path: Path) -> None:
+    db = tmp_path / "data" / "creds.db"
+    seed(db)
+    with Serve(tmp_path, db, {"max.connections": "2"}) as serve:
+        idle = [socket.create_connection(("127.0.0.1", serve.port)) for _ in range(2)]
+        result: dict[str, Any] = {}
+
+        def login() -> None:
+            with Peer(serve.port, timeout=30) as peer:
+                result.update(peer.login(*ALICE))
+
+        waiting = threading.Thread(target=login)
+        waiting.start()
+        waiting.join(1.0)
+        assert waiting.is_alive() and not result, "served past max.connections"
+        idle.pop().close()
+        waiting.join(30)
+        assert result.get("error_code") == 0, serve.log_text()[-3000:]
+        for sock in idle:
+            sock.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("max_connections", "warned"), [("1000", True), ("100", False)])
+def test_a_descriptor_limit_below_max_connections_is_a_warning_at_start(
+    tmp_path: Path, max_connections: str, warned: bool
+) -> None:
+    serve = Serve(tmp_path, tmp_path / "data" / "creds.db", {"max.connections": max_connections})
+    serve.exe = _limited_exe(tmp_path)
+    with serve:
+        serve.wait_for_log("Listening on")
+    said = [line for line in serve.log_lines() if "RLIMIT_NOFILE" in line]
+    if not warned:
+        assert not said, said
+        return
+    assert len(said) == 1, said
+    assert f"may open {LIMIT} files" in said[0] and "max.connections=1000" in said[0]
+    assert "ulimit -n" in said[0] and " WARNING " in said[0]
