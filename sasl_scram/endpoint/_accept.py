@@ -109,6 +109,11 @@ class Acceptor:
         for sock in self.sockets:
             loop.add_reader(sock.fileno(), self._accept, sock)
 
+    @property
+    def pending(self) -> int:
+        """Connections accepted whose protocol is not made yet (a TLS handshake)."""
+        return len(self._tasks)
+
     def _accept(self, sock: socket.socket) -> None:
         for _ in range(_BATCH):
             if not self.has_room():

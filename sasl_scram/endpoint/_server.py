@@ -205,7 +205,9 @@ class ScramEndpoint:
             )
 
     def _has_room(self) -> bool:
-        return len(self.connections) < self.config.max_connections
+        # Those accepted but not yet made count too: one wake-up accepts a batch.
+        pending = sum(acceptor.pending for acceptor in self._acceptors)
+        return len(self.connections) + pending < self.config.max_connections
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
