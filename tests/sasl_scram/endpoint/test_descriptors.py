@@ -34,6 +34,19 @@ def _limited_exe(tmp_path: Path) -> str:
     return str(wrapper)
 
 
+def _login_in_background(port: int) -> tuple[threading.Thread, dict[str, Any]]:
+    """alice's login on a thread; the dict gets the last SaslAuthenticate response."""
+    result: dict[str, Any] = {}
+
+    def login() -> None:
+        with Peer(port, timeout=30) as peer:
+            result.update(peer.login(*ALICE))
+
+    waiting = threading.Thread(target=login)
+    waiting.start()
+    return waiting, result
+
+
 @pytest.fixture
 def room_for_idle_connections() -> None:
     """This test process holds the idle connections: its own limit must allow them."""
@@ -57,15 +70,8 @@ def test_out_of_descriptors_is_logged_once_and_serving_resumes(
         idle = [socket.create_connection(("127.0.0.1", serve.port)) for _ in range(IDLE)]
         try:
             serve.wait_for_log(SHORTAGE, timeout=30)
-            result: dict[str, Any] = {}
-
-            def login() -> None:
-                with Peer(serve.port, timeout=30) as peer:
-                    result.update(peer.login(*ALICE))
-
             # Queued behind the idle connections while no descriptor is free.
-            waiting = threading.Thread(target=login)
-            waiting.start()
+            waiting, result = _login_in_background(serve.port)
         finally:
             for sock in idle:
                 sock.close()
@@ -87,14 +93,7 @@ def test_max_connections_lets_new_connections_wait_until_one_closes(tmp_path: Pa
     seed(db)
     with Serve(tmp_path, db, {"max.connections": "2"}) as serve:
         idle = [socket.create_connection(("127.0.0.1", serve.port)) for _ in range(2)]
-        result: dict[str, Any] = {}
-
-        def login() -> None:
-            with Peer(serve.port, timeout=30) as peer:
-                result.update(peer.login(*ALICE))
-
-        waiting = threading.Thread(target=login)
-        waiting.start()
+        waiting, result = _login_in_background(serve.port)
         waiting.join(1.0)
         assert waiting.is_alive() and not result, "served past max.connections"
         idle.pop().close()
