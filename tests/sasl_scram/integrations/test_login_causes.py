@@ -10,6 +10,7 @@ clients are the real libraries, run through the examples.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import sys
@@ -169,6 +170,32 @@ def test_example_hints_that_a_refused_token_may_have_expired(
         in error
     ), error
     assert token.hmac_base64 not in result.stdout + result.stderr
+
+
+def test_aiokafka_says_a_refused_token_may_have_expired(kraft_broker: KafkaBroker) -> None:
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka.errors import SaslAuthenticationFailed
+
+    from sasl_scram.integrations import aiokafka as scram_aiokafka
+
+    owner = owner_on(kraft_broker)
+    token = owner.create_token()
+    owner.expire_token(token)
+
+    async def start() -> None:
+        kwargs = scram_aiokafka.client_kwargs(owner.token_properties(token, "SCRAM-SHA-512"))
+        consumer = AIOKafkaConsumer(**kwargs)
+        try:
+            await consumer.start()
+        finally:
+            await consumer.stop()
+
+    with scram_aiokafka.installed(), pytest.raises(SaslAuthenticationFailed) as refused:
+        asyncio.run(start())
+    message = str(refused.value)
+    assert "invalid credentials" in message and "may have expired" in message, message
+    assert f"--bootstrap-server {kraft_broker.bootstrap}" in message, message
+    assert token.hmac_base64 not in message
 
 
 @pytest.mark.slow
