@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -31,8 +30,8 @@ from tests.support.zookeeper_server import free_port
 
 from .conftest import write_properties
 from .real_clients import owner_on
+from .test_examples import run as run_example
 
-ROOT = Path(__file__).resolve().parents[3]
 #: The clients whose examples log in with SCRAM through our integrations.
 EXAMPLES = ["kafka_python_client", "aiokafka_client", "confluent_kafka_client"]
 #: Well below any client's bootstrap timeout (kafka-python's is 30 s).
@@ -56,15 +55,9 @@ def closed_port() -> str:
 
 
 def run(example: str, path: Path) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The example's result and how long it took, start-up included."""
     started = time.monotonic()
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / f"{example}.py"), str(path)],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        cwd=ROOT,
-        check=False,
-    )
+    result = run_example(example, path)
     return result, time.monotonic() - started
 
 
