@@ -23,6 +23,8 @@ from sasl_scram.cli import LOGIN_FIXES as CLI_FIXES
 from sasl_scram.integrations import LOGIN_FIXES
 from sasl_scram.integrations import ListenerError
 from sasl_scram.integrations import check_listener
+from tests.sasl_scram.endpoint.serve_process import Serve
+from tests.sasl_scram.endpoint.serve_process import seed
 from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
@@ -129,6 +131,19 @@ def test_a_port_that_is_not_kafka_is_named() -> None:
         server.settimeout(0.1)  # accepted by the kernel, closed unanswered below
         with pytest.raises(ListenerError, match=f"{address} answered no Kafka ApiVersions"):
             check_listener(properties(address), timeout=0.5)
+
+
+def test_a_listener_without_the_mechanism_names_what_it_offers(tmp_path: Path) -> None:
+    """A real ``kafka-scram serve`` with SCRAM-SHA-256 only, asked for SCRAM-SHA-512."""
+    db = tmp_path / "creds.db"
+    seed(db)
+    with Serve(tmp_path, db, {"sasl.enabled.mechanisms": "SCRAM-SHA-256"}) as serve:
+        check_listener(properties(serve.bootstrap, mechanism="SCRAM-SHA-256"))
+        with pytest.raises(ListenerError) as info:
+            check_listener(properties(serve.bootstrap, mechanism="SCRAM-SHA-512"))
+    assert f"{serve.bootstrap} does not enable SCRAM-SHA-512; it offers SCRAM-SHA-256" in str(
+        info.value
+    )
 
 
 @pytest.mark.slow
