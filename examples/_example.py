@@ -114,12 +114,13 @@ def _login_fix(path: str, text: str) -> str:
     from sasl_scram.integrations import LOGIN_FIXES
     from sasl_scram.integrations import Cause
     from sasl_scram.integrations import load_client_config
+    from sasl_scram.kafka import ErrorCode
 
     config = load_client_config(path)
     if config.token_auth:
         bootstrap = ",".join(config.bootstrap_list())
         return f"{text}; {LOGIN_FIXES[Cause.TOKEN_REFUSED].format(bootstrap=bootstrap)}"
-    return f"{text}; check the user and password in {path}'s sasl.jaas.config"
+    return f"{text}; {LOGIN_FIXES[ErrorCode.SASL_AUTHENTICATION_FAILED].format(config=path)}"
 
 
 def _listener_problem(path: str) -> str | None:
@@ -137,16 +138,22 @@ def _listener_problem(path: str) -> str | None:
 def _our_login_refused(path: str) -> str | None:
     """Kafka's refusal, from a login of our own, when the client lost it:
     kafka-python can report a refused login as a bootstrap timeout."""
+    from sasl_scram import ScramError
     from sasl_scram.admin import KafkaConnection
     from sasl_scram.admin import KafkaConnectionError
     from sasl_scram.integrations import load_client_config
     from sasl_scram.kafka import ErrorCode
 
+    config = load_client_config(path)
+    if not config.uses_sasl:
+        return None
     try:
-        KafkaConnection.from_config(load_client_config(path), timeout=BOOTSTRAP_TIMEOUT / 2).close()
+        KafkaConnection.from_config(config, timeout=BOOTSTRAP_TIMEOUT / 2).close()
     except KafkaConnectionError as exc:
         if exc.kafka_error == ErrorCode.SASL_AUTHENTICATION_FAILED:
             return f"{ErrorCode.SASL_AUTHENTICATION_FAILED.exception_name}: {exc}"
+    except ScramError:  # a login our client cannot make: the client's error stands
+        pass
     return None
 
 

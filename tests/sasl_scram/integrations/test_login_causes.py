@@ -216,5 +216,7 @@ def test_example_wrong_password_still_names_the_password(
     )
     result, _ = run("kafka_python_client", path)
     error = error_line(result, "kafka_python_client", kraft_broker.bootstrap)
-    assert "check the user and password" in error and "expired" not in error, error
+    assert (
+        "check the username and password in sasl.jaas.config" in error and "expired" not in error
+    ), error
     assert "not-the-admin-secret" not in result.stderr
