@@ -355,11 +355,13 @@ class ConnectionProtocol(asyncio.Protocol):
                 _log_close(self.conn_id, _peer(self._peername), self._listener.name, item)
                 # What was answered before the close still goes out (close flushes).
                 _flush(transport, sends)
-                if failed and self._endpoint.metrics is not None:
-                    self._endpoint.metrics.failed(
-                        self._listener.name, item.mechanism or "", item.reauthentication
-                    )
-                self.close(item.reason)
+                _count_failure(self._endpoint.metrics, self._listener.name, item)
+                if self._released and failed:
+                    # Out with the response, the close would cost kafka-python the error.
+                    self._hold = True
+                    self._loop.call_later(self._endpoint.pacer.failed_delay_s, self.close, "")
+                else:
+                    self.close(item.reason)
                 return
 
     def _hold_verdict(
@@ -462,6 +464,11 @@ def _log_close(conn_id: str, peer: str, listener: str, item: Close) -> None:
         item.username,
         loggable(item.reason),
     )
+
+
+def _count_failure(metrics: AuthMetrics | None, listener: str, item: Close) -> None:
+    if item.after_failed_authentication and metrics is not None:
+        metrics.failed(listener, item.mechanism or "", item.reauthentication)
 
 
 def _log_login(conn_id: str, item: Authenticated) -> None:

@@ -78,3 +78,40 @@ def test_without_a_delay_the_failure_is_answered_at_once() -> None:
         assert peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})["error_code"] == 58
         assert time.monotonic() - began < 0.3
         assert peer.closed()
+
+
+def _slowed(ep: RunningEndpoint) -> float:
+    metrics = ep.endpoint.metrics
+    assert metrics is not None
+    (family,) = [f for f in metrics.collect() if f.name == "kafka_scram_slowed_authentication"]
+    return float(sum(s.value for s in family.samples if s.name.endswith("_total")))
+
+
+def test_past_the_budget_a_right_password_waits_like_a_wrong_one() -> None:
+    props = {
+        "connection.failed.authentication.delay.ms": "300",
+        "scram.login.failure.budget": "2",
+        "scram.login.failure.budget.interval.ms": "100",
+        "scram.metrics.listener": "127.0.0.1:0",
+    }
+    with RunningEndpoint(properties=props) as ep:
+        for _ in range(2):
+            with Peer(ep.port) as peer:
+                final = _wrong_final(peer)
+                assert peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})["error_code"] == 58
+        assert _slowed(ep) == 0
+        with Peer(ep.port) as peer:
+            client = ScramClient(SCRAM_SHA_256, *ALICE)
+            final = client.receive_server_first(peer.server_first(client.client_first()))
+            began = time.monotonic()
+            answer = peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})
+            waited = time.monotonic() - began
+        assert answer["error_code"] == 0  # slowed, never refused
+        assert waited >= 0.3 * 0.95, waited
+        assert _slowed(ep) == 1
+        # With the budget off, a right password is answered at once.
+        props["scram.login.failure.budget"] = "0"
+    with RunningEndpoint(properties=props) as ep, Peer(ep.port) as peer:
+        began = time.monotonic()
+        assert peer.login(*ALICE)["error_code"] == 0
+        assert time.monotonic() - began < 0.3
