@@ -92,6 +92,10 @@ class FailureBudget:
     def __len__(self) -> int:
         return len(self._users.entries) + len(self._addresses.entries)
 
+    def idle(self) -> bool:
+        """No failure counts at the moment: no verdict can be past the budget."""
+        return not (self._users.entries or self._addresses.entries)
+
     def _keys(self, user: str | None, address: str | None) -> list[tuple[_Table, int]]:
         keys: list[tuple[_Table, int]] = []
         if user is not None:
@@ -106,7 +110,7 @@ class FailureBudget:
 
         Called once per verdict, success or failure, before :meth:`failed`.
         """
-        if not (self._users.entries or self._addresses.entries):
+        if self.idle():
             return None  # nobody failed lately: the usual case costs one check
         now = self._clock()
         over = [

@@ -46,14 +46,17 @@ class VerdictPacer:
             peername: The socket's peer address; its host counts against the budget.
             verdict: A login's success, or the close of a failed one.
         """
+        budget = self.budget
         user: str | None
         if isinstance(verdict, Authenticated):
+            # Every login's success comes here: within the budget, one check.
+            if budget is None or budget.idle():
+                return 0.0
             failed, user = False, verdict.session.username
             mechanism = verdict.session.mechanism.mechanism_name
         else:
             failed, user, mechanism = True, verdict.username, verdict.mechanism or ""
         delay = self.failed_delay_s if failed else 0.0
-        budget = self.budget
         if budget is None:
             return delay
         address = str(peername[0]) if isinstance(peername, tuple) and peername else None
