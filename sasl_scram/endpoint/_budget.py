@@ -43,6 +43,15 @@ class _Table:
             return None
         return entry
 
+    def purge(self, now: float) -> None:
+        """Drop the expired windows at the head (the oldest first)."""
+        entries = self.entries
+        while entries:
+            oldest = next(iter(entries))
+            if entries[oldest][_END] > now:
+                return
+            del entries[oldest]
+
     def add(self, key: int, now: float, window: float) -> list[float]:
         entries = self.entries
         # Expired windows first, then the oldest window, while the table is full.
@@ -113,6 +122,10 @@ class FailureBudget:
         if self.idle():
             return None  # nobody failed lately: the usual case costs one check
         now = self._clock()
+        # Expired windows go as verdicts come, so that the tables empty, and
+        # successes cost one check again, once an attack is over.
+        self._users.purge(now)
+        self._addresses.purge(now)
         over = [
             entry
             for table, key in self._keys(user, address)

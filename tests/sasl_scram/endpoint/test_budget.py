@@ -107,3 +107,15 @@ def test_expired_entries_are_dropped_before_live_ones() -> None:
     b.failed("bob", None)
     assert b.hold("alice", None) == 0.0
     assert b.hold("alice", None) == 1.0
+
+
+def test_expired_windows_go_with_any_verdict_so_the_budget_idles_again() -> None:
+    clock = FakeClock(100.0)
+    b = budget(clock)
+    for i in range(3):
+        b.failed(f"user-{i}", "10.0.0.1")
+    assert not b.idle()
+    clock.advance(60.0)
+    # Another name from another address: the old windows go all the same.
+    assert b.hold("bob", "10.0.0.2") is None
+    assert b.idle() and len(b) == 0
