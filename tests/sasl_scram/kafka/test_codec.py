@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from sasl_scram.kafka import ADDRESS_API_SPECS
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import FrameBuffer
@@ -587,3 +588,27 @@ def test_whole_frame_shortcut_takes_one_whole_frame_and_only_that() -> None:
     buffered = FrameBuffer(100)
     buffered.feed(b"\x00")
     assert buffered.whole(b"\x00\x00\x00\x02hi") is None  # bytes before it
+
+
+ADDRESS_VERSIONS = [
+    (key, v)
+    for key, spec in ADDRESS_API_SPECS.items()
+    for v in range(spec.min_version, spec.max_version + 1)
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("key", "version"), ADDRESS_VERSIONS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_address_responses_round_trip_byte_for_byte(
+    key: int, version: int, data: st.DataObject
+) -> None:
+    spec = ADDRESS_API_SPECS[key]
+    response = sample_value(spec.response, version, spec.flexible(version), data.draw)
+    body = spec.write_response_body(version, response)
+    header = b"\x00\x00\x00\x2a" + (b"\x00" if spec.response_header_version(version) else b"")
+    start, decoded, end = spec.read_response_body(version, header + body)
+    assert (start, end) == (len(header), len(header) + len(body))
+    assert_contains(response, decoded)
+    assert spec.write_response_body(version, decoded) == body
