@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from sasl_scram.kafka import ADDRESS_API_SPECS
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ApiSpec
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import KafkaCodecError
 from sasl_scram.kafka import MalformedMessage
@@ -238,11 +239,15 @@ def assert_contains(expected: Any, actual: Any, path: str = "") -> None:
         assert actual == expected, path
 
 
-ALL_VERSIONS = [
-    (key, v)
-    for key, spec in API_SPECS.items()
-    for v in range(spec.min_version, spec.max_version + 1)
-]
+def every_version(specs: dict[int, ApiSpec]) -> list[tuple[int, int]]:
+    return [
+        (key, v)
+        for key, spec in specs.items()
+        for v in range(spec.min_version, spec.max_version + 1)
+    ]
+
+
+ALL_VERSIONS = every_version(API_SPECS)
 
 
 @pytest.mark.slow
@@ -590,15 +595,8 @@ def test_whole_frame_shortcut_takes_one_whole_frame_and_only_that() -> None:
     assert buffered.whole(b"\x00\x00\x00\x02hi") is None  # bytes before it
 
 
-ADDRESS_VERSIONS = [
-    (key, v)
-    for key, spec in ADDRESS_API_SPECS.items()
-    for v in range(spec.min_version, spec.max_version + 1)
-]
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(("key", "version"), ADDRESS_VERSIONS)
+@pytest.mark.parametrize(("key", "version"), every_version(ADDRESS_API_SPECS))
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_address_responses_round_trip_byte_for_byte(
