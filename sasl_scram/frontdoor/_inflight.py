@@ -24,9 +24,13 @@ _PRODUCE_TRANSACTIONAL_SINCE = 3
 _PRODUCE_FLEXIBLE_SINCE = 9
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class InFlight:
-    """One forwarded request: what its response will be read as."""
+    """One forwarded request: what its response will be read as.
+
+    Not frozen: a frozen dataclass sets each field through
+    ``object.__setattr__``, and one is built per request on the hot path.
+    """
 
     correlation_id: int
     api_key: int
@@ -107,10 +111,15 @@ def produce_acks(
     pos += 2 + max(length, 0)
     flexible = version >= _PRODUCE_FLEXIBLE_SINCE
     if flexible:
-        got = _uvarint(buf, pos, end)
-        if got is None:
-            return None
-        count, pos = got
+        if pos < end and buf[pos] == 0:
+            # The usual header: no tagged fields, one byte.
+            count = 0
+            pos += 1
+        else:
+            got = _uvarint(buf, pos, end)
+            if got is None:
+                return None
+            count, pos = got
         for _ in range(count):
             for _ in range(2):  # the tag, then the size
                 got = _uvarint(buf, pos, end)
@@ -120,10 +129,15 @@ def produce_acks(
             pos += size
     if version >= _PRODUCE_TRANSACTIONAL_SINCE:
         if flexible:
-            got = _uvarint(buf, pos, end)
-            if got is None:
-                return None
-            length, pos = got
+            if pos < end and buf[pos] < 0x80:
+                # A null or short transactional id: a one-byte length.
+                length = buf[pos]
+                pos += 1
+            else:
+                got = _uvarint(buf, pos, end)
+                if got is None:
+                    return None
+                length, pos = got
             pos += max(length - 1, 0)
         else:
             if pos + 2 > end:

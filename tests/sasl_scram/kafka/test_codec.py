@@ -610,3 +610,14 @@ def test_address_responses_round_trip_byte_for_byte(
     assert (start, end) == (len(header), len(header) + len(body))
     assert_contains(response, decoded)
     assert spec.write_response_body(version, decoded) == body
+
+
+@pytest.mark.parametrize("key", [ApiKey.FIND_COORDINATOR, ApiKey.DESCRIBE_CLUSTER])
+def test_address_apis_stay_unknown_to_the_request_decoder(key: ApiKey) -> None:
+    # The endpoint answers neither: like any API it does not serve, the
+    # request is refused as unsupported (and the connection closed).
+    payload = b"".join(
+        (key.to_bytes(2, "big"), b"\x00\x00", b"\x00\x00\x00\x07", b"\x00\x01c", b"\x00")
+    )
+    with pytest.raises(UnsupportedRequest):
+        decode_request(payload)
