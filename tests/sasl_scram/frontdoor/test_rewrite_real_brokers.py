@@ -32,8 +32,13 @@ def _request(api_key: int, version: int, correlation_id: int, body: dict[str, An
 
 def _bodies(api_key: int, version: int) -> list[dict[str, Any]]:
     if api_key == ApiKey.METADATA:
+        everything: dict[str, Any] = {"topics": [] if version == 0 else None}
+        if version < 4:
+            # Naming a topic would create it on the shared broker before v4
+            # (auto.create.topics.enable, no per-request flag yet).
+            return [everything]
         topics = [{"name": "frontdoor-probe"}]
-        return [{"topics": topics, "allow_auto_topic_creation": False}, {"topics": []}]
+        return [{"topics": topics, "allow_auto_topic_creation": False}, everything]
     if api_key == ApiKey.FIND_COORDINATOR:
         # A group (found) and a transactional id (usually not yet: node id -1).
         return [
@@ -48,7 +53,9 @@ def _captures(broker: KafkaBroker) -> list[tuple[int, int, bytes]]:
     with broker.connect() as conn:
         theirs = conn.broker_versions
         correlation_id = 1000
-        for api_key, spec in sorted(ADDRESS_API_SPECS.items()):
+        # Metadata last: a group's FindCoordinator has the broker create
+        # __consumer_offsets, whose partitions then fill Metadata's topics.
+        for api_key, spec in sorted(ADDRESS_API_SPECS.items(), reverse=True):
             low, high = theirs[api_key]
             for version in range(max(low, spec.min_version), min(high, spec.max_version) + 1):
                 for body in _bodies(api_key, version):
