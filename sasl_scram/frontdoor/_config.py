@@ -10,6 +10,7 @@ cluster with the prefix dropped, as Kafka Connect's ``producer.`` and
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ _BOOTSTRAP = "bootstrap.servers"
 _IDENTITY = "identity"
 _PORT_BASE = "node.port.base"
 _MAX_PORT = 65535
+_QUOTED = re.compile(r'"[^"]*"')
 
 
 class UpstreamIdentity(enum.Enum):
@@ -99,8 +101,18 @@ def upstream_config(family: Mapping[str, str], listener_port: int) -> UpstreamCo
         client = ClientConfig.from_properties(client_props, strict=True)
     except ClientConfigError as exc:
         # ClientConfig names the property; the user wrote it with the prefix.
-        raise UpstreamConfigError(f"{UPSTREAM_PREFIX}{exc}") from None
+        raise UpstreamConfigError(f"{UPSTREAM_PREFIX}{_one_line(str(exc))}") from None
     return UpstreamConfig(bootstrap, identity, base, client)
+
+
+def _one_line(message: str) -> str:
+    """The first line of a client-configuration error, its quoted values masked.
+
+    A JAAS diagnostic quotes the token it stopped at and draws a caret under
+    the line: in a malformed ``sasl.jaas.config`` that token may be the
+    password, and ``serve`` reports configuration errors on one line.
+    """
+    return _QUOTED.sub('"********"', message.splitlines()[0] if message else message)
 
 
 def _port_base(text: str | None, listener_port: int) -> int:

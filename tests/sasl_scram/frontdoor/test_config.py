@@ -56,6 +56,19 @@ def test_identity_and_port_base() -> None:
         ({**SASL, "node.port.base": "70000"}, "upstream.node.port.base: 70000 is not a TCP port"),
         ({**SASL, "sasl.mechanism": "PLAIN"}, "upstream.sasl.mechanism: 'PLAIN'"),
         ({**SASL, "security.protocol": "TLS"}, "upstream.security.protocol: 'TLS'"),
+        (
+            {**SASL, "sasl.jaas.config": JAAS.replace("password", "passwrod")},
+            "upstream.sasl.jaas.config: ScramLoginModule ignores option 'passwrod'",
+        ),
+        (
+            {**SASL, "sasl.jaas.config": JAAS.rstrip(";")},
+            "upstream.sasl.jaas.config: <sasl.jaas.config>:1:",
+        ),
+        (
+            {**SASL, "sasl.jaas.config": 'garbage "svc-secret"'},
+            "upstream.sasl.jaas.config: <sasl.jaas.config>:1:9: expected a control flag "
+            '(required, requisite, sufficient or optional), got quoted string "********"',
+        ),
     ],
 )
 def test_one_line_errors_name_the_key(family: dict[str, str], message: str) -> None:
