@@ -17,6 +17,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 from collections.abc import Container
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic
 from typing import TypeVar
@@ -256,6 +257,11 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         local: the API keys the edge answers itself.
         max_frame: the largest request accepted (Kafka's ``socket.request.max.bytes``).
         max_buffered: the largest request the edge answers itself.
+        forwarded: when given, the ``(min, max)`` versions forwarded per API key
+            (what the front door advertises); a request outside them fails,
+            as Kafka closes a connection on an unsupported API or version, so
+            a client that ignores ApiVersions cannot make the cluster answer
+            with a version whose broker addresses are not rewritten.
     """
 
     def __init__(
@@ -265,10 +271,12 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         *,
         max_frame: int,
         max_buffered: int,
+        forwarded: Mapping[int, tuple[int, int]] | None = None,
     ) -> None:
         super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size)
         self._in_flight = in_flight
         self._local = local
+        self._forwarded = forwarded
 
     def _classify(
         self, buf: _Buffer, start: int, end: int, size: int
@@ -278,6 +286,10 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         api_key, version, correlation_id = _REQUEST_HEAD.unpack_from(buf, start)
         if api_key in self._local:
             return True, InFlight(correlation_id, api_key, version)
+        if self._forwarded is not None:
+            low, high = self._forwarded.get(api_key, (0, -1))
+            if not low <= version <= high:
+                raise PeerProtocolError(f"API {api_key} version {version} is not forwarded")
         answered = expects_response(buf, start + _REQUEST_HEAD.size, end, api_key, version)
         if answered is None:
             return None

@@ -140,3 +140,20 @@ def test_a_request_too_short_for_its_header() -> None:
     splitter = RequestSplitter(InFlightQueue(2), set(), max_frame=1 << 20, max_buffered=64)
     with pytest.raises(PeerProtocolError, match="too short for its header"):
         splitter.feed(request(PRODUCE, 9, 1, b"\x00\x03c"))
+
+
+def test_only_forwarded_versions_pass() -> None:
+    forwarded = {PRODUCE: (3, 9), FETCH: (4, 15)}
+    splitter = RequestSplitter(
+        InFlightQueue(4), {API_VERSIONS}, max_frame=1 << 20, max_buffered=64, forwarded=forwarded
+    )
+    ok = request(FETCH, 15, 1, b"\x00\x03cli\x00")
+    out = splitter.feed(ok)
+    assert b"".join(bytes(x) for x in out if not isinstance(x, LocalRequest)) == ok
+    with pytest.raises(PeerProtocolError, match="API 1 version 16 is not forwarded"):
+        splitter.feed(request(FETCH, 16, 2, b"\x00\x03cli\x00"))
+    other = RequestSplitter(
+        InFlightQueue(4), {API_VERSIONS}, max_frame=1 << 20, max_buffered=64, forwarded=forwarded
+    )
+    with pytest.raises(PeerProtocolError, match="API 78 version 1 is not forwarded"):
+        other.feed(request(78, 1, 3, b"\x00\x03cli\x00"))
