@@ -81,6 +81,9 @@ class InFlightQueue:
 
 
 def _uvarint(buf: bytes | bytearray | memoryview, pos: int, end: int) -> tuple[int, int] | None:
+    if pos < end and buf[pos] < 0x80:
+        # The usual case (no header tags, a short transactional id): one byte.
+        return buf[pos], pos + 1
     value = shift = 0
     while pos < end and shift < 35:
         byte = buf[pos]
@@ -111,15 +114,10 @@ def produce_acks(
     pos += 2 + max(length, 0)
     flexible = version >= _PRODUCE_FLEXIBLE_SINCE
     if flexible:
-        if pos < end and buf[pos] == 0:
-            # The usual header: no tagged fields, one byte.
-            count = 0
-            pos += 1
-        else:
-            got = _uvarint(buf, pos, end)
-            if got is None:
-                return None
-            count, pos = got
+        got = _uvarint(buf, pos, end)
+        if got is None:
+            return None
+        count, pos = got
         for _ in range(count):
             for _ in range(2):  # the tag, then the size
                 got = _uvarint(buf, pos, end)
@@ -129,15 +127,10 @@ def produce_acks(
             pos += size
     if version >= _PRODUCE_TRANSACTIONAL_SINCE:
         if flexible:
-            if pos < end and buf[pos] < 0x80:
-                # A null or short transactional id: a one-byte length.
-                length = buf[pos]
-                pos += 1
-            else:
-                got = _uvarint(buf, pos, end)
-                if got is None:
-                    return None
-                length, pos = got
+            got = _uvarint(buf, pos, end)
+            if got is None:
+                return None
+            length, pos = got
             pos += max(length - 1, 0)
         else:
             if pos + 2 > end:
