@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["FailureBudget"]
+__all__ = ["BudgetPolicy", "FailureBudget"]
 
 # An entry: [window end, failures in the window, earliest next release].
 _END, _FAILURES, _NEXT = range(3)
@@ -64,10 +65,11 @@ class _Table:
         return entry
 
 
-class FailureBudget:
-    """Failed logins per claimed name and per source address, within a window.
+@dataclass(frozen=True, slots=True)
+class BudgetPolicy:
+    """The numbers of a failure budget.
 
-    Args:
+    Attributes:
         budget: Failures allowed per name and per address within ``window_s``
             before verdicts are paced.
         window_s: How long a failure counts.
@@ -76,25 +78,31 @@ class FailureBudget:
         max_entries: The most entries of each table (names, addresses).
         max_hold_s: The longest a verdict is held: past it, attempts queue no
             further (the login's own deadline ends them first).
+    """
+
+    budget: int
+    window_s: float
+    interval_s: float
+    max_entries: int
+    max_hold_s: float
+
+
+class FailureBudget:
+    """Failed logins per claimed name and per source address, within a window.
+
+    Args:
+        policy: The budget's numbers.
         clock: Monotonic seconds (a ``FakeClock`` in tests).
     """
 
-    def __init__(
-        self,
-        budget: int,
-        window_s: float,
-        interval_s: float,
-        max_entries: int,
-        max_hold_s: float,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.budget = budget
-        self._window = window_s
-        self._interval = interval_s
-        self._max_hold = max_hold_s
+    def __init__(self, policy: BudgetPolicy, clock: Callable[[], float] = time.monotonic) -> None:
+        self.budget = policy.budget
+        self._window = policy.window_s
+        self._interval = policy.interval_s
+        self._max_hold = policy.max_hold_s
         self._clock = clock
-        self._users = _Table(max_entries)
-        self._addresses = _Table(max_entries)
+        self._users = _Table(policy.max_entries)
+        self._addresses = _Table(policy.max_entries)
         #: Verdicts held past the budget so far.
         self.slowed = 0
 

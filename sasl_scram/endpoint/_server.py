@@ -24,6 +24,7 @@ from sasl_scram._server import DecoyCredentials
 from sasl_scram._server import Grant
 from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint import _handlers
+from sasl_scram.endpoint._budget import BudgetPolicy
 from sasl_scram.endpoint._budget import FailureBudget
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
@@ -165,12 +166,14 @@ class ScramEndpoint:
         budget: FailureBudget | None = None
         if config.failure_budget > 0:
             budget = FailureBudget(
-                config.failure_budget,
-                config.failure_budget_window_ms / 1000,
-                config.failure_budget_interval_ms / 1000,
-                config.failure_budget_max_entries,
-                # Held no longer than a login may take: its deadline ends it first.
-                config.auth_timeout_ms / 1000,
+                BudgetPolicy(
+                    budget=config.failure_budget,
+                    window_s=config.failure_budget_window_ms / 1000,
+                    interval_s=config.failure_budget_interval_ms / 1000,
+                    max_entries=config.failure_budget_max_entries,
+                    # Held no longer than a login may take: its deadline ends it first.
+                    max_hold_s=config.auth_timeout_ms / 1000,
+                )
             )
         #: How long each login's verdict is held (KIP-306's delay, the budget).
         self.pacer = VerdictPacer(config.failed_auth_delay_ms / 1000, budget, self.metrics)

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import sys
 
+from sasl_scram.endpoint._budget import BudgetPolicy
 from sasl_scram.endpoint._budget import FailureBudget
 from tests.support.clock import FakeClock
 
 
 def budget(clock: FakeClock[float], max_entries: int = 100) -> FailureBudget:
-    return FailureBudget(
-        budget=3, window_s=60.0, interval_s=1.0, max_entries=max_entries, max_hold_s=30.0,
-        clock=clock,
-    )  # fmt: skip
+    policy = BudgetPolicy(
+        budget=3, window_s=60.0, interval_s=1.0, max_entries=max_entries, max_hold_s=30.0
+    )
+    return FailureBudget(policy, clock=clock)
 
 
 def test_within_the_budget_nothing_is_held() -> None:
