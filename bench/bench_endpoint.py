@@ -15,6 +15,9 @@
 * ``scram.workers`` (``bench/_workers.py``): the real ``kafka-scram serve``
   (SQLite store) with 1 and 2 worker processes at 100 and 1000 connections,
   the load generator unpinned and sharing the cores with the workers.
+* Password guessing (``bench/_guessing.py``): wrong-password verdicts per
+  second against one user, one and 1,000 guessing connections, the failure
+  budget off and at its defaults.
 * The cost of the authentication metrics per login, in process.
 * Token authentications per second with 100,000 live tokens cached.
   Target: the same as user authentication.
@@ -40,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import _bench_broker
+import _guessing
 import _make_run
 import _workers
 from _java_style import ALL_CPUS
@@ -539,6 +543,9 @@ def main() -> None:
     parser.add_argument(
         "--only-make-run", action="store_true", help="the make run rows only (a quick look)"
     )
+    parser.add_argument(
+        "--only-guessing", action="store_true", help="the password-guessing rows only"
+    )
     args = parser.parse_args()
     if args.only_workers:
         _workers.workers_section(args.rounds)
@@ -546,9 +553,13 @@ def main() -> None:
     if args.only_make_run:
         _make_run.make_run_section(args.rounds, _bench_server_process)
         return
+    if args.only_guessing:
+        _guessing.guessing_section()
+        return
     java_style_section(args.baseline, args.rounds, None if args.no_broker else args.broker_warm_up)
     _make_run.make_run_section(args.rounds, _bench_server_process)
     _workers.workers_section(args.rounds)
+    _guessing.guessing_section()
     metrics_cost(args.rounds)
     if args.skip_tokens:
         return

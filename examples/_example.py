@@ -7,6 +7,12 @@ missing client library or a file that cannot be read included, ends in one line
 status 1 (2 for a usage error, a missing or malformed argument; 130 for
 Ctrl-C); the traceback only with ``--debug``. Examples with more options
 parse them with :class:`OneLineParser` and run through :func:`report_failures`.
+
+Before its client connects, an example says ``connecting to <bootstrap> ...``
+on stderr and asks the port what it is (``check_listener``): a closed port, a
+KRaft controller or a listener without SCRAM is named at once, not after the
+client's bootstrap timeout, which is :data:`BOOTSTRAP_TIMEOUT` seconds here
+rather than the clients' 30 to 60.
 """
 
 from __future__ import annotations
@@ -21,7 +27,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-__all__ = ["ExampleError", "OneLineParser", "missing_library", "report_failures", "run_example"]
+__all__ = [
+    "BOOTSTRAP_TIMEOUT",
+    "ExampleError",
+    "OneLineParser",
+    "missing_library",
+    "report_failures",
+    "run_example",
+]
+
+#: Seconds an example waits for the cluster (clients' defaults are 30 to 60 s).
+BOOTSTRAP_TIMEOUT = 10.0
 
 # Words in an exception's class name or text that mean the login was refused.
 _AUTH_WORDS = ("authentication", "sasl", "credential")
@@ -83,9 +99,70 @@ def missing_library(prog: str, exc: ModuleNotFoundError) -> int:
     )
 
 
+def _connect_first(path: str) -> None:
+    """``connecting to <bootstrap> ...`` on stderr, then what the port is, at once."""
+    from sasl_scram.integrations import check_listener
+    from sasl_scram.integrations import load_client_config
+
+    config = load_client_config(path)
+    print(f"connecting to {','.join(config.bootstrap_list())} ...", file=sys.stderr)
+    check_listener(config, timeout=BOOTSTRAP_TIMEOUT)
+
+
+def _login_fix(path: str, text: str) -> str:
+    """How to fix a refused login: the user's password, or the token's life."""
+    from sasl_scram.integrations import LOGIN_FIXES
+    from sasl_scram.integrations import Cause
+    from sasl_scram.integrations import load_client_config
+    from sasl_scram.kafka import ErrorCode
+
+    config = load_client_config(path)
+    if config.token_auth:
+        bootstrap = ",".join(config.bootstrap_list())
+        return f"{text}; {LOGIN_FIXES[Cause.TOKEN_REFUSED].format(bootstrap=bootstrap)}"
+    return f"{text}; {LOGIN_FIXES[ErrorCode.SASL_AUTHENTICATION_FAILED].format(config=path)}"
+
+
+def _listener_problem(path: str) -> str | None:
+    """What is wrong with the port, when the client failed for another reason."""
+    from sasl_scram.integrations import ListenerError
+    from sasl_scram.integrations import check_listener
+
+    try:
+        check_listener(path, timeout=BOOTSTRAP_TIMEOUT / 2)
+    except ListenerError as exc:
+        return str(exc)
+    return None
+
+
+def _our_login_refused(path: str) -> str | None:
+    """Kafka's refusal, from a login of our own, when the client lost it:
+    kafka-python can report a refused login as a bootstrap timeout."""
+    from sasl_scram import ScramError
+    from sasl_scram.admin import KafkaConnection
+    from sasl_scram.admin import KafkaConnectionError
+    from sasl_scram.integrations import load_client_config
+    from sasl_scram.kafka import ErrorCode
+
+    config = load_client_config(path)
+    if not config.uses_sasl:
+        return None
+    try:
+        KafkaConnection.from_config(config, timeout=BOOTSTRAP_TIMEOUT / 2).close()
+    except KafkaConnectionError as exc:
+        if exc.kafka_error == ErrorCode.SASL_AUTHENTICATION_FAILED:
+            return f"{ErrorCode.SASL_AUTHENTICATION_FAILED.exception_name}: {exc}"
+    except ScramError:  # a login our client cannot make: the client's error stands
+        pass
+    return None
+
+
 def _describe(exc: BaseException, path: str, logged: str) -> str:
     from sasl_scram import ScramConfigError
+    from sasl_scram.integrations import ListenerError
 
+    if isinstance(exc, ListenerError):
+        return str(exc)
     if isinstance(exc, ExampleError):
         return str(exc)
     if isinstance(exc, ScramConfigError):
@@ -96,11 +173,18 @@ def _describe(exc: BaseException, path: str, logged: str) -> str:
     new = logged and str(exc) not in logged and _said_once(exc) not in logged
     if new and any(word in logged.lower() for word in _AUTH_WORDS):
         text = f"{text} ({logged})"
+    # The port may have changed since the first check (a broker stopped).
+    problem = _listener_problem(path)
+    if problem is not None:
+        return f"{text}; {problem}"
     if any(word in text.lower() for word in _AUTH_WORDS):
-        return f"{text}; check the user and password (or token) in {path}'s sasl.jaas.config"
+        return _login_fix(path, text)
+    refused = _our_login_refused(path)
+    if refused is not None:
+        return _login_fix(path, f"{text} ({refused})")
     return (
-        f"{text}; check that a server listens at bootstrap.servers and that the user and "
-        f"password (or token) in {path}'s sasl.jaas.config are right"
+        f"{text}; check that a broker's SASL listener is at bootstrap.servers and that the "
+        f"login in {path}'s sasl.jaas.config is right"
     )
 
 
@@ -140,7 +224,12 @@ def run_example(main: Callable[[str], int], argv: list[str]) -> int:
     problems = _LastProblem()
     if not debug:
         logging.basicConfig(handlers=[problems], level=logging.WARNING)
-    return report_failures(prog, path, debug, lambda: main(path), problems)
+
+    def connect_and_run() -> int:
+        _connect_first(path)
+        return main(path)
+
+    return report_failures(prog, path, debug, connect_and_run, problems)
 
 
 def report_failures(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from _example import BOOTSTRAP_TIMEOUT
 from _example import run_example
 
 from sasl_scram.integrations import aiokafka as scram_aiokafka
@@ -19,7 +20,9 @@ async def list_topics(path: str) -> set[str]:
     # Imported here, so that its absence is one line naming the extra (_example.py).
     from aiokafka import AIOKafkaConsumer
 
-    consumer = AIOKafkaConsumer(**scram_aiokafka.client_kwargs(path))
+    consumer = AIOKafkaConsumer(
+        **scram_aiokafka.client_kwargs(path), request_timeout_ms=int(BOOTSTRAP_TIMEOUT * 1000)
+    )
     try:
         # Inside the try: a failed start (a wrong password) must still close it.
         await consumer.start()

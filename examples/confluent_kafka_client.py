@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from _example import BOOTSTRAP_TIMEOUT
 from _example import run_example
 
 from sasl_scram.integrations import UnsupportedByClient
@@ -33,7 +34,7 @@ def main(path: str) -> int:
     config["error_cb"] = lambda err: errors.append(err.str())
     try:
         # AdminClient has no close(): it is released when the last reference goes.
-        metadata = AdminClient(config).list_topics(timeout=10)
+        metadata = AdminClient(config).list_topics(timeout=BOOTSTRAP_TIMEOUT)
     except KafkaException as exc:
         raise KafkaException(f"{exc.args[0].str()}{f' ({errors[-1]})' if errors else ''}") from None
     print(f"brokers: {sorted((b.host, b.port) for b in metadata.brokers.values())}")

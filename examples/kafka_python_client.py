@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from _example import BOOTSTRAP_TIMEOUT
 from _example import run_example
 
 from sasl_scram.integrations import kafka_python
@@ -23,6 +24,7 @@ def main(path: str) -> int:
     kafka_python.install()  # explicit; undone below
     try:
         kwargs = kafka_python.client_kwargs(path)
+        kwargs["bootstrap_timeout_ms"] = int(BOOTSTRAP_TIMEOUT * 1000)
         admin = KafkaAdminClient(**kwargs)
         try:
             brokers = admin.describe_cluster()["brokers"]

@@ -13,6 +13,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,22 +27,31 @@ from tests.support.zookeeper_server import free_port
 README = ROOT / "README.md"
 _FENCE = re.compile(r"^(?P<indent> *)```sh\n(?P<body>.*?)^(?P=indent)```$", re.M | re.S)
 TEST_TOOLS = ("pytest", "mypy", "ruff", "hypothesis", "scramp")
+#: The sections whose shell blocks the suite runs as written (the second in
+#: tests/test_readme_cluster.py, against a real broker).
+RUN_SECTIONS = ("From zero to a logged-in client", "Use it with your existing cluster")
+
+
+def section_blocks(title: str) -> list[str]:
+    """The shell blocks of the README's section ``title``, as a reader copies them
+    from the raw file: indentation kept."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+    return [m["body"] for m in _FENCE.finditer(section)]
 
 
 def quick_start_blocks() -> list[str]:
-    """The shell blocks as a reader copies them from the raw file: indentation kept."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## From zero to a logged-in client", 1)[1].split("\n## ", 1)[0]
-    return [m["body"] for m in _FENCE.finditer(section)]
+    return section_blocks(RUN_SECTIONS[0])
 
 
 _HEREDOC = re.compile(r"<<(?!-)\s*(['\"]?)(?P<word>\w+)\1")
 
 
-def test_heredocs_end_when_copied_from_the_raw_file() -> None:
+@pytest.mark.parametrize("title", RUN_SECTIONS)
+def test_heredocs_end_when_copied_from_the_raw_file(title: str) -> None:
     """A here-document ends only at its word alone at the start of a line (<<- aside):
     an indented EOF inside a list item would swallow the rest of the block."""
-    blocks = quick_start_blocks()
+    blocks = section_blocks(title)
     assert any("<<" in block for block in blocks)
     for block in blocks:
         for match in _HEREDOC.finditer(block):
@@ -92,13 +102,21 @@ class Server:
             self.proc = None
 
 
+def user_tree(path: Path) -> Path:
+    """A fresh clone's user-facing files in ``path``, with the running venv as ``.venv``."""
+    for name in ("config", "examples"):
+        shutil.copytree(ROOT / name, path / name)
+    # The venv running the tests (a worktree has none of its own); child_env puts
+    # this checkout first on PYTHONPATH.
+    (path / ".venv").symlink_to(sys.prefix)
+    return path
+
+
 @pytest.fixture
 def tree(tmp_path: Path) -> Iterator[tuple[Path, int]]:
     """A fresh clone's user-facing files, with the endpoint moved to a free port."""
     port = free_port()
-    for name in ("config", "examples"):
-        shutil.copytree(ROOT / name, tmp_path / name)
-    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    user_tree(tmp_path)
     config = tmp_path / "config" / "server.properties"
     config.write_text(config.read_text().replace("127.0.0.1:9092", f"127.0.0.1:{port}"))
     yield tmp_path, port

@@ -32,6 +32,7 @@ from sasl_scram.cli import add_command
 from sasl_scram.cli import read_secret
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import bootstrap_servers
+from sasl_scram.integrations import Cause
 from sasl_scram.kafka import ErrorCode
 from tokenauth._client import DelegationTokenClient
 from tokenauth._client import TokenRequestError
@@ -319,7 +320,7 @@ def _hmac(text: str) -> bytes:
 # Kafka's error code; {config} is the --command-config file, {owner} the
 # --owner-principal. Who may do what: KafkaApis' delegation token handlers (KIP-48,
 # KIP-373 for another owner's tokens).
-_FIXES: dict[ErrorCode, str] = {
+_FIXES: dict[ErrorCode | Cause, str] = {
     ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED: (
         "the server has no delegation.token.secret.key: set it, the same secret on every "
         "broker (in KRaft mode on every controller too) or in the --config file of "

@@ -34,6 +34,8 @@ from tokenauth._manager import TokenManager
 from tokenauth._manager import TokenRequester
 from tokenauth._manager import wall_clock_ms
 from tokenauth._provider import TokenCredentialProvider
+from tokenauth._results import ExpireTokenResult
+from tokenauth._results import RenewTokenResult
 from tokenauth._sweeper import ExpirySweeper
 from tokenauth._token import DelegationToken
 from tokenauth.stores import InMemoryTokenStore
@@ -87,6 +89,26 @@ def _token(token_id: str) -> tuple[str, str]:
     return ("DelegationToken", token_id or "unknown")
 
 
+def _expiry_change(
+    api: ApiKey,
+    operation: str,
+    change: Callable[[TokenRequester, bytes, int], RenewTokenResult | ExpireTokenResult],
+    period_field: str,
+) -> Handler:
+    """Renew and expire: the HMAC finds the token, the period moves its expiry."""
+
+    async def handle(ctx: RequestContext, version: int, body: Body) -> Body:
+        r = await asyncio.to_thread(change, _requester(ctx), body["hmac"], body[period_field])
+        done = r.error == ErrorCode.NONE
+        details: list[tuple[str, object]] = (
+            [("expiryTimestamp", r.expiry_timestamp_ms)] if done else []
+        )
+        _audit(ctx, api, operation, _token(r.token_id), r.error, details)
+        return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
+
+    return handle
+
+
 def _handlers(manager: TokenManager) -> dict[int, Handler]:
     """The RPCs 38-41 over ``manager``; its calls may touch a store, so in threads."""
 
@@ -124,33 +146,12 @@ def _handlers(manager: TokenManager) -> dict[int, Handler]:
             "throttle_time_ms": 0,
         }
 
-    async def renew(ctx: RequestContext, version: int, body: Body) -> Body:
-        r = await asyncio.to_thread(
-            manager.renew_token, _requester(ctx), body["hmac"], body["renew_period_ms"]
-        )
-        _audit(
-            ctx,
-            ApiKey.RENEW_DELEGATION_TOKEN,
-            "Renew",
-            _token(r.token_id),
-            r.error,
-            [("expiryTimestamp", r.expiry_timestamp_ms)] if r.error == ErrorCode.NONE else [],
-        )
-        return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
-
-    async def expire(ctx: RequestContext, version: int, body: Body) -> Body:
-        r = await asyncio.to_thread(
-            manager.expire_token, _requester(ctx), body["hmac"], body["expiry_time_period_ms"]
-        )
-        _audit(
-            ctx,
-            ApiKey.EXPIRE_DELEGATION_TOKEN,
-            "Expire",
-            _token(r.token_id),
-            r.error,
-            [("expiryTimestamp", r.expiry_timestamp_ms)] if r.error == ErrorCode.NONE else [],
-        )
-        return {"error_code": int(r.error), "expiry_timestamp_ms": r.expiry_timestamp_ms}
+    renew = _expiry_change(
+        ApiKey.RENEW_DELEGATION_TOKEN, "Renew", manager.renew_token, "renew_period_ms"
+    )
+    expire = _expiry_change(
+        ApiKey.EXPIRE_DELEGATION_TOKEN, "Expire", manager.expire_token, "expiry_time_period_ms"
+    )
 
     async def describe(ctx: RequestContext, version: int, body: Body) -> Body:
         owners = body.get("owners")

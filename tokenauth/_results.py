@@ -88,8 +88,8 @@ class CreateTokenResult:
 
 
 @dataclass(frozen=True, slots=True)
-class RenewTokenResult:
-    """RenewDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error).
+class _ExpiryChangeResult:
+    """The code and ``ExpiryTimestampMs`` (-1 on error).
 
     ``token_id`` names the token the HMAC found (empty when none was found), for
     the audit trail; it is not part of the response, nor of equality.
@@ -101,16 +101,15 @@ class RenewTokenResult:
 
 
 @dataclass(frozen=True, slots=True)
-class ExpireTokenResult:
-    """ExpireDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error).
+class RenewTokenResult(_ExpiryChangeResult):
+    """RenewDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error);
+    ``token_id`` (not compared) names the token, for the audit trail."""
 
-    ``token_id`` names the token the HMAC found (empty when none was found), for
-    the audit trail; it is not part of the response, nor of equality.
-    """
 
-    error: ErrorCode
-    expiry_timestamp_ms: int = -1
-    token_id: str = field(default="", compare=False)
+@dataclass(frozen=True, slots=True)
+class ExpireTokenResult(_ExpiryChangeResult):
+    """ExpireDelegationToken's response: the code and ``ExpiryTimestampMs`` (-1 on error);
+    ``token_id`` (not compared) names the token, for the audit trail."""
 
 
 @dataclass(frozen=True, slots=True)

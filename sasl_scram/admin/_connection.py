@@ -285,6 +285,23 @@ class KafkaConnection:
             raise KafkaConnectionError("SCRAM exchange did not complete")
 
     # -- requests -------------------------------------------------------------------
+    @property
+    def broker_versions(self) -> dict[int, tuple[int, int]]:
+        """The broker's ``(min, max)`` version per API key, from its ApiVersions answer."""
+        return dict(self._versions)
+
+    def raw_request(self, request_frame: bytes) -> bytes:
+        """Send one framed request as it is; return the response payload as it came
+        (correlation id on, size off), for APIs outside our schema table and for
+        callers that need the exact bytes (a proxy's tests)."""
+        self._send(request_frame)
+        try:
+            return self._read_frame()
+        except TimeoutError:
+            raise KafkaConnectionError(f"no answer within {self._timeout:g} s") from None
+        except OSError as exc:
+            raise KafkaConnectionError(f"connection failed: {exc}") from None
+
     def request(
         self, api_key: int, body: dict[str, Any], version: int | None = None
     ) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from typing import NoReturn
 from typing import TextIO
 
 from sasl_scram._errors import ScramError
-from sasl_scram.kafka import ErrorCode
+from sasl_scram.integrations import LOGIN_FIXES
 
 __all__ = [
     "EXIT_RULES",
@@ -100,24 +100,6 @@ EXIT_RULES: tuple[tuple[type[BaseException], ExitStatus, str], ...] = (
     (ScramError, ExitStatus.ERROR, "the same failures, raised by the library"),
     (Exception, ExitStatus.ERROR, "an error no command expected (its type is named)"),
 )
-
-
-#: How to fix a refusal that any command logging in to a broker can meet, said
-#: after Kafka's words; ``{config}`` names the login's file. The peer may be a
-#: Kafka broker (where an ACL can grant what is missing) or kafka-scram serve
-#: (which has no ACL API: its super.users may do everything, nobody else may):
-#: a fix names ACLs only together with what serve has.
-LOGIN_FIXES: dict[ErrorCode, str] = {
-    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
-        "the login's principal lacks a permission on the Kafka cluster: log in as a super "
-        "user (super.users); a Kafka broker with an authorizer can instead grant it the ACL "
-        "the operation needs on the Cluster resource (kafka-scram serve has no ACLs: "
-        "super.users only)"
-    ),
-    ErrorCode.SASL_AUTHENTICATION_FAILED: (
-        "check the username and password in sasl.jaas.config of {config}"
-    ),
-}
 
 
 def exit_status(exc: BaseException) -> ExitStatus:

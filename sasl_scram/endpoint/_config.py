@@ -82,6 +82,7 @@ WORKERS_KEY = "scram.workers"
 MAX_CONNECTIONS_KEY = "max.connections"
 #: Kafka's default for max.connections (Int.MaxValue): no limit.
 JAVA_INT_MAX = 2**31 - 1
+FAILURE_BUDGET_KEY = "scram.login.failure.budget"
 # More processes than this is a typo, not a machine.
 MAX_WORKERS = 1024
 
@@ -246,7 +247,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "100",
         integer(0),
         _INT0,
-        "delay before closing after a failed login",
+        "delay before answering and closing after a failed login",
         field="failed_auth_delay_ms",
     ),
     ConfigKey(
@@ -416,6 +417,41 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "endpoint extensions to load (tokens: delegation tokens)",
         field="extensions",
     ),
+    # The failure budget per claimed name and per source address, beyond
+    # Kafka's per-connection delay (docs/security.md).
+    ConfigKey(
+        FAILURE_BUDGET_KEY,
+        "20",
+        integer(0),
+        _INT0,
+        "failed logins per name and per address within the window before verdicts "
+        "are paced (0: off)",
+        field="failure_budget",
+    ),
+    ConfigKey(
+        f"{FAILURE_BUDGET_KEY}.window.ms",
+        "60000",
+        integer(1),
+        _INT1,
+        "how long a failed login counts against its name and address",
+        field="failure_budget_window_ms",
+    ),
+    ConfigKey(
+        f"{FAILURE_BUDGET_KEY}.interval.ms",
+        "1000",
+        integer(1),
+        _INT1,
+        "past the budget, least time between two verdicts of one name or one address",
+        field="failure_budget_interval_ms",
+    ),
+    ConfigKey(
+        f"{FAILURE_BUDGET_KEY}.max.entries",
+        "100000",
+        integer(1),
+        _INT1,
+        "most names, and most addresses, the budget remembers",
+        field="failure_budget_max_entries",
+    ),
 )
 
 
@@ -549,6 +585,12 @@ class EndpointConfig:
     ssl_key_password: str | None = field(default=None, repr=False)
     #: ``scram.endpoint.extensions``: the extensions loaded, by entry-point name.
     extensions: tuple[str, ...]
+    #: ``scram.login.failure.budget*``: failures per name and per address within
+    #: the window, then one verdict per interval (0: off; see ``_budget.py``).
+    failure_budget: int
+    failure_budget_window_ms: int
+    failure_budget_interval_ms: int
+    failure_budget_max_entries: int
     #: The properties as given (after overrides), for the extensions.
     properties: dict[str, str] = field(default_factory=dict, repr=False)
     #: Every key of the table (the extensions' keys included) as its parser

@@ -63,7 +63,8 @@ PREFIX = "kafka_scram_"
 # Latency buckets in milliseconds, as Kafka reports reauthentication-latency.
 BUCKETS_MS = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0)
 # Slots of one (listener, mechanism) counter row.
-_OK, _FAILED, _REAUTH_OK, _REAUTH_FAILED, _NO_REAUTH = range(5)
+_OK, _FAILED, _REAUTH_OK, _REAUTH_FAILED, _NO_REAUTH, _SLOWED = range(6)
+_N_COUNTERS = 6
 _COUNTERS = (
     ("successful_authentication", _OK, "Successful authentications (new connections)"),
     ("failed_authentication", _FAILED, "Failed authentications (new connections)"),
@@ -73,6 +74,11 @@ _COUNTERS = (
         "successful_authentication_no_reauth",
         _NO_REAUTH,
         "Successful authentications by clients that cannot re-authenticate (SaslAuthenticate v0)",
+    ),
+    (
+        "slowed_authentication",
+        _SLOWED,
+        "Login verdicts held past the failure budget (scram.login.failure.budget)",
     ),
 )
 
@@ -103,13 +109,13 @@ METRICS_LISTENER = ConfigKey(
 
 
 # One (listener, mechanism) row is a run of float cells (exact for integers up
-# to 2**53): the five counters, the two histograms (a count per bucket, +Inf,
+# to 2**53): the six counters, the two histograms (a count per bucket, +Inf,
 # then the sum) and, in a worker's shared block, two gauges.
 _HIST = len(BUCKETS_MS) + 2
 _SUM = _HIST - 1
-_LOGIN, _REAUTH = 5, 5 + _HIST
+_LOGIN, _REAUTH = _N_COUNTERS, _N_COUNTERS + _HIST
 #: Authenticated connections of this (listener, mechanism).
-_AUTHED = 5 + 2 * _HIST
+_AUTHED = _N_COUNTERS + 2 * _HIST
 #: Open connections of this listener (kept in its row of mechanism "").
 _OPEN = _AUTHED + 1
 ROW_CELLS = _OPEN + 1
@@ -161,13 +167,13 @@ class _Row:
     __slots__ = ("counts", "login_ms", "reauth_ms")
 
     def __init__(self) -> None:
-        self.counts: _Cells = [0.0] * 5
+        self.counts: _Cells = [0.0] * _N_COUNTERS
         self.login_ms = _Histogram([0.0] * _HIST)
         self.reauth_ms = _Histogram([0.0] * _HIST)
 
     def used(self) -> bool:
         # Every histogram observation comes with a counter's increment.
-        return any(self.counts[i] for i in range(5))
+        return any(self.counts[i] for i in range(_N_COUNTERS))
 
 
 class _SharedRow(_Row):
@@ -178,7 +184,7 @@ class _SharedRow(_Row):
 
     def __init__(self, cells: memoryview[float]) -> None:
         self.cells = cells
-        self.counts = cells[:5]
+        self.counts = cells[:_N_COUNTERS]
         self.login_ms = _Histogram(cells[_LOGIN : _LOGIN + _HIST])
         self.reauth_ms = _Histogram(cells[_REAUTH : _REAUTH + _HIST])
 
@@ -314,6 +320,10 @@ class AuthMetrics:
 
     def failed(self, listener: str, mechanism: str, reauthentication: bool) -> None:
         self._row(listener, mechanism).counts[_REAUTH_FAILED if reauthentication else _FAILED] += 1
+
+    def slowed(self, listener: str, mechanism: str) -> None:
+        """A login's verdict was held past the failure budget (``_budget.py``)."""
+        self._row(listener, mechanism).counts[_SLOWED] += 1
 
     # -- exposition (prometheus-client's thread) ----------------------------------
     def collect(self) -> Iterator[Any]:

@@ -43,6 +43,7 @@ from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
+from sasl_scram.endpoint._verdicts import VerdictPacer
 
 __all__ = ["ConnectionHost", "ConnectionProtocol"]
 
@@ -88,6 +89,8 @@ class ConnectionHost(Protocol):
     def busy_poller(self) -> BusyPoller | None: ...
     @property
     def metrics(self) -> AuthMetrics | None: ...
+    @property
+    def pacer(self) -> VerdictPacer: ...
     def handler(self, api_key: int) -> Handler | None: ...
     def lookup_may_block(self, request: CredentialRequest) -> bool: ...
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
@@ -112,6 +115,7 @@ class ConnectionProtocol(asyncio.Protocol):
         "_peername",
         "_poller",
         "_reading_paused",
+        "_released",
         "_task",
         "_transport",
         "_write_paused",
@@ -140,6 +144,8 @@ class ConnectionProtocol(asyncio.Protocol):
         # Why reading is paused: the peer does not read, or the close is delayed.
         self._write_paused = False
         self._hold = False
+        # The outputs being run are a verdict released after its hold.
+        self._released = False
         self._reading_paused = False
         self._backlog_scheduled = False
         # The request in flight came in a big frame (decoded in a thread).
@@ -179,19 +185,11 @@ class ConnectionProtocol(asyncio.Protocol):
         # Formatted only when a line names it (a failed login, DEBUG).
         self._peername = transport.get_extra_info("peername")
         if log.isEnabledFor(logging.DEBUG):
-            log.debug("[%s] connection from %s", self.conn_id, self._peer)
+            log.debug("[%s] connection from %s", self.conn_id, _peer(self._peername))
         now = self._opened = time.monotonic()
         self._deadlines.connected(self, now)
         if self._poller is not None:
             self._poller.poke(now)
-
-    @property
-    def _peer(self) -> str:
-        """The peer as Kafka logs it, /host, with the port to tell connections apart."""
-        peer = self._peername
-        if isinstance(peer, tuple) and len(peer) >= 2:
-            return f"/{peer[0]}:{peer[1]}"
-        return "?"
 
     def data_received(self, data: bytes) -> None:
         poller = self._poller
@@ -277,7 +275,9 @@ class ConnectionProtocol(asyncio.Protocol):
 
     # -- deadlines (called by ConnectionDeadlines) -----------------------------------
     def authentication_timed_out(self) -> None:
-        if not self._conn.authenticated:
+        # Not the state machine's state: a success held past the failure budget
+        # has not reached the client, and times out as a held failure does.
+        if not self._authed:
             log.info("[%s] authentication timed out", self.conn_id)
             self.close("authentication timeout")
 
@@ -343,43 +343,53 @@ class ConnectionProtocol(asyncio.Protocol):
                 self._update_reading()
                 return
             elif isinstance(item, Authenticated):
+                if not self._released and self._hold_verdict(item, outputs[i - 1 :], sends):
+                    return
                 # The client waits for server-final: send it before the bookkeeping.
                 _flush(transport, sends)
                 self._authenticated(item)
             elif isinstance(item, Close):
-                self._log_close(item)
+                failed = item.after_failed_authentication
+                if failed and not self._released and self._hold_verdict(item, [item], sends):
+                    return
+                _log_close(self.conn_id, _peer(self._peername), self._listener.name, item)
                 # What was answered before the close still goes out (close flushes).
                 _flush(transport, sends)
-                if item.after_failed_authentication and self._endpoint.metrics is not None:
-                    self._endpoint.metrics.failed(
-                        self._listener.name, item.mechanism or "", item.reauthentication
-                    )
-                delay = self._endpoint.config.failed_auth_delay_ms / 1000
-                if item.after_failed_authentication and delay > 0:
-                    # KIP-306: let the client read the error, slow brute force down.
+                _count_failure(self._endpoint.metrics, self._listener.name, item)
+                if self._released and failed:
+                    # Out with the response, the close would cost kafka-python the error.
                     self._hold = True
-                    self._update_reading()
-                    self._loop.call_later(delay, self.close, item.reason)
+                    self._loop.call_later(self._endpoint.pacer.failed_delay_s, self.close, "")
                 else:
                     self.close(item.reason)
                 return
 
-    def _log_close(self, item: Close) -> None:
-        if not item.after_failed_authentication:
-            log.debug("[%s] closing: %s", self.conn_id, loggable(item.reason))
+    def _hold_verdict(
+        self, verdict: Authenticated | Close, rest: list[Output], sends: list[bytes]
+    ) -> bool:
+        """Hold a verdict as long as ``_verdicts.py`` says; True when held: ``sends``
+        (answered, not written yet) and ``rest`` (the verdict on) go out later."""
+        delay = self._endpoint.pacer.delay(self._listener.name, self._peername, verdict)
+        if delay <= 0:
+            return False
+        self._hold = True
+        self._update_reading()
+        self._loop.call_later(delay, self._release_verdict, b"".join(sends), rest)
+        sends.clear()
+        return True
+
+    def _release_verdict(self, held: bytes, rest: list[Output]) -> None:
+        self._hold = False
+        transport = self._transport
+        if transport is None or self._closing or transport.is_closing():
             return
-        # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at INFO;
-        # the claimed name (cut to 200 characters: a prober's may fill a frame), never a
-        # secret. Kafka's reasons may name principals (KIP-368), so they are escaped too.
-        log.info(
-            "[%s] Failed authentication with %s (listener %s, mechanism %s, user %.200r): %s",
-            self.conn_id,
-            self._peer,
-            self._listener.name,
-            item.mechanism or "?",
-            item.username,
-            loggable(item.reason),
-        )
+        if held:
+            transport.write(held)
+        self._released = True
+        try:
+            self._run(rest)
+        finally:
+            self._released = False
 
     def _authenticated(self, item: Authenticated) -> None:
         s = item.session
@@ -387,14 +397,7 @@ class ConnectionProtocol(asyncio.Protocol):
         # would cost more than the SCRAM exchange itself, and even the
         # arguments are built only when DEBUG is on.
         if log.isEnabledFor(logging.DEBUG):
-            log.debug(
-                "[%s] %sauthenticated User:%s with %s%s",
-                self.conn_id,
-                "re-" if item.reauthentication else "",
-                loggable(s.authorization_id),
-                s.mechanism.mechanism_name,
-                " (delegation token)" if s.token_authenticated else "",
-            )
+            _log_login(self.conn_id, item)
         now = time.monotonic()
         if not item.reauthentication:
             self._authed = True
@@ -443,6 +446,48 @@ class ConnectionProtocol(asyncio.Protocol):
         if self._transport is not None and not self._transport.is_closing():
             self._deadlines.touch(self, time.monotonic())
         self._resume(outputs)
+
+
+def _log_close(conn_id: str, peer: str, listener: str, item: Close) -> None:
+    if not item.after_failed_authentication:
+        log.debug("[%s] closing: %s", conn_id, loggable(item.reason))
+        return
+    # Like SaslServerAuthenticator: "Failed authentication with /host (...)" at INFO;
+    # the claimed name (cut to 200 characters: a prober's may fill a frame), never a
+    # secret. Kafka's reasons may name principals (KIP-368), so they are escaped too.
+    log.info(
+        "[%s] Failed authentication with %s (listener %s, mechanism %s, user %.200r): %s",
+        conn_id,
+        peer,
+        listener,
+        item.mechanism or "?",
+        item.username,
+        loggable(item.reason),
+    )
+
+
+def _count_failure(metrics: AuthMetrics | None, listener: str, item: Close) -> None:
+    if item.after_failed_authentication and metrics is not None:
+        metrics.failed(listener, item.mechanism or "", item.reauthentication)
+
+
+def _log_login(conn_id: str, item: Authenticated) -> None:
+    s = item.session
+    log.debug(
+        "[%s] %sauthenticated User:%s with %s%s",
+        conn_id,
+        "re-" if item.reauthentication else "",
+        loggable(s.authorization_id),
+        s.mechanism.mechanism_name,
+        " (delegation token)" if s.token_authenticated else "",
+    )
+
+
+def _peer(peername: object) -> str:
+    """The peer as Kafka logs it, /host, with the port to tell connections apart."""
+    if isinstance(peername, tuple) and len(peername) >= 2:
+        return f"/{peername[0]}:{peername[1]}"
+    return "?"
 
 
 async def _handle(

@@ -23,6 +23,8 @@ from sasl_scram._server import Grant
 from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint import _handlers
 from sasl_scram.endpoint._accept import Acceptor
+from sasl_scram.endpoint._budget import BudgetPolicy
+from sasl_scram.endpoint._budget import FailureBudget
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
@@ -35,6 +37,7 @@ from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.endpoint._refusals import RefusalLog
+from sasl_scram.endpoint._verdicts import VerdictPacer
 from sasl_scram.kafka import ApiKey
 from sasl_scram.store import CredentialStore
 from sasl_scram.store import DecoyIterationsSource
@@ -145,8 +148,7 @@ class ScramEndpoint:
         self._acceptors: list[Acceptor] = []
         self._stopped: asyncio.Future[None] | None = None
         self._bound: dict[str, tuple[str, int]] = {}
-        # Insertion-ordered set of live connections.
-        self.connections: dict[ConnectionProtocol, None] = {}
+        self.connections: dict[ConnectionProtocol, None] = {}  # live ones, in order
         self._ids = itertools.count(1)
         self._closed = False
         #: Set by :meth:`start` when ``scram.busy.poll.us`` is on; connections poke it.
@@ -159,6 +161,21 @@ class ScramEndpoint:
             config.settings, lambda: self.connections, worker_metrics
         )
         self._reuse_port = reuse_port
+        # Failed logins per claimed name and per address (``scram.login.failure.budget``).
+        budget: FailureBudget | None = None
+        if config.failure_budget > 0:
+            budget = FailureBudget(
+                BudgetPolicy(
+                    budget=config.failure_budget,
+                    window_s=config.failure_budget_window_ms / 1000,
+                    interval_s=config.failure_budget_interval_ms / 1000,
+                    max_entries=config.failure_budget_max_entries,
+                    # Held no longer than a login may take: its deadline ends it first.
+                    max_hold_s=config.auth_timeout_ms / 1000,
+                )
+            )
+        #: How long each login's verdict is held (KIP-306's delay, the budget).
+        self.pacer = VerdictPacer(config.failed_auth_delay_ms / 1000, budget, self.metrics)
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:

@@ -11,7 +11,8 @@ One module per client, each importing its client library only when called:
   builder (user logins only: librdkafka cannot send SCRAM extensions).
 
 This package holds what they share: credentials, the credentials-provider
-protocol and reading ``client.properties`` or a JAAS line. Importing it
+protocol, reading ``client.properties`` or a JAAS line, and saying why a
+login failed (:func:`check_listener`, :data:`LOGIN_FIXES`). Importing it
 imports no client library and changes nothing.
 """
 
@@ -28,21 +29,29 @@ from sasl_scram.integrations._credentials import StaticCredentials
 from sasl_scram.integrations._credentials import as_provider
 from sasl_scram.integrations._credentials import fetch_credentials
 from sasl_scram.integrations._credentials import fetch_credentials_async
+from sasl_scram.integrations._diagnosis import check_listener
+from sasl_scram.integrations._errors import LOGIN_FIXES
+from sasl_scram.integrations._errors import Cause
 from sasl_scram.integrations._errors import CredentialsError
 from sasl_scram.integrations._errors import IntegrationError
+from sasl_scram.integrations._errors import ListenerError
 from sasl_scram.integrations._errors import UnsupportedByClient
 
 __all__ = [
+    "LOGIN_FIXES",
+    "Cause",
     "ConfigSource",
     "CredentialsError",
     "CredentialsProvider",
     "CredentialsSource",
     "IntegrationError",
+    "ListenerError",
     "PropertiesFileCredentials",
     "ScramCredentials",
     "StaticCredentials",
     "UnsupportedByClient",
     "as_provider",
+    "check_listener",
     "config_from_jaas",
     "fetch_credentials",
     "fetch_credentials_async",

@@ -12,14 +12,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from sasl_scram.integrations._config import ConfigSource
 from sasl_scram.integrations._config import resolve
 from sasl_scram.integrations._credentials import CredentialsSource
+from sasl_scram.integrations._errors import LOGIN_FIXES
+from sasl_scram.integrations._errors import Cause
 from sasl_scram.integrations._errors import IntegrationError
 
-__all__ = ["client_kwargs", "installed_while"]
+__all__ = ["client_kwargs", "installed_while", "token_login", "with_token_hint"]
+
+#: Whether the login running in this task is a delegation token's: the SCRAM
+#: mechanism sets it when it fetches the credentials, within the client's login
+#: coroutine, which reads it when the login is refused.
+token_login: ContextVar[bool] = ContextVar("kafka_scram_token_login", default=False)
+
+
+def with_token_hint(exc: Exception, address: str) -> Exception:
+    """A refused token login's error again, of its own type, followed by how to
+    check whether the token expired: Kafka refuses an expired token with the
+    same "invalid credentials" as a wrong password (ScramSaslServer). A user's
+    refused login gets ``exc`` itself."""
+    if not token_login.get():
+        return exc
+    message = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    hint = LOGIN_FIXES[Cause.TOKEN_REFUSED].format(bootstrap=address or "<broker host:port>")
+    return type(exc)(f"{message}; {hint}")
 
 
 @contextmanager

@@ -50,6 +50,7 @@ from sasl_scram._errors import ScramError
 from sasl_scram._keycache import DEFAULT_KEY_CACHE
 from sasl_scram._keycache import SaltedPasswordCache
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.config import format_host_port
 from sasl_scram.integrations import _common
 from sasl_scram.integrations._aiokafka_reauth import STATE_ATTRIBUTE
 from sasl_scram.integrations._aiokafka_reauth import ConnectionReauth
@@ -135,6 +136,7 @@ class ScramAuthenticator:
     async def _step(self, payload: bytes | None) -> tuple[bytes, bool] | None:
         if self._client is None:
             credentials = await fetch_credentials_async(self._provider)
+            _common.token_login.set(credentials.token_auth)
             self._client = credentials.scram_client(self._mechanism, key_cache=self._key_cache)
             return self._client.client_first(), True
         assert payload is not None
@@ -168,10 +170,15 @@ async def _do_sasl_handshake(self: Any) -> None:
     try:
         await _first_login(self)
     except Exception as exc:
+        if not isinstance(exc, _auth_failed_type()):
+            raise
+        hinted = _common.with_token_hint(exc, format_host_port(self.host, self.port))
         refusals = _refusals.get()
-        if refusals is not None and isinstance(exc, _auth_failed_type()):
-            refusals.append(exc)
-        raise
+        if refusals is not None:
+            refusals.append(hinted)
+        if hinted is exc:
+            raise
+        raise hinted from None
 
 
 async def _bootstrap(self: Any) -> None:

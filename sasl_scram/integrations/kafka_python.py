@@ -118,6 +118,7 @@ class ScramSaslMechanism:
         self._mechanism = mechanism
         self._username = credentials.username
         self._token_auth = credentials.token_auth
+        _common.token_login.set(credentials.token_auth)
         self._client: ScramClient = credentials.scram_client(mechanism, key_cache=_key_cache)
         self._pending: bytes | None = self._client.client_first()
         self._got_server_first = False
@@ -191,6 +192,8 @@ class ScramSaslMechanism:
 async def _initialize_raising_refusals(self: Any, timeout_at: float | None = None) -> None:
     """``KafkaConnection.initialize``, raising a refused SCRAM login instead of only
     closing on it: the manager then caches it and the bootstrap fails at once."""
+    # The peer, while the socket is open: "host:port<-local port".
+    peer = str(self.transport.host_port()).split("<-")[0] if self.transport else ""
     # kafka-python's own; after uninstall() (a connection mid-initialize) the class's again.
     await _patches.original("initialize", type(self).initialize)(self, timeout_at)
     if self.config.get("sasl_mechanism") not in MECHANISM_NAMES:
@@ -198,7 +201,10 @@ async def _initialize_raising_refusals(self: Any, timeout_at: float | None = Non
     future = self.init_future
     failure = future.exception if future.is_done else None
     if isinstance(failure, _kafka_error_type("SaslAuthenticationFailedError")):
-        raise failure
+        hinted = _common.with_token_hint(failure, "" if peer == "none" else peer)
+        if hinted is failure:
+            raise failure
+        raise hinted from None
 
 
 def _kafka_error_type(name: str) -> type[Exception]:

@@ -6,6 +6,7 @@ requests and responses for both the endpoint and our own admin client.
 
 from __future__ import annotations
 
+from sasl_scram.kafka._apis import ADDRESS_API_SPECS
 from sasl_scram.kafka._apis import API_SPECS
 from sasl_scram.kafka._apis import ApiKey
 from sasl_scram.kafka._apis import ApiSpec
@@ -27,6 +28,7 @@ from sasl_scram.kafka._errors import MalformedMessage
 from sasl_scram.kafka._errors import UnsupportedRequest
 
 __all__ = [
+    "ADDRESS_API_SPECS",
     "API_SPECS",
     "ApiKey",
     "ApiSpec",

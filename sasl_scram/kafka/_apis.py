@@ -1,12 +1,17 @@
 """The API subset this project speaks, transcribed from Kafka's message JSON
 (docs/kafka-facts.md §9.3). Versions: Kafka 3.9 ranges, plus Metadata v13
-from Kafka 4.x; DescribeClientQuotas' 0-1 are both versions' ranges."""
+from Kafka 4.x; DescribeClientQuotas' 0-1 are both versions' ranges.
+FindCoordinator 0-6 and DescribeCluster 0-2 are Kafka 4.x's ranges: the front
+door rewrites the broker addresses they carry (``ADDRESS_API_SPECS``)."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
+from sasl_scram.kafka._primitives import Reader
+from sasl_scram.kafka._primitives import Writer
 from sasl_scram.kafka._schema import BOOL
 from sasl_scram.kafka._schema import BYTES
 from sasl_scram.kafka._schema import FLOAT64
@@ -20,13 +25,16 @@ from sasl_scram.kafka._schema import Array
 from sasl_scram.kafka._schema import Field
 from sasl_scram.kafka._schema import Struct
 
-__all__ = ["API_SPECS", "ApiKey", "ApiSpec"]
+__all__ = ["ADDRESS_API_SPECS", "API_SPECS", "ApiKey", "ApiSpec"]
 
 _INT32_MIN = -(2**31)
 
 
 class ApiKey(enum.IntEnum):
+    PRODUCE = 0
+    FETCH = 1
     METADATA = 3
+    FIND_COORDINATOR = 10
     SASL_HANDSHAKE = 17
     API_VERSIONS = 18
     SASL_AUTHENTICATE = 36
@@ -37,6 +45,7 @@ class ApiKey(enum.IntEnum):
     DESCRIBE_CLIENT_QUOTAS = 48
     DESCRIBE_USER_SCRAM_CREDENTIALS = 50
     ALTER_USER_SCRAM_CREDENTIALS = 51
+    DESCRIBE_CLUSTER = 60
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,33 @@ class ApiSpec:
 
     def supports(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
+
+    def read_response_body(self, version: int, payload: bytes) -> tuple[int, dict[str, Any], int]:
+        """A response payload (after the size) read as ``(body start, body, body end)``.
+
+        The header (correlation id, and its tagged fields in header v1) is skipped,
+        not decoded, so a caller that rewrites the body can keep its bytes; tagged
+        fields the schema does not know are kept (``UNKNOWN_TAGS``) and written back.
+        """
+        r = Reader(payload, 4)
+        r.keep_unknown_tags = True
+        if self.response_header_version(version) == 1:
+            for _ in range(r.uvarint()):
+                r.uvarint()
+                r.raw(r.uvarint())
+        start = r.pos
+        body = self.response.read(r, version, self.flexible(version))
+        return start, body, r.pos
+
+    def write_response_body(self, version: int, body: dict[str, Any]) -> bytes:
+        w = Writer()
+        self.response.write(w, body, version, self.flexible(version))
+        return w.getvalue()
+
+    def write_request_body(self, version: int, body: dict[str, Any]) -> bytes:
+        w = Writer()
+        self.request.write(w, body, version, self.flexible(version))
+        return w.getvalue()
 
 
 # Every response's optional error text: nullable, null unless set.
@@ -389,4 +425,81 @@ API_SPECS: dict[int, ApiSpec] = {
         _EXPIRE_TOKEN,
         _DESCRIBE_TOKEN,
     )
+}
+
+
+# KIP-699 batched FindCoordinator from v4; flexible from v3 (FindCoordinatorResponse.json).
+_FIND_COORDINATOR = ApiSpec(
+    ApiKey.FIND_COORDINATOR,
+    0,
+    6,
+    3,
+    Struct(
+        Field("key", STRING, until=3),
+        Field("key_type", INT8, since=1),
+        Field("coordinator_keys", Array(STRING), since=4),
+    ),
+    Struct(
+        Field("throttle_time_ms", INT32, since=1),
+        Field("error_code", INT16, until=3),
+        Field("error_message", STRING, since=1, until=3, nullable_since=1),
+        Field("node_id", INT32, until=3),
+        Field("host", STRING, until=3),
+        Field("port", INT32, until=3),
+        Field(
+            "coordinators",
+            Array(
+                Struct(
+                    Field("key", STRING),
+                    Field("node_id", INT32),
+                    Field("host", STRING),
+                    Field("port", INT32),
+                    Field("error_code", INT16),
+                    Field("error_message", STRING, nullable_since=4),
+                )
+            ),
+            since=4,
+        ),
+    ),
+)
+
+# KIP-700; v1 adds the endpoint type (KIP-919), v2 fenced brokers (Kafka 4.0).
+_DESCRIBE_CLUSTER = ApiSpec(
+    ApiKey.DESCRIBE_CLUSTER,
+    0,
+    2,
+    0,
+    Struct(
+        Field("include_cluster_authorized_operations", BOOL),
+        Field("endpoint_type", INT8, since=1, default=1),
+        Field("include_fenced_brokers", BOOL, since=2),
+    ),
+    Struct(
+        Field("throttle_time_ms", INT32),
+        Field("error_code", INT16),
+        _ERROR_MESSAGE,
+        Field("endpoint_type", INT8, since=1, default=1),
+        Field("cluster_id", STRING),
+        Field("controller_id", INT32, default=-1),
+        Field(
+            "brokers",
+            Array(
+                Struct(
+                    Field("broker_id", INT32),
+                    Field("host", STRING),
+                    Field("port", INT32),
+                    Field("rack", STRING, nullable_since=0, null_default=True),
+                    Field("is_fenced", BOOL, since=2),
+                )
+            ),
+        ),
+        Field("cluster_authorized_operations", INT32, default=_INT32_MIN),
+    ),
+)
+
+#: The responses that carry broker addresses, by API key: what a proxy in front
+#: of a cluster parses and rewrites. FindCoordinator and DescribeCluster are
+#: kept out of ``API_SPECS`` so the endpoint keeps refusing them as unknown.
+ADDRESS_API_SPECS: dict[int, ApiSpec] = {
+    spec.key: spec for spec in (_METADATA, _FIND_COORDINATOR, _DESCRIBE_CLUSTER)
 }

@@ -28,7 +28,7 @@ MAX_ARRAY_LENGTH = 2**31 - 1
 class Reader:
     """Reads primitives from one message; every read checks the bounds."""
 
-    __slots__ = ("_data", "_end", "max_array", "pos")
+    __slots__ = ("_data", "_end", "keep_unknown_tags", "max_array", "pos")
 
     def __init__(self, data: bytes | memoryview, pos: int = 0) -> None:
         self._data = bytes(data)
@@ -37,6 +37,9 @@ class Reader:
         #: The most elements one array may announce; a request's caller lowers it
         #: for peers it does not trust (the endpoint's per-user caps).
         self.max_array = MAX_ARRAY_LENGTH
+        #: Keep the tagged fields a schema does not know (a proxy rewriting a
+        #: message passes them on); others skip them, as Kafka's readers do.
+        self.keep_unknown_tags = False
 
     def remaining(self) -> int:
         return self._end - self.pos

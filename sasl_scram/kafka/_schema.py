@@ -31,6 +31,7 @@ __all__ = [
     "INT32",
     "INT64",
     "STRING",
+    "UNKNOWN_TAGS",
     "UUID",
     "Array",
     "Field",
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 Value = Any
+#: The key under which a struct's value keeps the tagged fields its schema does
+#: not know, as ``[(tag, raw bytes)]``; written back in tag order.
+UNKNOWN_TAGS = "_unknown_tags"
 
 
 class _Primitive:
@@ -196,6 +200,9 @@ class Struct:
                     _write_value(sub, f, v, version, flexible)
                     assert f.tag is not None
                     tagged.append((f.tag, sub.getvalue()))
+            unknown = get(UNKNOWN_TAGS)
+            if unknown:
+                tagged.extend(unknown)
             w.uvarint(len(tagged))
             for tag, data in sorted(tagged):
                 w.uvarint(tag)
@@ -261,8 +268,12 @@ def _read_tags(r: Reader, known: Mapping[int, Field], out: dict[str, Value], ver
         if f is not None:
             sub = Reader(data)
             sub.max_array = r.max_array
+            sub.keep_unknown_tags = r.keep_unknown_tags
             out[f.name] = _read_value(sub, f, version, True)
-        # Unknown tags are skipped by their size (KIP-482).
+        elif r.keep_unknown_tags:
+            # Unknown tags are skipped by their size (KIP-482), and kept raw so
+            # a proxy that rewrites a message passes them on unchanged.
+            out.setdefault(UNKNOWN_TAGS, []).append((tag, data))
 
 
 def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Value:

@@ -62,7 +62,12 @@ def test_example(token_endpoint: TokenEndpoint, tmp_path: Path, example: str, lo
 def _one_error(result: subprocess.CompletedProcess[str], example: str, status: int) -> str:
     assert result.returncode == status, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr and "Unclosed" not in result.stderr, result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    # An example says where it connects first (_example.py), then the one error line.
+    lines = [
+        line
+        for line in result.stderr.splitlines()
+        if line.strip() and not line.startswith("connecting to ")
+    ]
     assert len(lines) == 1 and lines[0].startswith(f"{example}.py: error: "), result.stderr
     return lines[0]
 
@@ -309,7 +314,7 @@ def test_example_interrupted_is_one_line(
     except KeyboardInterrupt:  # it would stop the whole test session
         pytest.fail("Ctrl-C went through run_example")
     assert status == 130
-    assert capsys.readouterr().err == "demo.py: error: interrupted\n"
+    assert capsys.readouterr().err == "connecting to 127.0.0.1:1 ...\ndemo.py: error: interrupted\n"
 
 
 def _spark_cannot_start() -> str:

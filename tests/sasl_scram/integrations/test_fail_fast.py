@@ -148,6 +148,10 @@ def test_a_refused_login_ends_at_once_with_the_authentication_error(
     took = time.monotonic() - started
     assert isinstance(info.value, _auth_error(client)), repr(info.value)
     assert "Unable to bootstrap" not in str(info.value)
+    # An expired token reads like a wrong password on the wire: the error says
+    # how to check the token, and only for a token.
+    hint = f"kafka-scram delegation-tokens --describe --bootstrap-server {server.bootstrap}"
+    assert (hint in str(info.value)) == (refusal == "expired token"), str(info.value)
     assert took < FAST, f"{client} took {took:.1f} s to give up on a {refusal}"
 
 

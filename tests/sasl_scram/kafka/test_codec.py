@@ -12,8 +12,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from sasl_scram.kafka import ADDRESS_API_SPECS
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ApiSpec
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import KafkaCodecError
 from sasl_scram.kafka import MalformedMessage
@@ -237,11 +239,15 @@ def assert_contains(expected: Any, actual: Any, path: str = "") -> None:
         assert actual == expected, path
 
 
-ALL_VERSIONS = [
-    (key, v)
-    for key, spec in API_SPECS.items()
-    for v in range(spec.min_version, spec.max_version + 1)
-]
+def every_version(specs: dict[int, ApiSpec]) -> list[tuple[int, int]]:
+    return [
+        (key, v)
+        for key, spec in specs.items()
+        for v in range(spec.min_version, spec.max_version + 1)
+    ]
+
+
+ALL_VERSIONS = every_version(API_SPECS)
 
 
 @pytest.mark.slow
@@ -587,3 +593,31 @@ def test_whole_frame_shortcut_takes_one_whole_frame_and_only_that() -> None:
     buffered = FrameBuffer(100)
     buffered.feed(b"\x00")
     assert buffered.whole(b"\x00\x00\x00\x02hi") is None  # bytes before it
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("key", "version"), every_version(ADDRESS_API_SPECS))
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_address_responses_round_trip_byte_for_byte(
+    key: int, version: int, data: st.DataObject
+) -> None:
+    spec = ADDRESS_API_SPECS[key]
+    response = sample_value(spec.response, version, spec.flexible(version), data.draw)
+    body = spec.write_response_body(version, response)
+    header = b"\x00\x00\x00\x2a" + (b"\x00" if spec.response_header_version(version) else b"")
+    start, decoded, end = spec.read_response_body(version, header + body)
+    assert (start, end) == (len(header), len(header) + len(body))
+    assert_contains(response, decoded)
+    assert spec.write_response_body(version, decoded) == body
+
+
+@pytest.mark.parametrize("key", [ApiKey.FIND_COORDINATOR, ApiKey.DESCRIBE_CLUSTER])
+def test_address_apis_stay_unknown_to_the_request_decoder(key: ApiKey) -> None:
+    # The endpoint answers neither: like any API it does not serve, the
+    # request is refused as unsupported (and the connection closed).
+    payload = b"".join(
+        (key.to_bytes(2, "big"), b"\x00\x00", b"\x00\x00\x00\x07", b"\x00\x01c", b"\x00")
+    )
+    with pytest.raises(UnsupportedRequest):
+        decode_request(payload)

@@ -1,0 +1,153 @@
+"""What a client has asked upstream and not yet been answered, in order.
+
+A client connection maps to its own upstream connections, so correlation ids
+pass through unchanged, and Kafka answers the requests of one connection in
+the order they arrived (``SocketServer`` mutes a channel until its response is
+sent). Each response therefore matches the oldest entry still waiting.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections import deque
+from dataclasses import dataclass
+
+from sasl_scram.frontdoor._errors import PeerProtocolError
+
+__all__ = ["InFlight", "InFlightQueue", "produce_acks"]
+
+_I16 = struct.Struct(">h")
+_PRODUCE = 0
+# ProduceRequest.json: transactional_id from v3, flexible (compact strings,
+# request header v2) from v9.
+_PRODUCE_TRANSACTIONAL_SINCE = 3
+_PRODUCE_FLEXIBLE_SINCE = 9
+
+
+@dataclass(slots=True)
+class InFlight:
+    """One forwarded request: what its response will be read as.
+
+    Not frozen: a frozen dataclass sets each field through
+    ``object.__setattr__``, and one is built per request on the hot path.
+    """
+
+    correlation_id: int
+    api_key: int
+    api_version: int
+    expects_response: bool = True
+
+
+class InFlightQueue:
+    """A bounded FIFO of the requests of one client connection awaiting answers.
+
+    Only requests that get a response are queued: a Produce with ``acks=0`` gets
+    none (Kafka's ``KafkaApis.handleProduceRequest`` sends nothing back).
+    """
+
+    __slots__ = ("_entries", "max_in_flight")
+
+    def __init__(self, max_in_flight: int) -> None:
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
+        self._entries: deque[InFlight] = deque()
+        self.max_in_flight = max_in_flight
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def full(self) -> bool:
+        """Whether the caller should stop reading the client (back-pressure)."""
+        return len(self._entries) >= self.max_in_flight
+
+    def push(self, entry: InFlight) -> None:
+        if not entry.expects_response:
+            return
+        if len(self._entries) >= self.max_in_flight:
+            raise PeerProtocolError(f"more than {self.max_in_flight} requests in flight")
+        self._entries.append(entry)
+
+    def pop(self, correlation_id: int) -> InFlight:
+        """The oldest entry, which a response with ``correlation_id`` answers."""
+        if not self._entries:
+            raise PeerProtocolError(f"response {correlation_id} to no request in flight")
+        entry = self._entries[0]
+        if entry.correlation_id != correlation_id:
+            raise PeerProtocolError(
+                f"response {correlation_id} does not answer the oldest request "
+                f"{entry.correlation_id}"
+            )
+        return self._entries.popleft()
+
+
+def _uvarint(buf: bytes | bytearray | memoryview, pos: int, end: int) -> tuple[int, int] | None:
+    if pos < end and buf[pos] < 0x80:
+        # The usual case (no header tags, a short transactional id): one byte.
+        return buf[pos], pos + 1
+    value = shift = 0
+    while pos < end and shift < 35:
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+    if shift >= 35:
+        raise PeerProtocolError("varint longer than 5 bytes")
+    return None
+
+
+def produce_acks(
+    buf: bytes | bytearray | memoryview, pos: int, end: int, version: int
+) -> int | None:
+    """A Produce request's ``acks``, read from its header's client id on.
+
+    ``pos`` is where the client id starts (after api key, version and
+    correlation id); ``None`` when ``buf[pos:end]`` is too short to tell. The
+    client id is a classic string in every header version; header v2 (Produce
+    v9+) adds tagged fields; then v3+ has a nullable transactional id (compact
+    from v9) before ``acks``.
+    """
+    if pos + 2 > end:
+        return None
+    length = _I16.unpack_from(buf, pos)[0]
+    pos += 2 + max(length, 0)
+    flexible = version >= _PRODUCE_FLEXIBLE_SINCE
+    if flexible:
+        got = _uvarint(buf, pos, end)
+        if got is None:
+            return None
+        count, pos = got
+        for _ in range(count):
+            for _ in range(2):  # the tag, then the size
+                got = _uvarint(buf, pos, end)
+                if got is None:
+                    return None
+                size, pos = got
+            pos += size
+    if version >= _PRODUCE_TRANSACTIONAL_SINCE:
+        if flexible:
+            got = _uvarint(buf, pos, end)
+            if got is None:
+                return None
+            length, pos = got
+            pos += max(length - 1, 0)
+        else:
+            if pos + 2 > end:
+                return None
+            length = _I16.unpack_from(buf, pos)[0]
+            pos += 2 + max(length, 0)
+    if pos + 2 > end:
+        return None
+    acks: int = _I16.unpack_from(buf, pos)[0]
+    return acks
+
+
+def expects_response(
+    buf: bytes | bytearray | memoryview, pos: int, end: int, api_key: int, version: int
+) -> bool | None:
+    """Whether a request gets a response; ``None`` while too few bytes are here."""
+    if api_key != _PRODUCE:
+        return True
+    acks = produce_acks(buf, pos, end, version)
+    return None if acks is None else acks != 0

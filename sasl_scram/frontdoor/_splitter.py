@@ -1,0 +1,301 @@
+"""Streaming frame splitters for both directions of a forwarded connection.
+
+A Kafka frame is an int32 size then that many bytes. The splitters are fed
+whatever the socket gives and emit what to send on: for a frame nobody needs
+to parse, slices of the fed chunk (``memoryview``, no copy) as the bytes
+arrive, tracking only how much of the frame is left; a frame that must be
+parsed (a response carrying broker addresses, a request the edge answers
+itself) is buffered whole, bounded by ``max_buffered``, and emitted once
+rewritten. Work is per frame, never per byte.
+
+The emitted views point into the chunk given to :meth:`feed`; the caller
+writes them before it reuses that buffer.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from collections.abc import Container
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Generic
+from typing import TypeVar
+
+from sasl_scram.frontdoor._errors import PeerProtocolError
+from sasl_scram.frontdoor._inflight import InFlight
+from sasl_scram.frontdoor._inflight import InFlightQueue
+from sasl_scram.frontdoor._inflight import expects_response
+
+__all__ = ["LocalRequest", "RequestSplitter", "ResponseSplitter"]
+
+_SIZE = struct.Struct(">i")
+_CORRELATION = struct.Struct(">i")
+# api key, api version, correlation id: the start of every request header.
+_REQUEST_HEAD = struct.Struct(">hhi")
+# The most bytes held to read a frame's head: a Produce request's client id and
+# transactional id are int16-length strings, plus the header's tagged fields.
+MAX_HEAD_BYTES = 1 << 17
+
+Chunk = bytes | memoryview
+T = TypeVar("T")
+Out = TypeVar("Out")
+_Buffer = bytes | bytearray | memoryview
+
+
+@dataclass(frozen=True, slots=True)
+class LocalRequest:
+    """A whole request the edge answers itself (never forwarded upstream).
+
+    Attributes:
+        entry: its api key, version and correlation id.
+        payload: the frame without its size, header included.
+    """
+
+    entry: InFlight
+    payload: bytes
+
+
+class _FrameStream(Generic[T, Out]):
+    """The per-frame state machine both directions share.
+
+    Subclasses say, from the first bytes of a frame, whether to pass it on
+    (``False``) or buffer it whole (``True``), and what to emit for a whole
+    one. A failure is sticky: the stream is out of step with the peer.
+    """
+
+    def __init__(self, max_frame: int, max_buffered: int, min_size: int) -> None:
+        self.max_frame = max_frame
+        self.max_buffered = max_buffered
+        self._min_size = min_size
+        self._remaining = 0  # bytes of the current passed-on frame still to come
+        self._carry = bytearray()  # the head of a frame split across chunks
+        self._whole: bytearray | None = None  # the frame being buffered whole
+        self._need = 0
+        self._tag: T | None = None
+        self._failed: str | None = None
+
+    def _classify(self, buf: _Buffer, start: int, end: int, size: int) -> tuple[bool, T] | None:
+        """From the frame's bytes ``buf[start:end]`` after its size: pass or buffer,
+        and a tag for :meth:`_complete`; ``None`` when more bytes are needed."""
+        raise NotImplementedError
+
+    def _complete(self, tag: T, payload: bytes) -> Out:
+        raise NotImplementedError
+
+    def idle(self) -> bool:
+        """Whether the stream stands between frames (nothing partly read)."""
+        return not (self._remaining or self._carry or self._whole is not None)
+
+    def feed(self, data: Chunk) -> list[Chunk | Out]:
+        if self._failed is not None:
+            raise PeerProtocolError(self._failed)
+        try:
+            return self._feed(memoryview(data).cast("B"))
+        except PeerProtocolError as exc:
+            self._failed = str(exc)
+            raise
+
+    def _feed(self, view: memoryview) -> list[Chunk | Out]:
+        out: list[Chunk | Out] = []
+        n = len(view)
+        i = 0
+        span: int | None = None  # where the run of passed-on bytes began in view
+        while i < n:
+            if self._remaining:
+                if span is None:
+                    span = i
+                take = min(self._remaining, n - i)
+                i += take
+                self._remaining -= take
+            elif self._whole is not None:
+                take = min(self._need, n - i)
+                self._whole += view[i : i + take]
+                i += take
+                self._need -= take
+                self._finish_whole(out)
+            elif self._carry or n - i < 4:
+                if span is not None:
+                    out.append(view[span:i])
+                    span = None
+                i = self._feed_carry(view, i, out)
+            else:
+                size = self._size(_SIZE.unpack_from(view, i)[0])
+                end = min(n, i + 4 + size)
+                got = self._classify(view, i + 4, end, size)
+                if got is None:
+                    self._check_head(end - i, size)
+                    if span is not None:
+                        out.append(view[span:i])
+                        span = None
+                    self._carry += view[i:end]
+                    i = end
+                elif got[0]:
+                    if span is not None:
+                        out.append(view[span:i])
+                        span = None
+                    self._start_whole(got[1], size, view[i + 4 : end])
+                    i = end
+                    self._finish_whole(out)
+                else:
+                    if span is None:
+                        span = i
+                    self._remaining = 4 + size
+        if span is not None:
+            out.append(view[span:i])
+        return out
+
+    def _feed_carry(self, view: memoryview, i: int, out: list[Chunk | Out]) -> int:
+        """Grow the held head of a frame from ``view[i:]``; return the new ``i``.
+
+        The caller has emitted what it passed on before ``i``.
+        """
+        carry = self._carry
+        n = len(view)
+        if len(carry) < 4:
+            take = min(4 - len(carry), n - i)
+            carry += view[i : i + take]
+            i += take
+            if len(carry) < 4:
+                return i
+        size = self._size(_SIZE.unpack_from(carry)[0])
+        take = min(4 + size - len(carry), n - i, max(MAX_HEAD_BYTES - len(carry), 0))
+        carry += view[i : i + take]
+        i += take
+        got = self._classify(carry, 4, len(carry), size)
+        if got is None:
+            self._check_head(len(carry), size)
+            return i
+        held = len(carry)
+        self._carry = bytearray()
+        if got[0]:
+            self._start_whole(got[1], size, carry[4:])
+            self._finish_whole(out)
+        else:
+            out.append(bytes(carry))
+            self._remaining = 4 + size - held
+        return i
+
+    def _size(self, size: int) -> int:
+        if size < self._min_size or size > self.max_frame:
+            raise PeerProtocolError(
+                f"frame of {size} bytes outside {self._min_size}..{self.max_frame}"
+            )
+        return size
+
+    def _check_head(self, held: int, size: int) -> None:
+        if held >= 4 + size:
+            raise PeerProtocolError("frame too short for its header")
+        if held >= MAX_HEAD_BYTES:
+            raise PeerProtocolError(f"frame header longer than {MAX_HEAD_BYTES} bytes")
+
+    def _start_whole(self, tag: T, size: int, first: _Buffer) -> None:
+        if size > self.max_buffered:
+            raise PeerProtocolError(f"frame of {size} bytes to parse exceeds {self.max_buffered}")
+        self._whole = bytearray(first)
+        self._need = size - len(first)
+        self._tag = tag
+
+    def _finish_whole(self, out: list[Chunk | Out]) -> None:
+        if self._need or self._whole is None:
+            return
+        payload = bytes(self._whole)
+        tag = self._tag
+        assert tag is not None
+        self._whole = None
+        self._tag = None
+        out.append(self._complete(tag, payload))
+
+
+class ResponseSplitter(_FrameStream[InFlight, bytes]):
+    """The upstream byte stream to the client: each response matched to its request.
+
+    Args:
+        in_flight: the connection's queue; each response pops its oldest entry.
+        rewrite: the payload (correlation id on, without the size) of a response
+            to rewrite, to the new payload.
+        rewritten: the API keys whose responses go through ``rewrite``.
+        max_frame: the largest response accepted at all.
+        max_buffered: the largest response buffered whole to rewrite.
+    """
+
+    def __init__(
+        self,
+        in_flight: InFlightQueue,
+        rewrite: Callable[[InFlight, bytes], bytes],
+        rewritten: Container[int],
+        *,
+        max_frame: int,
+        max_buffered: int,
+    ) -> None:
+        super().__init__(max_frame, max_buffered, 4)
+        self._in_flight = in_flight
+        self._rewrite = rewrite
+        self._rewritten = rewritten
+
+    def _classify(
+        self, buf: _Buffer, start: int, end: int, size: int
+    ) -> tuple[bool, InFlight] | None:
+        if end - start < 4:
+            return None
+        entry = self._in_flight.pop(_CORRELATION.unpack_from(buf, start)[0])
+        return entry.api_key in self._rewritten, entry
+
+    def _complete(self, tag: InFlight, payload: bytes) -> bytes:
+        new = self._rewrite(tag, payload)
+        return _SIZE.pack(len(new)) + new
+
+
+class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
+    """A client's byte stream to upstream: each request's header read, its body not.
+
+    Forwarded requests that get a response enter ``in_flight``; requests for
+    ``local`` API keys are buffered whole and emitted as :class:`LocalRequest`.
+
+    Args:
+        in_flight: the connection's queue of forwarded requests.
+        local: the API keys the edge answers itself.
+        max_frame: the largest request accepted (Kafka's ``socket.request.max.bytes``).
+        max_buffered: the largest request the edge answers itself.
+        forwarded: when given, the ``(min, max)`` versions forwarded per API key
+            (what the front door advertises); a request outside them fails,
+            as Kafka closes a connection on an unsupported API or version, so
+            a client that ignores ApiVersions cannot make the cluster answer
+            with a version whose broker addresses are not rewritten.
+    """
+
+    def __init__(
+        self,
+        in_flight: InFlightQueue,
+        local: Container[int],
+        *,
+        max_frame: int,
+        max_buffered: int,
+        forwarded: Mapping[int, tuple[int, int]] | None = None,
+    ) -> None:
+        super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size)
+        self._in_flight = in_flight
+        self._local = local
+        self._forwarded = forwarded
+
+    def _classify(
+        self, buf: _Buffer, start: int, end: int, size: int
+    ) -> tuple[bool, InFlight] | None:
+        if end - start < _REQUEST_HEAD.size:
+            return None
+        api_key, version, correlation_id = _REQUEST_HEAD.unpack_from(buf, start)
+        if api_key in self._local:
+            return True, InFlight(correlation_id, api_key, version)
+        if self._forwarded is not None:
+            low, high = self._forwarded.get(api_key, (0, -1))
+            if not low <= version <= high:
+                raise PeerProtocolError(f"API {api_key} version {version} is not forwarded")
+        answered = expects_response(buf, start + _REQUEST_HEAD.size, end, api_key, version)
+        if answered is None:
+            return None
+        entry = InFlight(correlation_id, api_key, version, answered)
+        self._in_flight.push(entry)
+        return False, entry
+
+    def _complete(self, tag: InFlight, payload: bytes) -> LocalRequest:
+        return LocalRequest(tag, payload)

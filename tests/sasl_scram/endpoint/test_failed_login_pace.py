@@ -1,0 +1,117 @@
+"""A failed login's SaslAuthenticate response leaves only when its delayed close fires.
+
+Kafka holds the response to a failed SaslAuthenticate back together with the
+close, for ``connection.failed.authentication.delay.ms`` (KIP-306: ``Selector``
+keeps the channel in its delayed-close queue, and only when that fires does
+``KafkaChannel.completeCloseOnAuthenticationFailure`` send the response, then
+close). A sequential guesser therefore waits the whole delay per guess.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from sasl_scram import SCRAM_SHA_256
+from sasl_scram import ScramClient
+from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
+from tests.sasl_scram.endpoint.serve_process import Peer
+from tests.support.endpoint_harness import ALICE
+from tests.support.endpoint_harness import RunningEndpoint
+
+DELAY_MS = 400
+
+
+@pytest.fixture
+def delayed() -> Iterator[RunningEndpoint]:
+    with RunningEndpoint(
+        properties={"connection.failed.authentication.delay.ms": str(DELAY_MS)}
+    ) as ep:
+        yield ep
+
+
+def _wrong_final(peer: Peer, user: str = ALICE[0]) -> bytes:
+    client = ScramClient(SCRAM_SHA_256, user, "wrong-password")
+    return client.receive_server_first(peer.server_first(client.client_first()))
+
+
+def test_the_failure_response_arrives_no_earlier_than_the_delay(
+    delayed: RunningEndpoint,
+) -> None:
+    with Peer(delayed.port) as peer:
+        final = _wrong_final(peer)
+        began = time.monotonic()
+        answer = peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})
+        waited = time.monotonic() - began
+        assert answer["error_code"] == 58
+        # Generous only upwards: the response may never come early.
+        assert waited >= DELAY_MS / 1000 * 0.95, waited
+        assert peer.closed()
+
+
+def test_an_unknown_users_failure_waits_just_as_long(delayed: RunningEndpoint) -> None:
+    with Peer(delayed.port) as peer:
+        final = _wrong_final(peer, "nobody-here")
+        began = time.monotonic()
+        answer = peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})
+        assert answer["error_code"] == 58
+        assert time.monotonic() - began >= DELAY_MS / 1000 * 0.95
+
+
+def test_a_held_failure_stalls_no_other_login(delayed: RunningEndpoint) -> None:
+    with Peer(delayed.port) as guesser, Peer(delayed.port) as honest:
+        guesser.send(SASL_AUTHENTICATE, 2, {"auth_bytes": _wrong_final(guesser)})
+        began = time.monotonic()
+        assert honest.login(*ALICE)["error_code"] == 0
+        # Well inside the delay the guesser is still waiting for.
+        assert time.monotonic() - began < DELAY_MS / 1000 / 2
+        assert guesser.receive(SASL_AUTHENTICATE, 2)["error_code"] == 58
+
+
+def test_without_a_delay_the_failure_is_answered_at_once() -> None:
+    props = {"connection.failed.authentication.delay.ms": "0"}
+    with RunningEndpoint(properties=props) as ep, Peer(ep.port) as peer:
+        final = _wrong_final(peer)
+        began = time.monotonic()
+        assert peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})["error_code"] == 58
+        assert time.monotonic() - began < 0.3
+        assert peer.closed()
+
+
+def _slowed(ep: RunningEndpoint) -> float:
+    metrics = ep.endpoint.metrics
+    assert metrics is not None
+    (family,) = [f for f in metrics.collect() if f.name == "kafka_scram_slowed_authentication"]
+    return float(sum(s.value for s in family.samples if s.name.endswith("_total")))
+
+
+def test_past_the_budget_a_right_password_waits_like_a_wrong_one() -> None:
+    props = {
+        "connection.failed.authentication.delay.ms": "300",
+        "scram.login.failure.budget": "2",
+        "scram.login.failure.budget.interval.ms": "100",
+        "scram.metrics.listener": "127.0.0.1:0",
+    }
+    with RunningEndpoint(properties=props) as ep:
+        for _ in range(2):
+            with Peer(ep.port) as peer:
+                final = _wrong_final(peer)
+                assert peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})["error_code"] == 58
+        assert _slowed(ep) == 0
+        with Peer(ep.port) as peer:
+            client = ScramClient(SCRAM_SHA_256, *ALICE)
+            final = client.receive_server_first(peer.server_first(client.client_first()))
+            began = time.monotonic()
+            answer = peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})
+            waited = time.monotonic() - began
+        assert answer["error_code"] == 0  # slowed, never refused
+        assert waited >= 0.3 * 0.95, waited
+        assert _slowed(ep) == 1
+        # With the budget off, a right password is answered at once.
+        props["scram.login.failure.budget"] = "0"
+    with RunningEndpoint(properties=props) as ep, Peer(ep.port) as peer:
+        began = time.monotonic()
+        assert peer.login(*ALICE)["error_code"] == 0
+        assert time.monotonic() - began < 0.3

@@ -1,0 +1,72 @@
+"""In-flight tracking: FIFO order, the bound, and Produce acks=0 without a response."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from sasl_scram.frontdoor import InFlight
+from sasl_scram.frontdoor import InFlightQueue
+from sasl_scram.frontdoor import PeerProtocolError
+from sasl_scram.frontdoor import produce_acks
+
+
+def produce_header_tail(
+    version: int, acks: int, client_id: bytes | None = b"cli", txn: bytes | None = None
+) -> bytes:
+    """A Produce request from its client id up to and including ``acks``."""
+    out = struct.pack(">h", -1) if client_id is None else struct.pack(">h", len(client_id))
+    out += client_id or b""
+    flexible = version >= 9
+    if flexible:
+        out += b"\x01\x05\x02ab"  # one header tagged field (tag 5, 2 bytes)
+    if version >= 3:
+        if flexible:
+            out += b"\x00" if txn is None else bytes([len(txn) + 1]) + txn
+        else:
+            out += struct.pack(">h", -1) if txn is None else struct.pack(">h", len(txn)) + txn
+    return out + struct.pack(">h", acks) + b"\xff" * 8
+
+
+@pytest.mark.parametrize("version", [0, 2, 3, 8, 9, 11, 13])
+@pytest.mark.parametrize("acks", [0, 1, -1])
+@pytest.mark.parametrize("txn", [None, b"tx-1"])
+def test_produce_acks_every_header_shape(version: int, acks: int, txn: bytes | None) -> None:
+    data = produce_header_tail(version, acks, txn=txn)
+    assert produce_acks(data, 0, len(data), version) == acks
+    end = len(data) - 8  # just up to acks
+    assert produce_acks(data, 0, end, version) == acks
+    # One byte short of acks: not enough to tell, never a wrong answer.
+    assert produce_acks(data, 0, end - 1, version) is None
+
+
+def test_produce_acks_null_client_id() -> None:
+    data = produce_header_tail(3, 0, client_id=None)
+    assert produce_acks(data, 0, len(data), 3) == 0
+
+
+def test_fifo_order_and_mismatch() -> None:
+    queue = InFlightQueue(3)
+    queue.push(InFlight(7, 3, 12))
+    queue.push(InFlight(8, 0, 9, expects_response=False))  # acks=0: never answered
+    queue.push(InFlight(9, 1, 15))
+    assert len(queue) == 2
+    assert queue.pop(7) == InFlight(7, 3, 12)
+    with pytest.raises(PeerProtocolError, match="does not answer the oldest request 9"):
+        queue.pop(10)
+    assert queue.pop(9).api_key == 1
+    with pytest.raises(PeerProtocolError, match="no request in flight"):
+        queue.pop(9)
+
+
+def test_bounded() -> None:
+    queue = InFlightQueue(2)
+    queue.push(InFlight(1, 3, 1))
+    assert not queue.full()
+    queue.push(InFlight(2, 3, 1))
+    assert queue.full()
+    with pytest.raises(PeerProtocolError, match="more than 2 requests in flight"):
+        queue.push(InFlight(3, 3, 1))
+    with pytest.raises(ValueError, match="at least 1"):
+        InFlightQueue(0)
