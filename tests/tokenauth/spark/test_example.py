@@ -76,3 +76,29 @@ def test_example_reads_kafka_and_rotates(
     rows = spark.read.json(str(tmp_path / "out")).collect()
     assert collections.Counter(r.value for r in rows) == collections.Counter(produced)
     assert {r.topic for r in rows} == {topic}
+    # Spark kept no consumer of any run, each logged in with a token now
+    # expired: closing one later (at the latest in the JVM's shutdown hook)
+    # would log in again, be refused and print ERROR lines and stack traces.
+    assert idle_pooled_consumers(spark, topic) == 0
+
+
+def idle_pooled_consumers(spark: Any, topic: str) -> int:
+    """The idle consumers of ``topic`` in Spark's Kafka consumer pool of this JVM.
+
+    The pool is private to Spark's connector (``KafkaDataConsumer``), read
+    here by Java reflection.
+    """
+    jvm = spark.sparkContext._jvm
+    loader = jvm.Thread.currentThread().getContextClassLoader()
+    owner = loader.loadClass("org.apache.spark.sql.kafka010.consumer.KafkaDataConsumer$")
+    field = owner.getDeclaredField("consumerPool")
+    field.setAccessible(True)
+    pool = field.get(owner.getField("MODULE$").get(None))
+    inner_field = loader.loadClass(
+        "org.apache.spark.sql.kafka010.consumer.InternalKafkaConsumerPool"
+    ).getDeclaredField("pool")
+    inner_field.setAccessible(True)
+    inner = inner_field.get(pool)
+    return sum(
+        inner.getNumIdle(key) for key in inner.getKeys() if key.topicPartition().topic() == topic
+    )
