@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Producer
 
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 from tokenauth.spark import SupervisorState
+
+from .example_user import example_user
 
 pytestmark = pytest.mark.jvm
 
@@ -36,20 +37,7 @@ def test_example_reads_kafka_and_rotates(
     spec.loader.exec_module(example)
 
     user, topic = unique_name("example"), unique_name("example-in")
-    kraft_broker.add_user(user, PASSWORD)
-    props = kraft_broker.client_properties(
-        tmp_path / "client.properties", user, PASSWORD, "SCRAM-SHA-512"
-    )
-    props.write_text(f"bootstrap.servers={kraft_broker.bootstrap}\n" + props.read_text())
-    producer = Producer(
-        {
-            "bootstrap.servers": kraft_broker.bootstrap,
-            "security.protocol": "SASL_PLAINTEXT",
-            "sasl.mechanism": "SCRAM-SHA-512",
-            "sasl.username": user,
-            "sasl.password": PASSWORD,
-        }
-    )
+    props, producer = example_user(kraft_broker, user, PASSWORD, tmp_path)
     produced = [f"event-{i}" for i in range(200)]
     for value in produced:
         producer.produce(topic, value=value.encode())

@@ -22,11 +22,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Producer
 
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 from tools.fetch_spark_connector import ivy_dir
+
+from .example_user import example_user
 
 pytestmark = pytest.mark.jvm
 
@@ -42,20 +43,7 @@ def test_example_with_two_rotations_prints_no_error(
     kraft_broker: KafkaBroker, tmp_path: Path
 ) -> None:
     user, topic = unique_name("example-output"), unique_name("example-output-in")
-    kraft_broker.add_user(user, PASSWORD)
-    props = kraft_broker.client_properties(
-        tmp_path / "client.properties", user, PASSWORD, "SCRAM-SHA-512"
-    )
-    props.write_text(f"bootstrap.servers={kraft_broker.bootstrap}\n" + props.read_text())
-    producer = Producer(
-        {
-            "bootstrap.servers": kraft_broker.bootstrap,
-            "security.protocol": "SASL_PLAINTEXT",
-            "sasl.mechanism": "SCRAM-SHA-512",
-            "sasl.username": user,
-            "sasl.password": PASSWORD,
-        }
-    )
+    props, producer = example_user(kraft_broker, user, PASSWORD, tmp_path)
     # Records keep coming, as in a real stream: every run reads some, so every
     # run leaves consumers in Spark's pool.
     stop_producing = threading.Event()
