@@ -111,13 +111,12 @@ def _close_consumers(loader: Any, marks: tuple[str, ...]) -> int:
 
 def _close_producers(loader: Any, marks: tuple[str, ...]) -> int:
     pool = _private(loader, _PRODUCERS, _module(loader, _PRODUCERS), "pool")
-    entries = pool.getAsMap()
-    keys = entries.keysIterator()
+    pairs = pool.getAsMap().iterator()
     due = 0
-    while keys.hasNext():
-        key = keys.next()
-        entry = entries.apply(key)
+    while pairs.hasNext():
+        pair = pairs.next()
         # The key is the producer's parameters, as (name, value) pairs.
+        key, entry = pair._1(), pair._2()
         if entry.refCount() == 0 and _logs_in_with(key.toString(), marks):
             expire_at = loader.loadClass(_PRODUCER_ENTRY).getDeclaredField("_expireAt")
             expire_at.setAccessible(True)
