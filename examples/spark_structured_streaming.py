@@ -149,6 +149,25 @@ def start_spark(builder: Any) -> Any:
         ) from exc
 
 
+# What Spark logs at ERROR when a stop interrupts a running micro-batch (a
+# restart's, when the batch outlasts the supervisor's wait for its end): the
+# aborted write job and task. The checkpoint re-runs that batch, so these
+# lines are not failures; a real failure fails the query, and the supervisor
+# reports it (this script's error line).
+INTERRUPTED_BATCH_LOGGERS = (
+    "org.apache.spark.sql.execution.datasources.FileFormatWriter",
+    "org.apache.spark.util.Utils",
+)
+
+
+def quiet_interrupted_batches(spark: Any) -> None:
+    """Keep the lines of an interrupted batch (above) out of the output: its loggers at FATAL."""
+    jvm = spark.sparkContext._jvm
+    fatal = jvm.org.apache.logging.log4j.Level.FATAL
+    for name in INTERRUPTED_BATCH_LOGGERS:
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, fatal)
+
+
 def main(argv: Sequence[str] | None = None, spark: Any = None) -> TokenSupervisor:
     """Run the supervised query for ``--seconds``, then stop it cleanly.
 
@@ -186,6 +205,7 @@ def supervise(args: argparse.Namespace, spark: Any = None) -> TokenSupervisor:
         run_for(supervisor, args.seconds)
         return supervisor
     spark = start_spark(builder)
+    quiet_interrupted_batches(spark)
     try:
         run_for(supervisor, args.seconds)
     finally:

@@ -3,7 +3,8 @@
 A token goes through three slots: ``pending`` (created as a replacement, not
 yet in use), ``current`` (the query logs in with it) and ``retired`` (replaced,
 still to expire). The old token is expired only once the query runs with the
-new one, so a failed restart never leaves the query without a live token.
+new one, so a failed restart never leaves the query without a live token,
+and only once the clients Spark keeps with it are closed (``release``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from collections.abc import Iterable
 
 from tokenauth._client import TokenRequestError
 from tokenauth._token import DelegationToken
@@ -42,6 +44,7 @@ class TokenRotation:
         clock_ms: Callable[[], int],
         accepted: Callable[[TokenLike, float], bool] | None = None,
         pause: Callable[[float], object] = time.sleep,
+        release: Callable[[Iterable[str]], object] | None = None,
     ) -> None:
         self._connect = connect
         self._policy = policy
@@ -50,6 +53,9 @@ class TokenRotation:
         # and the wait between asks, which returns true once stop is asked.
         self._accepted = accepted
         self._pause = pause
+        # Closes the clients still logged in with the given token ids, before
+        # they are expired (see ``_jvm_clients``).
+        self._release = release
         self.current: _Held | None = None
         self.pending: _Held | None = None
         self.retired: list[_Held] = []
@@ -136,6 +142,7 @@ class TokenRotation:
     def expire_retired(self, before_each: Callable[[_Held], None]) -> None:
         """Expire the replaced tokens, oldest first; a failure stops here and
         leaves the rest (and the failed one) for the next try."""
+        self._release_clients(self.retired)
         while self.retired:
             held = self.retired[0]
             before_each(held)
@@ -172,5 +179,10 @@ class TokenRotation:
         held_all = [h for h in (self.current, self.pending, *self.retired) if h is not None]
         self.current = self.pending = None
         self.retired = []
+        self._release_clients(held_all)
         for held in held_all:
             self.expire(held, last_try=True)
+
+    def _release_clients(self, held: list[_Held]) -> None:
+        if held and self._release is not None:
+            self._release([h.token_id for h in held])

@@ -29,6 +29,7 @@ from sasl_scram.config import ClientConfig
 from sasl_scram.config import ClientConfigError
 from tokenauth._manager import wall_clock_ms
 from tokenauth.spark._jvm_login import QueryLogin
+from tokenauth.spark._jvm_login import stop_between_batches
 from tokenauth.spark._login import token_login_probe
 from tokenauth.spark._login import token_rpc_connector
 from tokenauth.spark._options import _DEFAULT_MECHANISM
@@ -111,13 +112,15 @@ class TokenSupervisor:
         self._clock = clock_ms
         self._stop_event = threading.Event()
         self._wait = wait or self._stop_event.wait
-        self._tokens = TokenRotation(connect, self.policy, clock_ms, accepted, self._wait)
         self._login = QueryLogin(
             start_query,
             bootstrap_servers,
             mechanism,
             security_protocol or _DEFAULT_PROTOCOL,
             extra_options,
+        )
+        self._tokens = TokenRotation(
+            connect, self.policy, clock_ms, accepted, self._wait, self._login.release_clients
         )
         self._backoff = Backoff(self.policy)
         self._lock = threading.RLock()
@@ -249,7 +252,7 @@ class TokenSupervisor:
             if query is not None:
                 try:
                     if query.isActive:
-                        query.stop()
+                        stop_between_batches(query)
                 except Exception as exc:
                     _log.warning("stopping the query failed: %s", _describe(exc))
             if expire_tokens:
@@ -346,7 +349,9 @@ class TokenSupervisor:
             f"query {self._login.query_id}: token {old.token_id} -> {tokens.pending.token_id}",
         )
         query = self._query
-        query.stop()
+        # Waiting for the batch to end takes at most a quarter of the old
+        # token's remaining life: the restart must still come well before it.
+        stop_between_batches(query, max(0.0, (old.expiry_ms - self._clock()) / 4000))
         if query.isActive:
             raise SupervisorError("the query did not stop")
         self._query = None

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Producer
 
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 from tokenauth.spark import SupervisorState
+
+from .example_user import example_user
 
 pytestmark = pytest.mark.jvm
 
@@ -36,20 +37,7 @@ def test_example_reads_kafka_and_rotates(
     spec.loader.exec_module(example)
 
     user, topic = unique_name("example"), unique_name("example-in")
-    kraft_broker.add_user(user, PASSWORD)
-    props = kraft_broker.client_properties(
-        tmp_path / "client.properties", user, PASSWORD, "SCRAM-SHA-512"
-    )
-    props.write_text(f"bootstrap.servers={kraft_broker.bootstrap}\n" + props.read_text())
-    producer = Producer(
-        {
-            "bootstrap.servers": kraft_broker.bootstrap,
-            "security.protocol": "SASL_PLAINTEXT",
-            "sasl.mechanism": "SCRAM-SHA-512",
-            "sasl.username": user,
-            "sasl.password": PASSWORD,
-        }
-    )
+    props, producer = example_user(kraft_broker, user, PASSWORD, tmp_path)
     produced = [f"event-{i}" for i in range(200)]
     for value in produced:
         producer.produce(topic, value=value.encode())
@@ -76,3 +64,29 @@ def test_example_reads_kafka_and_rotates(
     rows = spark.read.json(str(tmp_path / "out")).collect()
     assert collections.Counter(r.value for r in rows) == collections.Counter(produced)
     assert {r.topic for r in rows} == {topic}
+    # Spark kept no consumer of any run, each logged in with a token now
+    # expired: closing one later (at the latest in the JVM's shutdown hook)
+    # would log in again, be refused and print ERROR lines and stack traces.
+    assert idle_pooled_consumers(spark, topic) == 0
+
+
+def idle_pooled_consumers(spark: Any, topic: str) -> int:
+    """The idle consumers of ``topic`` in Spark's Kafka consumer pool of this JVM.
+
+    The pool is private to Spark's connector (``KafkaDataConsumer``), read
+    here by Java reflection.
+    """
+    jvm = spark.sparkContext._jvm
+    loader = jvm.Thread.currentThread().getContextClassLoader()
+    owner = loader.loadClass("org.apache.spark.sql.kafka010.consumer.KafkaDataConsumer$")
+    field = owner.getDeclaredField("consumerPool")
+    field.setAccessible(True)
+    pool = field.get(owner.getField("MODULE$").get(None))
+    inner_field = loader.loadClass(
+        "org.apache.spark.sql.kafka010.consumer.InternalKafkaConsumerPool"
+    ).getDeclaredField("pool")
+    inner_field.setAccessible(True)
+    inner = inner_field.get(pool)
+    return sum(
+        inner.getNumIdle(key) for key in inner.getKeys() if key.topicPartition().topic() == topic
+    )

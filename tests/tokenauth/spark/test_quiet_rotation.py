@@ -1,0 +1,114 @@
+"""A rotation's leftovers in Spark's JVM, with fakes (no Spark).
+
+The supervisor closes the idle Kafka clients Spark keeps with a token before
+it expires that token, and stops a query between micro-batches.
+test_example_output.py shows both on the real thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.clock import FakeClock
+from tokenauth.spark import SupervisorPolicy
+from tokenauth.spark import TokenSupervisor
+from tokenauth.spark import _jvm_login
+from tokenauth.spark._jvm_clients import close_idle_clients
+from tokenauth.spark._jvm_login import stop_between_batches
+
+from .fakes import FakeBroker
+from .fakes import FakeSpark
+
+
+def test_clients_of_a_token_are_released_before_it_is_expired(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = FakeClock.epoch_ms()
+    broker = FakeBroker(clock)
+    spark = FakeSpark()
+    released: list[tuple[list[str], list[str], object]] = []
+
+    def release(query: object, token_ids: Iterable[str]) -> int:
+        released.append((list(token_ids), list(broker.expired), query))
+        return 0
+
+    monkeypatch.setattr(_jvm_login, "close_idle_clients", release)
+    sup = TokenSupervisor(
+        broker.connect,
+        spark.start,
+        bootstrap_servers="broker:9093",
+        policy=SupervisorPolicy(),
+        clock_ms=clock,
+    )
+    sup.start(background=False)
+    first = sup.token_id
+    while sup.token_id == first:  # renewals, then the rotation (as run() drives step())
+        clock.now = max(sup.step(), clock() + 1)
+    second = sup.token_id
+    assert first != second and broker.expired == [first]
+    # Released while not yet expired, with the query that runs now (same JVM).
+    assert released == [([first], [], spark.queries[1])]
+    sup.stop()
+    assert released[1] == ([second], [first], spark.queries[1])
+    assert broker.expired == [first, second]
+
+
+class StatusQuery:
+    """A query whose ``status`` reports the given trigger states, then idle."""
+
+    def __init__(self, active: Iterable[bool]) -> None:
+        self._active: Iterator[bool] = iter(active)
+        self.looks = 0
+        self.stopped_at_look: int | None = None
+
+    @property
+    def status(self) -> dict[str, Any]:
+        self.looks += 1
+        return {"isTriggerActive": next(self._active, False), "message": ""}
+
+    def stop(self) -> None:
+        self.stopped_at_look = self.looks
+
+
+def test_a_stop_waits_for_the_running_batch_to_end() -> None:
+    query = StatusQuery([True, True, True, False])
+    stop_between_batches(query, wait_s=10)  # type: ignore[arg-type]
+    assert query.stopped_at_look == 4
+
+
+def test_an_idle_query_stops_right_after_its_next_batch() -> None:
+    # Found idle, it may be about to start a batch: the stop waits for one to end.
+    query = StatusQuery([False, False, True, False])
+    stop_between_batches(query, wait_s=10)  # type: ignore[arg-type]
+    assert query.stopped_at_look == 4
+
+
+def test_a_batch_outlasting_the_wait_is_interrupted() -> None:
+    query = StatusQuery(iter(lambda: True, False))
+    stop_between_batches(query, wait_s=0.1)  # type: ignore[arg-type]
+    assert query.stopped_at_look is not None and query.looks >= 2
+
+
+def test_a_query_without_status_stops_at_once() -> None:
+    class Plain:
+        stops = 0
+
+        def stop(self) -> None:
+            self.stops += 1
+
+    query = Plain()
+    stop_between_batches(query, wait_s=10)  # type: ignore[arg-type]
+    assert query.stops == 1
+
+
+def test_without_a_jvm_nothing_is_closed() -> None:
+    assert close_idle_clients(object(), ["token-id"]) == 0
+
+    class BrokenJvm:
+        _jsq = object()  # no getClass(): Spark's internals are not there
+
+    assert close_idle_clients(BrokenJvm(), ["token-id"]) == 0
