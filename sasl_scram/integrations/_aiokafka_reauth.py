@@ -33,6 +33,7 @@ import weakref
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
+from typing import Protocol
 
 __all__ = ["ConnectionReauth", "reauth_delay_ms"]
 
@@ -55,30 +56,38 @@ def reauth_delay_ms(session_lifetime_ms: int, jitter: float) -> int:
     return int(session_lifetime_ms * (_REAUTH_AT + _REAUTH_JITTER * jitter))
 
 
+class ReauthTarget(Protocol):
+    """The connection a :class:`ConnectionReauth` re-authenticates."""
+
+    async def login(self) -> None:
+        """Run aiokafka's SaslHandshake and SaslAuthenticate exchange (it closes
+        the connection and raises on failure)."""
+
+    def close(self, exc: BaseException) -> None:
+        """Close the connection with aiokafka's AUTH_FAILURE reason."""
+
+    def connected(self) -> bool:
+        """Whether the connection is still open."""
+
+
 class ConnectionReauth:
     """One connection's session: its lifetime, the timer, and the send gate.
 
     Args:
-        login: Runs aiokafka's SaslHandshake and SaslAuthenticate exchange on
-            the connection (it closes the connection and raises on failure).
-        close: Closes the connection with aiokafka's AUTH_FAILURE reason.
-        connected: Whether the connection is still open.
+        loop: The connection's event loop.
+        target: The connection, as re-authentication sees it.
         jitter: Random numbers in [0, 1); injected by tests.
     """
 
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,
+        target: ReauthTarget,
         *,
-        login: Callable[[], Awaitable[None]],
-        close: Callable[[BaseException], None],
-        connected: Callable[[], bool],
         jitter: Callable[[], float] = random.random,
     ) -> None:
         self._loop = loop
-        self._login = login
-        self._close = close
-        self._connected = connected
+        self._target = target
         self._jitter = jitter
         self.session_lifetime_ms = 0
         self.reauthentications = 0
@@ -134,7 +143,7 @@ class ConnectionReauth:
 
     def _start(self) -> None:
         self._timer = None
-        if self._cancelled or not self._connected() or self._task is not None:
+        if self._cancelled or not self._target.connected() or self._task is not None:
             return
         self._open.clear()
         self._task = self._loop.create_task(self._reauthenticate())
@@ -142,7 +151,7 @@ class ConnectionReauth:
     async def _reauthenticate(self) -> None:
         self.session_lifetime_ms = 0
         try:
-            await self._login()
+            await self._target.login()
         except BaseException as exc:
             self.failure = exc
             if self._closed_meanwhile(exc):
@@ -152,7 +161,7 @@ class ConnectionReauth:
             else:
                 # aiokafka's login closes the connection on a refusal; a provider or
                 # transport failure must not leave a session that is about to end.
-                self._close(exc)
+                self._target.close(exc)
                 log.error("re-authentication failed; connection closed: %s", type(exc).__name__)
             if not isinstance(exc, Exception):
                 raise
@@ -170,7 +179,9 @@ class ConnectionReauth:
         KafkaConnectionError, while a refusal raises SaslAuthenticationFailed."""
         import aiokafka.errors
 
-        return isinstance(exc, aiokafka.errors.KafkaConnectionError) and not self._connected()
+        return (
+            isinstance(exc, aiokafka.errors.KafkaConnectionError) and not self._target.connected()
+        )
 
 
 def _fire(ref: weakref.ReferenceType[ConnectionReauth]) -> None:

@@ -212,12 +212,7 @@ async def _first_login(self: Any) -> None:
     if not isinstance(self._sasl_oauth_token_provider, CredentialsProvider):
         await login(self)
         return
-    state = ConnectionReauth(
-        self._loop,
-        login=functools.partial(_call_with, weakref.ref(self), login),
-        close=functools.partial(_close_failed, weakref.ref(self)),
-        connected=functools.partial(_connected, weakref.ref(self)),
-    )
+    state = ConnectionReauth(self._loop, _WeakConnection(self, login))
     setattr(self, STATE_ATTRIBUTE, state)
     await login(self)
     with _patches.lock:
@@ -265,23 +260,30 @@ async def _noting_lifetime(state: ConnectionReauth, sent: Awaitable[Any]) -> Any
     return response
 
 
-async def _call_with(ref: weakref.ReferenceType[Any], method: Callable[..., Any]) -> None:
-    conn = ref()
-    if conn is not None:
-        await method(conn)
+class _WeakConnection:
+    """An aiokafka connection, held weakly, as its re-authentication sees it."""
 
+    __slots__ = ("_login", "_ref")
 
-def _close_failed(ref: weakref.ReferenceType[Any], exc: BaseException) -> None:
-    from aiokafka.conn import CloseReason
+    def __init__(self, conn: Any, login: Callable[[Any], Awaitable[None]]) -> None:
+        self._ref = weakref.ref(conn)
+        self._login = login
 
-    conn = ref()
-    if conn is not None:
-        conn.close(reason=CloseReason.AUTH_FAILURE, exc=exc)
+    async def login(self) -> None:
+        conn = self._ref()
+        if conn is not None:
+            await self._login(conn)
 
+    def close(self, exc: BaseException) -> None:
+        from aiokafka.conn import CloseReason
 
-def _connected(ref: weakref.ReferenceType[Any]) -> bool:
-    conn = ref()
-    return conn is not None and bool(conn.connected())
+        conn = self._ref()
+        if conn is not None:
+            conn.close(reason=CloseReason.AUTH_FAILURE, exc=exc)
+
+    def connected(self) -> bool:
+        conn = self._ref()
+        return conn is not None and bool(conn.connected())
 
 
 _PATCHES: dict[str, Callable[..., Any]] = {
