@@ -106,11 +106,14 @@ class ServeProcess:
     def log_lines(self) -> list[str]:
         return self.log_text().splitlines()
 
-    def wait_for_log(self, text: str, timeout: float = 10) -> str:
-        """The first log line containing ``text`` (the log is written as events happen)."""
+    def wait_for_log(self, text: str, timeout: float = 10, *, after: int = 0) -> str:
+        """The first log line containing ``text`` (the log is written as events happen),
+        among the lines past the first ``after`` (``len(log_lines())`` taken before the
+        event: a long-lived server's log may hold an earlier match, e.g. a client port
+        the kernel has since given to another connection)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for line in self.log_lines():
+            for line in self.log_lines()[after:]:
                 if text in line:
                     return line
             time.sleep(0.02)

@@ -194,7 +194,9 @@ def test_huge_metadata_from_a_user_does_not_stall_other_logins(server: Serve) ->
     latencies, attacks, growth = _logins_while(server, ALICE, huge)
     p99 = _p99(latencies)
     assert attacks >= 1
-    assert p99 <= 0.25, f"p50 {statistics.median(latencies):.3f} s, p99 {p99:.3f} s"
+    # A stall bound, generous for a loaded CI machine: on the loop itself the
+    # decode held every login for seconds.
+    assert p99 <= 1.0, f"p50 {statistics.median(latencies):.3f} s, p99 {p99:.3f} s"
     assert growth <= 256 * MiB, f"grew {growth / MiB:.0f} MiB"
 
 
@@ -206,8 +208,9 @@ def test_a_super_users_big_metadata_is_decoded_and_answered_off_the_loop(server:
     p99 = _p99(latencies)
     assert attacks >= 1
     # The worker thread shares the GIL with the loop (handed over every 5 ms), so
-    # a bound looser than a user's; on the loop itself p99 was 17 s and more.
-    assert p99 <= 0.5, f"p50 {statistics.median(latencies):.3f} s, p99 {p99:.3f} s"
+    # a bound looser than a user's (and generous for a loaded CI machine); on the
+    # loop itself p99 was 17 s and more.
+    assert p99 <= 2.0, f"p50 {statistics.median(latencies):.3f} s, p99 {p99:.3f} s"
 
 
 def test_a_super_user_keeps_kafkas_request_limit(server: Serve) -> None:
@@ -260,10 +263,13 @@ def test_principal_change_during_reauthentication_gets_kafkas_text(server: Serve
 @pytest.mark.parametrize("mech", [SCRAM_SHA_256, SCRAM_SHA_512])
 def test_failed_login_is_logged_with_peer_listener_and_mechanism(server: Serve, mech) -> None:  # type: ignore[no-untyped-def]
     wrong = "not-alices-password-" + mech.mechanism_name
+    logged_before = len(server.log_lines())
     with Peer(server.port) as peer:
         assert peer.login("alice", wrong, mech)["error_code"] == 58
         port = peer.local_port
-    line = server.wait_for_log(f"Failed authentication with /127.0.0.1:{port} ")
+    line = server.wait_for_log(
+        f"Failed authentication with /127.0.0.1:{port} ", after=logged_before
+    )
     assert " INFO " in line or " WARNING " in line
     assert "listener SASL_PLAINTEXT" in line and f"mechanism {mech.mechanism_name}" in line
     assert "'alice'" in line
@@ -272,10 +278,13 @@ def test_failed_login_is_logged_with_peer_listener_and_mechanism(server: Serve, 
 
 def test_a_long_claimed_name_is_cut_in_the_failed_login_line(server: Serve) -> None:
     name = "n" * 50_000
+    logged_before = len(server.log_lines())
     with Peer(server.port) as peer:
         assert peer.login(name, "whatever", SCRAM_SHA_256)["error_code"] == 58
         port = peer.local_port
-    line = server.wait_for_log(f"Failed authentication with /127.0.0.1:{port} ")
+    line = server.wait_for_log(
+        f"Failed authentication with /127.0.0.1:{port} ", after=logged_before
+    )
     assert "nnnn" in line and len(line) < 1_000
 
 
