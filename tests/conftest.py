@@ -97,6 +97,7 @@ def _needs(item: pytest.Item) -> set[str]:
     return needs
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups it adds
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         needs = _needs(item)

@@ -7,6 +7,9 @@ set fixtures up, and the guard refuses ``java`` before it runs)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 SUITE = """
@@ -93,3 +96,45 @@ def test_a_test_that_runs_java_without_the_mark_fails(suite: pytest.Pytester) ->
     result = suite.runpytest_inprocess("-q", "-k", "test_starts_a_jvm_unmarked or test_pure")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*runs java but is not marked jvm*"])
+
+
+GROUPED = """
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def built():
+    with open(os.environ["BUILDS_LOG"], "a") as log:
+        log.write(os.environ.get("PYTEST_XDIST_WORKER", "main") + "\\n")
+
+
+@pytest.mark.parametrize("n", range(6))
+def test_grouped(built, n):
+    pass
+
+
+@pytest.mark.parametrize("n", range(12))
+def test_elsewhere(n):
+    pass
+"""
+
+
+def test_one_worker_runs_a_whole_module_so_its_fixtures_start_once(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # make test's --dist loadgroup with the groups of tests/conftest.py: a
+    # module's fixtures (a wheel build, a broker) start on one worker only.
+    # pytest 9.2 with pytest-xdist 3.8 silently stopped grouping.
+    pytester.makeconftest('pytest_plugins = ["tests.conftest"]\n')
+    pytester.makepyfile(test_grouped=GROUPED)
+    builds = pytester.path / "builds.log"
+    monkeypatch.setenv("BUILDS_LOG", str(builds))
+    root = str(Path(__file__).resolve().parents[1])
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    )
+    result = pytester.runpytest_subprocess("-q", "-n", "2", "--dist", "loadgroup", "-p", "xdist")
+    result.assert_outcomes(passed=18)
+    assert len(builds.read_text().splitlines()) == 1, builds.read_text()

@@ -67,19 +67,37 @@ def _build(args: list[str], tree: Path, out: Path, **env: str) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
+# An xdist worker that runs out of queued tests tears its module fixtures down
+# and sets them up again for the next one it gets: the builds are kept in the
+# worker's base folder, marked done, so that they are made once per run.
+def _once(tmp_path_factory: pytest.TempPathFactory, name: str) -> tuple[Path, bool]:
+    """A folder ``name`` of this run and whether it was already made."""
+    folder = tmp_path_factory.getbasetemp() / name
+    done = (folder / ".done").exists()
+    if not done:
+        folder.mkdir(exist_ok=True)
+    return folder, done
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``python -m build``: the sdist, then a wheel built from the sdist."""
-    base = tmp_path_factory.mktemp("dist")
-    _build([], _copy_tree(base / "tree"), base / "out")
+    base, done = _once(tmp_path_factory, "native-dist")
+    if not done:
+        _build([], _copy_tree(base / "tree"), base / "out")
+        (base / ".done").touch()
     return base / "out"
 
 
 @pytest.fixture(scope="module")
 def venv(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new virtualenv outside this tree with the wheel installed."""
-    (wheel,) = dist.glob("*.whl")
-    return _new_venv(tmp_path_factory.mktemp("venv") / "venv", str(wheel))
+    base, done = _once(tmp_path_factory, "native-venv")
+    if not done:
+        (wheel,) = dist.glob("*.whl")
+        _new_venv(base / "venv", str(wheel))
+        (base / ".done").touch()
+    return base / "venv"
 
 
 def _new_venv(path: Path, *install: str) -> Path:
