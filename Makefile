@@ -136,7 +136,7 @@ CHECK_TESTS := not jvm and not zookeeper and not broker and not spark and not sl
 check: venv
 	@start=$$(date +%s); \
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy && \
-	  HYPOTHESIS_PROFILE=dev $(VENV)/bin/pytest -q -m "$(CHECK_TESTS)"; \
+	  HYPOTHESIS_PROFILE=dev $(VENV)/bin/pytest -q -n auto --dist loadgroup -m "$(CHECK_TESTS)"; \
 	status=$$?; echo "make check: $$(( $$(date +%s) - start )) s"; exit $$status
 
 # The endpoint bench builds bench/java_style_client.c with the system compiler
