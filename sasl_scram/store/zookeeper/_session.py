@@ -133,6 +133,10 @@ def _install_payload_filter() -> None:
         logger.addFilter(_PAYLOAD_FILTER)
 
 
+# The warning kazoo's ConnectionHandler logs when the server refuses the login.
+_KAZOO_AUTH_FAILED = "AUTH_FAILED closing: %s"
+
+
 class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     """kazoo's own logger, at DEBUG, remembering its last warning: kazoo logs
     why a connection failed (refused, TLS handshake, SASL) and then only times
@@ -141,6 +145,9 @@ class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
     def __init__(self) -> None:
         super().__init__(logging.getLogger(_KAZOO_LOGGER), {})
         self.last_problem: str | None = None
+        # kazoo's connection thread logs this, then ends with state CLOSED:
+        # by the time start() returns, the log is the only witness.
+        self.auth_failed = False
 
     def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
         # Before last_problem is formatted: it may reach an exception's message.
@@ -153,6 +160,7 @@ class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
             # Its closing "Failed connecting ... retry policy" says nothing new.
             if not text.startswith("Failed connecting"):
                 self.last_problem = text
+            self.auth_failed = self.auth_failed or msg == _KAZOO_AUTH_FAILED
             level = logging.DEBUG
         else:
             # kazoo's own debug lines dump requests and replies (their data is
@@ -306,6 +314,11 @@ class ZkSession:
             except self.ex.AuthFailedError:
                 raise self._auth_failed() from None
             except self._timeout_error:
+                # kazoo says "connected" before it sends the SASL login; a
+                # refusal that lands before start() looks clears that, and
+                # start() then times out at once with the state saying why.
+                if self._kazoo_log and self._kazoo_log.auth_failed:
+                    raise self._auth_failed() from None
                 hosts = self.hosts
                 why = self._kazoo_log.last_problem if self._kazoo_log else None
                 raise self.unavailable(

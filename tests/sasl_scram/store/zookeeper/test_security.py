@@ -6,13 +6,19 @@ gives each path.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from kazoo.client import KazooClient
+from kazoo.exceptions import AuthFailedError
 from kazoo.exceptions import NoAuthError
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.protocol.states import KazooState
+from kazoo.protocol.states import KeeperState
 from kazoo.security import ACL
 from kazoo.security import Id
 from kazoo.security import Permissions
@@ -22,7 +28,9 @@ from sasl_scram import ScramCredential
 from sasl_scram.store import CredentialStoreUnavailable
 from sasl_scram.store import ZooKeeperCredentialStore
 from sasl_scram.store import ZooKeeperSecurity
+from sasl_scram.store.zookeeper import ZkSession
 from sasl_scram.store.zookeeper._security import SENSITIVE_ROOTS
+from sasl_scram.store.zookeeper._session import _KazooLog
 from tests.sasl_scram.store.test_contract import SALT
 from tests.sasl_scram.store.test_contract import ok
 from tests.sasl_scram.store.test_contract import ups
@@ -140,6 +148,44 @@ def test_a_wrong_password_is_a_clear_error(secure_hosts: str) -> None:
         ZooKeeperCredentialStore(secure_hosts, security=wrong, request_timeout=5)
     assert "rejected the SASL login of 'kafka'" in str(info.value)
     assert "not-the-password" not in str(info.value)
+
+
+class _RejectedBeforeStartReturns:
+    """A kazoo client whose SASL login failed before ``start`` looked.
+
+    kazoo reports the session connected before it sends the SASL login. When
+    the refusal comes first, its connection thread logs it and ends (state
+    CLOSED), and ``start`` raises its time-out at once.
+    """
+
+    hosts = (("127.0.0.1", 2181),)
+    state = KazooState.LOST
+    client_state = KeeperState.CLOSED
+
+    def __init__(self) -> None:
+        self._scram_log = _KazooLog()
+
+    def start(self, timeout: float) -> None:
+        self._scram_log.warning("AUTH_FAILED closing: %s", AuthFailedError("Connection dropped"))
+        raise KazooTimeoutError("Connection time-out")
+
+
+def test_a_login_refused_before_start_returns_is_still_named() -> None:
+    import kazoo
+
+    session = ZkSession(
+        cast(KazooClient, _RejectedBeforeStartReturns()),
+        paths=["/config"],
+        request_timeout=10,
+        session_timeout=18,
+        unavailable=CredentialStoreUnavailable,
+        kazoo=kazoo,
+        logger=logging.getLogger("test"),
+        security=ZooKeeperSecurity("kafka", "not-the-password"),
+    )
+    with pytest.raises(CredentialStoreUnavailable) as info:
+        session.start(lambda state: None)
+    assert str(info.value) == "ZooKeeper rejected the SASL login of 'kafka'"
 
 
 def test_open_acls_when_set_acl_is_false(secure_hosts: str, broker_zk: KazooClient) -> None:
