@@ -170,6 +170,7 @@ class _Retired:
     user: str
     token: IssuedToken
     expire_at_ms: int
+    reason: str = "replaced"
 
 
 class OwnerTokens:
@@ -286,13 +287,19 @@ class OwnerTokens:
         return issued
 
     def check(self, owner: str = CHECK_OWNER) -> None:
-        """At start: the cluster issues and expires a token owned by ``owner``.
+        """At start: the cluster issues a token owned by ``owner``.
+
+        The token is expired by :meth:`maintain` after :data:`HANDOVER_MS`, or by
+        :meth:`close`: a KRaft broker knows a new token only once the metadata
+        log reaches it, and until then refuses to expire it
+        (DELEGATION_TOKEN_NOT_FOUND).
 
         Raises:
             OwnerTokenError: one line naming the cause and the fix.
         """
         issued = self._issuer.create(owner)
-        self._issuer.expire(issued.hmac)
+        with self._cond:
+            self._retired.append(_Retired(owner, issued, self._clock() + HANDOVER_MS, "check"))
 
     # -- maintenance ----------------------------------------------------------------
     def due_ms(self) -> int | None:
@@ -334,7 +341,7 @@ class OwnerTokens:
             for r in retired:
                 self._expire_quietly(r.token)
                 changes.append(
-                    OwnerTokenChange(TokenChange.EXPIRED, r.user, r.token.token_id, "replaced")
+                    OwnerTokenChange(TokenChange.EXPIRED, r.user, r.token.token_id, r.reason)
                 )
             for user, slot in due:
                 changes.extend(self._refresh(user, slot, now))

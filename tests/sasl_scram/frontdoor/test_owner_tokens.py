@@ -336,11 +336,18 @@ def test_a_failed_expiry_does_not_stop_close(tokens: OwnerTokens, issuer: FakeIs
     assert issuer.live() == {"tok0"}
 
 
-def test_check_creates_and_expires_a_token_for_another_user(
-    tokens: OwnerTokens, issuer: FakeIssuer
+def test_check_creates_a_token_for_another_user_and_expires_it_later(
+    tokens: OwnerTokens, issuer: FakeIssuer, clock: FakeClock[int]
 ) -> None:
     tokens.check()
-    assert issuer.calls == [f"create {CHECK_OWNER}", "expire tok0"]
+    assert issuer.calls == [f"create {CHECK_OWNER}"]
+    clock.advance(HANDOVER_MS)
+    [change] = tokens.maintain(clock())
+    assert (change.change, change.user, change.detail) == (
+        TokenChange.EXPIRED,
+        CHECK_OWNER,
+        "check",
+    )
     assert issuer.live() == set()
     issuer.refuse_create = OwnerTokenError("the cluster has delegation tokens disabled", 61)
     with pytest.raises(OwnerTokenError, match="disabled"):

@@ -1,0 +1,182 @@
+"""Owner tokens from real clusters: Kafka 4.x (KRaft, StandardAuthorizer) and 3.9
+(ZooKeeper, AclAuthorizer), whose super user is the upstream login.
+
+A token owned by a user logs in to the cluster as that user; it is renewed and
+expired by the login that asked for it; a login without CreateTokens on the
+user gets the one-line refusal.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from pathlib import Path
+
+import pytest
+
+from sasl_scram import ScramMechanism
+from sasl_scram.admin import ClusterTokenIssuer
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import SaslCredentials
+from sasl_scram.config import ClientConfig
+from sasl_scram.frontdoor import OwnerTokenError
+from sasl_scram.frontdoor import OwnerTokens
+from sasl_scram.frontdoor import TokenChange
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from tests.support.clock import FakeClock
+from tests.support.kafka_broker import ADMIN_PASSWORD
+from tests.support.kafka_broker import ADMIN_USER
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+
+_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
+#: Kafka's AclCommand (kafka-acls.sh): moved to kafka-tools in 4.0.
+_ACL_COMMAND = {"kraft": "org.apache.kafka.tools.AclCommand", "zookeeper": "kafka.admin.AclCommand"}
+_DAY_MS = 86_400_000
+
+
+def upstream(
+    broker: KafkaBroker, user: str = ADMIN_USER, password: str = ADMIN_PASSWORD
+) -> ClientConfig:
+    """The ``upstream.`` client keys of a front door in front of ``broker``."""
+    return ClientConfig.from_properties(
+        {
+            "bootstrap.servers": broker.bootstrap,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "SCRAM-SHA-256",
+            "sasl.jaas.config": f'{_JAAS} required username="{user}" password="{password}";',
+        }
+    )
+
+
+def token_login(token_id: str, hmac: bytes) -> SaslCredentials:
+    password = base64.b64encode(hmac).decode()
+    return SaslCredentials(ScramMechanism.SCRAM_SHA_256, token_id, password, token_auth=True)
+
+
+def owners_tokens(broker: KafkaBroker, owner: str) -> list[dict[str, object]]:
+    """DescribeDelegationToken for ``User:<owner>``, as the super user."""
+    body = {"owners": [{"principal_type": "User", "principal_name": owner}]}
+    with broker.connect() as conn:
+        response = conn.request(ApiKey.DESCRIBE_DELEGATION_TOKEN, body)
+    assert response["error_code"] == 0
+    tokens: list[dict[str, object]] = response["tokens"]
+    return tokens
+
+
+def test_a_token_owned_by_alice_logs_in_is_renewed_and_expired(kafka_broker: KafkaBroker) -> None:
+    alice = unique_name("alice")
+    issuer = ClusterTokenIssuer(upstream(kafka_broker))
+    try:
+        before = time.time_ns() // 1_000_000
+        token = issuer.create(alice)
+        assert before < token.expiry_ms <= token.max_ms
+        login = token_login(token.token_id, token.hmac)
+        # A new token reaches the broker's token cache asynchronously (KRaft's
+        # metadata log, ZooKeeper's change notifications).
+        kafka_broker.wait_login(login)
+        [described] = owners_tokens(kafka_broker, alice)
+        assert described["token_id"] == token.token_id
+        assert described["renewers"] == [{"principal_type": "User", "principal_name": ADMIN_USER}]
+        with KafkaConnection(kafka_broker.bootstrap, login, timeout=10.0) as conn:
+            # KIP-368: the cluster ends a token's session at the token's expiry.
+            remaining = token.expiry_ms - time.time_ns() // 1_000_000
+            assert 0 < conn.session_lifetime_ms <= remaining + 1000
+
+        renewed = issuer.renew(token.hmac)
+        assert token.expiry_ms <= renewed <= token.max_ms
+        issuer.expire(token.hmac)
+        kafka_broker.wait_refused(login)
+        assert owners_tokens(kafka_broker, alice) == []
+        with pytest.raises(OwnerTokenError) as gone:
+            issuer.renew(token.hmac)
+        assert gone.value.error_code in (
+            ErrorCode.DELEGATION_TOKEN_NOT_FOUND,
+            ErrorCode.DELEGATION_TOKEN_EXPIRED,
+        )
+    finally:
+        issuer.close()
+
+
+def test_owner_tokens_renew_and_close_against_the_cluster(kafka_broker: KafkaBroker) -> None:
+    alice = unique_name("alice")
+    clock = FakeClock.wall_ms()
+    tokens = OwnerTokens(ClusterTokenIssuer(upstream(kafka_broker)), clock)
+    try:
+        tokens.acquire(alice)
+        token = tokens.login_for(alice)
+        login = token_login(token.token_id, token.hmac)
+        kafka_broker.wait_login(login)
+        # Half the cluster's default expiry period (one day) from the create,
+        # which the cluster timed a little after this frozen clock.
+        clock.advance(_DAY_MS // 2 + 60_000)
+        assert [c.change for c in tokens.maintain(clock())] == [TokenChange.RENEWED]
+        assert tokens.login_for(alice).token_id == token.token_id
+    finally:
+        tokens.close()
+    kafka_broker.wait_refused(login)
+
+
+def grant_create_tokens(broker: KafkaBroker, tmp_path: Path, grantee: str, owner: str) -> None:
+    """kafka-acls.sh --add --allow-principal User:<grantee> --operation CreateTokens
+    --user-principal User:<owner>, as the super user."""
+    result = broker.run_class(
+        _ACL_COMMAND[broker.mode],
+        "--bootstrap-server",
+        broker.bootstrap,
+        "--command-config",
+        str(broker.client_properties(tmp_path / "admin.properties")),
+        "--add",
+        "--allow-principal",
+        f"User:{grantee}",
+        "--operation",
+        "CreateTokens",
+        "--user-principal",
+        f"User:{owner}",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_create_tokens_on_the_user_is_what_a_login_needs(
+    kafka_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    alice, granted, other = (unique_name(n) for n in ("alice", "granted", "other"))
+    for user in (granted, other):
+        kafka_broker.add_user(user, f"{user}-secret")
+    # An ACL on User:<alice> (the shared broker allows everyone on a resource
+    # without ACLs): only the granted login may create alice's tokens.
+    grant_create_tokens(kafka_broker, tmp_path, granted, alice)
+    allowed = ClusterTokenIssuer(upstream(kafka_broker, granted, f"{granted}-secret"))
+    refused = ClusterTokenIssuer(upstream(kafka_broker, other, f"{other}-secret"))
+    try:
+        deadline = time.monotonic() + 20
+        while True:  # ACLs reach the authorizer asynchronously
+            try:
+                token = allowed.create(alice)
+                break
+            except OwnerTokenError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        # The requester is the token's renewer: it renews and expires it, once
+        # the broker knows the token (a KRaft broker answers DELEGATION_TOKEN_NOT_FOUND
+        # until the metadata log has reached it).
+        kafka_broker.wait_login(token_login(token.token_id, token.hmac))
+        assert allowed.renew(token.hmac) >= token.expiry_ms
+        allowed.expire(token.hmac)
+
+        with pytest.raises(OwnerTokenError) as info:
+            refused.create(alice)
+        assert info.value.error_code == ErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED
+        assert str(info.value) == (
+            f"the upstream login {other!r} may not create tokens for User:{alice}: grant it "
+            f"CreateTokens on that user (kafka-acls.sh --add --allow-principal User:{other} "
+            f"--operation CreateTokens --user-principal User:{alice}) or make it a super user "
+            "(super.users)"
+        )
+        with pytest.raises(OwnerTokenError, match="may not create tokens"):
+            OwnerTokens(refused, FakeClock.wall_ms()).check(alice)
+    finally:
+        allowed.close()
+        refused.close()
