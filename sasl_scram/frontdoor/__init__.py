@@ -25,6 +25,7 @@ from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import produce_acks
 from sasl_scram.frontdoor._owner_tokens import CHECK_OWNER
+from sasl_scram.frontdoor._owner_tokens import PROPAGATION_MS
 from sasl_scram.frontdoor._owner_tokens import IssuedToken
 from sasl_scram.frontdoor._owner_tokens import OwnerToken
 from sasl_scram.frontdoor._owner_tokens import OwnerTokenChange
@@ -49,6 +50,7 @@ __all__ = [
     "FORWARD_CAPS",
     "MAX_HEAD_BYTES",
     "NOT_FORWARDED",
+    "PROPAGATION_MS",
     "REWRITTEN_APIS",
     "UPSTREAM_PREFIX",
     "AddressRewriter",

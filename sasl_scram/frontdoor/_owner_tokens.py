@@ -27,6 +27,7 @@ from sasl_scram.frontdoor._errors import OwnerTokenError
 
 __all__ = [
     "CHECK_OWNER",
+    "PROPAGATION_MS",
     "IssuedToken",
     "OwnerToken",
     "OwnerTokenChange",
@@ -56,6 +57,12 @@ FAILURE_HOLD_MS = 5_000
 #: A replaced token is expired this long after its successor is first handed
 #: out, so a login that started with it can finish.
 HANDOVER_MS = 60_000
+#: How long after its creation a token may still be unknown to a broker: KRaft
+#: brokers learn it from the metadata log, ZooKeeper-mode brokers other than
+#: the one asked from a change notification, and until then refuse a login with
+#: it (SASL_AUTHENTICATION_FAILED). A refused login with a token younger than
+#: this is worth trying again.
+PROPAGATION_MS = 10_000
 #: The owner of the token :meth:`OwnerTokens.check` asks for at start: a name no
 #: edge user is expected to have, so the check needs CREATE_TOKENS for others.
 CHECK_OWNER = "kafka-scram-owner-token-check"
@@ -107,12 +114,20 @@ class OwnerToken:
         token_id: The SCRAM user name (with ``tokenauth=true``).
         hmac: The token's HMAC (never in ``repr``).
         expiry_ms: When the cluster ends a session begun with it now.
+        created_ms: When it was created (the policy's clock): for
+            :data:`PROPAGATION_MS` after, a broker may not know it yet.
     """
 
     user: str
     token_id: str
     hmac: bytes = field(repr=False)
     expiry_ms: int
+    created_ms: int
+
+    def fresh(self, now: int) -> bool:
+        """Whether a broker may not know this token yet at ``now``, so a login
+        it refused is worth trying again."""
+        return now - self.created_ms < PROPAGATION_MS
 
     @property
     def password(self) -> str:
@@ -152,6 +167,7 @@ class _Slot:
 
     token: IssuedToken | None = None
     renewed_ms: int = 0  # when the token was created or last renewed (our clock)
+    created_ms: int = 0
     connections: int = 0
     idle_since_ms: int | None = None
     busy: bool = False  # a create (by a login or a replacement) is under way
@@ -159,10 +175,14 @@ class _Slot:
     refused_ms: int = 0
     failing: bool = False  # a maintenance failure is reported, until it recovers
 
-    def renew_at(self) -> int:
+    def renew_at(self, fraction: float) -> int:
         assert self.token is not None
         period = self.token.expiry_ms - self.renewed_ms
-        return self.renewed_ms + int(period * RENEW_FRACTION)
+        return self.renewed_ms + int(period * fraction)
+
+
+def _handed_out(user: str, slot: _Slot, token: IssuedToken) -> OwnerToken:
+    return OwnerToken(user, token.token_id, token.hmac, token.expiry_ms, slot.created_ms)
 
 
 @dataclass(frozen=True)
@@ -187,6 +207,8 @@ class OwnerTokens:
             token expiry.
         idle_ms: How long a token with no connection is kept.
         max_idle: How many tokens with no connection are kept.
+        renew_fraction: Renew once this fraction of the time from the last
+            renewal to the expiry has passed (0 < fraction < 1).
     """
 
     def __init__(
@@ -196,7 +218,13 @@ class OwnerTokens:
         *,
         idle_ms: int = IDLE_MS,
         max_idle: int = MAX_IDLE_TOKENS,
+        renew_fraction: float = RENEW_FRACTION,
     ) -> None:
+        if not 0 < renew_fraction < 1:
+            raise ValueError(f"renew_fraction must be between 0 and 1, not {renew_fraction}")
+        if idle_ms < 0 or max_idle < 0:
+            raise ValueError("idle_ms and max_idle must not be negative")
+        self._fraction = renew_fraction
         self._issuer = issuer
         self._clock = clock
         self._idle_ms = idle_ms
@@ -221,6 +249,8 @@ class OwnerTokens:
     def release(self, user: str) -> None:
         """A connection of ``user`` closed; the last one starts the idle period."""
         with self._cond:
+            if self._closed:
+                return
             slot = self._slots.get(user)
             if slot is None or slot.connections == 0:
                 raise ValueError(f"release({user!r}) without acquire")
@@ -246,7 +276,7 @@ class OwnerTokens:
                 slot = self._slots.setdefault(user, _Slot(idle_since_ms=now))
                 token = slot.token
                 if token is not None and now < token.expiry_ms - MIN_REMAINING_MS:
-                    return OwnerToken(user, token.token_id, token.hmac, token.expiry_ms)
+                    return _handed_out(user, slot, token)
                 if slot.refusal is not None and now - slot.refused_ms < FAILURE_HOLD_MS:
                     raise slot.refusal
                 if not slot.busy:
@@ -255,7 +285,8 @@ class OwnerTokens:
                 self._cond.wait()
         issued = self._create(user, slot)
         log.info("%s", OwnerTokenChange(TokenChange.CREATED, user, issued.token_id))
-        return OwnerToken(user, issued.token_id, issued.hmac, issued.expiry_ms)
+        with self._cond:
+            return _handed_out(user, slot, issued)
 
     def _create(self, user: str, slot: _Slot) -> IssuedToken:
         """Create ``user``'s token (``slot.busy`` set by the caller) and install it."""
@@ -280,7 +311,8 @@ class OwnerTokens:
                 now = self._clock()
                 if slot.token is not None:
                     self._retired.append(_Retired(user, slot.token, now + HANDOVER_MS))
-                slot.token, slot.renewed_ms, slot.refusal = issued, now, None
+                slot.token, slot.refusal = issued, None
+                slot.renewed_ms = slot.created_ms = now
         if closed:
             self._expire_quietly(issued)
             raise OwnerTokenError("the front door's owner tokens are closed")
@@ -308,7 +340,7 @@ class OwnerTokens:
             times = [r.expire_at_ms for r in self._retired]
             for slot in self._slots.values():
                 if slot.token is not None:
-                    times.append(slot.renew_at())
+                    times.append(slot.renew_at(self._fraction))
                 if slot.idle_since_ms is not None:
                     times.append(slot.idle_since_ms + self._idle_ms)
             return min(times, default=None)
@@ -316,7 +348,7 @@ class OwnerTokens:
     def maintain(self, now: int) -> list[OwnerTokenChange]:
         """Renew, replace and expire what is due at ``now``; each change is logged.
 
-        A token past :data:`RENEW_FRACTION` of its expiry period is renewed; one
+        A token past ``renew_fraction`` of its expiry period is renewed; one
         the cluster will not extend (its max lifetime) or no longer knows is
         replaced by a new one; tokens without connections for ``idle_ms`` (and
         the longest unused beyond ``max_idle``) and replaced tokens past their
@@ -332,7 +364,9 @@ class OwnerTokens:
                 due = [
                     (user, slot)
                     for user, slot in self._slots.items()
-                    if slot.token is not None and not slot.busy and now >= slot.renew_at()
+                    if slot.token is not None
+                    and not slot.busy
+                    and now >= slot.renew_at(self._fraction)
                 ]
             changes: list[OwnerTokenChange] = []
             for user, token in idle:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from sasl_scram.frontdoor import CHECK_OWNER
+from sasl_scram.frontdoor import PROPAGATION_MS
 from sasl_scram.frontdoor import IssuedToken
 from sasl_scram.frontdoor import OwnerTokenError
 from sasl_scram.frontdoor import OwnerTokens
@@ -107,6 +108,17 @@ def test_a_token_is_created_on_first_need_and_then_cached(
     assert issuer.issued[first.hmac].owner == "alice"
     assert first.password == base64.b64encode(first.hmac).decode()
     assert tokens.login_for("bob").token_id == "tok1"
+
+
+def test_a_new_token_is_fresh_while_brokers_may_not_know_it(
+    tokens: OwnerTokens, clock: FakeClock[int]
+) -> None:
+    tokens.acquire("alice")
+    token = tokens.login_for("alice")
+    assert token.created_ms == T0 and token.fresh(T0 + PROPAGATION_MS - 1)
+    clock.advance(PROPAGATION_MS)
+    cached = tokens.login_for("alice")
+    assert cached.created_ms == T0 and not cached.fresh(clock())
 
 
 def test_no_secret_in_repr(tokens: OwnerTokens, issuer: FakeIssuer) -> None:
@@ -258,6 +270,21 @@ def test_the_longest_unused_tokens_go_beyond_the_bound(
 def test_release_without_acquire_is_refused(tokens: OwnerTokens) -> None:
     with pytest.raises(ValueError, match="without acquire"):
         tokens.release("alice")
+    tokens.acquire("alice")
+    tokens.close()
+    tokens.release("alice")  # a connection that outlives close
+
+
+def test_the_renewal_point_is_a_chosen_fraction_of_the_period(
+    issuer: FakeIssuer, clock: FakeClock[int]
+) -> None:
+    tokens = OwnerTokens(issuer, clock, renew_fraction=0.75)
+    tokens.acquire("alice")
+    tokens.login_for("alice")
+    assert tokens.due_ms() == T0 + DAY * 3 // 4
+    for wrong in (0.0, 1.0):
+        with pytest.raises(ValueError, match="renew_fraction"):
+            OwnerTokens(issuer, clock, renew_fraction=wrong)
 
 
 def test_concurrent_logins_for_one_user_create_one_token(
