@@ -6,7 +6,7 @@ matched in order (:class:`InFlightQueue`), passed on unparsed except the
 responses that carry broker addresses (:class:`AddressRewriter`); the
 ApiVersions answer is capped to what can be forwarded unparsed
 (:func:`edge_api_versions`); the ``upstream.`` keys are typed by
-:func:`upstream_config`. Work in progress: the endpoint does not use it yet.
+:func:`upstream_config`. The endpoint's adapter is ``sasl_scram/endpoint/_forward.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from sasl_scram.frontdoor._errors import UpstreamConfigError
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import produce_acks
+from sasl_scram.frontdoor._login import UpstreamLogin
+from sasl_scram.frontdoor._login import UpstreamLoginError
+from sasl_scram.frontdoor._login import UpstreamSecret
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
 from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
@@ -51,6 +54,9 @@ __all__ = [
     "UpstreamConfig",
     "UpstreamConfigError",
     "UpstreamIdentity",
+    "UpstreamLogin",
+    "UpstreamLoginError",
+    "UpstreamSecret",
     "edge_api_versions",
     "edge_ranges",
     "produce_acks",
