@@ -43,6 +43,9 @@ from sasl_scram.endpoint._extension import factory_keys
 from sasl_scram.endpoint._listeners import LISTENER_KEYS
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
+from sasl_scram.frontdoor import UPSTREAM_PREFIX
+from sasl_scram.frontdoor import UpstreamConfig
+from sasl_scram.frontdoor import upstream_config
 from sasl_scram.store import StoreLocation
 from sasl_scram.store.zookeeper import ZOOKEEPER_KEYS
 from sasl_scram.store.zookeeper import ZooKeeperOptions
@@ -452,6 +455,19 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "most names, and most addresses, the budget remembers",
         field="failure_budget_max_entries",
     ),
+    # The front door: every key under the prefix, read as a family.
+    ConfigKey(
+        UPSTREAM_PREFIX,
+        None,
+        verbatim,
+        "Kafka client properties for the cluster, and the front door's own keys",
+        "upstream.bootstrap.servers turns the front door on; upstream.identity, "
+        "upstream.node.port.base, and any other upstream.X is client property X for "
+        "the connections to the cluster (docs/front-door.md)",
+        secret=True,
+        field="upstream_properties",
+        family=True,
+    ),
 )
 
 
@@ -591,6 +607,11 @@ class EndpointConfig:
     failure_budget_window_ms: int
     failure_budget_interval_ms: int
     failure_budget_max_entries: int
+    #: The ``upstream.`` keys as given, prefix dropped (never in a repr: the
+    #: upstream login's password is one of them) ...
+    upstream_properties: dict[str, str] = field(default_factory=dict, repr=False)
+    #: ... and typed: the front door (``None``: off).
+    upstream: UpstreamConfig | None = None
     #: The properties as given (after overrides), for the extensions.
     properties: dict[str, str] = field(default_factory=dict, repr=False)
     #: Every key of the table (the extensions' keys included) as its parser
@@ -653,6 +674,7 @@ class EndpointConfig:
             v,
             zookeeper=ZooKeeperOptions.from_settings(v),
             store=location,
+            upstream=upstream_config(v[UPSTREAM_PREFIX], v["listeners"][0].port),
             properties={
                 **{key.name: key.default for key in keys if key.default is not None},
                 **given,

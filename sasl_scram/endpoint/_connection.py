@@ -249,6 +249,10 @@ class ConnectionSettings:
     user_max_array: int = DEFAULT_USER_MAX_ARRAY
     min_reauth_interval_ms: int = MIN_REAUTH_INTERVAL_MS
     legacy_librdkafka_nonce: bool = False
+    #: The front door: after the first login, stop at the frames that follow
+    #: it and let the adapter take them (:meth:`ServerConnection.hand_off`);
+    #: from then on it feeds only the requests the edge answers itself.
+    hand_off_after_login: bool = False
     #: Responses that never change but for the correlation id (ApiVersions,
     #: SaslHandshake), per (api key, version, error): the frame's size and the
     #: bytes after the correlation id, built once per process.
@@ -323,6 +327,7 @@ class ServerConnection:
         self.backlog = False
         self._monotonic = monotonic
         self._reauth_began = 0.0
+        self._handing_off = False  # a front door's first login: see hand_off
 
     # -- introspection ------------------------------------------------------
     @property
@@ -351,6 +356,16 @@ class ServerConnection:
         frames = self._frames
         return len(frames) < 4 or n >= frames.missing()
 
+    def hand_off(self) -> bytes:
+        """A front door takes the bytes after the first login; the edge's requests return."""
+        self._handing_off = False
+        return self._frames.take()
+
+    def session_expired(self) -> bool:
+        """KIP-368: the session's lifetime has passed (it may only re-authenticate)."""
+        expiry = self._session_expiry_ms
+        return expiry is not None and self._clock_ms() >= expiry
+
     # -- input --------------------------------------------------------------
     def receive(self, data: bytes) -> list[Output]:
         """Feed bytes from the socket; returns what to do next."""
@@ -374,7 +389,7 @@ class ServerConnection:
     def _drain(self) -> list[Output]:
         out: list[Output] = []
         self.backlog = False
-        while self._waiting is None and self._state is not _State.CLOSED:
+        while self._waiting is None and self._state is not _State.CLOSED and not self._handing_off:
             if len(out) >= MAX_ANSWERS_PER_DRAIN:
                 self.backlog = True
                 break
@@ -539,21 +554,9 @@ class ServerConnection:
         assert self._scram is not None
         session = self._scram.session
         self._scram = None
-        if (
-            self._reauth
-            and self._session is not None
-            and (
-                session.authorization_id != self._session.authorization_id
-                or session.token_authenticated != self._session.token_authenticated
-            )
-        ):
-            # KIP-368: the principal may not change during re-authentication;
-            # SaslServerAuthenticator.ReauthInfo's text, principals as type.name.
-            exc = AuthenticationFailed(
-                "Cannot change principals during re-authentication from "
-                f"User.{self._session.authorization_id}: User.{session.authorization_id}"
-            )
-            return self._auth_failed(exc, session.username)
+        changed = _principal_change(self._session, session) if self._reauth else None
+        if changed is not None:
+            return self._auth_failed(changed, session.username)
         now = self._clock_ms()
         reauth_ms = self._settings.max_reauth_ms
         lifetime = session.session_lifetime_ms(now, reauth_ms)
@@ -562,6 +565,7 @@ class ServerConnection:
         if session.expiry_ms is not None and lifetime == 0:
             self._session_expiry_ms = now  # a token that expired in between
         was_reauth = self._reauth
+        self._handing_off = self._settings.hand_off_after_login and not was_reauth
         self._session = session
         self._reauth = False
         self._state = _State.AUTHENTICATED
@@ -635,6 +639,20 @@ class ServerConnection:
         body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason, request)
         data = encode_response(header.api_key, header.api_version, header.correlation_id, body)
         return [Send(data), self._close(reason)]
+
+
+def _principal_change(old: ScramSession | None, new: ScramSession) -> AuthenticationFailed | None:
+    """KIP-368: the principal may not change during re-authentication;
+    SaslServerAuthenticator.ReauthInfo's text, principals as type.name."""
+    if old is None or (
+        new.authorization_id == old.authorization_id
+        and new.token_authenticated == old.token_authenticated
+    ):
+        return None
+    return AuthenticationFailed(
+        "Cannot change principals during re-authentication from "
+        f"User.{old.authorization_id}: User.{new.authorization_id}"
+    )
 
 
 def _limits(settings: ConnectionSettings, super_user: bool) -> tuple[int, int | None]:

@@ -45,7 +45,7 @@ from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._verdicts import VerdictPacer
 
-__all__ = ["ConnectionHost", "ConnectionProtocol"]
+__all__ = ["ConnectionHost", "ConnectionProtocol", "ForwardedConnection", "Forwarding"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -94,6 +94,22 @@ class ConnectionHost(Protocol):
     def handler(self, api_key: int) -> Handler | None: ...
     def lookup_may_block(self, request: CredentialRequest) -> bool: ...
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
+    def forward(
+        self,
+        connection: ForwardedConnection,
+        transport: asyncio.Transport,
+        conn: ServerConnection,
+        leftover: bytes,
+    ) -> Forwarding: ...
+
+
+class Forwarding(Protocol):
+    """A front door's forwarding of one logged-in connection (``_forward.py``)."""
+
+    def client_data(self, data: bytes) -> None: ...
+    def client_writable(self, writable: bool) -> None: ...
+    def local_done(self) -> None: ...
+    def close(self) -> None: ...
 
 
 class ConnectionProtocol(asyncio.Protocol):
@@ -106,6 +122,7 @@ class ConnectionProtocol(asyncio.Protocol):
         "_conn",
         "_deadlines",
         "_endpoint",
+        "_forward_paused",
         "_hold",
         "_large",
         "_listener",
@@ -148,11 +165,11 @@ class ConnectionProtocol(asyncio.Protocol):
         self._released = False
         self._reading_paused = False
         self._backlog_scheduled = False
-        # The request in flight came in a big frame (decoded in a thread).
-        self._large = False
+        self._large = False  # the request in flight came in a big frame (decoded in a thread)
         self._peername: object = None
         # Created only when someone waits (shutdown): most connections never need one.
         self._closed_event: asyncio.Event | None = None
+        self._forward_paused = False  # a front door's forwarding pauses reads
 
     async def wait_closed(self) -> None:
         """Return once the connection is gone."""
@@ -250,7 +267,8 @@ class ConnectionProtocol(asyncio.Protocol):
         transport = self._transport
         if transport is None or self._closing:
             return
-        pause = self._write_paused or self._hold or self._task is not None or self._conn.backlog
+        pause = self._write_paused or self._hold or self._forward_paused
+        pause = pause or self._task is not None or self._conn.backlog
         if pause != self._reading_paused:
             self._reading_paused = pause
             if pause:
@@ -393,9 +411,7 @@ class ConnectionProtocol(asyncio.Protocol):
 
     def _authenticated(self, item: Authenticated) -> None:
         s = item.session
-        # Kafka logs successful logins at DEBUG; one line per connection at INFO
-        # would cost more than the SCRAM exchange itself, and even the
-        # arguments are built only when DEBUG is on.
+        # Kafka logs logins at DEBUG: at INFO a line costs more than the exchange.
         if log.isEnabledFor(logging.DEBUG):
             _log_login(self.conn_id, item)
         now = time.monotonic()
@@ -446,6 +462,79 @@ class ConnectionProtocol(asyncio.Protocol):
         if self._transport is not None and not self._transport.is_closing():
             self._deadlines.touch(self, time.monotonic())
         self._resume(outputs)
+
+
+class ForwardedConnection(ConnectionProtocol):
+    """A front door's connection: after its login at the edge, what the client
+    sends goes to its :class:`Forwarding` (``_forward.py``), and only the
+    requests the edge answers itself come back here, one at a time."""
+
+    __slots__ = ("_forward",)
+
+    def __init__(self, endpoint: ConnectionHost, listener: ListenerAddress, conn_id: str) -> None:
+        super().__init__(endpoint, listener, conn_id)
+        self._forward: Forwarding | None = None
+
+    def data_received(self, data: bytes) -> None:
+        forward = self._forward
+        if forward is None:
+            super().data_received(data)
+            return
+        self._deadlines.touch(self, time.monotonic())
+        forward.client_data(data)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self._forward is not None:
+            self._forward.client_writable(False)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._forward is not None:
+            self._forward.client_writable(True)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self._forward is not None:
+            self._forward.close()
+
+    def _authenticated(self, item: Authenticated) -> None:
+        super()._authenticated(item)
+        if not item.reauthentication and self._forward is None:
+            transport = self._transport
+            assert transport is not None
+            self._forward = self._endpoint.forward(
+                self, transport, self._conn, self._conn.hand_off()
+            )
+
+    # -- a local request's answer may come later, from a task or a held verdict --------
+    def _resume(self, outputs: list[Output]) -> None:
+        super()._resume(outputs)
+        self._local_settled()
+
+    def _release_verdict(self, held: bytes, rest: list[Output]) -> None:
+        super()._release_verdict(held, rest)
+        self._local_settled()
+
+    # -- called by its Forwarding ------------------------------------------------------
+    def set_forward_paused(self, paused: bool) -> None:
+        self._forward_paused = paused
+        self._update_reading()
+
+    def run_local(self, frame: bytes) -> None:
+        """A request the edge answers itself, taken out of the forwarded stream."""
+        if self._transport is not None and not self._closing:
+            self._run(self._conn.receive(frame))
+
+    def busy_locally(self) -> bool:
+        """Whether an answer of the edge is still to come (a handler, a
+        credential lookup, a held verdict)."""
+        return self._task is not None or self._hold or self._conn.waiting
+
+    def _local_settled(self) -> None:
+        forward = self._forward
+        if forward is not None and not self.busy_locally():
+            forward.local_done()
 
 
 def _log_close(conn_id: str, peer: str, listener: str, item: Close) -> None:

@@ -28,14 +28,19 @@ from sasl_scram.endpoint._budget import FailureBudget
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
+from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._connection import advertised_versions
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.endpoint._forward import FrontDoor
+from sasl_scram.endpoint._forward import open_front_door
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._protocol import ConnectionProtocol
+from sasl_scram.endpoint._protocol import ForwardedConnection
+from sasl_scram.endpoint._protocol import Forwarding
 from sasl_scram.endpoint._refusals import RefusalLog
 from sasl_scram.endpoint._verdicts import VerdictPacer
 from sasl_scram.kafka import ApiKey
@@ -56,6 +61,10 @@ _CORE_APIS = (
     ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
     ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
 )
+
+
+# Seconds to reach the cluster and log in, at start and per forwarded connection.
+_UPSTREAM_TIMEOUT = 30.0
 
 
 def _wall_clock_ms() -> int:
@@ -81,6 +90,24 @@ def _decoy_secret(config: EndpointConfig, store: CredentialStore) -> bytes | Non
         type(store).__name__,
     )
     return None
+
+
+def _pacer(config: EndpointConfig, metrics: AuthMetrics | None) -> VerdictPacer:
+    # Failed logins per claimed name and per address (``scram.login.failure.budget``).
+    budget: FailureBudget | None = None
+    if config.failure_budget > 0:
+        budget = FailureBudget(
+            BudgetPolicy(
+                budget=config.failure_budget,
+                window_s=config.failure_budget_window_ms / 1000,
+                interval_s=config.failure_budget_interval_ms / 1000,
+                max_entries=config.failure_budget_max_entries,
+                # Held no longer than a login may take: its deadline ends it first.
+                max_hold_s=config.auth_timeout_ms / 1000,
+            )
+        )
+
+    return VerdictPacer(config.failed_auth_delay_ms / 1000, budget, metrics)
 
 
 class ScramEndpoint:
@@ -161,21 +188,10 @@ class ScramEndpoint:
             config.settings, lambda: self.connections, worker_metrics
         )
         self._reuse_port = reuse_port
-        # Failed logins per claimed name and per address (``scram.login.failure.budget``).
-        budget: FailureBudget | None = None
-        if config.failure_budget > 0:
-            budget = FailureBudget(
-                BudgetPolicy(
-                    budget=config.failure_budget,
-                    window_s=config.failure_budget_window_ms / 1000,
-                    interval_s=config.failure_budget_interval_ms / 1000,
-                    max_entries=config.failure_budget_max_entries,
-                    # Held no longer than a login may take: its deadline ends it first.
-                    max_hold_s=config.auth_timeout_ms / 1000,
-                )
-            )
+        #: Set by :meth:`start` when ``upstream.bootstrap.servers`` is.
+        self.front_door: FrontDoor | None = None
         #: How long each login's verdict is held (KIP-306's delay, the budget).
-        self.pacer = VerdictPacer(config.failed_auth_delay_ms / 1000, budget, self.metrics)
+        self.pacer = _pacer(config, self.metrics)
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:
@@ -198,28 +214,74 @@ class ScramEndpoint:
             self.metrics.start()
         # Which login path runs, compiled or pure Python (and why): see docs/performance.md.
         log.info("SCRAM core: %s", _native.status())
+        if self.config.upstream is not None:
+            door = await open_front_door(self.config, self.settings, _UPSTREAM_TIMEOUT)
+            self.front_door = door
+            door.on_new_node = self._listen_for_node
+            assert door.settings is not None
+            self.settings = door.settings
         for listener in self.config.listeners:
-            context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
+            self._bound[listener.name] = self._listen(listener)
+        if self.front_door is not None:
+            for node_id in sorted(self.front_door.brokers):
+                self._listen_for_node(node_id, at_start=True)
 
-            def factory(listener: ListenerAddress = listener) -> ConnectionProtocol:
-                return ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
+    def _listen(self, listener: ListenerAddress) -> tuple[str, int]:
+        context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
 
-            acceptor = Acceptor(
-                loop,
-                factory,
-                (listener.host or None, listener.port),
-                name=str(listener),
-                backlog=self.config.listen_backlog,
-                ssl_context=context,
-                reuse_port=self._reuse_port,
-                has_room=self._has_room,
-            )
-            sock = acceptor.sockets[0].getsockname()
-            self._bound[listener.name] = (sock[0], sock[1])
-            self._acceptors.append(acceptor)
-            log.info(
-                "Listening on %s (%s) at %s:%s", listener.name, listener.protocol, sock[0], sock[1]
-            )
+        kind = ConnectionProtocol if self.front_door is None else ForwardedConnection
+
+        def factory(listener: ListenerAddress = listener) -> ConnectionProtocol:
+            return kind(self, listener, f"{listener.name}-{next(self._ids)}")
+
+        acceptor = Acceptor(
+            self.loop,
+            factory,
+            (listener.host or None, listener.port),
+            name=str(listener),
+            backlog=self.config.listen_backlog,
+            ssl_context=context,
+            reuse_port=self._reuse_port,
+            has_room=self._has_room,
+        )
+        sock = acceptor.sockets[0].getsockname()
+        self._acceptors.append(acceptor)
+        log.info(
+            "Listening on %s (%s) at %s:%s", listener.name, listener.protocol, sock[0], sock[1]
+        )
+        return sock[0], sock[1]
+
+    # -- the front door ---------------------------------------------------------------
+    def _listen_for_node(self, node_id: int, at_start: bool = False) -> None:
+        """Upstream node ``node_id`` is served on ``upstream.node.port.base`` + its id."""
+        door = self.front_door
+        assert door is not None
+        first = self.config.listeners[0]
+        port = door.rewriter.port(node_id)
+        if port in door.node_ports:
+            return
+        door.node_ports[port] = node_id
+        try:
+            self._listen(ListenerAddress(first.name, first.host, port, first.protocol))
+        except OSError as exc:
+            del door.node_ports[port]
+            problem = f"cannot serve node {node_id} on port {port}: {exc.strerror or exc}"
+            if at_start:
+                raise ScramConfigError(
+                    f"upstream.node.port.base: {problem}; choose a base whose ports "
+                    "(base + each node id) are free"
+                ) from None
+            log.error("%s (a broker that joined the cluster after start)", problem)
+
+    def forward(
+        self,
+        connection: ForwardedConnection,
+        transport: asyncio.Transport,
+        conn: ServerConnection,
+        leftover: bytes,
+    ) -> Forwarding:
+        assert self.front_door is not None
+        return self.front_door.attach(connection, transport, conn, leftover)
 
     def _has_room(self) -> bool:
         # Those accepted but not yet made count too: one wake-up accepts a batch.

@@ -7,8 +7,8 @@ responses that carry broker addresses (:class:`AddressRewriter`); the
 ApiVersions answer is capped to what can be forwarded unparsed
 (:func:`edge_api_versions`); the ``upstream.`` keys are typed by
 :func:`upstream_config`; in ``upstream.identity=owner-token`` mode
-:class:`OwnerTokens` keeps a cluster-issued token per edge user. Work in
-progress: the endpoint does not use it yet.
+:class:`OwnerTokens` keeps a cluster-issued token per edge user. The
+endpoint's adapter is ``sasl_scram/endpoint/_forward.py``.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from sasl_scram.frontdoor._errors import UpstreamConfigError
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import produce_acks
+from sasl_scram.frontdoor._login import UpstreamLogin
+from sasl_scram.frontdoor._login import UpstreamLoginError
+from sasl_scram.frontdoor._login import UpstreamSecret
 from sasl_scram.frontdoor._owner_tokens import CHECK_OWNER
 from sasl_scram.frontdoor._owner_tokens import PROPAGATION_MS
 from sasl_scram.frontdoor._owner_tokens import IssuedToken
@@ -71,6 +74,9 @@ __all__ = [
     "UpstreamConfig",
     "UpstreamConfigError",
     "UpstreamIdentity",
+    "UpstreamLogin",
+    "UpstreamLoginError",
+    "UpstreamSecret",
     "edge_api_versions",
     "edge_ranges",
     "produce_acks",

@@ -117,6 +117,11 @@ def _one_line(message: str) -> str:
 
 def _port_base(text: str | None, listener_port: int) -> int:
     if text is None:
+        if listener_port == 0:
+            raise UpstreamConfigError(
+                f"{_key(_PORT_BASE)}: required when the listener's port is 0 (chosen at "
+                "start), e.g. 9100: node N is then served on 9100 + N"
+            )
         base = listener_port + 1
     else:
         try:

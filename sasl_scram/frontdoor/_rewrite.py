@@ -36,13 +36,18 @@ class AddressRewriter:
         host: the host clients reach the front door on (the listener's, or
             its advertised one).
         port_base: ``upstream.node.port.base``; node N is served on base + N.
+        learn: told each broker's real ``(node id, host, port)`` before it is
+            rewritten: where a node port forwards to.
     """
 
-    __slots__ = ("_walkers", "host", "port_base")
+    __slots__ = ("_learn", "_walkers", "host", "port_base")
 
-    def __init__(self, host: str, port_base: int) -> None:
+    def __init__(
+        self, host: str, port_base: int, learn: Callable[[int, str, int], None] | None = None
+    ) -> None:
         self.host = host
         self.port_base = port_base
+        self._learn = learn
         self._walkers: dict[int, Callable[[Body, int], None]] = {
             ApiKey.METADATA: self._metadata,
             ApiKey.FIND_COORDINATOR: self._find_coordinator,
@@ -74,6 +79,8 @@ class AddressRewriter:
     def _endpoint(self, node: Body, id_field: str) -> None:
         node_id = node[id_field]
         if node_id != _NO_NODE:
+            if self._learn is not None:
+                self._learn(node_id, node["host"], node["port"])
             node["host"] = self.host
             node["port"] = self.port(node_id)
 

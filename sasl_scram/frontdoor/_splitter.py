@@ -74,6 +74,10 @@ class _FrameStream(Generic[T, Out]):
         self._need = 0
         self._tag: T | None = None
         self._failed: str | None = None
+        # Stop after each whole frame (what follows waits in _rest for resume()).
+        self._stop_after_whole = False
+        self._stopped = False
+        self._rest = b""
 
     def _classify(self, buf: _Buffer, start: int, end: int, size: int) -> tuple[bool, T] | None:
         """From the frame's bytes ``buf[start:end]`` after its size: pass or buffer,
@@ -87,14 +91,31 @@ class _FrameStream(Generic[T, Out]):
         """Whether the stream stands between frames (nothing partly read)."""
         return not (self._remaining or self._carry or self._whole is not None)
 
+    @property
+    def stopped(self) -> bool:
+        """Whether a whole frame stopped the stream (see :meth:`resume`)."""
+        return self._stopped
+
     def feed(self, data: Chunk) -> list[Chunk | Out]:
         if self._failed is not None:
             raise PeerProtocolError(self._failed)
+        if self._stopped:
+            # The caller stops reading when the stream stops; what was already
+            # read waits with the rest.
+            self._rest += bytes(data)
+            return []
         try:
             return self._feed(memoryview(data).cast("B"))
         except PeerProtocolError as exc:
             self._failed = str(exc)
             raise
+
+    def resume(self) -> list[Chunk | Out]:
+        """Go on after the whole frame that stopped the stream, with the bytes
+        that came after it (it may stop again at the next one)."""
+        self._stopped = False
+        rest, self._rest = self._rest, b""
+        return self.feed(rest) if rest else []
 
     def _feed(self, view: memoryview) -> list[Chunk | Out]:
         out: list[Chunk | Out] = []
@@ -102,6 +123,9 @@ class _FrameStream(Generic[T, Out]):
         i = 0
         span: int | None = None  # where the run of passed-on bytes began in view
         while i < n:
+            if self._stopped:
+                self._rest = bytes(view[i:])
+                break
             if self._remaining:
                 if span is None:
                     span = i
@@ -205,6 +229,7 @@ class _FrameStream(Generic[T, Out]):
         self._whole = None
         self._tag = None
         out.append(self._complete(tag, payload))
+        self._stopped = self._stop_after_whole
 
 
 class ResponseSplitter(_FrameStream[InFlight, bytes]):
@@ -262,6 +287,9 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
             as Kafka closes a connection on an unsupported API or version, so
             a client that ignores ApiVersions cannot make the cluster answer
             with a version whose broker addresses are not rewritten.
+        stop_at_local: stop after each :class:`LocalRequest` (:attr:`stopped`)
+            until :meth:`resume`, so its answer can wait for those of the
+            forwarded requests before it without anything after it moving.
     """
 
     def __init__(
@@ -272,11 +300,15 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         max_frame: int,
         max_buffered: int,
         forwarded: Mapping[int, tuple[int, int]] | None = None,
+        stop_at_local: bool = False,
     ) -> None:
         super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size)
         self._in_flight = in_flight
         self._local = local
         self._forwarded = forwarded
+        # A local request is answered once every forwarded one before it has
+        # been: nothing after it is read (nor enters in_flight) until then.
+        self._stop_after_whole = stop_at_local
 
     def _classify(
         self, buf: _Buffer, start: int, end: int, size: int

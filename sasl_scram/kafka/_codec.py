@@ -83,6 +83,12 @@ class FrameBuffer:
             return None
         return data[4:]
 
+    def take(self) -> bytes:
+        """Everything buffered, whole frames or not; the buffer is left empty."""
+        data = bytes(self._buf)
+        self._buf.clear()
+        return data
+
     def next_frame(self) -> bytes | None:
         buf = self._buf
         if len(buf) < 4:

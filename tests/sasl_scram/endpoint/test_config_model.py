@@ -35,17 +35,17 @@ class WithNewKey(EndpointConfig):
     """What a new key adds besides its entry: the field it fills."""
 
     new_limit: int = 7
-    upstream: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    example: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 NEW_KEY = ConfigKey(
     "scram.new.limit", "7", integer(1), "an integer >= 1", "a new key", field="new_limit"
 )
-# A family: every upstream.* key, passed on as a client property map.
-UPSTREAM = ConfigKey(
-    "upstream.", None, text, "any text", "client properties", field="upstream", family=True
+# A family: every scram.example.* key, passed on as a map.
+EXAMPLE = ConfigKey(
+    "scram.example.", None, text, "any text", "a family", field="example", family=True
 )
-FIXTURE = (*ENDPOINT_KEYS, NEW_KEY, UPSTREAM)
+FIXTURE = (*ENDPOINT_KEYS, NEW_KEY, EXAMPLE)
 
 
 def load(extra: str, keys: tuple[ConfigKey, ...] = FIXTURE) -> Any:
@@ -72,10 +72,10 @@ def test_a_new_keys_bad_value_names_its_file_and_line() -> None:
 def test_a_key_family_arrives_as_one_map_and_is_not_unknown(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    config = load("upstream.security.protocol=SASL_SSL\nupstream.sasl.mechanism=SCRAM-SHA-512\n")
-    assert config.upstream == {"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512"}
+    config = load("scram.example.security.protocol=SASL_SSL\nscram.example.sasl.mechanism=X\n")
+    assert config.example == {"security.protocol": "SASL_SSL", "sasl.mechanism": "X"}
     assert "Unknown configuration key" not in caplog.text
-    assert load("").upstream == {}
+    assert load("").example == {}
 
 
 def test_without_the_entry_the_key_is_unknown_and_the_field_keeps_its_default(

@@ -1,0 +1,254 @@
+"""Connections from the front door to the cluster: the thin asyncio adapter.
+
+One :class:`UpstreamProtocol` per forwarded client connection (and one for
+the start-up look at the cluster). It logs in with the sans-IO
+:class:`~sasl_scram.frontdoor.UpstreamLogin`, can then answer a few requests
+of its own (:meth:`UpstreamProtocol.request`, for the start-up look), and
+finally hands every byte to a sink: the client's :class:`Forwarder`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import ssl
+from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any
+from typing import cast
+
+from sasl_scram.config import ClientConfig
+from sasl_scram.config import format_host_port
+from sasl_scram.frontdoor import FrontDoorError
+from sasl_scram.frontdoor import UpstreamLogin
+from sasl_scram.frontdoor import UpstreamLoginError
+from sasl_scram.frontdoor import UpstreamSecret
+from sasl_scram.kafka import API_SPECS
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import FrameBuffer
+from sasl_scram.kafka import KafkaCodecError
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
+
+__all__ = [
+    "ClusterView",
+    "UpstreamProtocol",
+    "UpstreamUnavailable",
+    "look_at_cluster",
+    "open_upstream",
+]
+
+log = logging.getLogger("sasl_scram.endpoint")
+
+# The login's and the start-up look's answers are small; Metadata of a big
+# cluster is not, but stays far below this.
+_MAX_CONTROL_FRAME = 64 * 1024 * 1024
+_CLIENT_ID = "kafka-scram-front-door"
+_SOFTWARE = {"client_software_name": "kafka-scram", "client_software_version": "0.1.0"}
+
+
+class UpstreamUnavailable(FrontDoorError):
+    """No broker of the cluster could be reached, or it refused our login."""
+
+
+Sink = Callable[[bytes], None]
+
+
+class UpstreamProtocol(asyncio.Protocol):
+    """One connection to a broker: its login, then a byte pipe to a sink."""
+
+    def __init__(self, login: UpstreamLogin | None, loop: asyncio.AbstractEventLoop) -> None:
+        self._login = login
+        self.ready: asyncio.Future[None] = loop.create_future()
+        self._frames = FrameBuffer(_MAX_CONTROL_FRAME)
+        self._calls: collections.deque[tuple[int, int, int, asyncio.Future[Any]]] = (
+            collections.deque()
+        )
+        self._ids = 1 << 20  # above the login's ids
+        self.transport: asyncio.Transport | None = None
+        self._sink: Sink | None = None
+        #: Called with the reason once the connection is gone.
+        self.on_lost: Callable[[str], None] | None = None
+        #: Called with True when the broker stops reading, False when it reads again.
+        self.on_writable: Callable[[bool], None] | None = None
+        self.lost = False
+
+    # -- asyncio callbacks --------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+        if self._login is None:
+            self.ready.set_result(None)
+        else:
+            self.transport.write(self._login.start())
+
+    def data_received(self, data: bytes) -> None:
+        sink = self._sink
+        if sink is not None:
+            sink(data)
+            return
+        self._frames.feed(data)
+        try:
+            while (payload := self._frames.next_frame()) is not None:
+                self._control_frame(payload)
+        except (FrontDoorError, KafkaCodecError) as exc:
+            self._fail(exc)
+
+    def _control_frame(self, payload: bytes) -> None:
+        login = self._login
+        if login is not None and not login.done:
+            reply = login.receive(payload)
+            if reply:
+                self._write(reply)
+            if login.done and not self.ready.done():
+                self.ready.set_result(None)
+            return
+        if not self._calls:
+            raise UpstreamLoginError("the broker sent a response nobody asked for")
+        correlation_id, api_key, version, future = self._calls.popleft()
+        got, body = decode_response(api_key, version, payload)
+        if got != correlation_id:
+            raise UpstreamLoginError(f"correlation id {got} does not match {correlation_id}")
+        if not future.done():
+            future.set_result(body)
+
+    def _fail(self, exc: BaseException) -> None:
+        if not self.ready.done():
+            self.ready.set_exception(exc)
+        for *_, future in self._calls:
+            if not future.done():
+                future.set_exception(exc)
+        self._calls.clear()
+        self.close()
+
+    def pause_writing(self) -> None:
+        if self.on_writable is not None:
+            self.on_writable(False)
+
+    def resume_writing(self) -> None:
+        if self.on_writable is not None:
+            self.on_writable(True)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        reason = f"the broker closed the connection: {exc}" if exc else "the broker closed it"
+        self._fail(UpstreamUnavailable(reason))
+        if self.on_lost is not None:
+            self.on_lost(reason)
+
+    # -- use --------------------------------------------------------------------
+    def _write(self, data: bytes) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(data)
+
+    async def request(self, api_key: int, version: int, body: dict[str, Any]) -> dict[str, Any]:
+        """One request of our own on a logged-in connection (before :meth:`attach`)."""
+        self._ids += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls.append((self._ids, api_key, version, future))
+        self._write(encode_request(api_key, version, self._ids, _CLIENT_ID, body))
+        return cast(dict[str, Any], await future)
+
+    def attach(self, sink: Sink) -> None:
+        """From now on every byte from the broker goes to ``sink``."""
+        self._sink = sink
+        rest = self._frames.take()
+        if rest:
+            sink(rest)
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+
+def upstream_secret(client: ClientConfig) -> UpstreamSecret | None:
+    """The ``upstream.`` login, or ``None`` for PLAINTEXT and SSL (no SASL)."""
+    if not client.uses_sasl:
+        return None
+    mechanism, username, password = client.require_credentials()
+    return UpstreamSecret(mechanism, username, password, client.token_auth)
+
+
+async def open_upstream(
+    addresses: Sequence[tuple[str, int]],
+    secret: UpstreamSecret | None,
+    ssl_context: ssl.SSLContext | None,
+    timeout: float,
+) -> UpstreamProtocol:
+    """A logged-in connection to the first of ``addresses`` that answers.
+
+    Raises:
+        UpstreamUnavailable: none could be reached (each one's reason named).
+        UpstreamLoginError: the cluster refused the login.
+    """
+    loop = asyncio.get_running_loop()
+    problems = []
+    for host, port in addresses:
+        protocol = UpstreamProtocol(UpstreamLogin(secret) if secret else None, loop)
+        try:
+            async with asyncio.timeout(timeout):
+                await loop.create_connection(
+                    lambda p=protocol: p,
+                    host,
+                    port,
+                    ssl=ssl_context,
+                    server_hostname=host if ssl_context is not None else None,
+                )
+                await protocol.ready
+        except UpstreamLoginError:
+            protocol.close()
+            raise
+        except (OSError, TimeoutError, UpstreamUnavailable, ssl.SSLError) as exc:
+            protocol.close()
+            why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else exc
+            problems.append(f"{format_host_port(host, port)}: {why}")
+            continue
+        return protocol
+    raise UpstreamUnavailable("cannot reach the cluster: " + "; ".join(problems))
+
+
+class ClusterView:
+    """What the front door learns of the cluster at start.
+
+    Attributes:
+        api_keys: the cluster's ApiVersions ``api_keys`` entries.
+        brokers: node id to ``(host, port)``, from Metadata.
+    """
+
+    def __init__(self, api_keys: list[dict[str, int]], brokers: dict[int, tuple[str, int]]):
+        self.api_keys = api_keys
+        self.brokers = brokers
+
+
+async def look_at_cluster(
+    addresses: Sequence[tuple[str, int]],
+    secret: UpstreamSecret | None,
+    ssl_context: ssl.SSLContext | None,
+    timeout: float,
+) -> ClusterView:
+    """The cluster's API versions and brokers, through one logged-in connection."""
+    upstream = await open_upstream(addresses, secret, ssl_context, timeout)
+    try:
+        async with asyncio.timeout(timeout):
+            versions = await upstream.request(ApiKey.API_VERSIONS, 3, _SOFTWARE)
+            if versions["error_code"] != ErrorCode.NONE:
+                raise UpstreamUnavailable(f"ApiVersions failed with error {versions['error_code']}")
+            theirs = {k["api_key"]: k["max_version"] for k in versions["api_keys"]}
+            version = min(theirs.get(ApiKey.METADATA, 0), API_SPECS[ApiKey.METADATA].max_version)
+            metadata = await upstream.request(
+                ApiKey.METADATA,
+                version,
+                {
+                    "topics": [],
+                    "allow_auto_topic_creation": False,
+                    "include_cluster_authorized_operations": False,
+                    "include_topic_authorized_operations": False,
+                },
+            )
+    except TimeoutError:
+        raise UpstreamUnavailable(f"the cluster did not answer within {timeout:g} s") from None
+    finally:
+        upstream.close()
+    brokers = {b["node_id"]: (b["host"], b["port"]) for b in metadata["brokers"]}
+    return ClusterView(list(versions["api_keys"]), brokers)
