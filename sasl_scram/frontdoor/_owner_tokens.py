@@ -187,9 +187,12 @@ def _handed_out(user: str, slot: _Slot, token: IssuedToken) -> OwnerToken:
 
 @dataclass(frozen=True)
 class _Retired:
+    """A token no login is handed any more, expired at ``expire_at_ms``
+    ("replaced" by a successor, or the start "check"'s)."""
+
+    expire_at_ms: int
     user: str
     token: IssuedToken
-    expire_at_ms: int
     reason: str = "replaced"
 
 
@@ -310,7 +313,7 @@ class OwnerTokens:
             if not closed:
                 now = self._clock()
                 if slot.token is not None:
-                    self._retired.append(_Retired(user, slot.token, now + HANDOVER_MS))
+                    self._retired.append(_Retired(now + HANDOVER_MS, user, slot.token))
                 slot.token, slot.refusal = issued, None
                 slot.renewed_ms = slot.created_ms = now
         if closed:
@@ -331,7 +334,7 @@ class OwnerTokens:
         """
         issued = self._issuer.create(owner)
         with self._cond:
-            self._retired.append(_Retired(owner, issued, self._clock() + HANDOVER_MS, "check"))
+            self._retired.append(_Retired(self._clock() + HANDOVER_MS, owner, issued, "check"))
 
     # -- maintenance ----------------------------------------------------------------
     def due_ms(self) -> int | None:
