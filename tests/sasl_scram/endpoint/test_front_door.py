@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import time
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +143,47 @@ def test_an_edge_answer_between_forwarded_requests_keeps_its_place(
     # The edge's answer: Produce capped where its responses would carry endpoints.
     assert advertised[ApiKey.PRODUCE] == 9 and advertised[ApiKey.FETCH] == 15
     assert ApiKey.CREATE_DELEGATION_TOKEN in advertised
+
+
+@pytest.mark.broker
+def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """A broker listener with connections.max.reauth.ms (3 s) closes a session
+    not re-authenticated in time: the front door logs in again, in band, and
+    the client never notices."""
+    from kafka import KafkaConsumer
+    from kafka import KafkaProducer
+
+    edge_store(tmp_path)
+    keys = {
+        **upstream_keys(kraft_broker.reauth_bootstrap),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port()),
+    }
+    topic = f"reauth-{free_port()}"
+    with ServeProcess(tmp_path, keys, args=("--log-level", "DEBUG")) as serve:
+        login = {
+            "bootstrap_servers": serve.bootstrap,
+            "security_protocol": "SASL_PLAINTEXT",
+            "sasl_mechanism": "SCRAM-SHA-512",
+            "sasl_plain_username": "alice",
+            "sasl_plain_password": "alice-secret",
+        }
+        producer = KafkaProducer(**login, acks="all")
+        deadline = time.monotonic() + 8
+        sent = 0
+        while time.monotonic() < deadline:
+            producer.send(topic, f"v{sent}".encode()).get(timeout=10)
+            sent += 1
+            time.sleep(0.05)
+        producer.close()
+        consumer = KafkaConsumer(
+            topic, **login, auto_offset_reset="earliest", consumer_timeout_ms=5000
+        )
+        got = [m.value.decode() for m in consumer]
+        consumer.close()
+        log = serve.log_text()
+    assert got == [f"v{i}" for i in range(sent)]
+    assert log.count("re-authenticated at the cluster") >= 2, log[-3000:]
+    assert "the broker closed" not in log and "cannot forward" not in log
