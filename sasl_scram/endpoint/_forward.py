@@ -45,6 +45,7 @@ from sasl_scram.frontdoor import LocalRequest
 from sasl_scram.frontdoor import RequestSplitter
 from sasl_scram.frontdoor import ResponseSplitter
 from sasl_scram.frontdoor import UpstreamConfig
+from sasl_scram.frontdoor import UpstreamLogin
 from sasl_scram.frontdoor import UpstreamLoginError
 from sasl_scram.frontdoor import edge_api_versions
 
@@ -64,6 +65,8 @@ _MAX_IN_FLIGHT = _SOFT_IN_FLIGHT + 4096
 # The largest response accepted from a broker at all; a Fetch response is
 # bounded by the client's fetch.max.bytes, Kafka's default 50 MiB.
 _MAX_RESPONSE = (1 << 31) - 1
+# When to re-authenticate at the cluster, as a share of the session's lifetime.
+_REAUTH_AT = 0.85
 # Bytes read from a client while its upstream connection is being opened.
 _MAX_EARLY = 1024 * 1024
 
@@ -230,6 +233,11 @@ class Forwarder:
         self._closed = False
         self._upstream_paused = False
         self._client_paused = False
+        self._secret = door.secret
+        # KIP-368 at the cluster: our login there expires too (see _upstream_reauth).
+        self._reauth_due = False
+        self._reauth_timer: asyncio.TimerHandle | None = None
+        self._relogging = False
         self._task: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(
             self._open(targets)
         )
@@ -260,18 +268,65 @@ class Forwarder:
         upstream.on_lost = self._upstream_lost
         upstream.on_writable = self._upstream_writable
         upstream.attach(self._upstream_data)
+        self._schedule_reauth()
+        self._release_early()
+
+    def _release_early(self) -> None:
         early, self._early = bytes(self._early), bytearray()
         self._update_client_reading()
         if early:
             self.client_data(early)
+
+    # -- KIP-368 at the cluster -------------------------------------------------------
+    def _schedule_reauth(self) -> None:
+        """A broker with ``connections.max.reauth.ms`` closes a session not
+        re-authenticated in time: log in again, in band, at 85% of it (Kafka's
+        clients pick 85-95%), once nothing is in flight."""
+        upstream = self._upstream
+        lifetime_ms = upstream.session_lifetime_ms if upstream is not None else 0
+        if lifetime_ms > 0 and not self._closed:
+            delay = lifetime_ms * _REAUTH_AT / 1000
+            self._reauth_timer = asyncio.get_running_loop().call_later(delay, self._reauth_now)
+
+    def _reauth_now(self) -> None:
+        self._reauth_timer = None
+        self._reauth_due = True
+        self._update_client_reading()
+        self._maybe_reauth()
+
+    def _maybe_reauth(self) -> None:
+        if not self._reauth_due or self._relogging or self._closed:
+            return
+        if len(self._in_flight) or not self._responses.idle() or not self._requests.idle():
+            return
+        self._relogging = True
+        self._task = asyncio.get_running_loop().create_task(self._relogin())
+
+    async def _relogin(self) -> None:
+        upstream = self._upstream
+        assert upstream is not None and self._secret is not None
+        try:
+            async with asyncio.timeout(self._door.timeout):
+                await upstream.relogin(UpstreamLogin(self._secret))
+        except (FrontDoorError, TimeoutError) as exc:
+            self._door.upstream_refused(self._protocol.conn_id, exc)
+            self._protocol.close("upstream re-authentication failed")
+            return
+        finally:
+            self._task = None
+            self._relogging = False
+            self._reauth_due = False
+        log.debug("[%s] re-authenticated at the cluster", self._protocol.conn_id)
+        self._schedule_reauth()
+        self._release_early()
 
     # -- client to cluster ----------------------------------------------------------
     def client_data(self, data: bytes) -> None:
         if self._closed:
             return
         upstream = self._upstream
-        if upstream is None or self._local is not None or self._requests.stopped:
-            if upstream is None:
+        if upstream is None or self._relogging or self._local is not None or self._requests.stopped:
+            if upstream is None or self._relogging:
                 self._early += data
                 if len(self._early) > _MAX_EARLY:
                     self._fail("more than 1 MiB sent before the cluster connection opened")
@@ -301,6 +356,8 @@ class Forwarder:
             assert self._upstream is not None and self._upstream.transport is not None
             self._upstream.transport.writelines(chunks)
         self._maybe_answer_local()
+        if self._reauth_due:
+            self._maybe_reauth()
         self._update_client_reading()
 
     def _maybe_answer_local(self) -> None:
@@ -337,6 +394,8 @@ class Forwarder:
             self._client.writelines(out)
         if self._local is not None:
             self._maybe_answer_local()
+        elif self._reauth_due:
+            self._maybe_reauth()
         elif self._client_paused and len(self._in_flight) < _SOFT_IN_FLIGHT:
             self._update_client_reading()
 
@@ -365,6 +424,8 @@ class Forwarder:
             self._upstream is None
             or self._upstream_paused
             or self._local is not None
+            # Between two frames only: one half sent up must be finished first.
+            or (self._reauth_due and self._requests.idle())
             or self._requests.stopped
             or len(self._in_flight) >= _SOFT_IN_FLIGHT
         )
@@ -382,5 +443,7 @@ class Forwarder:
         self._closed = True
         if self._task is not None:
             self._task.cancel()
+        if self._reauth_timer is not None:
+            self._reauth_timer.cancel()
         if self._upstream is not None:
             self._upstream.close()

@@ -150,6 +150,22 @@ class UpstreamProtocol(asyncio.Protocol):
         self._write(encode_request(api_key, version, self._ids, _CLIENT_ID, body))
         return cast(dict[str, Any], await future)
 
+    @property
+    def session_lifetime_ms(self) -> int:
+        """KIP-368: how long the broker keeps our login (0: for ever)."""
+        return self._login.session_lifetime_ms if self._login is not None else 0
+
+    async def relogin(self, login: UpstreamLogin) -> None:
+        """KIP-368 re-authentication, in band, with nothing in flight: the
+        sink gets no bytes until the new login is done."""
+        sink, self._sink = self._sink, None
+        self._login = login
+        self.ready = asyncio.get_running_loop().create_future()
+        self._write(login.start())
+        await self.ready
+        if sink is not None:
+            self.attach(sink)
+
     def attach(self, sink: Sink) -> None:
         """From now on every byte from the broker goes to ``sink``."""
         self._sink = sink

@@ -157,3 +157,31 @@ def test_only_forwarded_versions_pass() -> None:
     )
     with pytest.raises(PeerProtocolError, match="API 78 version 1 is not forwarded"):
         other.feed(request(78, 1, 3, b"\x00\x03cli\x00"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(cuts=st.lists(st.integers(min_value=0, max_value=5000), max_size=12))
+def test_stopping_at_a_local_request_holds_what_follows_until_resumed(cuts: list[int]) -> None:
+    """The front door answers a local request only after the forwarded ones
+    before it: nothing after it is passed on, or waited for, until resume()."""
+    data, expected = request_stream()
+    queue = InFlightQueue(8)
+    splitter = RequestSplitter(
+        queue, {API_VERSIONS}, max_frame=1 << 20, max_buffered=1024, stop_at_local=True
+    )
+    before: list[bytes | LocalRequest] = []
+    for chunk in chunked(data, cuts):
+        before.extend(
+            bytes(x) if not isinstance(x, LocalRequest) else x for x in splitter.feed(chunk)
+        )
+    assert splitter.stopped
+    local = [x for x in before if isinstance(x, LocalRequest)]
+    assert local == [expected[1]]
+    assert b"".join(x for x in before if isinstance(x, bytes)) == expected[0]
+    # Only the Produce with acks=all before it is waited for: the Fetch is not read yet.
+    assert [queue.pop(12).api_key] == [PRODUCE] and len(queue) == 0
+    rest = splitter.resume()
+    assert not any(isinstance(x, LocalRequest) for x in rest)
+    after = b"".join(bytes(x) for x in rest if not isinstance(x, LocalRequest))
+    assert after == expected[2] and not splitter.stopped
+    assert queue.pop(14).api_key == FETCH and splitter.idle()

@@ -1,0 +1,189 @@
+"""``kafka-scram serve`` as a front door to a real broker: start-up errors, and the
+order of answers when the edge answers a request between forwarded ones.
+
+The edge user exists only in serve's SQLite store; the broker knows only its
+own admin, which is serve's ``upstream.`` login.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import SaslCredentials
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import decode_response
+from sasl_scram.kafka import encode_request
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
+from tests.support.kafka_broker import ADMIN_PASSWORD
+from tests.support.kafka_broker import ADMIN_USER
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.serve_process import ServeProcess
+from tests.support.zookeeper_server import free_port
+
+SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
+
+
+def upstream_keys(bootstrap: str, password: str = ADMIN_PASSWORD) -> dict[str, str]:
+    return {
+        "upstream.bootstrap.servers": bootstrap,
+        "upstream.security.protocol": "SASL_PLAINTEXT",
+        "upstream.sasl.mechanism": "SCRAM-SHA-256",
+        "upstream.sasl.jaas.config": (
+            f'{SCRAM_JAAS} required username="{ADMIN_USER}" password="{password}";'
+        ),
+    }
+
+
+def edge_store(tmp_path: Path) -> Path:
+    """A store holding only the edge user alice."""
+    store = tmp_path / "edge.db"
+    result = kafka_scram(
+        "configs",
+        "--store",
+        f"sqlite:{store}",
+        "--alter",
+        "--add-config",
+        "SCRAM-SHA-512=[password=alice-secret]",
+        "--entity-type",
+        "users",
+        "--entity-name",
+        "alice",
+    )
+    assert result.returncode == 0, result.stderr
+    return store
+
+
+def serve_config(tmp_path: Path, keys: dict[str, str]) -> Path:
+    config = tmp_path / "server.properties"
+    props = {
+        "listeners": f"SASL_PLAINTEXT://127.0.0.1:{free_port()}",
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port()),
+        **keys,
+    }
+    config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    return config
+
+
+def test_an_unreachable_cluster_at_start_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    port = free_port()
+    edge_store(tmp_path)
+    config = serve_config(tmp_path, upstream_keys(f"127.0.0.1:{port}"))
+    result = kafka_scram("serve", "--config", str(config), timeout=60)
+    line = assert_one_error(result, "serve")
+    assert f"cannot reach the cluster: 127.0.0.1:{port}" in line, line
+
+
+@pytest.mark.broker
+def test_a_refused_upstream_login_at_start_names_the_login_not_its_password(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    edge_store(tmp_path)
+    config = serve_config(tmp_path, upstream_keys(kraft_broker.bootstrap, "not-the-password"))
+    result = kafka_scram("serve", "--config", str(config), timeout=60)
+    line = assert_one_error(result, "serve")
+    assert f"the cluster refused the login of '{ADMIN_USER}'" in line, line
+    assert "not-the-password" not in result.stderr
+
+
+def _frame_reader(sock: socket.socket) -> Any:
+    buf = b""
+    while True:
+        while len(buf) < 4 or len(buf) < 4 + struct.unpack_from(">i", buf)[0]:
+            data = sock.recv(65536)
+            assert data, "the front door closed the connection"
+            buf += data
+        size = struct.unpack_from(">i", buf)[0]
+        payload, buf = buf[4 : 4 + size], buf[4 + size :]
+        yield payload
+
+
+@pytest.mark.broker
+def test_an_edge_answer_between_forwarded_requests_keeps_its_place(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """Metadata (forwarded), ApiVersions (the edge's), Metadata, sent in one
+    write: three answers in that order, the brokers' addresses the front door's."""
+    edge_store(tmp_path)
+    base = free_port()
+    keys = {
+        **upstream_keys(kraft_broker.bootstrap),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(base),
+    }
+    with ServeProcess(tmp_path, keys) as serve:
+        login = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+        with KafkaConnection(serve.bootstrap, login, timeout=20) as conn:
+            sock = conn._sock  # logged in: from here on, raw frames
+            metadata = {"topics": [], "allow_auto_topic_creation": False}
+            metadata |= {"include_topic_authorized_operations": False}
+            software = {"client_software_name": "t", "client_software_version": "1"}
+            sock.sendall(
+                encode_request(ApiKey.METADATA, 12, 101, "t", metadata)
+                + encode_request(ApiKey.API_VERSIONS, 3, 102, "t", software)
+                + encode_request(ApiKey.METADATA, 12, 103, "t", metadata)
+            )
+            frames = _frame_reader(sock)
+            first = decode_response(ApiKey.METADATA, 12, next(frames))
+            versions = decode_response(ApiKey.API_VERSIONS, 3, next(frames))
+            last = decode_response(ApiKey.METADATA, 12, next(frames))
+    assert [first[0], versions[0], last[0]] == [101, 102, 103]
+    brokers = {(b["node_id"], b["host"], b["port"]) for b in first[1]["brokers"]}
+    assert brokers == {(1, "127.0.0.1", base + 1)}
+    advertised = {k["api_key"]: k["max_version"] for k in versions[1]["api_keys"]}
+    # The edge's answer: Produce capped where its responses would carry endpoints.
+    assert advertised[ApiKey.PRODUCE] == 9 and advertised[ApiKey.FETCH] == 15
+    assert ApiKey.CREATE_DELEGATION_TOKEN in advertised
+
+
+@pytest.mark.broker
+def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """A broker listener with connections.max.reauth.ms (3 s) closes a session
+    not re-authenticated in time: the front door logs in again, in band, and
+    the client never notices."""
+    from kafka import KafkaConsumer
+    from kafka import KafkaProducer
+
+    edge_store(tmp_path)
+    keys = {
+        **upstream_keys(kraft_broker.reauth_bootstrap),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port()),
+    }
+    topic = f"reauth-{free_port()}"
+    with ServeProcess(tmp_path, keys, args=("--log-level", "DEBUG")) as serve:
+        login = {
+            "bootstrap_servers": serve.bootstrap,
+            "security_protocol": "SASL_PLAINTEXT",
+            "sasl_mechanism": "SCRAM-SHA-512",
+            "sasl_plain_username": "alice",
+            "sasl_plain_password": "alice-secret",
+        }
+        producer = KafkaProducer(**login, acks="all")
+        deadline = time.monotonic() + 8
+        sent = 0
+        while time.monotonic() < deadline:
+            producer.send(topic, f"v{sent}".encode()).get(timeout=10)
+            sent += 1
+            time.sleep(0.05)
+        producer.close()
+        consumer = KafkaConsumer(
+            topic, **login, auto_offset_reset="earliest", consumer_timeout_ms=5000
+        )
+        got = [m.value.decode() for m in consumer]
+        consumer.close()
+        log = serve.log_text()
+    assert got == [f"v{i}" for i in range(sent)]
+    assert log.count("re-authenticated at the cluster") >= 2, log[-3000:]
+    assert "the broker closed" not in log and "cannot forward" not in log
