@@ -26,14 +26,16 @@ from sasl_scram.frontdoor import upstream_config
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
 from tests.support.clock import FakeClock
+from tests.support.cluster_acls import TOPIC_AUTHORIZATION_FAILED
+from tests.support.cluster_acls import add_acl
+from tests.support.cluster_acls import create_topic
+from tests.support.cluster_acls import wait_topic_error
 from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 
 _JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
-#: Kafka's AclCommand (kafka-acls.sh): moved to kafka-tools in 4.0.
-_ACL_COMMAND = {"kraft": "org.apache.kafka.tools.AclCommand", "zookeeper": "kafka.admin.AclCommand"}
 _DAY_MS = 86_400_000
 
 
@@ -102,6 +104,39 @@ def test_a_token_owned_by_alice_logs_in_is_renewed_and_expired(kafka_broker: Kaf
         issuer.close()
 
 
+def test_the_cluster_authorizes_a_token_as_its_owner(
+    kafka_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """What owner-token mode is for: the cluster's ACLs apply to each user by name."""
+    alice, bob = unique_name("alice"), unique_name("bob")
+    topic = unique_name("owner-token")
+    create_topic(kafka_broker, topic)
+    # An ACL on the topic (the shared broker allows everyone on a resource
+    # without ACLs): alice may read it, bob may not.
+    add_acl(
+        kafka_broker,
+        tmp_path,
+        "--allow-principal",
+        f"User:{alice}",
+        "--operation",
+        "Read",
+        "--topic",
+        topic,
+    )
+    issuer = ClusterTokenIssuer(upstream(kafka_broker))
+    try:
+        tokens = {user: issuer.create(user) for user in (alice, bob)}
+        logins = {user: token_login(t.token_id, t.hmac) for user, t in tokens.items()}
+        for login in logins.values():
+            kafka_broker.wait_login(login)
+        wait_topic_error(kafka_broker.bootstrap, logins[bob], topic, TOPIC_AUTHORIZATION_FAILED)
+        wait_topic_error(kafka_broker.bootstrap, logins[alice], topic, ErrorCode.NONE)
+        for token in tokens.values():
+            issuer.expire(token.hmac)
+    finally:
+        issuer.close()
+
+
 def test_owner_tokens_renew_and_close_against_the_cluster(kafka_broker: KafkaBroker) -> None:
     alice = unique_name("alice")
     clock = FakeClock.wall_ms()
@@ -121,26 +156,6 @@ def test_owner_tokens_renew_and_close_against_the_cluster(kafka_broker: KafkaBro
     kafka_broker.wait_refused(login)
 
 
-def grant_create_tokens(broker: KafkaBroker, tmp_path: Path, grantee: str, owner: str) -> None:
-    """kafka-acls.sh --add --allow-principal User:<grantee> --operation CreateTokens
-    --user-principal User:<owner>, as the super user."""
-    result = broker.run_class(
-        _ACL_COMMAND[broker.mode],
-        "--bootstrap-server",
-        broker.bootstrap,
-        "--command-config",
-        str(broker.client_properties(tmp_path / "admin.properties")),
-        "--add",
-        "--allow-principal",
-        f"User:{grantee}",
-        "--operation",
-        "CreateTokens",
-        "--user-principal",
-        f"User:{owner}",
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 def test_create_tokens_on_the_user_is_what_a_login_needs(
     kafka_broker: KafkaBroker, tmp_path: Path
 ) -> None:
@@ -149,7 +164,16 @@ def test_create_tokens_on_the_user_is_what_a_login_needs(
         kafka_broker.add_user(user, f"{user}-secret")
     # An ACL on User:<alice> (the shared broker allows everyone on a resource
     # without ACLs): only the granted login may create alice's tokens.
-    grant_create_tokens(kafka_broker, tmp_path, granted, alice)
+    add_acl(
+        kafka_broker,
+        tmp_path,
+        "--allow-principal",
+        f"User:{granted}",
+        "--operation",
+        "CreateTokens",
+        "--user-principal",
+        f"User:{alice}",
+    )
     allowed = ClusterTokenIssuer(upstream(kafka_broker, granted, f"{granted}-secret"))
     refused = ClusterTokenIssuer(upstream(kafka_broker, other, f"{other}-secret"))
     try:
