@@ -185,7 +185,10 @@ class ClusterTokenIssuer:
     def _request(self, api_key: ApiKey, body: dict[str, Any]) -> dict[str, Any]:
         if self._conn is None or self._stale():
             self._drop()
-            self._conn = self._connect()
+            try:
+                self._conn = self._connect()
+            except ClientConfigError as exc:  # e.g. a truststore it cannot read
+                raise OwnerTokenError(f"upstream.{exc}") from None
             self._opened = self._used = self._clock()
         conn = self._conn
         version = conn.version_for(api_key)

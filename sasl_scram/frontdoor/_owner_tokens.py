@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Protocol
+from typing import TypeVar
 
 from sasl_scram.frontdoor._errors import OwnerTokenError
 
@@ -37,6 +38,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("sasl_scram.frontdoor")
+
+_A = TypeVar("_A")
+_R = TypeVar("_R")
 
 #: Renew once this fraction of the time from the last renewal to the expiry has
 #: passed: what is left is as long again, for renewals that fail while the
@@ -181,6 +185,17 @@ class _Slot:
         return self.renewed_ms + int(period * fraction)
 
 
+def _ask(rpc: Callable[[_A], _R], arg: _A) -> _R:
+    """One RPC; an issuer that raises anything but :class:`OwnerTokenError` broke
+    its contract, and its error is made one, so no user's state is left half-way."""
+    try:
+        return rpc(arg)
+    except OwnerTokenError:
+        raise
+    except Exception as exc:
+        raise OwnerTokenError(f"{type(exc).__name__}: {exc}") from exc
+
+
 def _handed_out(user: str, slot: _Slot, token: IssuedToken) -> OwnerToken:
     return OwnerToken(user, token.token_id, token.hmac, token.expiry_ms, slot.created_ms)
 
@@ -294,7 +309,7 @@ class OwnerTokens:
     def _create(self, user: str, slot: _Slot) -> IssuedToken:
         """Create ``user``'s token (``slot.busy`` set by the caller) and install it."""
         try:
-            issued = self._issuer.create(user)
+            issued = _ask(self._issuer.create, user)
         except OwnerTokenError as exc:
             with self._cond:
                 slot.busy = False
@@ -332,7 +347,7 @@ class OwnerTokens:
         Raises:
             OwnerTokenError: one line naming the cause and the fix.
         """
-        issued = self._issuer.create(owner)
+        issued = _ask(self._issuer.create, owner)
         with self._cond:
             self._retired.append(_Retired(self._clock() + HANDOVER_MS, owner, issued, "check"))
 
@@ -417,7 +432,7 @@ class OwnerTokens:
         replace = token.expiry_ms >= token.max_ms
         if not replace:
             try:
-                expiry = self._issuer.renew(token.hmac)
+                expiry = _ask(self._issuer.renew, token.hmac)
             except OwnerTokenError as exc:
                 # A token the cluster refuses to renew (expired, gone, not ours to
                 # renew) is replaced; one it could not be asked about is kept and
@@ -478,6 +493,6 @@ class OwnerTokens:
     def _expire_quietly(self, token: IssuedToken) -> None:
         """Expire ``token``; a failure only logs: it lapses at its expiry anyway."""
         try:
-            self._issuer.expire(token.hmac)
+            _ask(self._issuer.expire, token.hmac)
         except OwnerTokenError as exc:
             log.warning("owner token %s not expired: %s", token.token_id, exc)

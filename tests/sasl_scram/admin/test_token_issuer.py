@@ -13,6 +13,7 @@ from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin._token_issuer import IDLE_RECONNECT_S
 from sasl_scram.config import ClientConfig
+from sasl_scram.config import ClientConfigError
 from sasl_scram.frontdoor import OwnerTokenError
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
@@ -208,3 +209,12 @@ def test_a_login_that_is_not_scram_is_refused_at_once() -> None:
 def test_repr_names_the_login_only() -> None:
     issuer = issuer_over()
     assert repr(issuer) == "ClusterTokenIssuer(login='svc')" and issuer.login == "svc"
+
+
+def test_a_configuration_the_connection_cannot_use_is_one_line() -> None:
+    def unreadable() -> KafkaConnection:
+        raise ClientConfigError("ssl.truststore.location: cannot read /nowhere.pem")
+
+    issuer = ClusterTokenIssuer(CONFIG, connect=unreadable)
+    with pytest.raises(OwnerTokenError, match=r"^upstream\.ssl\.truststore\.location: cannot read"):
+        issuer.create("alice")

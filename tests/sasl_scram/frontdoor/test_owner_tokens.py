@@ -398,3 +398,29 @@ def test_the_log_names_token_ids_never_a_secret(
         password = base64.b64encode(issued.token.hmac).decode()
         assert password not in caplog.text and issued.token.hmac.hex() not in caplog.text
     assert repr(token.hmac) not in caplog.text
+
+
+def test_an_issuer_that_breaks_its_contract_does_not_wedge_a_user(
+    tokens: OwnerTokens, issuer: FakeIssuer, clock: FakeClock[int]
+) -> None:
+    """An issuer is to raise OwnerTokenError only; anything else is reported as
+    a failure like it, and the user's token is renewed or replaced later."""
+    tokens.acquire("alice")
+    tokens.login_for("alice")
+    renew = issuer.renew
+
+    def broken(hmac: bytes) -> int:
+        raise RuntimeError("bug")
+
+    issuer.renew = broken  # type: ignore[method-assign]
+    clock.advance(DAY // 2)
+    [failing] = tokens.maintain(clock())
+    assert failing.change is TokenChange.FAILING and "RuntimeError: bug" in failing.detail
+    issuer.renew = renew  # type: ignore[method-assign]
+    clock.advance(60_000)
+    assert [c.change for c in tokens.maintain(clock())] == [
+        TokenChange.RECOVERED,
+        TokenChange.RENEWED,
+    ]
+    issuer.expire = broken  # type: ignore[assignment,method-assign]
+    tokens.close()  # a failed expiry is only logged
