@@ -325,7 +325,7 @@ class KafkaBroker:
             f"SCRAM-SHA-512=[password={ADMIN_PASSWORD}]",
         ]
         if self.kraft:
-            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+            cluster_id = _cluster_id()
             args = ["format", "-t", cluster_id, "-c", str(self.config_path)]
             for item in both:
                 mech, _, rest = item.partition("=")
@@ -418,6 +418,15 @@ class KafkaBroker:
 
 
 # -- pytest fixtures ----------------------------------------------------------------
+
+
+def _cluster_id() -> str:
+    """A random cluster id that does not start with "-": kafka-storage would read it
+    as an option (Kafka's own Uuid.randomUuid draws again for the same reason)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 @pytest.fixture(scope="session")
