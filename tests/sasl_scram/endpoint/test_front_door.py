@@ -215,3 +215,65 @@ def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
     assert got == [f"v{i}" for i in range(sent)]
     assert log.count("re-authenticated at the cluster") >= 2, log[-3000:]
     assert "the broker closed" not in log and "cannot forward" not in log
+
+
+def _produce_and_consume(bootstrap: str, topic: str, mechanism: str, n: int = 20) -> list[str]:
+    from kafka import KafkaConsumer
+    from kafka import KafkaProducer
+
+    login = {
+        "bootstrap_servers": bootstrap,
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": mechanism,
+        "sasl_plain_username": "alice",
+        "sasl_plain_password": "alice-secret",
+    }
+    producer = KafkaProducer(**login, acks="all")
+    for i in range(n):
+        producer.send(topic, f"v{i}".encode())
+    producer.flush(timeout=20)
+    producer.close()
+    consumer = KafkaConsumer(topic, **login, auto_offset_reset="earliest", consumer_timeout_ms=5000)
+    got = [m.value.decode() for m in consumer]
+    consumer.close()
+    return got
+
+
+@pytest.mark.broker
+def test_the_cluster_over_sasl_ssl(kraft_broker: KafkaBroker, tmp_path: Path) -> None:
+    """The upstream login over TLS, the broker's certificate checked against
+    upstream.ssl.truststore.location (PEM), host name included."""
+    edge_store(tmp_path)
+    keys = {
+        **upstream_keys(kraft_broker.ssl_bootstrap),
+        "upstream.security.protocol": "SASL_SSL",
+        "upstream.ssl.truststore.type": "PEM",
+        "upstream.ssl.truststore.location": str(kraft_broker.ca_path),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port_base()),
+    }
+    with ServeProcess(tmp_path, keys) as serve:
+        got = _produce_and_consume(serve.bootstrap, f"tls-{free_port()}", "SCRAM-SHA-512")
+    assert got == [f"v{i}" for i in range(20)]
+
+
+@pytest.mark.broker
+def test_a_cluster_certificate_nobody_trusts_is_one_line_at_start(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    from tests.support.tls import self_signed
+
+    (tmp_path / "other").mkdir()
+    other_ca, _ = self_signed(tmp_path / "other", ip="127.0.0.1")
+    edge_store(tmp_path)
+    config = serve_config(
+        tmp_path,
+        {
+            **upstream_keys(kraft_broker.ssl_bootstrap),
+            "upstream.security.protocol": "SASL_SSL",
+            "upstream.ssl.truststore.location": str(other_ca),
+        },
+    )
+    result = kafka_scram("serve", "--config", str(config), timeout=60)
+    line = assert_one_error(result, "serve")
+    assert "CERTIFICATE_VERIFY_FAILED" in line and kraft_broker.ssl_bootstrap in line, line
