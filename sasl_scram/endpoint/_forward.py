@@ -30,6 +30,7 @@ from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
 from sasl_scram.endpoint._connection import ServerConnection
+from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint._upstream import ClusterView
 from sasl_scram.endpoint._upstream import UpstreamProtocol
 from sasl_scram.endpoint._upstream import look_at_cluster
@@ -118,6 +119,8 @@ class FrontDoor:
         #: :func:`open_front_door`).
         self.settings: ConnectionSettings | None = None
         self._refused_logged = False
+        #: Forwarding figures, when ``scram.metrics.listener`` is set.
+        self.metrics: ForwardMetrics | None = None
 
     def _learn(self, node_id: int, host: str, port: int) -> None:
         if self.brokers.get(node_id) != (host, port):
@@ -155,7 +158,10 @@ class FrontDoor:
 
 
 async def open_front_door(
-    config: EndpointConfig, settings: ConnectionSettings, timeout: float
+    config: EndpointConfig,
+    settings: ConnectionSettings,
+    timeout: float,
+    metrics: ForwardMetrics | None = None,
 ) -> FrontDoor:
     """Look at the cluster (one line, and exit 1, when it cannot be reached or
     refuses the login), then advertise what can be forwarded."""
@@ -178,6 +184,7 @@ async def open_front_door(
         max_local=config.sasl_max_receive,
         timeout=timeout,
     )
+    door.metrics = metrics
     door.settings = dataclasses.replace(
         settings,
         api_versions=tuple(
@@ -219,6 +226,7 @@ class Forwarder:
             max_buffered=door.max_local,
             forwarded=door.forwarded,
             stop_at_local=True,
+            observe=door.metrics.request if door.metrics else None,
         )
         self._responses = ResponseSplitter(
             self._in_flight,
@@ -226,6 +234,7 @@ class Forwarder:
             REWRITTEN_APIS,
             max_frame=_MAX_RESPONSE,
             max_buffered=door.max_request,
+            observe=door.metrics.response if door.metrics else None,
         )
         self._upstream: UpstreamProtocol | None = None
         self._early = bytearray(leftover)
@@ -253,10 +262,12 @@ class Forwarder:
             upstream = await open_upstream(targets, door.secret, door.ssl_context, door.timeout)
         except UpstreamLoginError as exc:
             door.upstream_refused(conn_id, exc)
+            self._count("login_refused")
             self._protocol.close("upstream login refused")
             return
         except FrontDoorError as exc:
             log.info("[%s] cannot forward: %s", conn_id, exc)
+            self._count("unreachable")
             self._protocol.close("upstream unavailable")
             return
         finally:
@@ -265,6 +276,7 @@ class Forwarder:
             upstream.close()
             return
         self._upstream = upstream
+        self._count("opened")
         upstream.on_lost = self._upstream_lost
         upstream.on_writable = self._upstream_writable
         upstream.attach(self._upstream_data)
@@ -351,7 +363,7 @@ class Forwarder:
             if not conn.authenticated or conn.session_expired():
                 # KIP-368: an expired session may only re-authenticate; and nothing
                 # is forwarded in the middle of a re-authentication.
-                self._fail("session expired without re-authentication")
+                self._fail("session expired without re-authentication", None)
                 return
             assert self._upstream is not None and self._upstream.transport is not None
             self._upstream.transport.writelines(chunks)
@@ -399,7 +411,12 @@ class Forwarder:
         elif self._client_paused and len(self._in_flight) < _SOFT_IN_FLIGHT:
             self._update_client_reading()
 
+    def _count(self, event: str) -> None:
+        if self._door.metrics is not None:
+            self._door.metrics.upstream(event)
+
     def _upstream_lost(self, reason: str) -> None:
+        self._count("closed")
         if not self._closed:
             log.info("[%s] %s", self._protocol.conn_id, reason)
             self._protocol.close("upstream closed")
@@ -434,7 +451,9 @@ class Forwarder:
             self._protocol.set_forward_paused(pause)
 
     # -- the end --------------------------------------------------------------------
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: str, event: str | None = "protocol_error") -> None:
+        if event is not None:
+            self._count(event)
         log.info("[%s] closing: %s", self._protocol.conn_id, reason)
         self._protocol.close(reason)
 

@@ -43,6 +43,9 @@ from typing import Protocol
 
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import ConfigKey
+from sasl_scram.endpoint._forward_metrics import FORWARD_CELLS
+from sasl_scram.endpoint._forward_metrics import ForwardMetrics
+from sasl_scram.endpoint._forward_metrics import forward_families
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
@@ -53,6 +56,7 @@ __all__ = [
     "AuthMetrics",
     "LiveConnection",
     "WorkerBlocks",
+    "WorkerShare",
     "WorkersMetrics",
 ]
 
@@ -189,6 +193,17 @@ class _SharedRow(_Row):
         self.reauth_ms = _Histogram(cells[_REAUTH : _REAUTH + _HIST])
 
 
+class WorkerShare:
+    """One worker's part of the shared block: its authentication rows and its
+    forwarding cells."""
+
+    __slots__ = ("forward", "rows")
+
+    def __init__(self, rows: dict[tuple[str, str], _SharedRow], forward: memoryview[float]):
+        self.rows = rows
+        self.forward = forward
+
+
 class WorkerBlocks:
     """Every worker's rows in one anonymous shared mapping, made before the workers fork.
 
@@ -202,7 +217,9 @@ class WorkerBlocks:
     def __init__(self, listeners: Sequence[str], mechanisms: Sequence[str], workers: int) -> None:
         self.keys = [(lis, mech) for lis in listeners for mech in (*mechanisms, "?", "")]
         self.workers = workers
-        self._stride = len(self.keys) * ROW_CELLS
+        self._rows_cells = len(self.keys) * ROW_CELLS
+        # Each worker: its rows, then the front door's forwarding cells.
+        self._stride = self._rows_cells + FORWARD_CELLS
         self._map = mmap.mmap(-1, 8 * self._stride * workers)
         self._cells = memoryview(self._map).cast("d")
 
@@ -213,6 +230,19 @@ class WorkerBlocks:
             key: _SharedRow(self._cells[base + i * ROW_CELLS : base + (i + 1) * ROW_CELLS])
             for i, key in enumerate(self.keys)
         }
+
+    def share(self, worker: int) -> WorkerShare:
+        """Worker ``worker``'s rows and forwarding cells, over the shared block."""
+        start = worker * self._stride + self._rows_cells
+        return WorkerShare(self.rows(worker), self._cells[start : start + FORWARD_CELLS])
+
+    def forward_total(self) -> list[float]:
+        """The forwarding cells summed over the workers."""
+        out = [0.0] * FORWARD_CELLS
+        for worker in range(self.workers):
+            for i, value in enumerate(self.share(worker).forward.tolist()):
+                out[i] += value
+        return out
 
     def clear_gauges(self, worker: int) -> None:
         """A dead worker's connections died with it; its counts stay."""
@@ -253,7 +283,7 @@ class AuthMetrics:
         host: str,
         port: int,
         connections: Callable[[], Iterable[LiveConnection]],
-        shared: dict[tuple[str, str], _SharedRow] | None = None,
+        shared: WorkerShare | None = None,
     ) -> None:
         self._host = host
         self._port = port
@@ -263,10 +293,12 @@ class AuthMetrics:
         self.address: tuple[str, int] | None = None
         #: A worker's rows in the shared block (``WorkerBlocks.rows``): then the
         #: parent serves ``/metrics`` and this process publishes its gauges.
-        self._shared = shared
+        self._shared = shared.rows if shared is not None else None
         self._publishing = threading.Event()
         if shared is not None:
-            self._rows.update(shared)
+            self._rows.update(shared.rows)
+        #: The front door's forwarding figures (counted only in front-door mode).
+        self.forward = ForwardMetrics(shared.forward if shared is not None else None)
         #: The endpoint's event loop once started: its task count is a gauge,
         #: so that a soak can see tasks leak (docs/security.md).
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -276,7 +308,7 @@ class AuthMetrics:
         cls,
         settings: Mapping[str, Any],
         connections: Callable[[], Iterable[LiveConnection]],
-        shared: dict[tuple[str, str], _SharedRow] | None = None,
+        shared: WorkerShare | None = None,
     ) -> AuthMetrics | None:
         """``None`` unless ``scram.metrics.listener=HOST:PORT`` is set.
 
@@ -328,6 +360,8 @@ class AuthMetrics:
     # -- exposition (prometheus-client's thread) ----------------------------------
     def collect(self) -> Iterator[Any]:
         yield from _families(list(self._rows.items()), *self._gauges())
+        if self.forward.used():
+            yield from forward_families(self.forward.cells)
         if self.loop is not None:
             from prometheus_client.core import GaugeMetricFamily
 
@@ -390,7 +424,10 @@ class WorkersMetrics:
                 auth_by[listener, mechanism] = int(row.cells[_AUTHED])
             if mechanism == "" and row.cells[_OPEN]:
                 open_by[listener] = int(row.cells[_OPEN])
-        return _families(rows, open_by, auth_by)
+        yield from _families(rows, open_by, auth_by)
+        forward = self.blocks.forward_total()
+        if ForwardMetrics(forward).used():
+            yield from forward_families(forward)
 
 
 def serve_metrics(collector: Any, host: str, port: int) -> tuple[WSGIServer, tuple[str, int]]:

@@ -28,6 +28,7 @@ from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint._config import EVENT_LOOP_KEY
 from sasl_scram.endpoint._config import STORE_PATH_KEY
 from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._metrics import WorkerShare
 
 if TYPE_CHECKING:
     from sasl_scram.endpoint._server import ScramEndpoint
@@ -54,8 +55,8 @@ class WorkerRole:
     index: int
     #: Where it writes ``b"<index>\n"`` once it listens.
     ready_fd: int
-    #: Its rows of the shared metrics block, when ``scram.metrics.listener`` is set.
-    metrics: dict[tuple[str, str], Any] | None
+    #: Its part of the shared metrics block, when ``scram.metrics.listener`` is set.
+    metrics: WorkerShare | None
 
 
 def run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:

@@ -38,6 +38,7 @@ from sasl_scram.endpoint._forward import FrontDoor
 from sasl_scram.endpoint._forward import open_front_door
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
+from sasl_scram.endpoint._metrics import WorkerShare
 from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.endpoint._protocol import ForwardedConnection
 from sasl_scram.endpoint._protocol import Forwarding
@@ -130,7 +131,7 @@ class ScramEndpoint:
         *,
         extensions: Sequence[EndpointExtension] = (),
         clock_ms: Callable[[], int] = _wall_clock_ms,
-        worker_metrics: dict[tuple[str, str], Any] | None = None,
+        worker_metrics: WorkerShare | None = None,
         reuse_port: bool = False,
     ) -> None:
         self.config = config
@@ -215,7 +216,8 @@ class ScramEndpoint:
         # Which login path runs, compiled or pure Python (and why): see docs/performance.md.
         log.info("SCRAM core: %s", _native.status())
         if self.config.upstream is not None:
-            door = await open_front_door(self.config, self.settings, _UPSTREAM_TIMEOUT)
+            forward = self.metrics.forward if self.metrics is not None else None
+            door = await open_front_door(self.config, self.settings, _UPSTREAM_TIMEOUT, forward)
             self.front_door = door
             door.on_new_node = self._listen_for_node
             assert door.settings is not None

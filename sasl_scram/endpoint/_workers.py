@@ -252,7 +252,7 @@ class Supervisor:
         for handler in logging.getLogger().handlers:
             handler.setFormatter(logging.Formatter(worker_format))
         role = WorkerRole(
-            index, self._ready_write, self.blocks.rows(index) if self.blocks else None
+            index, self._ready_write, self.blocks.share(index) if self.blocks else None
         )
         try:
             return run_loop(serve(self.config, self.stdout, role), self.config.event_loop)

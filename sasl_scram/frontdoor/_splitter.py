@@ -242,6 +242,7 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         rewritten: the API keys whose responses go through ``rewrite``.
         max_frame: the largest response accepted at all.
         max_buffered: the largest response buffered whole to rewrite.
+        observe: told each response's API key and size (metrics).
     """
 
     def __init__(
@@ -252,11 +253,13 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         *,
         max_frame: int,
         max_buffered: int,
+        observe: Callable[[int, int], None] | None = None,
     ) -> None:
         super().__init__(max_frame, max_buffered, 4)
         self._in_flight = in_flight
         self._rewrite = rewrite
         self._rewritten = rewritten
+        self._observe = observe
 
     def _classify(
         self, buf: _Buffer, start: int, end: int, size: int
@@ -264,6 +267,8 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         if end - start < 4:
             return None
         entry = self._in_flight.pop(_CORRELATION.unpack_from(buf, start)[0])
+        if self._observe is not None:
+            self._observe(entry.api_key, 4 + size)
         return entry.api_key in self._rewritten, entry
 
     def _complete(self, tag: InFlight, payload: bytes) -> bytes:
@@ -290,6 +295,7 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         stop_at_local: stop after each :class:`LocalRequest` (:attr:`stopped`)
             until :meth:`resume`, so its answer can wait for those of the
             forwarded requests before it without anything after it moving.
+        observe: told each forwarded request's API key and size (metrics).
     """
 
     def __init__(
@@ -301,11 +307,13 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         max_buffered: int,
         forwarded: Mapping[int, tuple[int, int]] | None = None,
         stop_at_local: bool = False,
+        observe: Callable[[int, int], None] | None = None,
     ) -> None:
         super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size)
         self._in_flight = in_flight
         self._local = local
         self._forwarded = forwarded
+        self._observe = observe
         # A local request is answered once every forwarded one before it has
         # been: nothing after it is read (nor enters in_flight) until then.
         self._stop_after_whole = stop_at_local
@@ -327,6 +335,8 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
             return None
         entry = InFlight(correlation_id, api_key, version, answered)
         self._in_flight.push(entry)
+        if self._observe is not None:
+            self._observe(api_key, 4 + size)
         return False, entry
 
     def _complete(self, tag: InFlight, payload: bytes) -> LocalRequest:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from cryptography import x509
 
 from sasl_scram import ScramMechanism
 from sasl_scram.admin import KafkaConnection
@@ -44,6 +45,7 @@ from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ScramDeletion
 from sasl_scram.store import ScramUpsertion
+from tests.support.tls import self_signed
 from tests.support.zookeeper_server import ZooKeeperServer
 from tests.support.zookeeper_server import create_chroot
 from tests.support.zookeeper_server import free_port
@@ -107,6 +109,7 @@ class KafkaBroker:
         self.jvm_flags = list(jvm_flags)
         self.port = free_port()
         self.reauth_port = free_port()
+        self.ssl_port = free_port()
         self.controller_port = free_port()
         self.config_path = self.base_dir / "server.properties"
         self.log_path = self.base_dir / "broker.log"
@@ -125,6 +128,16 @@ class KafkaBroker:
     def reauth_bootstrap(self) -> str:
         """The listener whose connections must re-authenticate every ``REAUTH_MS``."""
         return f"127.0.0.1:{self.reauth_port}"
+
+    @property
+    def ssl_bootstrap(self) -> str:
+        """The SASL_SSL listener (SCRAM over TLS; its CA is :attr:`ca_path`)."""
+        return f"127.0.0.1:{self.ssl_port}"
+
+    @property
+    def ca_path(self) -> Path:
+        """The PEM certificate clients of :attr:`ssl_bootstrap` trust."""
+        return self.base_dir / "tls" / "ca.pem"
 
     @property
     def kraft(self) -> bool:
@@ -274,8 +287,10 @@ class KafkaBroker:
         listeners = [
             f"SASL_PLAINTEXT://127.0.0.1:{self.port}",
             f"REAUTH://127.0.0.1:{self.reauth_port}",
+            f"SASL_SSL://127.0.0.1:{self.ssl_port}",
         ]
-        protocols = "SASL_PLAINTEXT:SASL_PLAINTEXT,REAUTH:SASL_PLAINTEXT"
+        protocols = "SASL_PLAINTEXT:SASL_PLAINTEXT,REAUTH:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
+        keystore = _pkcs12_keystore(self.base_dir / "tls")
         jaas = f'{_SCRAM_JAAS} required username="{ADMIN_USER}" password="{ADMIN_PASSWORD}";'
         lines = [
             f"advertised.listeners={','.join(listeners)}",
@@ -294,7 +309,13 @@ class KafkaBroker:
             "transaction.state.log.min.isr=1",
             "group.initial.rebalance.delay.ms=0",
         ]
-        for listener in ("sasl_plaintext", "reauth"):
+        lines += [
+            "listener.name.sasl_ssl.ssl.keystore.type=PKCS12",
+            f"listener.name.sasl_ssl.ssl.keystore.location={keystore}",
+            f"listener.name.sasl_ssl.ssl.keystore.password={_TLS_KEY}",
+            f"listener.name.sasl_ssl.ssl.key.password={_TLS_KEY}",
+        ]
+        for listener in ("sasl_plaintext", "reauth", "sasl_ssl"):
             for mech in ("scram-sha-256", "scram-sha-512"):
                 lines.append(f"listener.name.{listener}.{mech}.sasl.jaas.config={jaas}")
         for mech in ("scram-sha-256", "scram-sha-512"):
@@ -325,7 +346,7 @@ class KafkaBroker:
             f"SCRAM-SHA-512=[password={ADMIN_PASSWORD}]",
         ]
         if self.kraft:
-            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+            cluster_id = _cluster_id()
             args = ["format", "-t", cluster_id, "-c", str(self.config_path)]
             for item in both:
                 mech, _, rest = item.partition("=")
@@ -418,6 +439,47 @@ class KafkaBroker:
 
 
 # -- pytest fixtures ----------------------------------------------------------------
+
+
+_TLS_KEY = "broker-key-password"
+
+
+def _pkcs12_keystore(folder: Path) -> Path:
+    """The SASL_SSL listener's keystore, for 127.0.0.1, and its CA in ``ca.pem``.
+
+    PKCS#12 with SHA-1/3DES: the JDK's PEM keystore cannot decrypt a PBES2 key
+    ("PBES2 SecretKeyFactory not available"), and this is what every JDK reads.
+    """
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
+    folder.mkdir(parents=True, exist_ok=True)
+    _, pem = self_signed(folder, ip="127.0.0.1")
+    data = pem.read_bytes()
+    key = serialization.load_pem_private_key(data, password=None)
+    cert = x509.load_pem_x509_certificate(data[data.index(b"-----BEGIN CERTIFICATE") :])
+    encryption = (
+        serialization.PrivateFormat.PKCS12.encryption_builder()
+        .kdf_rounds(2048)
+        .key_cert_algorithm(pkcs12.PBES.PBESv1SHA1And3KeyTripleDESCBC)
+        .hmac_hash(hashes.SHA1())  # noqa: S303 - what every JDK reads, for a test key
+        .build(_TLS_KEY.encode())
+    )
+    store = folder / "broker.p12"
+    store.write_bytes(
+        pkcs12.serialize_key_and_certificates(b"broker", key, cert, None, encryption)  # type: ignore[arg-type]
+    )
+    return store
+
+
+def _cluster_id() -> str:
+    """A random cluster id that does not start with "-": kafka-storage would read it
+    as an option (Kafka's own Uuid.randomUuid draws again for the same reason)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+        if not cluster_id.startswith("-"):
+            return cluster_id
 
 
 @pytest.fixture(scope="session")

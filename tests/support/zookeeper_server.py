@@ -70,6 +70,27 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def free_port_base(nodes: int = 4) -> int:
+    """A port ``base`` such that ``base + 1`` .. ``base + nodes`` are free on
+    127.0.0.1 now: a front door's ``upstream.node.port.base``."""
+    while True:
+        base = free_port()
+        if base + nodes > 65535:
+            continue
+        held: list[socket.socket] = []
+        try:
+            for port in range(base + 1, base + nodes + 1):
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                held.append(sock)
+                sock.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for sock in held:
+                sock.close()
+
+
 def four_letter_word(port: int, word: str = "srvr", timeout: float = 1.0) -> bytes:
     """Send a ZooKeeper four-letter word to 127.0.0.1:port; empty if it does not answer."""
     try:

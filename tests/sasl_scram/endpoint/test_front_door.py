@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import struct
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.serve_process import ServeProcess
 from tests.support.zookeeper_server import free_port
+from tests.support.zookeeper_server import free_port_base
 
 SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
@@ -67,7 +69,7 @@ def serve_config(tmp_path: Path, keys: dict[str, str]) -> Path:
     props = {
         "listeners": f"SASL_PLAINTEXT://127.0.0.1:{free_port()}",
         "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port()),
+        "upstream.node.port.base": str(free_port_base()),
         **keys,
     }
     config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
@@ -114,11 +116,15 @@ def test_an_edge_answer_between_forwarded_requests_keeps_its_place(
     """Metadata (forwarded), ApiVersions (the edge's), Metadata, sent in one
     write: three answers in that order, the brokers' addresses the front door's."""
     edge_store(tmp_path)
-    base = free_port()
+    base = free_port_base()
+    metrics_port = free_port()
+    while base < metrics_port <= base + 4:
+        metrics_port = free_port()
     keys = {
         **upstream_keys(kraft_broker.bootstrap),
         "scram.credential.store.path": str(tmp_path / "edge.db"),
         "upstream.node.port.base": str(base),
+        "scram.metrics.listener": f"127.0.0.1:{metrics_port}",
     }
     with ServeProcess(tmp_path, keys) as serve:
         login = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
@@ -127,15 +133,18 @@ def test_an_edge_answer_between_forwarded_requests_keeps_its_place(
             metadata = {"topics": [], "allow_auto_topic_creation": False}
             metadata |= {"include_topic_authorized_operations": False}
             software = {"client_software_name": "t", "client_software_version": "1"}
+            asked = encode_request(ApiKey.METADATA, 12, 101, "t", metadata)
             sock.sendall(
-                encode_request(ApiKey.METADATA, 12, 101, "t", metadata)
+                asked
                 + encode_request(ApiKey.API_VERSIONS, 3, 102, "t", software)
                 + encode_request(ApiKey.METADATA, 12, 103, "t", metadata)
             )
             frames = _frame_reader(sock)
-            first = decode_response(ApiKey.METADATA, 12, next(frames))
-            versions = decode_response(ApiKey.API_VERSIONS, 3, next(frames))
-            last = decode_response(ApiKey.METADATA, 12, next(frames))
+            answers = [next(frames) for _ in range(3)]
+            first = decode_response(ApiKey.METADATA, 12, answers[0])
+            versions = decode_response(ApiKey.API_VERSIONS, 3, answers[1])
+            last = decode_response(ApiKey.METADATA, 12, answers[2])
+            figures = _metrics(metrics_port)
     assert [first[0], versions[0], last[0]] == [101, 102, 103]
     brokers = {(b["node_id"], b["host"], b["port"]) for b in first[1]["brokers"]}
     assert brokers == {(1, "127.0.0.1", base + 1)}
@@ -143,6 +152,25 @@ def test_an_edge_answer_between_forwarded_requests_keeps_its_place(
     # The edge's answer: Produce capped where its responses would carry endpoints.
     assert advertised[ApiKey.PRODUCE] == 9 and advertised[ApiKey.FETCH] == 15
     assert ApiKey.CREATE_DELEGATION_TOKEN in advertised
+    # Counted per API, from the frames' sizes; the edge's own answer is not forwarded.
+    assert figures['kafka_scram_forwarded_requests_total{api="Metadata"}'] == 2
+    assert figures['kafka_scram_forwarded_request_bytes_total{api="Metadata"}'] == 2 * len(asked)
+    response_bytes = 8 + len(answers[0]) + len(answers[2])  # each frame's size, then it
+    assert figures['kafka_scram_forwarded_response_bytes_total{api="Metadata"}'] == response_bytes
+    assert not any("ApiVersions" in name for name in figures)
+    assert figures['kafka_scram_upstream_connection_events_total{event="opened"}'] == 1
+    assert figures["kafka_scram_upstream_connections"] == 1
+
+
+def _metrics(port: int) -> dict[str, float]:
+    """``/metrics`` as name (with labels) to value."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
 
 
 @pytest.mark.broker
@@ -159,7 +187,7 @@ def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
     keys = {
         **upstream_keys(kraft_broker.reauth_bootstrap),
         "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port()),
+        "upstream.node.port.base": str(free_port_base()),
     }
     topic = f"reauth-{free_port()}"
     with ServeProcess(tmp_path, keys, args=("--log-level", "DEBUG")) as serve:
@@ -187,3 +215,65 @@ def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
     assert got == [f"v{i}" for i in range(sent)]
     assert log.count("re-authenticated at the cluster") >= 2, log[-3000:]
     assert "the broker closed" not in log and "cannot forward" not in log
+
+
+def _produce_and_consume(bootstrap: str, topic: str, mechanism: str, n: int = 20) -> list[str]:
+    from kafka import KafkaConsumer
+    from kafka import KafkaProducer
+
+    login = {
+        "bootstrap_servers": bootstrap,
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": mechanism,
+        "sasl_plain_username": "alice",
+        "sasl_plain_password": "alice-secret",
+    }
+    producer = KafkaProducer(**login, acks="all")
+    for i in range(n):
+        producer.send(topic, f"v{i}".encode())
+    producer.flush(timeout=20)
+    producer.close()
+    consumer = KafkaConsumer(topic, **login, auto_offset_reset="earliest", consumer_timeout_ms=5000)
+    got = [m.value.decode() for m in consumer]
+    consumer.close()
+    return got
+
+
+@pytest.mark.broker
+def test_the_cluster_over_sasl_ssl(kraft_broker: KafkaBroker, tmp_path: Path) -> None:
+    """The upstream login over TLS, the broker's certificate checked against
+    upstream.ssl.truststore.location (PEM), host name included."""
+    edge_store(tmp_path)
+    keys = {
+        **upstream_keys(kraft_broker.ssl_bootstrap),
+        "upstream.security.protocol": "SASL_SSL",
+        "upstream.ssl.truststore.type": "PEM",
+        "upstream.ssl.truststore.location": str(kraft_broker.ca_path),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port_base()),
+    }
+    with ServeProcess(tmp_path, keys) as serve:
+        got = _produce_and_consume(serve.bootstrap, f"tls-{free_port()}", "SCRAM-SHA-512")
+    assert got == [f"v{i}" for i in range(20)]
+
+
+@pytest.mark.broker
+def test_a_cluster_certificate_nobody_trusts_is_one_line_at_start(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    from tests.support.tls import self_signed
+
+    (tmp_path / "other").mkdir()
+    other_ca, _ = self_signed(tmp_path / "other", ip="127.0.0.1")
+    edge_store(tmp_path)
+    config = serve_config(
+        tmp_path,
+        {
+            **upstream_keys(kraft_broker.ssl_bootstrap),
+            "upstream.security.protocol": "SASL_SSL",
+            "upstream.ssl.truststore.location": str(other_ca),
+        },
+    )
+    result = kafka_scram("serve", "--config", str(config), timeout=60)
+    line = assert_one_error(result, "serve")
+    assert "CERTIFICATE_VERIFY_FAILED" in line and kraft_broker.ssl_bootstrap in line, line

@@ -1,0 +1,178 @@
+"""The front door's forwarding metrics, beside the authentication ones.
+
+Per API (labelled with Kafka's name for it, ``Produce``, ``Fetch``, ...):
+requests forwarded, and the bytes of requests and of responses, counted per
+frame from its size and API key, which the splitters read anyway. Per
+process: upstream connections opened and closed (their difference is the
+open gauge) and the upstream failures, by kind.
+
+The figures are float cells, like the authentication rows: a list in a
+single process, a worker's slice of the shared block with ``scram.workers``
+above 1 (the parent sums them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["FORWARD_CELLS", "ForwardMetrics", "forward_families"]
+
+PREFIX = "kafka_scram_"
+# Kafka's API keys are below this (share groups, 4.x, end in the 90s).
+_APIS = 128
+_REQUESTS, _REQUEST_BYTES, _RESPONSE_BYTES = 0, _APIS, 2 * _APIS
+_UPSTREAM = 3 * _APIS
+#: The upstream events, in cell order after the per-API cells.
+UPSTREAM_EVENTS = ("opened", "closed", "unreachable", "login_refused", "protocol_error")
+FORWARD_CELLS = _UPSTREAM + len(UPSTREAM_EVENTS)
+_EVENT_CELL = {name: _UPSTREAM + i for i, name in enumerate(UPSTREAM_EVENTS)}
+
+
+class ForwardMetrics:
+    """Counting on the event loop: one cell increment per frame and per event.
+
+    Args:
+        cells: ``FORWARD_CELLS`` floats (a worker's slice of the shared block),
+            or ``None`` for the process's own list.
+    """
+
+    __slots__ = ("cells",)
+
+    def __init__(self, cells: Any = None) -> None:
+        self.cells: Any = cells if cells is not None else [0.0] * FORWARD_CELLS
+
+    def request(self, api_key: int, size: int) -> None:
+        if 0 <= api_key < _APIS:
+            cells = self.cells
+            cells[_REQUESTS + api_key] += 1
+            cells[_REQUEST_BYTES + api_key] += size
+
+    def response(self, api_key: int, size: int) -> None:
+        if 0 <= api_key < _APIS:
+            self.cells[_RESPONSE_BYTES + api_key] += size
+
+    def upstream(self, event: str) -> None:
+        """One of :data:`UPSTREAM_EVENTS`."""
+        self.cells[_EVENT_CELL[event]] += 1
+
+    def used(self) -> bool:
+        return bool(self.cells[_EVENT_CELL["opened"]] or self.cells[_EVENT_CELL["unreachable"]])
+
+
+#: The names of Kafka's ``ApiKeys`` (the request names its own metrics use), by key.
+_API_NAMES = (
+    "Produce",
+    "Fetch",
+    "ListOffsets",
+    "Metadata",
+    "LeaderAndIsr",
+    "StopReplica",
+    "UpdateMetadata",
+    "ControlledShutdown",
+    "OffsetCommit",
+    "OffsetFetch",
+    "FindCoordinator",
+    "JoinGroup",
+    "Heartbeat",
+    "LeaveGroup",
+    "SyncGroup",
+    "DescribeGroups",
+    "ListGroups",
+    "SaslHandshake",
+    "ApiVersions",
+    "CreateTopics",
+    "DeleteTopics",
+    "DeleteRecords",
+    "InitProducerId",
+    "OffsetForLeaderEpoch",
+    "AddPartitionsToTxn",
+    "AddOffsetsToTxn",
+    "EndTxn",
+    "WriteTxnMarkers",
+    "TxnOffsetCommit",
+    "DescribeAcls",
+    "CreateAcls",
+    "DeleteAcls",
+    "DescribeConfigs",
+    "AlterConfigs",
+    "AlterReplicaLogDirs",
+    "DescribeLogDirs",
+    "SaslAuthenticate",
+    "CreatePartitions",
+    "CreateDelegationToken",
+    "RenewDelegationToken",
+    "ExpireDelegationToken",
+    "DescribeDelegationToken",
+    "DeleteGroups",
+    "ElectLeaders",
+    "IncrementalAlterConfigs",
+    "AlterPartitionReassignments",
+    "ListPartitionReassignments",
+    "OffsetDelete",
+    "DescribeClientQuotas",
+    "AlterClientQuotas",
+    "DescribeUserScramCredentials",
+    "AlterUserScramCredentials",
+    "Vote",
+    "BeginQuorumEpoch",
+    "EndQuorumEpoch",
+    "DescribeQuorum",
+    "AlterPartition",
+    "UpdateFeatures",
+    "Envelope",
+    "FetchSnapshot",
+    "DescribeCluster",
+    "DescribeProducers",
+    "BrokerRegistration",
+    "BrokerHeartbeat",
+    "UnregisterBroker",
+    "DescribeTransactions",
+    "ListTransactions",
+    "AllocateProducerIds",
+    "ConsumerGroupHeartbeat",
+    "ConsumerGroupDescribe",
+    "ControllerRegistration",
+    "GetTelemetrySubscriptions",
+    "PushTelemetry",
+    "AssignReplicasToDirs",
+    "ListClientMetricsResources",
+    "DescribeTopicPartitions",
+    "ShareGroupHeartbeat",
+    "ShareGroupDescribe",
+    "ShareFetch",
+    "ShareAcknowledge",
+)
+
+
+def _api_name(key: int) -> str:
+    return _API_NAMES[key] if key < len(_API_NAMES) else f"ApiKey{key}"
+
+
+def forward_families(cells: Sequence[float]) -> Iterator[Any]:
+    """The metric families of one set of cells (prometheus-client's types)."""
+    from prometheus_client.core import CounterMetricFamily
+    from prometheus_client.core import GaugeMetricFamily
+
+    for name, base, doc in (
+        ("forwarded_requests", _REQUESTS, "Requests forwarded to the cluster, per API"),
+        ("forwarded_request_bytes", _REQUEST_BYTES, "Bytes of requests forwarded, per API"),
+        ("forwarded_response_bytes", _RESPONSE_BYTES, "Bytes of responses forwarded, per API"),
+    ):
+        family = CounterMetricFamily(PREFIX + name, doc, labels=["api"])
+        for key in range(_APIS):
+            if cells[_REQUESTS + key] or cells[base + key]:
+                family.add_metric([_api_name(key)], cells[base + key])
+        yield family
+    events = CounterMetricFamily(
+        PREFIX + "upstream_connection_events",
+        "Connections to the cluster: opened, closed, and failures by kind",
+        labels=["event"],
+    )
+    for event in UPSTREAM_EVENTS:
+        events.add_metric([event], cells[_EVENT_CELL[event]])
+    yield events
+    open_now = GaugeMetricFamily(PREFIX + "upstream_connections", "Open connections to the cluster")
+    open_now.add_metric([], cells[_EVENT_CELL["opened"]] - cells[_EVENT_CELL["closed"]])
+    yield open_now
