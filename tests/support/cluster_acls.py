@@ -29,8 +29,9 @@ TOPIC_AUTHORIZATION_FAILED = 29
 _ACL_COMMAND = {"kraft": "org.apache.kafka.tools.AclCommand", "zookeeper": "kafka.admin.AclCommand"}
 
 
-def add_acl(broker: KafkaBroker, tmp_path: Path, *args: str) -> None:
-    """``kafka-acls.sh --bootstrap-server <broker> --add <args>``, as the super user."""
+def add_acl(broker: KafkaBroker, tmp_path: Path, user: str, operation: str, *resource: str) -> None:
+    """``kafka-acls.sh --add --allow-principal User:<user> --operation <operation>
+    <resource>`` (``--topic t``, ``--user-principal User:u``), as the super user."""
     result = broker.run_class(
         _ACL_COMMAND[broker.mode],
         "--bootstrap-server",
@@ -38,7 +39,11 @@ def add_acl(broker: KafkaBroker, tmp_path: Path, *args: str) -> None:
         "--command-config",
         str(broker.client_properties(tmp_path / "acl-admin.properties")),
         "--add",
-        *args,
+        "--allow-principal",
+        f"User:{user}",
+        "--operation",
+        operation,
+        *resource,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -113,16 +113,7 @@ def test_the_cluster_authorizes_a_token_as_its_owner(
     create_topic(kafka_broker, topic)
     # An ACL on the topic (the shared broker allows everyone on a resource
     # without ACLs): alice may read it, bob may not.
-    add_acl(
-        kafka_broker,
-        tmp_path,
-        "--allow-principal",
-        f"User:{alice}",
-        "--operation",
-        "Read",
-        "--topic",
-        topic,
-    )
+    add_acl(kafka_broker, tmp_path, alice, "Read", "--topic", topic)
     issuer = ClusterTokenIssuer(upstream(kafka_broker))
     try:
         tokens = {user: issuer.create(user) for user in (alice, bob)}
@@ -164,16 +155,7 @@ def test_create_tokens_on_the_user_is_what_a_login_needs(
         kafka_broker.add_user(user, f"{user}-secret")
     # An ACL on User:<alice> (the shared broker allows everyone on a resource
     # without ACLs): only the granted login may create alice's tokens.
-    add_acl(
-        kafka_broker,
-        tmp_path,
-        "--allow-principal",
-        f"User:{granted}",
-        "--operation",
-        "CreateTokens",
-        "--user-principal",
-        f"User:{alice}",
-    )
+    add_acl(kafka_broker, tmp_path, granted, "CreateTokens", "--user-principal", f"User:{alice}")
     allowed = ClusterTokenIssuer(upstream(kafka_broker, granted, f"{granted}-secret"))
     refused = ClusterTokenIssuer(upstream(kafka_broker, other, f"{other}-secret"))
     try:

@@ -16,10 +16,11 @@ import pytest
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ErrorCode
-from tests.support.cli_process import kafka_scram
+from sasl_scram.store import SQLiteCredentialStore
 from tests.support.cluster_acls import TOPIC_AUTHORIZATION_FAILED
 from tests.support.cluster_acls import add_acl
 from tests.support.cluster_acls import wait_topic_error
+from tests.support.endpoint_harness import seed_users
 from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
@@ -28,22 +29,6 @@ from tests.support.serve_process import ServeProcess
 from tests.support.zookeeper_server import free_port
 
 _JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
-
-
-def add_edge_user(store: Path, user: str) -> None:
-    result = kafka_scram(
-        "configs",
-        "--store",
-        f"sqlite:{store}",
-        "--alter",
-        "--add-config",
-        f"SCRAM-SHA-512=[password={user}-secret]",
-        "--entity-type",
-        "users",
-        "--entity-name",
-        user,
-    )
-    assert result.returncode == 0, result.stderr
 
 
 @pytest.mark.broker
@@ -61,8 +46,11 @@ def test_the_cluster_authorizes_each_edge_user_by_name(
     alice, bob = unique_name("alice"), unique_name("bob")
     topic = unique_name("owner-token")
     store = tmp_path / "edge.db"
-    for user in (alice, bob):
-        add_edge_user(store, user)
+    edge = SQLiteCredentialStore(store, poll_interval=0)
+    try:
+        seed_users(edge, [(alice, f"{alice}-secret"), (bob, f"{bob}-secret")])
+    finally:
+        edge.close()
     admin = {
         "bootstrap_servers": kraft_broker.bootstrap,
         "security_protocol": "SASL_PLAINTEXT",
@@ -75,16 +63,7 @@ def test_the_cluster_authorizes_each_edge_user_by_name(
     producer.close()
     # An ACL on the topic (the shared broker allows everyone on a resource
     # without ACLs): alice may read it, bob may not.
-    add_acl(
-        kraft_broker,
-        tmp_path,
-        "--allow-principal",
-        f"User:{alice}",
-        "--operation",
-        "Read",
-        "--topic",
-        topic,
-    )
+    add_acl(kraft_broker, tmp_path, alice, "Read", "--topic", topic)
     keys = {
         "scram.credential.store.path": str(store),
         "upstream.bootstrap.servers": kraft_broker.bootstrap,

@@ -13,6 +13,7 @@ import pytest
 from sasl_scram.frontdoor import CHECK_OWNER
 from sasl_scram.frontdoor import PROPAGATION_MS
 from sasl_scram.frontdoor import IssuedToken
+from sasl_scram.frontdoor import OwnerToken
 from sasl_scram.frontdoor import OwnerTokenError
 from sasl_scram.frontdoor import OwnerTokens
 from sasl_scram.frontdoor import TokenChange
@@ -80,6 +81,12 @@ class FakeIssuer:
 
     def live(self) -> set[str]:
         return {e.token.token_id for e in self.issued.values() if not e.expired}
+
+
+def in_use(tokens: OwnerTokens, user: str = "alice") -> OwnerToken:
+    """``user``'s token, for a connection that stays open."""
+    tokens.acquire(user)
+    return tokens.login_for(user)
 
 
 @pytest.fixture
@@ -153,8 +160,7 @@ def test_renewed_halfway_through_its_expiry_period(
 def test_replaced_before_its_max_lifetime_ends(clock: FakeClock[int]) -> None:
     issuer = FakeIssuer(clock, period=DAY, max_life=DAY + DAY // 2)
     tokens = OwnerTokens(issuer, clock)
-    tokens.acquire("alice")
-    tokens.login_for("alice")
+    in_use(tokens)
     clock.advance(DAY // 2)
     assert [c.change for c in tokens.maintain(clock())] == [TokenChange.RENEWED]
     # Renewal reached the max lifetime: the next due time replaces it, half-way
@@ -182,8 +188,7 @@ def test_replaced_before_its_max_lifetime_ends(clock: FakeClock[int]) -> None:
 def test_a_token_the_cluster_will_not_renew_is_replaced(
     tokens: OwnerTokens, issuer: FakeIssuer, clock: FakeClock[int]
 ) -> None:
-    tokens.acquire("alice")
-    tokens.login_for("alice")
+    in_use(tokens)
     issuer.refuse_renew = OwnerTokenError("gone", ErrorCode.DELEGATION_TOKEN_NOT_FOUND)
     clock.advance(DAY // 2)
     assert [c.change for c in tokens.maintain(clock())] == [TokenChange.REPLACED]
@@ -193,8 +198,7 @@ def test_a_token_the_cluster_will_not_renew_is_replaced(
 def test_an_unreachable_cluster_is_reported_once_then_recovery(
     tokens: OwnerTokens, issuer: FakeIssuer, clock: FakeClock[int]
 ) -> None:
-    tokens.acquire("alice")
-    tokens.login_for("alice")
+    in_use(tokens)
     issuer.refuse_renew = OwnerTokenError("the cluster is unreachable")
     clock.advance(DAY // 2)
     [failing] = tokens.maintain(clock())
@@ -224,8 +228,7 @@ def test_an_idle_token_is_expired_after_the_grace_period(
     tokens: OwnerTokens, issuer: FakeIssuer, clock: FakeClock[int]
 ) -> None:
     tokens.acquire("alice")
-    tokens.acquire("alice")
-    tokens.login_for("alice")
+    in_use(tokens)
     tokens.release("alice")
     clock.advance(IDLE_MS)
     assert tokens.maintain(clock()) == []  # one connection left
@@ -243,8 +246,7 @@ def test_an_idle_token_is_expired_after_the_grace_period(
 def test_a_token_in_use_is_kept_however_long(
     tokens: OwnerTokens, issuer: FakeIssuer, clock: FakeClock[int]
 ) -> None:
-    tokens.acquire("alice")
-    tokens.login_for("alice")
+    in_use(tokens)
     for _ in range(4):
         clock.advance(DAY // 2)
         tokens.maintain(clock())
@@ -279,8 +281,7 @@ def test_the_renewal_point_is_a_chosen_fraction_of_the_period(
     issuer: FakeIssuer, clock: FakeClock[int]
 ) -> None:
     tokens = OwnerTokens(issuer, clock, renew_fraction=0.75)
-    tokens.acquire("alice")
-    tokens.login_for("alice")
+    in_use(tokens)
     assert tokens.due_ms() == T0 + DAY * 3 // 4
     for wrong in (0.0, 1.0):
         with pytest.raises(ValueError, match="renew_fraction"):
@@ -405,8 +406,7 @@ def test_an_issuer_that_breaks_its_contract_does_not_wedge_a_user(
 ) -> None:
     """An issuer is to raise OwnerTokenError only; anything else is reported as
     a failure like it, and the user's token is renewed or replaced later."""
-    tokens.acquire("alice")
-    tokens.login_for("alice")
+    in_use(tokens)
     renew = issuer.renew
 
     def broken(hmac: bytes) -> int:
