@@ -5,7 +5,8 @@ kafka-python said nothing for its 30 s bootstrap timeout and then blamed the
 password; aiokafka blamed the password for a controller's IllegalSaslState;
 an expired token read like a wrong password. The broker is a real Kafka 4.x in
 KRaft mode (``kraft_broker``), whose controller listener is PLAINTEXT; the
-clients are the real libraries, run through the examples.
+clients are the real libraries, run through the examples and, for the causes
+the integrations name themselves, called directly.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +35,7 @@ from tests.support.zookeeper_server import free_port
 from .conftest import write_properties
 from .real_clients import owner_on
 from .test_examples import run as run_example
+from .test_fail_fast import LOGINS
 
 #: The clients whose examples log in with SCRAM through our integrations.
 EXAMPLES = ["kafka_python_client", "aiokafka_client", "confluent_kafka_client"]
@@ -133,17 +136,67 @@ def test_a_port_that_is_not_kafka_is_named() -> None:
             check_listener(properties(address), timeout=0.5)
 
 
-def test_a_listener_without_the_mechanism_names_what_it_offers(tmp_path: Path) -> None:
-    """A real ``kafka-scram serve`` with SCRAM-SHA-256 only, asked for SCRAM-SHA-512."""
-    db = tmp_path / "creds.db"
+@pytest.fixture(scope="module")
+def sha256_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
+    """A real ``kafka-scram serve`` with SCRAM-SHA-256 only."""
+    base = tmp_path_factory.mktemp("sha256-only")
+    db = base / "creds.db"
     seed(db)
-    with Serve(tmp_path, db, {"sasl.enabled.mechanisms": "SCRAM-SHA-256"}) as serve:
-        check_listener(properties(serve.bootstrap, mechanism="SCRAM-SHA-256"))
-        with pytest.raises(ListenerError) as info:
-            check_listener(properties(serve.bootstrap, mechanism="SCRAM-SHA-512"))
-    assert f"{serve.bootstrap} does not enable SCRAM-SHA-512; it offers SCRAM-SHA-256" in str(
+    with Serve(base, db, {"sasl.enabled.mechanisms": "SCRAM-SHA-256"}) as serve:
+        yield serve
+
+
+def test_a_listener_without_the_mechanism_names_what_it_offers(sha256_only: Serve) -> None:
+    check_listener(properties(sha256_only.bootstrap, mechanism="SCRAM-SHA-256"))
+    with pytest.raises(ListenerError) as info:
+        check_listener(properties(sha256_only.bootstrap, mechanism="SCRAM-SHA-512"))
+    assert f"{sha256_only.bootstrap} does not enable SCRAM-SHA-512; it offers SCRAM-SHA-256" in str(
         info.value
     )
+
+
+def aiokafka_start_fails(props: dict[str, str]) -> Exception:
+    """What aiokafka's ``start()`` raises through the integration, within ``AT_ONCE``."""
+    started = time.monotonic()
+    with pytest.raises(Exception) as info:
+        LOGINS["aiokafka"](props)
+    assert time.monotonic() - started < AT_ONCE
+    return info.value
+
+
+def test_aiokafka_names_a_controller_port(kraft_broker: KafkaBroker) -> None:
+    """aiokafka gets ILLEGAL_SASL_STATE from a controller and said "Unable to
+    bootstrap"; the integration asks the port and says what it is."""
+    from aiokafka.errors import KafkaConnectionError
+
+    address = f"127.0.0.1:{kraft_broker.controller_port}"
+    error = aiokafka_start_fails(properties(address))
+    assert isinstance(error, ListenerError), repr(error)
+    # Still aiokafka's error for a failed bootstrap, for handlers written for it.
+    assert isinstance(error, KafkaConnectionError), repr(error)
+    message = str(error)
+    assert message.startswith(f"{address} is a KRaft controller's listener"), message
+    assert "BrokerRegistration" in message and "put a broker's SASL listener" in message
+    assert "password" not in message and ADMIN_PASSWORD not in message, message
+
+
+def test_aiokafka_names_the_mechanisms_a_listener_offers(sha256_only: Serve) -> None:
+    """aiokafka's UnsupportedSaslMechanism is named as check_listener names it."""
+    error = aiokafka_start_fails(properties(sha256_only.bootstrap, mechanism="SCRAM-SHA-512"))
+    assert isinstance(error, ListenerError), repr(error)
+    assert str(error) == (
+        f"{sha256_only.bootstrap} does not enable SCRAM-SHA-512; it offers SCRAM-SHA-256; "
+        "set sasl.mechanism to one of them, or add SCRAM-SHA-512 to the broker's "
+        "sasl.enabled.mechanisms"
+    )
+
+
+def test_aiokafka_names_every_address_it_could_not_use(kraft_broker: KafkaBroker) -> None:
+    refused, controller = closed_port(), f"127.0.0.1:{kraft_broker.controller_port}"
+    error = aiokafka_start_fails(properties(f"{refused},{controller}"))
+    assert isinstance(error, ListenerError), repr(error)
+    assert f"connection refused by {refused}" in str(error), error
+    assert f"{controller} is a KRaft controller's" in str(error), error
 
 
 @pytest.mark.slow
