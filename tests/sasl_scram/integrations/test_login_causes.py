@@ -12,11 +12,13 @@ the integrations name themselves, called directly.
 from __future__ import annotations
 
 import asyncio
+import pickle
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +27,7 @@ from sasl_scram.cli import LOGIN_FIXES as CLI_FIXES
 from sasl_scram.integrations import LOGIN_FIXES
 from sasl_scram.integrations import ListenerError
 from sasl_scram.integrations import check_listener
+from sasl_scram.integrations import kafka_python
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
 from tests.support.kafka_broker import ADMIN_PASSWORD
@@ -197,6 +200,57 @@ def test_aiokafka_names_every_address_it_could_not_use(kraft_broker: KafkaBroker
     assert isinstance(error, ListenerError), repr(error)
     assert f"connection refused by {refused}" in str(error), error
     assert f"{controller} is a KRaft controller's" in str(error), error
+
+
+def kafka_python_start_fails(props: dict[str, str], **kwargs: Any) -> Exception:
+    """What a kafka-python client's constructor raises through the integration."""
+    from kafka import KafkaAdminClient
+
+    started = time.monotonic()
+    with pytest.raises(Exception) as info, kafka_python.installed():
+        KafkaAdminClient(**kafka_python.client_kwargs(props), **kwargs).close()
+    assert time.monotonic() - started < AT_ONCE
+    return info.value
+
+
+def test_kafka_python_names_a_refused_port_at_once() -> None:
+    """kafka-python retried a refused port for its whole bootstrap timeout (30 s)."""
+    from kafka.errors import KafkaTimeoutError
+
+    first, second = closed_port(), closed_port()
+    error = kafka_python_start_fails(properties(f"{first},{second}"))
+    assert isinstance(error, ListenerError), repr(error)
+    # What kafka-python raised at the end of its timeout, for handlers written for it.
+    assert isinstance(error, KafkaTimeoutError), repr(error)
+    assert str(error) == "; ".join(
+        f"connection refused by {address}: nothing listens there; start the broker or "
+        "correct bootstrap.servers"
+        for address in (first, second)
+    )
+    # It crosses processes (multiprocessing, a pytest-xdist worker) as the public class.
+    copy = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes
+    assert type(copy) is ListenerError and str(copy) == str(error)
+
+
+def test_kafka_python_goes_on_while_one_address_answers(kraft_broker: KafkaBroker) -> None:
+    """One refused address among several is kafka-python's to skip, as before."""
+    from kafka import KafkaAdminClient
+
+    with kafka_python.installed():
+        kwargs = kafka_python.client_kwargs(properties(f"{closed_port()},{kraft_broker.bootstrap}"))
+        KafkaAdminClient(**kwargs).close()
+
+
+def test_kafka_python_through_a_proxy_is_left_to_kafka_python() -> None:
+    """Behind proxy_url the bootstrap address is the proxy's to reach, not ours."""
+    from kafka.errors import KafkaTimeoutError
+
+    error = kafka_python_start_fails(
+        properties(closed_port()),
+        proxy_url=f"socks5://{closed_port()}",
+        bootstrap_timeout_ms=1000,
+    )
+    assert type(error) is KafkaTimeoutError, repr(error)
 
 
 @pytest.mark.slow
