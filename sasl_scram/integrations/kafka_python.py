@@ -221,7 +221,9 @@ async def _initialize_raising_refusals(self: Any, timeout_at: float | None = Non
         raise hinted from None
 
 
-def _bootstrap_failing_fast(self: Any, timeout_ms: Any = None, refresh: bool = True) -> None:
+def _bootstrap_failing_fast(
+    self: Any, timeout_ms: float | None = None, refresh: bool = True
+) -> None:
     """``KafkaConnectionManager.bootstrap``, raising at once when every bootstrap
     address refuses the connection, where kafka-python retries it until
     ``bootstrap_timeout_ms``; the first bootstrap of a SCRAM client only."""
