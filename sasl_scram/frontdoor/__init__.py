@@ -26,7 +26,6 @@ from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import produce_acks
 from sasl_scram.frontdoor._login import UpstreamLogin
 from sasl_scram.frontdoor._login import UpstreamLoginError
-from sasl_scram.frontdoor._login import UpstreamSecret
 from sasl_scram.frontdoor._owner_tokens import CHECK_OWNER
 from sasl_scram.frontdoor._owner_tokens import PROPAGATION_MS
 from sasl_scram.frontdoor._owner_tokens import IssuedToken
@@ -76,7 +75,6 @@ __all__ = [
     "UpstreamIdentity",
     "UpstreamLogin",
     "UpstreamLoginError",
-    "UpstreamSecret",
     "edge_api_versions",
     "edge_ranges",
     "produce_acks",
