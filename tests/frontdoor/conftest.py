@@ -180,6 +180,20 @@ def front_door(
         yield door
 
 
+#: ``connections.max.reauth.ms`` of :func:`edge_reauth_door`'s listener (KIP-368).
+EDGE_REAUTH_MS = 2000
+
+
+@pytest.fixture(scope="module")
+def edge_reauth_door(
+    kraft_broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FrontDoor]:
+    """A front door whose clients must re-authenticate every ``EDGE_REAUTH_MS``."""
+    listener = {"connections.max.reauth.ms": str(EDGE_REAUTH_MS)}
+    with open_front_door(kraft_broker, tmp_path_factory.mktemp("edge-reauth"), listener) as door:
+        yield door
+
+
 @pytest.fixture(scope="session")
 def java_clients() -> Iterator[JavaHarness]:
     """Kafka's own Java clients (kafka-clients 4.3.0), one JVM for the session."""

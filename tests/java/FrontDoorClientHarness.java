@@ -72,10 +72,11 @@ public class FrontDoorClientHarness extends LineProtocol {
             }
             case "produceFor": {
                 // produceFor <props> <topic> <ms>: r0, r1, ... one at a time, each
-                // acknowledged, for ms milliseconds; how many
-                long until = System.nanoTime() + Long.parseLong(a[3]) * 1_000_000L;
+                // acknowledged, for ms milliseconds after the first; how many
                 int sent = 0;
                 try (KafkaProducer<String, String> p = producer(props(a[1]))) {
+                    send(p, decs(a[2]), List.of("r" + sent++));
+                    long until = System.nanoTime() + Long.parseLong(a[3]) * 1_000_000L;
                     while (System.nanoTime() < until) {
                         send(p, decs(a[2]), List.of("r" + sent));
                         sent++;
