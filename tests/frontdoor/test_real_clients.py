@@ -150,17 +150,28 @@ def test_metadata_before_the_login_never_reaches_the_broker(
     whose first request is neither ApiVersions nor SaslHandshake, unanswered;
     and it opens no connection to the broker for it. The same request after a
     login opens exactly one."""
+    early = encode_request(ApiKey.METADATA, 12, 7, "early", METADATA)
     before = front_door.proxy.accepted
-    with socket.create_connection(("127.0.0.1", front_door.serve.port), timeout=10) as sock:
-        sock.sendall(encode_request(ApiKey.METADATA, 12, 7, "early", METADATA))
-        assert sock.recv(65536) == b""
+    assert _answer_before_login(front_door.bootstrap, early) == b""
     assert front_door.proxy.accepted == before
+    assert _answer_before_login(front_door.broker.bootstrap, early) == b""  # Kafka's own
     with KafkaConnection(front_door.bootstrap, front_door.credentials(mechanism)) as conn:
         brokers = conn.request(ApiKey.METADATA, METADATA, 12)["brokers"]
     assert [(b["node_id"], f"{b['host']}:{b['port']}") for b in brokers] == [
         (front_door.node_id, front_door.node_address)
     ]
     assert front_door.proxy.accepted == before + 1
+
+
+def _answer_before_login(address: str, request: bytes) -> bytes:
+    """What comes back for ``request`` sent first on a new connection, until it closes."""
+    host, port = address.rsplit(":", 1)
+    answer = b""
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request)
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
 
 
 # -- KIP-368 at the edge ------------------------------------------------------------------
