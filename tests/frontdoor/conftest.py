@@ -70,6 +70,13 @@ class FrontDoor:
     def bootstrap(self) -> str:
         return self.serve.bootstrap
 
+    def __repr__(self) -> str:
+        return f"FrontDoor({self.bootstrap} to {self.broker!r})"
+
+    def log_tail(self, lines: int = 80) -> str:
+        """The end of serve's log: what the front door saw (a failing test shows it)."""
+        return "\n".join(self.serve.log_lines()[-lines:])
+
     @property
     def node_id(self) -> int:
         """The broker's node id: 1 in KRaft mode, 0 in ZooKeeper mode (broker.id)."""
@@ -197,18 +204,5 @@ def edge_reauth_door(
 @pytest.fixture(scope="session")
 def java_clients() -> Iterator[JavaHarness]:
     """Kafka's own Java clients (kafka-clients 4.3.0), one JVM for the session."""
-    harness = JavaHarness("FrontDoorClientHarness")
-    yield harness
-    harness.close()
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """A failing test shows the tail of its front door's log: what serve saw."""
-    outcome = yield
-    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
-    if report.failed:
-        for value in getattr(item, "funcargs", {}).values():
-            if isinstance(value, FrontDoor):
-                tail = "\n".join(value.serve.log_lines()[-80:])
-                report.sections.append((f"log of {value.serve.name}", tail))
+    with JavaHarness("FrontDoorClientHarness") as harness:
+        yield harness
