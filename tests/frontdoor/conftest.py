@@ -16,6 +16,7 @@ listener settings.
 from __future__ import annotations
 
 import contextlib
+import urllib.request
 from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 from tests.support.serve_process import ServeProcess
 from tests.support.tcp_proxy import TcpProxy
+from tests.support.zookeeper_server import free_port
 from tests.support.zookeeper_server import free_port_base
 
 #: The edge's mechanisms: each test runs with both.
@@ -55,6 +57,7 @@ class FrontDoor:
         serve: the ``kafka-scram serve`` process.
         proxy: between the front door and the broker's bootstrap listener.
         node_port_base: ``upstream.node.port.base``.
+        metrics_port: ``scram.metrics.listener``'s port.
         user: the edge user, in the front door's store only.
         password: its password (both mechanisms).
     """
@@ -63,6 +66,7 @@ class FrontDoor:
     serve: ServeProcess
     proxy: TcpProxy
     node_port_base: int
+    metrics_port: int
     user: str
     password: str
 
@@ -110,6 +114,16 @@ class FrontDoor:
             **extra,
         }
         return b64("".join(f"{k}={v}\n" for k, v in props.items()))
+
+    def upstream_opened(self) -> int:
+        """How many connections to the cluster the front door has opened for
+        clients, from its ``/metrics`` (the start-up look is not counted)."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as response:
+            text = response.read().decode()
+        name = 'kafka_scram_upstream_connection_events_total{event="opened"} '
+        counts = [line[len(name) :] for line in text.splitlines() if line.startswith(name)]
+        return int(float(counts[0])) if counts else 0
 
     def credentials(self, mechanism: str) -> SaslCredentials:
         return SaslCredentials(ScramMechanism.from_name(mechanism), self.user, self.password)
@@ -161,16 +175,20 @@ def open_front_door(
         refused = SaslCredentials(ScramMechanism.from_name(mechanism), user, password)
         assert login_error(broker.bootstrap, refused) == REFUSED
     base = free_port_base()
+    metrics_port = free_port()
+    while base <= metrics_port <= base + 4:  # not a node port
+        metrics_port = free_port()
     with TcpProxy("127.0.0.1", broker.port) as proxy:
         keys = {
             "scram.credential.store.path": str(store),
+            "scram.metrics.listener": f"127.0.0.1:{metrics_port}",
             "delegation.token.secret.key": EDGE_TOKEN_SECRET,
             **upstream_properties(broker, proxy.address),
             "upstream.node.port.base": str(base),
             **(listener or {}),
         }
         with ServeProcess(base_dir, keys, args=("--log-level", "DEBUG")) as serve:
-            yield FrontDoor(broker, serve, proxy, base, user, password)
+            yield FrontDoor(broker, serve, proxy, base, metrics_port, user, password)
 
 
 @pytest.fixture(

@@ -147,20 +147,24 @@ def test_metadata_before_the_login_never_reaches_the_broker(
     front_door: FrontDoor, mechanism: str
 ) -> None:
     """As Kafka's SaslServerAuthenticator, the front door closes a connection
-    whose first request is neither ApiVersions nor SaslHandshake, unanswered;
-    and it opens no connection to the broker for it. The same request after a
-    login opens exactly one."""
+    whose first request is neither ApiVersions nor SaslHandshake, unanswered,
+    on its bootstrap port and on the node port; and it opens no connection to
+    the broker for it (the proxy in front of the broker's bootstrap listener
+    counts them, and so does the front door's /metrics). The same request
+    after a login opens exactly one."""
     early = encode_request(ApiKey.METADATA, 12, 7, "early", METADATA)
-    before = front_door.proxy.accepted
-    assert _answer_before_login(front_door.bootstrap, early) == b""
-    assert front_door.proxy.accepted == before
+    before = (front_door.proxy.accepted, front_door.upstream_opened())
+    for address in (front_door.bootstrap, front_door.node_address):
+        assert _answer_before_login(address, early) == b""
+    assert (front_door.proxy.accepted, front_door.upstream_opened()) == before
     assert _answer_before_login(front_door.broker.bootstrap, early) == b""  # Kafka's own
     with KafkaConnection(front_door.bootstrap, front_door.credentials(mechanism)) as conn:
         brokers = conn.request(ApiKey.METADATA, METADATA, 12)["brokers"]
     assert [(b["node_id"], f"{b['host']}:{b['port']}") for b in brokers] == [
         (front_door.node_id, front_door.node_address)
     ]
-    assert front_door.proxy.accepted == before + 1
+    after = (front_door.proxy.accepted, front_door.upstream_opened())
+    assert after == (before[0] + 1, before[1] + 1)
 
 
 def _answer_before_login(address: str, request: bytes) -> bytes:
