@@ -32,11 +32,6 @@ _JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
 
 @pytest.mark.broker
-@pytest.mark.xfail(
-    strict=True,
-    reason="serve does not use OwnerTokens yet: every upstream connection logs in as the "
-    "upstream. login, so bob reads what only alice may",
-)
 def test_the_cluster_authorizes_each_edge_user_by_name(
     kraft_broker: KafkaBroker, tmp_path: Path
 ) -> None:
