@@ -29,13 +29,13 @@ from typing import Any
 from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
-from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint._upstream import ClusterView
+from sasl_scram.endpoint._upstream import UpstreamLink
 from sasl_scram.endpoint._upstream import UpstreamProtocol
+from sasl_scram.endpoint._upstream import UpstreamUnavailable
 from sasl_scram.endpoint._upstream import look_at_cluster
 from sasl_scram.endpoint._upstream import open_upstream
-from sasl_scram.endpoint._upstream import upstream_secret
 from sasl_scram.frontdoor import EDGE_API_KEYS
 from sasl_scram.frontdoor import REWRITTEN_APIS
 from sasl_scram.frontdoor import AddressRewriter
@@ -108,9 +108,8 @@ class FrontDoor:
         self.rewriter = AddressRewriter(host, upstream.node_port_base, learn=self._learn)
         self.max_request = max_request
         self.max_local = max_local
-        self.timeout = timeout
-        self.secret = upstream_secret(upstream.client)
-        self.ssl_context = upstream.client.ssl_context()
+        #: The login, TLS and time-out of every connection to the cluster.
+        self.link = UpstreamLink.of(upstream.client, timeout)
         #: Node id by the port of its node listener.
         self.node_ports: dict[int, int] = {}
         #: Called with a node id first seen in a response: open its listener.
@@ -146,15 +145,32 @@ class FrontDoor:
         self._refused_logged = True
         log.log(level, "[%s] upstream login refused: %s", conn_id, exc)
 
-    def attach(
-        self,
-        protocol: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        leftover: bytes,
-    ) -> Forwarder:
-        local_port = transport.get_extra_info("sockname")[1]
-        return Forwarder(self, protocol, transport, conn, self.targets(local_port), leftover)
+    def count(self, event: str) -> None:
+        if self.metrics is not None:
+            self.metrics.upstream(event)
+
+    async def open_for(self, local_port: int, conn_id: str) -> UpstreamProtocol:
+        """A logged-in upstream connection for a client accepted on ``local_port``.
+
+        Raises:
+            UpstreamLoginError: the cluster refused the login (logged once).
+            FrontDoorError: no broker could be reached (logged at INFO).
+        """
+        targets = self.targets(local_port)
+        try:
+            if not targets:
+                raise UpstreamUnavailable("this node port's broker is not known (yet)")
+            upstream = await open_upstream(self.link, targets)
+        except UpstreamLoginError as exc:
+            self.upstream_refused(conn_id, exc)
+            self.count("login_refused")
+            raise
+        except FrontDoorError as exc:
+            log.info("[%s] cannot forward: %s", conn_id, exc)
+            self.count("unreachable")
+            raise
+        self.count("opened")
+        return upstream
 
 
 async def open_front_door(
@@ -168,9 +184,7 @@ async def open_front_door(
     upstream = config.upstream
     assert upstream is not None
     client = upstream.client
-    cluster = await look_at_cluster(
-        upstream.bootstrap, upstream_secret(client), client.ssl_context(), timeout
-    )
+    cluster = await look_at_cluster(UpstreamLink.of(client, timeout), upstream.bootstrap)
     first = config.listeners[0]
     advertised = config.advertised.get(first.name)
     host = (advertised.host if advertised else "") or first.host or socket.getfqdn()
@@ -206,18 +220,12 @@ class Forwarder:
     """One logged-in client connection and its upstream connection."""
 
     def __init__(
-        self,
-        door: FrontDoor,
-        protocol: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        targets: list[tuple[str, int]],
-        leftover: bytes,
+        self, door: FrontDoor, protocol: ForwardedConnection, upstream: UpstreamProtocol
     ) -> None:
         self._door = door
         self._protocol = protocol
-        self._client = transport
-        self._conn = conn
+        self._client = protocol.client_transport
+        self._conn = conn = protocol.server_connection
         self._in_flight = InFlightQueue(_MAX_IN_FLIGHT)
         self._requests = RequestSplitter(
             self._in_flight,
@@ -236,47 +244,19 @@ class Forwarder:
             max_buffered=door.max_request,
             observe=door.metrics.response if door.metrics else None,
         )
-        self._upstream: UpstreamProtocol | None = None
-        self._early = bytearray(leftover)
+        self._upstream = upstream
+        # What followed the login in its read: forwarded once attached.
+        self._early = bytearray(conn.hand_off())
         self._local: LocalRequest | None = None
         self._closed = False
         self._upstream_paused = False
         self._client_paused = False
-        self._secret = door.secret
+        self._secret = door.link.secret
         # KIP-368 at the cluster: our login there expires too (see _upstream_reauth).
         self._reauth_due = False
         self._reauth_timer: asyncio.TimerHandle | None = None
         self._relogging = False
-        self._task: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(
-            self._open(targets)
-        )
-        self._update_client_reading()
-
-    # -- opening --------------------------------------------------------------------
-    async def _open(self, targets: list[tuple[str, int]]) -> None:
-        door = self._door
-        conn_id = self._protocol.conn_id
-        try:
-            if not targets:
-                raise FrontDoorError("this node port's broker is not known (yet)")
-            upstream = await open_upstream(targets, door.secret, door.ssl_context, door.timeout)
-        except UpstreamLoginError as exc:
-            door.upstream_refused(conn_id, exc)
-            self._count("login_refused")
-            self._protocol.close("upstream login refused")
-            return
-        except FrontDoorError as exc:
-            log.info("[%s] cannot forward: %s", conn_id, exc)
-            self._count("unreachable")
-            self._protocol.close("upstream unavailable")
-            return
-        finally:
-            self._task = None
-        if self._closed:
-            upstream.close()
-            return
-        self._upstream = upstream
-        self._count("opened")
+        self._task: asyncio.Task[None] | None = None
         upstream.on_lost = self._upstream_lost
         upstream.on_writable = self._upstream_writable
         upstream.attach(self._upstream_data)
@@ -316,9 +296,9 @@ class Forwarder:
 
     async def _relogin(self) -> None:
         upstream = self._upstream
-        assert upstream is not None and self._secret is not None
+        assert self._secret is not None
         try:
-            async with asyncio.timeout(self._door.timeout):
+            async with asyncio.timeout(self._door.link.timeout):
                 await upstream.relogin(UpstreamLogin(self._secret))
         except (FrontDoorError, TimeoutError) as exc:
             self._door.upstream_refused(self._protocol.conn_id, exc)
@@ -336,12 +316,11 @@ class Forwarder:
     def client_data(self, data: bytes) -> None:
         if self._closed:
             return
-        upstream = self._upstream
-        if upstream is None or self._relogging or self._local is not None or self._requests.stopped:
-            if upstream is None or self._relogging:
+        if self._relogging or self._local is not None or self._requests.stopped:
+            if self._relogging:
                 self._early += data
                 if len(self._early) > _MAX_EARLY:
-                    self._fail("more than 1 MiB sent before the cluster connection opened")
+                    self._fail("more than 1 MiB sent during a re-authentication at the cluster")
             else:
                 self._requests.feed(data)  # held with the local request's rest
             self._update_client_reading()
@@ -365,7 +344,7 @@ class Forwarder:
                 # is forwarded in the middle of a re-authentication.
                 self._fail("session expired without re-authentication", None)
                 return
-            assert self._upstream is not None and self._upstream.transport is not None
+            assert self._upstream.transport is not None
             self._upstream.transport.writelines(chunks)
         self._maybe_answer_local()
         if self._reauth_due:
@@ -412,8 +391,7 @@ class Forwarder:
             self._update_client_reading()
 
     def _count(self, event: str) -> None:
-        if self._door.metrics is not None:
-            self._door.metrics.upstream(event)
+        self._door.count(event)
 
     def _upstream_lost(self, reason: str) -> None:
         self._count("closed")
@@ -429,7 +407,7 @@ class Forwarder:
         """Back-pressure: a client that does not read its responses stops our
         reads from its broker, never our buffering of them."""
         upstream = self._upstream
-        if upstream is None or upstream.transport is None or upstream.lost:
+        if upstream.transport is None or upstream.lost:
             return
         if writable:
             upstream.transport.resume_reading()
@@ -438,8 +416,7 @@ class Forwarder:
 
     def _update_client_reading(self) -> None:
         pause = (
-            self._upstream is None
-            or self._upstream_paused
+            self._upstream_paused
             or self._local is not None
             # Between two frames only: one half sent up must be finished first.
             or (self._reauth_due and self._requests.idle())
@@ -464,5 +441,4 @@ class Forwarder:
             self._task.cancel()
         if self._reauth_timer is not None:
             self._reauth_timer.cancel()
-        if self._upstream is not None:
-            self._upstream.close()
+        self._upstream.close()
