@@ -29,7 +29,7 @@ from sasl_scram.kafka import KafkaCodecError
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 
-__all__ = ["all_refused", "check_listener", "listener_problem"]
+__all__ = ["all_refused", "check_holds_topics", "check_listener", "listener_problem"]
 
 # Produce is served by brokers only; a KRaft controller's listener answers
 # ApiVersions with the quorum and registration APIs instead
