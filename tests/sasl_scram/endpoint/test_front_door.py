@@ -24,44 +24,14 @@ from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 from tests.support.cli_process import assert_one_error
 from tests.support.cli_process import kafka_scram
-from tests.support.kafka_broker import ADMIN_PASSWORD
+from tests.support.front_door import SCRAM_JAAS
+from tests.support.front_door import edge_store
+from tests.support.front_door import upstream_keys
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.serve_process import ServeProcess
 from tests.support.zookeeper_server import free_port
 from tests.support.zookeeper_server import free_port_base
-
-SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
-
-
-def upstream_keys(bootstrap: str, password: str = ADMIN_PASSWORD) -> dict[str, str]:
-    return {
-        "upstream.bootstrap.servers": bootstrap,
-        "upstream.security.protocol": "SASL_PLAINTEXT",
-        "upstream.sasl.mechanism": "SCRAM-SHA-256",
-        "upstream.sasl.jaas.config": (
-            f'{SCRAM_JAAS} required username="{ADMIN_USER}" password="{password}";'
-        ),
-    }
-
-
-def edge_store(tmp_path: Path) -> Path:
-    """A store holding only the edge user alice."""
-    store = tmp_path / "edge.db"
-    result = kafka_scram(
-        "configs",
-        "--store",
-        f"sqlite:{store}",
-        "--alter",
-        "--add-config",
-        "SCRAM-SHA-512=[password=alice-secret]",
-        "--entity-type",
-        "users",
-        "--entity-name",
-        "alice",
-    )
-    assert result.returncode == 0, result.stderr
-    return store
 
 
 def serve_config(tmp_path: Path, keys: dict[str, str]) -> Path:

@@ -105,8 +105,8 @@ def token_endpoint() -> Iterator[tuple[RunningEndpoint, Any]]:
 def front_door(kraft_broker: KafkaBroker, tmp_path_factory: Any) -> Iterator[ServeProcess]:
     """``kafka-scram serve`` in front of the suite's broker, with :data:`EDGE_USER` in its
     own store and delegation tokens on: tokens created through it are serve's own."""
-    from tests.sasl_scram.endpoint.test_front_door import edge_store
-    from tests.sasl_scram.endpoint.test_front_door import upstream_keys
+    from tests.support.front_door import edge_store
+    from tests.support.front_door import upstream_keys
 
     base = tmp_path_factory.mktemp("front-door")
     keys = {
