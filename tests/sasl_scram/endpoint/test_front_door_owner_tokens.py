@@ -15,8 +15,11 @@ import pytest
 
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram.admin import SaslCredentials
+from sasl_scram.frontdoor import CHECK_OWNER
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import SQLiteCredentialStore
+from tests.support.cli_process import assert_one_error
+from tests.support.cli_process import kafka_scram
 from tests.support.cluster_acls import TOPIC_AUTHORIZATION_FAILED
 from tests.support.cluster_acls import add_acl
 from tests.support.cluster_acls import wait_topic_error
@@ -33,8 +36,10 @@ _JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
 @pytest.mark.broker
 def test_the_cluster_authorizes_each_edge_user_by_name(
-    kraft_broker: KafkaBroker, tmp_path: Path
+    kafka_broker: KafkaBroker, tmp_path: Path
 ) -> None:
+    """Kafka 4.x's StandardAuthorizer (KRaft) and 3.9's AclAuthorizer alike."""
+    kraft_broker = kafka_broker
     from kafka import KafkaConsumer
     from kafka import KafkaProducer
 
@@ -88,3 +93,41 @@ def test_the_cluster_authorizes_each_edge_user_by_name(
         got = [m.value for m in itertools.islice(consumer, 1)]  # the one record
         consumer.close()
     assert got == [b"for alice"]
+
+
+@pytest.mark.broker
+def test_a_cluster_that_will_not_issue_owner_tokens_is_one_line_at_start(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """An upstream login without CreateTokens on other users: serve says so,
+    with the fix, and exits 1 before it listens."""
+    login = unique_name("fd-no-tokens")
+    kraft_broker.add_user(login, "no-tokens-secret")
+    # With an ACL on the resource, the broker's allow.everyone.if.no.acl.found
+    # no longer lets every login create tokens for that user.
+    add_acl(
+        kraft_broker,
+        tmp_path,
+        unique_name("other"),
+        "CreateTokens",
+        "--user-principal",
+        f"User:{CHECK_OWNER}",
+    )
+    config = tmp_path / "server.properties"
+    props = {
+        "listeners": f"SASL_PLAINTEXT://127.0.0.1:{free_port()}",
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.bootstrap.servers": kraft_broker.bootstrap,
+        "upstream.identity": "owner-token",
+        "upstream.security.protocol": "SASL_PLAINTEXT",
+        "upstream.sasl.mechanism": "SCRAM-SHA-256",
+        "upstream.sasl.jaas.config": (
+            f'{_JAAS} required username="{login}" password="no-tokens-secret";'
+        ),
+        "upstream.node.port.base": str(free_port()),
+    }
+    config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    result = kafka_scram("serve", "--config", str(config), timeout=90)
+    line = assert_one_error(result, "serve")
+    assert f"the upstream login '{login}' may not create tokens for User:{CHECK_OWNER}" in line
+    assert "--operation CreateTokens" in line and "no-tokens-secret" not in result.stderr
