@@ -10,11 +10,15 @@ lines.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 PRODUCER_CLASS = "org.apache.kafka.tools.ProducerPerformance"
 CONSUMER_CLASS = "org.apache.kafka.tools.ConsumerPerformance"
@@ -28,16 +32,27 @@ TIMEOUT_S = 900.0
 # ProducerPerformance.Stats.printTotal: the whole run, then (with
 # --warmup-records) the same figures without the warm-up. Percentiles are
 # whole milliseconds: the tool records each latency as an int of
-# System.currentTimeMillis() differences.
+# System.currentTimeMillis() differences. The groups are ProducerRun's fields.
 _PRODUCER_TOTAL = re.compile(
     r"^(?P<records>\d+) (?P<steady>steady state )?records sent, "
     r"(?P<rate>[\d.]+) records/sec \((?P<mb_s>[\d.]+) MB/sec\), "
-    r"(?P<avg>[\d.]+) ms avg latency, (?P<max>[\d.]+) ms max latency, "
-    r"(?P<p50>\d+) ms 50th, (?P<p95>\d+) ms 95th, (?P<p99>\d+) ms 99th, "
-    r"(?P<p999>\d+) ms 99\.9th\.$"
+    r"(?P<avg_ms>[\d.]+) ms avg latency, (?P<max_ms>[\d.]+) ms max latency, "
+    r"(?P<p50_ms>\d+) ms 50th, (?P<p95_ms>\d+) ms 95th, (?P<p99_ms>\d+) ms 99th, "
+    r"(?P<p999_ms>\d+) ms 99\.9th\.$"
 )
-# ConsumerPerformance's header names the columns of its one line of figures.
+# ConsumerPerformance's header names the columns of its one line of figures:
+# ConsumerRun's fields by column.
 _CONSUMER_HEADER = "start.time"
+_CONSUMER_COLUMNS = {
+    "mb": "data.consumed.in.MB",
+    "mb_s": "MB.sec",
+    "records": "data.consumed.in.nMsg",
+    "rate": "nMsg.sec",
+    "rebalance_ms": "rebalance.time.ms",
+    "fetch_ms": "fetch.time.ms",
+    "fetch_mb_s": "fetch.MB.sec",
+    "fetch_rate": "fetch.nMsg.sec",
+}
 
 
 @dataclass(frozen=True)
@@ -71,28 +86,21 @@ class ConsumerRun:
     fetch_rate: float
 
 
+def _numbers(cls: type[Any], text: Mapping[str, str]) -> dict[str, Any]:
+    """``cls``'s numeric fields from their text (ValueError, KeyError if missing)."""
+    kinds = {"int": int, "float": float}
+    return {f.name: kinds[str(f.type)](text[f.name]) for f in fields(cls) if f.type in kinds}
+
+
 def parse_producer(text: str) -> ProducerRun:
     """The last summary line of ProducerPerformance's output, the steady-state one
     if any. ValueError when there is none (the run failed)."""
     found: ProducerRun | None = None
     for line in text.splitlines():
         match = _PRODUCER_TOTAL.match(line.strip())
-        if match is None:
-            continue
-        run = ProducerRun(
-            records=int(match["records"]),
-            rate=float(match["rate"]),
-            mb_s=float(match["mb_s"]),
-            avg_ms=float(match["avg"]),
-            max_ms=float(match["max"]),
-            p50_ms=int(match["p50"]),
-            p95_ms=int(match["p95"]),
-            p99_ms=int(match["p99"]),
-            p999_ms=int(match["p999"]),
-            steady=match["steady"] is not None,
-        )
-        if found is None or not found.steady:
-            found = run
+        if match is not None and (found is None or not found.steady):
+            steady = match["steady"] is not None
+            found = ProducerRun(**_numbers(ProducerRun, match.groupdict()), steady=steady)
     if found is None:
         raise ValueError(f"no ProducerPerformance summary in: {text[-2000:]!r}")
     return found
@@ -103,25 +111,14 @@ def parse_consumer(text: str) -> ConsumerRun:
     ValueError when there is none or it is short."""
     lines = [line.strip() for line in text.splitlines()]
     for i, line in enumerate(lines[:-1]):
-        if not line.startswith(_CONSUMER_HEADER):
-            continue
-        names = [n.strip() for n in line.split(",")]
-        values = [v.strip() for v in lines[i + 1].split(",")]
-        if len(values) != len(names):
-            break
-        row = dict(zip(names, values, strict=True))
-        try:
-            return ConsumerRun(
-                mb=float(row["data.consumed.in.MB"]),
-                mb_s=float(row["MB.sec"]),
-                records=int(row["data.consumed.in.nMsg"]),
-                rate=float(row["nMsg.sec"]),
-                rebalance_ms=float(row["rebalance.time.ms"]),
-                fetch_ms=float(row["fetch.time.ms"]),
-                fetch_mb_s=float(row["fetch.MB.sec"]),
-                fetch_rate=float(row["fetch.nMsg.sec"]),
-            )
-        except (KeyError, ValueError):
+        if line.startswith(_CONSUMER_HEADER):
+            names = [n.strip() for n in line.split(",")]
+            values = [v.strip() for v in lines[i + 1].split(",")]
+            row = dict(zip(names, values, strict=False))
+            with contextlib.suppress(KeyError, ValueError):
+                fields_text = {f: row[column] for f, column in _CONSUMER_COLUMNS.items()}
+                if len(values) == len(names):
+                    return ConsumerRun(**_numbers(ConsumerRun, fields_text))
             break
     raise ValueError(f"no ConsumerPerformance figures in: {text[-2000:]!r}")
 
