@@ -13,14 +13,12 @@ import contextlib
 import itertools
 import socket
 import ssl
-from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError
-from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import ClientConfig
+from sasl_scram.config import SaslCredentials
 from sasl_scram.config import bootstrap_servers
 from sasl_scram.config import format_host_port
 from sasl_scram.kafka import API_SPECS
@@ -58,16 +56,6 @@ class KafkaConnectionError(ScramError):
             return ErrorCode(self.error_code)
         except ValueError:
             return None
-
-
-@dataclass(frozen=True)
-class SaslCredentials:
-    """Who we log in as: a user, or a delegation token (``token_auth``)."""
-
-    mechanism: ScramMechanism
-    username: str
-    password: str = field(repr=False)
-    token_auth: bool = False
 
 
 def _split_bootstrap(bootstrap: str) -> list[tuple[str, int]]:
@@ -186,12 +174,7 @@ class KafkaConnection:
 
     def _receive(self, api_key: int, version: int, correlation_id: int) -> dict[str, Any]:
         try:
-            payload = self._read_frame()
-            got, response = decode_response(api_key, version, payload)
-        except TimeoutError:
-            raise KafkaConnectionError(f"no answer within {self._timeout:g} s") from None
-        except OSError as exc:
-            raise KafkaConnectionError(f"connection failed: {exc}") from None
+            got, response = decode_response(api_key, version, self._read_frame())
         except KafkaCodecError as exc:
             raise KafkaConnectionError(f"malformed response: {exc}") from None
         if got != correlation_id:
@@ -199,6 +182,16 @@ class KafkaConnection:
         return response
 
     def _read_frame(self) -> bytes:
+        """The next response payload; the socket's time-out and errors as
+        ``KafkaConnectionError`` (a frame over the limit stays a codec error)."""
+        try:
+            return self._next_frame()
+        except TimeoutError:
+            raise KafkaConnectionError(f"no answer within {self._timeout:g} s") from None
+        except OSError as exc:
+            raise KafkaConnectionError(f"connection failed: {exc}") from None
+
+    def _next_frame(self) -> bytes:
         while True:
             payload = self._frames.next_frame()
             if payload is not None:
@@ -295,12 +288,7 @@ class KafkaConnection:
         (correlation id on, size off), for APIs outside our schema table and for
         callers that need the exact bytes (a proxy's tests)."""
         self._send(request_frame)
-        try:
-            return self._read_frame()
-        except TimeoutError:
-            raise KafkaConnectionError(f"no answer within {self._timeout:g} s") from None
-        except OSError as exc:
-            raise KafkaConnectionError(f"connection failed: {exc}") from None
+        return self._read_frame()
 
     def request(
         self, api_key: int, body: dict[str, Any], version: int | None = None

@@ -22,20 +22,23 @@ import dataclasses
 import logging
 import socket
 import struct
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
 
+from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
-from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
+from sasl_scram.endpoint._owner_identity import OwnerIdentity
 from sasl_scram.endpoint._upstream import ClusterView
+from sasl_scram.endpoint._upstream import UpstreamLink
 from sasl_scram.endpoint._upstream import UpstreamProtocol
+from sasl_scram.endpoint._upstream import UpstreamUnavailable
 from sasl_scram.endpoint._upstream import look_at_cluster
 from sasl_scram.endpoint._upstream import open_upstream
-from sasl_scram.endpoint._upstream import upstream_secret
 from sasl_scram.frontdoor import EDGE_API_KEYS
 from sasl_scram.frontdoor import REWRITTEN_APIS
 from sasl_scram.frontdoor import AddressRewriter
@@ -43,9 +46,11 @@ from sasl_scram.frontdoor import FrontDoorError
 from sasl_scram.frontdoor import InFlight
 from sasl_scram.frontdoor import InFlightQueue
 from sasl_scram.frontdoor import LocalRequest
+from sasl_scram.frontdoor import OwnerTokenError
 from sasl_scram.frontdoor import RequestSplitter
 from sasl_scram.frontdoor import ResponseSplitter
 from sasl_scram.frontdoor import UpstreamConfig
+from sasl_scram.frontdoor import UpstreamIdentity
 from sasl_scram.frontdoor import UpstreamLogin
 from sasl_scram.frontdoor import UpstreamLoginError
 from sasl_scram.frontdoor import edge_api_versions
@@ -66,6 +71,8 @@ _MAX_IN_FLIGHT = _SOFT_IN_FLIGHT + 4096
 # The largest response accepted from a broker at all; a Fetch response is
 # bounded by the client's fetch.max.bytes, Kafka's default 50 MiB.
 _MAX_RESPONSE = (1 << 31) - 1
+# Between logins with a token the broker does not know yet.
+_TOKEN_RETRY_S = 0.25
 # When to re-authenticate at the cluster, as a share of the session's lifetime.
 _REAUTH_AT = 0.85
 # Bytes read from a client while its upstream connection is being opened.
@@ -108,9 +115,8 @@ class FrontDoor:
         self.rewriter = AddressRewriter(host, upstream.node_port_base, learn=self._learn)
         self.max_request = max_request
         self.max_local = max_local
-        self.timeout = timeout
-        self.secret = upstream_secret(upstream.client)
-        self.ssl_context = upstream.client.ssl_context()
+        #: The login, TLS and time-out of every connection to the cluster.
+        self.link = UpstreamLink.of(upstream.client, timeout)
         #: Node id by the port of its node listener.
         self.node_ports: dict[int, int] = {}
         #: Called with a node id first seen in a response: open its listener.
@@ -121,6 +127,8 @@ class FrontDoor:
         self._refused_logged = False
         #: Forwarding figures, when ``scram.metrics.listener`` is set.
         self.metrics: ForwardMetrics | None = None
+        #: ``upstream.identity=owner-token``: each user's tokens (else ``None``).
+        self.owners: OwnerIdentity | None = None
 
     def _learn(self, node_id: int, host: str, port: int) -> None:
         if self.brokers.get(node_id) != (host, port):
@@ -146,15 +154,63 @@ class FrontDoor:
         self._refused_logged = True
         log.log(level, "[%s] upstream login refused: %s", conn_id, exc)
 
-    def attach(
-        self,
-        protocol: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        leftover: bytes,
-    ) -> Forwarder:
-        local_port = transport.get_extra_info("sockname")[1]
-        return Forwarder(self, protocol, transport, conn, self.targets(local_port), leftover)
+    def count(self, event: str) -> None:
+        if self.metrics is not None:
+            self.metrics.upstream(event)
+
+    async def open_for(self, local_port: int, conn_id: str, user: str) -> UpstreamProtocol:
+        """A logged-in upstream connection for ``user``'s client accepted on ``local_port``.
+
+        Raises:
+            UpstreamLoginError: the cluster refused the login (logged once).
+            FrontDoorError: no broker could be reached (logged at INFO).
+        """
+        targets = self.targets(local_port)
+        owners = self.owners
+        if owners is not None:
+            owners.tokens.acquire(user)
+        try:
+            if not targets:
+                raise UpstreamUnavailable("this node port's broker is not known (yet)")
+            upstream = await self._open(targets, user)
+        except BaseException as exc:
+            if owners is not None:
+                owners.tokens.release(user)
+            if isinstance(exc, FrontDoorError):
+                self._opening_failed(conn_id, exc)
+            raise
+        if owners is not None:
+            upstream.on_gone = lambda: owners.tokens.release(user)
+        self.count("opened")
+        return upstream
+
+    async def _open(self, targets: list[tuple[str, int]], user: str) -> UpstreamProtocol:
+        if self.owners is None:
+            return await open_upstream(self.link, targets)
+        # A broker learns a new token from the metadata log (KRaft) or a change
+        # notification: a refusal within PROPAGATION_MS of its creation is retried.
+        while True:
+            secret, token = await self.owners.login(user)
+            try:
+                return await open_upstream(dataclasses.replace(self.link, secret=secret), targets)
+            except UpstreamLoginError:
+                if not token.fresh(int(time.time() * 1000)):
+                    raise
+                await asyncio.sleep(_TOKEN_RETRY_S)
+
+    async def secret_for(self, user: str) -> SaslCredentials | None:
+        """The login of ``user``'s upstream connections now (KIP-368 re-authentication)."""
+        if self.owners is None:
+            return self.link.secret
+        return (await self.owners.login(user))[0]
+
+    def _opening_failed(self, conn_id: str, exc: FrontDoorError) -> None:
+        if isinstance(exc, UpstreamLoginError | OwnerTokenError):
+            self.upstream_refused(conn_id, exc)
+            self.count("login_refused")
+        else:
+            log.info("[%s] cannot forward: %s", conn_id, exc)
+            self.count("unreachable")
 
 
 async def open_front_door(
@@ -168,9 +224,7 @@ async def open_front_door(
     upstream = config.upstream
     assert upstream is not None
     client = upstream.client
-    cluster = await look_at_cluster(
-        upstream.bootstrap, upstream_secret(client), client.ssl_context(), timeout
-    )
+    cluster = await look_at_cluster(UpstreamLink.of(client, timeout), upstream.bootstrap)
     first = config.listeners[0]
     advertised = config.advertised.get(first.name)
     host = (advertised.host if advertised else "") or first.host or socket.getfqdn()
@@ -185,6 +239,9 @@ async def open_front_door(
         timeout=timeout,
     )
     door.metrics = metrics
+    if upstream.identity is UpstreamIdentity.OWNER_TOKEN:
+        door.owners = OwnerIdentity(upstream, timeout)
+        await door.owners.start()
     door.settings = dataclasses.replace(
         settings,
         api_versions=tuple(
@@ -206,18 +263,12 @@ class Forwarder:
     """One logged-in client connection and its upstream connection."""
 
     def __init__(
-        self,
-        door: FrontDoor,
-        protocol: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        targets: list[tuple[str, int]],
-        leftover: bytes,
+        self, door: FrontDoor, protocol: ForwardedConnection, upstream: UpstreamProtocol
     ) -> None:
         self._door = door
         self._protocol = protocol
-        self._client = transport
-        self._conn = conn
+        self._client = protocol.client_transport
+        self._conn = conn = protocol.server_connection
         self._in_flight = InFlightQueue(_MAX_IN_FLIGHT)
         self._requests = RequestSplitter(
             self._in_flight,
@@ -236,47 +287,20 @@ class Forwarder:
             max_buffered=door.max_request,
             observe=door.metrics.response if door.metrics else None,
         )
-        self._upstream: UpstreamProtocol | None = None
-        self._early = bytearray(leftover)
+        self._upstream = upstream
+        # What followed the login in its read: forwarded once attached.
+        self._early = bytearray(conn.hand_off())
         self._local: LocalRequest | None = None
         self._closed = False
         self._upstream_paused = False
         self._client_paused = False
-        self._secret = door.secret
+        session = conn.session
+        self._user = session.authorization_id if session is not None else ""
         # KIP-368 at the cluster: our login there expires too (see _upstream_reauth).
         self._reauth_due = False
         self._reauth_timer: asyncio.TimerHandle | None = None
         self._relogging = False
-        self._task: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(
-            self._open(targets)
-        )
-        self._update_client_reading()
-
-    # -- opening --------------------------------------------------------------------
-    async def _open(self, targets: list[tuple[str, int]]) -> None:
-        door = self._door
-        conn_id = self._protocol.conn_id
-        try:
-            if not targets:
-                raise FrontDoorError("this node port's broker is not known (yet)")
-            upstream = await open_upstream(targets, door.secret, door.ssl_context, door.timeout)
-        except UpstreamLoginError as exc:
-            door.upstream_refused(conn_id, exc)
-            self._count("login_refused")
-            self._protocol.close("upstream login refused")
-            return
-        except FrontDoorError as exc:
-            log.info("[%s] cannot forward: %s", conn_id, exc)
-            self._count("unreachable")
-            self._protocol.close("upstream unavailable")
-            return
-        finally:
-            self._task = None
-        if self._closed:
-            upstream.close()
-            return
-        self._upstream = upstream
-        self._count("opened")
+        self._task: asyncio.Task[None] | None = None
         upstream.on_lost = self._upstream_lost
         upstream.on_writable = self._upstream_writable
         upstream.attach(self._upstream_data)
@@ -316,10 +340,13 @@ class Forwarder:
 
     async def _relogin(self) -> None:
         upstream = self._upstream
-        assert upstream is not None and self._secret is not None
         try:
-            async with asyncio.timeout(self._door.timeout):
-                await upstream.relogin(UpstreamLogin(self._secret))
+            async with asyncio.timeout(self._door.link.timeout):
+                # An owner token's session ends at the token's expiry, whatever
+                # its renewals: log in again with the user's current token.
+                secret = await self._door.secret_for(self._user)
+                assert secret is not None, "a session with a lifetime has a SASL login"
+                await upstream.relogin(UpstreamLogin(secret))
         except (FrontDoorError, TimeoutError) as exc:
             self._door.upstream_refused(self._protocol.conn_id, exc)
             self._protocol.close("upstream re-authentication failed")
@@ -336,12 +363,11 @@ class Forwarder:
     def client_data(self, data: bytes) -> None:
         if self._closed:
             return
-        upstream = self._upstream
-        if upstream is None or self._relogging or self._local is not None or self._requests.stopped:
-            if upstream is None or self._relogging:
+        if self._relogging or self._local is not None or self._requests.stopped:
+            if self._relogging:
                 self._early += data
                 if len(self._early) > _MAX_EARLY:
-                    self._fail("more than 1 MiB sent before the cluster connection opened")
+                    self._fail("more than 1 MiB sent during a re-authentication at the cluster")
             else:
                 self._requests.feed(data)  # held with the local request's rest
             self._update_client_reading()
@@ -365,7 +391,7 @@ class Forwarder:
                 # is forwarded in the middle of a re-authentication.
                 self._fail("session expired without re-authentication", None)
                 return
-            assert self._upstream is not None and self._upstream.transport is not None
+            assert self._upstream.transport is not None
             self._upstream.transport.writelines(chunks)
         self._maybe_answer_local()
         if self._reauth_due:
@@ -412,8 +438,7 @@ class Forwarder:
             self._update_client_reading()
 
     def _count(self, event: str) -> None:
-        if self._door.metrics is not None:
-            self._door.metrics.upstream(event)
+        self._door.count(event)
 
     def _upstream_lost(self, reason: str) -> None:
         self._count("closed")
@@ -429,7 +454,7 @@ class Forwarder:
         """Back-pressure: a client that does not read its responses stops our
         reads from its broker, never our buffering of them."""
         upstream = self._upstream
-        if upstream is None or upstream.transport is None or upstream.lost:
+        if upstream.transport is None or upstream.lost:
             return
         if writable:
             upstream.transport.resume_reading()
@@ -438,8 +463,7 @@ class Forwarder:
 
     def _update_client_reading(self) -> None:
         pause = (
-            self._upstream is None
-            or self._upstream_paused
+            self._upstream_paused
             or self._local is not None
             # Between two frames only: one half sent up must be finished first.
             or (self._reauth_due and self._requests.idle())
@@ -464,5 +488,4 @@ class Forwarder:
             self._task.cancel()
         if self._reauth_timer is not None:
             self._reauth_timer.cancel()
-        if self._upstream is not None:
-            self._upstream.close()
+        self._upstream.close()

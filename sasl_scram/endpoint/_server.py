@@ -28,12 +28,12 @@ from sasl_scram.endpoint._budget import FailureBudget
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
-from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._connection import advertised_versions
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.endpoint._forward import Forwarder
 from sasl_scram.endpoint._forward import FrontDoor
 from sasl_scram.endpoint._forward import open_front_door
 from sasl_scram.endpoint._listeners import ListenerAddress
@@ -43,6 +43,7 @@ from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.endpoint._protocol import ForwardedConnection
 from sasl_scram.endpoint._protocol import Forwarding
 from sasl_scram.endpoint._refusals import RefusalLog
+from sasl_scram.endpoint._upstream import UpstreamProtocol
 from sasl_scram.endpoint._verdicts import VerdictPacer
 from sasl_scram.kafka import ApiKey
 from sasl_scram.store import CredentialStore
@@ -275,15 +276,13 @@ class ScramEndpoint:
                 ) from None
             log.error("%s (a broker that joined the cluster after start)", problem)
 
-    def forward(
-        self,
-        connection: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        leftover: bytes,
-    ) -> Forwarding:
+    async def open_upstream(self, local_port: int, conn_id: str, user: str) -> UpstreamProtocol:
         assert self.front_door is not None
-        return self.front_door.attach(connection, transport, conn, leftover)
+        return await self.front_door.open_for(local_port, conn_id, user)
+
+    def forward(self, connection: ForwardedConnection, upstream: object) -> Forwarding:
+        assert self.front_door is not None and isinstance(upstream, UpstreamProtocol)
+        return Forwarder(self.front_door, connection, upstream)
 
     def _has_room(self) -> bool:
         # Those accepted but not yet made count too: one wake-up accepts a batch.
@@ -339,6 +338,8 @@ class ScramEndpoint:
                     task.cancel()
         if self.deadlines is not None:
             self.deadlines.close()
+        if self.front_door is not None and self.front_door.owners is not None:
+            await self.front_door.owners.close()
         if self.metrics is not None:
             self.metrics.close()
         for ext in self._extensions:

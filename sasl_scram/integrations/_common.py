@@ -21,8 +21,15 @@ from sasl_scram.integrations._credentials import CredentialsSource
 from sasl_scram.integrations._errors import LOGIN_FIXES
 from sasl_scram.integrations._errors import Cause
 from sasl_scram.integrations._errors import IntegrationError
+from sasl_scram.integrations._errors import ListenerError
 
-__all__ = ["client_kwargs", "installed_while", "token_login", "with_token_hint"]
+__all__ = [
+    "client_kwargs",
+    "installed_while",
+    "listener_error",
+    "token_login",
+    "with_token_hint",
+]
 
 #: Whether the login running in this task is a delegation token's: the SCRAM
 #: mechanism sets it when it fetches the credentials, within the client's login
@@ -40,6 +47,34 @@ def with_token_hint(exc: Exception, address: str) -> Exception:
     message = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
     hint = LOGIN_FIXES[Cause.TOKEN_REFUSED].format(bootstrap=address or "<broker host:port>")
     return type(exc)(f"{message}; {hint}")
+
+
+def listener_error(message: str, client_error: type[Exception]) -> ListenerError:
+    """A :class:`ListenerError` that is also ``client_error``, the client's own
+    error for a bootstrap that failed, so handlers written for the client still
+    catch it. Its text is ``message`` alone, as :func:`check_listener` says it
+    (the clients' errors put their class name first)."""
+    return _listener_error_type(client_error)(message)
+
+
+# One combined class per client error type, so that it is the same class each time.
+_listener_error_types: dict[type[Exception], type[ListenerError]] = {}
+
+
+def _listener_error_type(client_error: type[Exception]) -> type[ListenerError]:
+    combined = _listener_error_types.get(client_error)
+    if combined is not None:
+        return combined
+
+    def reduce(self: ListenerError) -> tuple[type[ListenerError], tuple[object, ...]]:
+        # Unpickled as the public class: this one has no importable name.
+        return ListenerError, self.args
+
+    namespace = {"__str__": BaseException.__str__, "__reduce__": reduce}
+    combined = type(ListenerError.__name__, (ListenerError, client_error), namespace)
+    combined.__module__ = ListenerError.__module__
+    # setdefault: two threads racing here get one class.
+    return _listener_error_types.setdefault(client_error, combined)
 
 
 @contextmanager

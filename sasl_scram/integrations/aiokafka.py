@@ -20,7 +20,14 @@ A refused login ends ``start()`` with aiokafka's ``SaslAuthenticationFailed``
 itself, as Kafka's Java client raises ``SaslAuthenticationException``:
 ``AIOKafkaClient.bootstrap`` logs each host's failure and raises a generic
 "Unable to bootstrap", so :func:`install` also wraps it to raise the refusal
-when a login was refused (a network error still gives aiokafka's own error).
+when a login was refused. When a port answered the SaslHandshake with an
+error instead (ILLEGAL_SASL_STATE from a KRaft controller or a listener
+without SASL, UNSUPPORTED_SASL_MECHANISM), the wrapper asks each bootstrap
+address what it is, as :func:`~sasl_scram.integrations.check_listener` does,
+and raises a :class:`~sasl_scram.integrations.ListenerError` saying so, which
+is also aiokafka's ``KafkaConnectionError``. A network error still gives
+aiokafka's own error. Both apply to every SASL connection, with or without a
+credentials provider.
 
 Example::
 
@@ -58,6 +65,7 @@ from sasl_scram.integrations._config import ConfigSource
 from sasl_scram.integrations._credentials import CredentialsProvider
 from sasl_scram.integrations._credentials import CredentialsSource
 from sasl_scram.integrations._credentials import fetch_credentials_async
+from sasl_scram.integrations._diagnosis import listener_problem
 from sasl_scram.integrations._errors import CredentialsError
 from sasl_scram.integrations._errors import IntegrationError
 from sasl_scram.integrations._errors import refusal
@@ -80,9 +88,9 @@ _patches = PatchSet("aiokafka")
 # Connections' re-authentication schedules, to stop them at uninstall().
 _sessions: weakref.WeakSet[ConnectionReauth] = weakref.WeakSet()
 _key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
-# The logins refused during the current bootstrap (set by the wrapped bootstrap).
-_refusals: contextvars.ContextVar[list[Exception] | None] = contextvars.ContextVar(
-    "scram_aiokafka_refusals", default=None
+# What the logins of the current bootstrap ran into (set by the wrapped bootstrap).
+_bootstrapping: contextvars.ContextVar[_Bootstrap | None] = contextvars.ContextVar(
+    "scram_aiokafka_bootstrap", default=None
 )
 
 
@@ -170,35 +178,71 @@ async def _do_sasl_handshake(self: Any) -> None:
     try:
         await _first_login(self)
     except Exception as exc:
+        bootstrap = _bootstrapping.get()
+        if isinstance(exc, _handshake_error_types()):
+            if bootstrap is not None:
+                bootstrap.handshake_failed = True
+            raise
         if not isinstance(exc, _auth_failed_type()):
             raise
         hinted = _common.with_token_hint(exc, format_host_port(self.host, self.port))
-        refusals = _refusals.get()
-        if refusals is not None:
-            refusals.append(hinted)
+        if bootstrap is not None:
+            bootstrap.refusals.append(hinted)
         if hinted is exc:
             raise
         raise hinted from None
 
 
+class _Bootstrap:
+    """What the logins of one ``AIOKafkaClient.bootstrap`` ran into."""
+
+    __slots__ = ("handshake_failed", "refusals")
+
+    def __init__(self) -> None:
+        self.refusals: list[Exception] = []
+        self.handshake_failed = False
+
+
 async def _bootstrap(self: Any) -> None:
-    """Replacement for ``AIOKafkaClient.bootstrap``: a refused login is the error."""
-    refusals: list[Exception] = []
-    reset = _refusals.set(refusals)
+    """Replacement for ``AIOKafkaClient.bootstrap``: a refused login is the error,
+    and a port that is not a SASL listener offering the mechanism is named."""
+    bootstrap = _Bootstrap()
+    reset = _bootstrapping.set(bootstrap)
     try:
         await _own(self, "bootstrap")(self)
     except _connection_error_type():
-        if refusals:
-            raise refusals[-1] from None
+        if bootstrap.refusals:
+            raise bootstrap.refusals[-1] from None
+        problem = await _listener_problem(self) if bootstrap.handshake_failed else None
+        if problem is not None:
+            raise _common.listener_error(problem, _connection_error_type()) from None
         raise
     finally:
-        _refusals.reset(reset)
+        _bootstrapping.reset(reset)
+
+
+async def _listener_problem(client: Any) -> str | None:
+    """What each bootstrap address is, asked as :func:`check_listener` asks: the
+    SaslHandshake error aiokafka got (ILLEGAL_SASL_STATE, UNSUPPORTED_SASL_MECHANISM)
+    cannot tell a controller from a listener without SASL, nor name what is offered."""
+    addresses = [(host, port) for host, port, _ in client.hosts]
+    context = client._ssl_context if client._security_protocol == "SASL_SSL" else None
+    timeout = client._request_timeout_ms / 1000
+    return await asyncio.to_thread(
+        listener_problem, addresses, client._sasl_mechanism, context, timeout
+    )
 
 
 def _auth_failed_type() -> type[Exception]:
     import aiokafka.errors
 
     return cast(type[Exception], aiokafka.errors.SaslAuthenticationFailed)
+
+
+def _handshake_error_types() -> tuple[type[Exception], ...]:
+    import aiokafka.errors
+
+    return (aiokafka.errors.IllegalSaslStateError, aiokafka.errors.UnsupportedSaslMechanismError)
 
 
 def _connection_error_type() -> type[Exception]:

@@ -18,6 +18,15 @@ bootstrap retried the refused login until its timeout (30 s), then said only
 "Unable to bootstrap". :func:`install` wraps ``initialize`` to raise it for
 SCRAM connections; network errors are retried as before.
 
+A SCRAM client whose every bootstrap address refuses the connection fails at
+once too, where kafka-python retries until ``bootstrap_timeout_ms``:
+:func:`install` wraps ``KafkaConnectionManager.bootstrap`` to try a TCP
+connection to each address first (not through a ``proxy_url``) and, when all
+of them are refused, raise a :class:`~sasl_scram.integrations.ListenerError`
+naming each address, which is also kafka-python's ``KafkaTimeoutError``. One
+address that accepts, or does not answer, hands the bootstrap to kafka-python
+as before.
+
 How credentials reach the mechanism: kafka-python hands a mechanism only a
 fixed whitelist of client settings, and its constructors refuse unknown ones.
 ``sasl_oauth_token_provider`` is the one whitelisted setting that carries an
@@ -57,6 +66,7 @@ from sasl_scram.integrations._credentials import CredentialsProvider
 from sasl_scram.integrations._credentials import CredentialsSource
 from sasl_scram.integrations._credentials import ScramCredentials
 from sasl_scram.integrations._credentials import fetch_credentials
+from sasl_scram.integrations._diagnosis import all_refused
 from sasl_scram.integrations._errors import CredentialsError
 from sasl_scram.integrations._errors import IntegrationError
 from sasl_scram.integrations._errors import refusal
@@ -78,6 +88,10 @@ MECHANISM_NAMES = ("SCRAM-SHA-256", "SCRAM-SHA-512")
 
 _patches = PatchSet("kafka-python")
 _key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE
+# A refusal (a TCP reset) comes back within one round trip, well under a
+# second on any route; an address silent for longer is left to kafka-python's
+# own socket_connection_setup_timeout_ms.
+_REFUSAL_PROBE_TIMEOUT = 1.0
 
 
 def _kafka_error(name: str, message: str) -> Exception:
@@ -207,6 +221,27 @@ async def _initialize_raising_refusals(self: Any, timeout_at: float | None = Non
         raise hinted from None
 
 
+def _bootstrap_failing_fast(
+    self: Any, timeout_ms: float | None = None, refresh: bool = True
+) -> None:
+    """``KafkaConnectionManager.bootstrap``, raising at once when every bootstrap
+    address refuses the connection, where kafka-python retries it until
+    ``bootstrap_timeout_ms``; the first bootstrap of a SCRAM client only."""
+    if (
+        self.config.get("sasl_mechanism") in MECHANISM_NAMES
+        and getattr(self, "_bootstrap_future", None) is None
+        and not self.config.get("proxy_url")  # the proxy reaches the addresses, not us
+    ):
+        from kafka.cluster import collect_hosts
+
+        # kafka-python's own reading of the addresses, in the order given.
+        hosts = collect_hosts(self.config["bootstrap_servers"], randomize=False)
+        problem = all_refused([(host, port) for host, port, _ in hosts], _REFUSAL_PROBE_TIMEOUT)
+        if problem is not None:
+            raise _common.listener_error(problem, _kafka_error_type("KafkaTimeoutError"))
+    _patches.original("bootstrap", type(self).bootstrap)(self, timeout_ms, refresh)
+
+
 def _kafka_error_type(name: str) -> type[Exception]:
     import kafka.errors
 
@@ -226,6 +261,21 @@ def _connection_class() -> Any:
     ):
         return None
     return KafkaConnection
+
+
+def _manager_class() -> Any:
+    """kafka-python's connection manager, if its ``bootstrap`` is the one wrapped."""
+    import kafka.cluster
+    from kafka.net.manager import KafkaConnectionManager
+
+    bootstrap = getattr(KafkaConnectionManager, "bootstrap", None)
+    if not (
+        callable(bootstrap)
+        and list(inspect.signature(bootstrap).parameters) == ["self", "timeout_ms", "refresh"]
+        and "randomize" in inspect.signature(kafka.cluster.collect_hosts).parameters
+    ):
+        return None
+    return KafkaConnectionManager
 
 
 def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> None:
@@ -248,9 +298,14 @@ def install(*, key_cache: SaltedPasswordCache | None = DEFAULT_KEY_CACHE) -> Non
     conn_class = _connection_class()
     if conn_class is not None:
         patches.append((conn_class, "initialize", _initialize_raising_refusals))
+    manager_class = _manager_class()
+    if manager_class is not None:
+        patches.append((manager_class, "bootstrap", _bootstrap_failing_fast))
     if _patches.apply(patches):
         if conn_class is None:
             log.debug("this kafka-python retries refused logins until its bootstrap timeout")
+        if manager_class is None:
+            log.debug("this kafka-python retries refused ports until its bootstrap timeout")
         log.debug("installed token-capable SCRAM for kafka-python")
 
 

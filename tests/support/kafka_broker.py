@@ -126,13 +126,11 @@ class KafkaBroker:
 
     @property
     def reauth_bootstrap(self) -> str:
-        """The listener whose connections must re-authenticate every ``REAUTH_MS``."""
+        """The listener whose connections must re-authenticate every ``REAUTH_MS``;
+        ``ssl_bootstrap``: the SASL_SSL one (SCRAM over TLS, its CA :attr:`ca_path`)."""
         return f"127.0.0.1:{self.reauth_port}"
 
-    @property
-    def ssl_bootstrap(self) -> str:
-        """The SASL_SSL listener (SCRAM over TLS; its CA is :attr:`ca_path`)."""
-        return f"127.0.0.1:{self.ssl_port}"
+    ssl_bootstrap = property(lambda self: f"127.0.0.1:{self.ssl_port}")
 
     @property
     def ca_path(self) -> Path:
@@ -515,10 +513,11 @@ def kafka_broker(request: pytest.FixtureRequest) -> KafkaBroker:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """A failing test that used a broker shows the tail of that broker's log."""
+    """A failing test that used a broker shows the tail of that broker's log; so
+    does any other fixture value with a ``log_tail()`` (a front door's serve)."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
     if report.failed:
         for value in getattr(item, "funcargs", {}).values():
-            if isinstance(value, KafkaBroker):
+            if isinstance(value, KafkaBroker) or callable(getattr(value, "log_tail", None)):
                 report.sections.append((f"log of {value}", value.log_tail()))

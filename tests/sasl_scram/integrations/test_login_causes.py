@@ -5,16 +5,20 @@ kafka-python said nothing for its 30 s bootstrap timeout and then blamed the
 password; aiokafka blamed the password for a controller's IllegalSaslState;
 an expired token read like a wrong password. The broker is a real Kafka 4.x in
 KRaft mode (``kraft_broker``), whose controller listener is PLAINTEXT; the
-clients are the real libraries, run through the examples.
+clients are the real libraries, run through the examples and, for the causes
+the integrations name themselves, called directly.
 """
 
 from __future__ import annotations
 
 import asyncio
+import pickle
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +27,7 @@ from sasl_scram.cli import LOGIN_FIXES as CLI_FIXES
 from sasl_scram.integrations import LOGIN_FIXES
 from sasl_scram.integrations import ListenerError
 from sasl_scram.integrations import check_listener
+from sasl_scram.integrations import kafka_python
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
 from tests.support.kafka_broker import ADMIN_PASSWORD
@@ -33,6 +38,7 @@ from tests.support.zookeeper_server import free_port
 from .conftest import write_properties
 from .real_clients import owner_on
 from .test_examples import run as run_example
+from .test_fail_fast import LOGINS
 
 #: The clients whose examples log in with SCRAM through our integrations.
 EXAMPLES = ["kafka_python_client", "aiokafka_client", "confluent_kafka_client"]
@@ -133,17 +139,118 @@ def test_a_port_that_is_not_kafka_is_named() -> None:
             check_listener(properties(address), timeout=0.5)
 
 
-def test_a_listener_without_the_mechanism_names_what_it_offers(tmp_path: Path) -> None:
-    """A real ``kafka-scram serve`` with SCRAM-SHA-256 only, asked for SCRAM-SHA-512."""
-    db = tmp_path / "creds.db"
+@pytest.fixture(scope="module")
+def sha256_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
+    """A real ``kafka-scram serve`` with SCRAM-SHA-256 only."""
+    base = tmp_path_factory.mktemp("sha256-only")
+    db = base / "creds.db"
     seed(db)
-    with Serve(tmp_path, db, {"sasl.enabled.mechanisms": "SCRAM-SHA-256"}) as serve:
-        check_listener(properties(serve.bootstrap, mechanism="SCRAM-SHA-256"))
-        with pytest.raises(ListenerError) as info:
-            check_listener(properties(serve.bootstrap, mechanism="SCRAM-SHA-512"))
-    assert f"{serve.bootstrap} does not enable SCRAM-SHA-512; it offers SCRAM-SHA-256" in str(
+    with Serve(base, db, {"sasl.enabled.mechanisms": "SCRAM-SHA-256"}) as serve:
+        yield serve
+
+
+def test_a_listener_without_the_mechanism_names_what_it_offers(sha256_only: Serve) -> None:
+    check_listener(properties(sha256_only.bootstrap, mechanism="SCRAM-SHA-256"))
+    with pytest.raises(ListenerError) as info:
+        check_listener(properties(sha256_only.bootstrap, mechanism="SCRAM-SHA-512"))
+    assert f"{sha256_only.bootstrap} does not enable SCRAM-SHA-512; it offers SCRAM-SHA-256" in str(
         info.value
     )
+
+
+def aiokafka_start_fails(props: dict[str, str]) -> Exception:
+    """What aiokafka's ``start()`` raises through the integration, within ``AT_ONCE``."""
+    started = time.monotonic()
+    with pytest.raises(Exception) as info:
+        LOGINS["aiokafka"](props)
+    assert time.monotonic() - started < AT_ONCE
+    return info.value
+
+
+def test_aiokafka_names_a_controller_port(kraft_broker: KafkaBroker) -> None:
+    """aiokafka gets ILLEGAL_SASL_STATE from a controller and said "Unable to
+    bootstrap"; the integration asks the port and says what it is."""
+    from aiokafka.errors import KafkaConnectionError
+
+    address = f"127.0.0.1:{kraft_broker.controller_port}"
+    error = aiokafka_start_fails(properties(address))
+    assert isinstance(error, ListenerError), repr(error)
+    # Still aiokafka's error for a failed bootstrap, for handlers written for it.
+    assert isinstance(error, KafkaConnectionError), repr(error)
+    message = str(error)
+    assert message.startswith(f"{address} is a KRaft controller's listener"), message
+    assert "BrokerRegistration" in message and "put a broker's SASL listener" in message
+    assert "password" not in message and ADMIN_PASSWORD not in message, message
+
+
+def test_aiokafka_names_the_mechanisms_a_listener_offers(sha256_only: Serve) -> None:
+    """aiokafka's UnsupportedSaslMechanism is named as check_listener names it."""
+    error = aiokafka_start_fails(properties(sha256_only.bootstrap, mechanism="SCRAM-SHA-512"))
+    assert isinstance(error, ListenerError), repr(error)
+    assert str(error) == (
+        f"{sha256_only.bootstrap} does not enable SCRAM-SHA-512; it offers SCRAM-SHA-256; "
+        "set sasl.mechanism to one of them, or add SCRAM-SHA-512 to the broker's "
+        "sasl.enabled.mechanisms"
+    )
+
+
+def test_aiokafka_names_every_address_it_could_not_use(kraft_broker: KafkaBroker) -> None:
+    refused, controller = closed_port(), f"127.0.0.1:{kraft_broker.controller_port}"
+    error = aiokafka_start_fails(properties(f"{refused},{controller}"))
+    assert isinstance(error, ListenerError), repr(error)
+    assert f"connection refused by {refused}" in str(error), error
+    assert f"{controller} is a KRaft controller's" in str(error), error
+
+
+def kafka_python_start_fails(props: dict[str, str], **kwargs: Any) -> Exception:
+    """What a kafka-python client's constructor raises through the integration."""
+    from kafka import KafkaAdminClient
+
+    started = time.monotonic()
+    with pytest.raises(Exception) as info, kafka_python.installed():
+        KafkaAdminClient(**kafka_python.client_kwargs(props), **kwargs).close()
+    assert time.monotonic() - started < AT_ONCE
+    return info.value
+
+
+def test_kafka_python_names_a_refused_port_at_once() -> None:
+    """kafka-python retried a refused port for its whole bootstrap timeout (30 s)."""
+    from kafka.errors import KafkaTimeoutError
+
+    first, second = closed_port(), closed_port()
+    error = kafka_python_start_fails(properties(f"{first},{second}"))
+    assert isinstance(error, ListenerError), repr(error)
+    # What kafka-python raised at the end of its timeout, for handlers written for it.
+    assert isinstance(error, KafkaTimeoutError), repr(error)
+    assert str(error) == "; ".join(
+        f"connection refused by {address}: nothing listens there; start the broker or "
+        "correct bootstrap.servers"
+        for address in (first, second)
+    )
+    # It crosses processes (multiprocessing, a pytest-xdist worker) as the public class.
+    copy = pickle.loads(pickle.dumps(error))  # noqa: S301 - our own bytes
+    assert type(copy) is ListenerError and str(copy) == str(error)
+
+
+def test_kafka_python_goes_on_while_one_address_answers(kraft_broker: KafkaBroker) -> None:
+    """One refused address among several is kafka-python's to skip, as before."""
+    from kafka import KafkaAdminClient
+
+    with kafka_python.installed():
+        kwargs = kafka_python.client_kwargs(properties(f"{closed_port()},{kraft_broker.bootstrap}"))
+        KafkaAdminClient(**kwargs).close()
+
+
+def test_kafka_python_through_a_proxy_is_left_to_kafka_python() -> None:
+    """Behind proxy_url the bootstrap address is the proxy's to reach, not ours."""
+    from kafka.errors import KafkaTimeoutError
+
+    error = kafka_python_start_fails(
+        properties(closed_port()),
+        proxy_url=f"socks5://{closed_port()}",
+        bootstrap_timeout_ms=1000,
+    )
+    assert type(error) is KafkaTimeoutError, repr(error)
 
 
 @pytest.mark.slow
