@@ -70,6 +70,12 @@ _MAX_RESPONSE = (1 << 31) - 1
 _REAUTH_AT = 0.85
 # Bytes read from a client while its upstream connection is being opened.
 _MAX_EARLY = 1024 * 1024
+# Up to this much, reads go on while the upstream connection opens: a client
+# that leaves meanwhile is noticed (a paused transport sees no EOF) and its
+# half-open upstream login is dropped at once, not at the login's time-out.
+# A client's first requests after its login (Metadata, a few batches) mostly
+# fit; beyond it the kernel's buffers hold the rest (back-pressure).
+_SOFT_EARLY = 64 * 1024
 
 
 class FrontDoor:
@@ -438,7 +444,7 @@ class Forwarder:
 
     def _update_client_reading(self) -> None:
         pause = (
-            self._upstream is None
+            (self._upstream is None and len(self._early) >= _SOFT_EARLY)
             or self._upstream_paused
             or self._local is not None
             # Between two frames only: one half sent up must be finished first.
