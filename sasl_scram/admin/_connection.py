@@ -186,12 +186,7 @@ class KafkaConnection:
 
     def _receive(self, api_key: int, version: int, correlation_id: int) -> dict[str, Any]:
         try:
-            payload = self._read_frame()
-            got, response = decode_response(api_key, version, payload)
-        except TimeoutError:
-            raise KafkaConnectionError(f"no answer within {self._timeout:g} s") from None
-        except OSError as exc:
-            raise KafkaConnectionError(f"connection failed: {exc}") from None
+            got, response = decode_response(api_key, version, self._read_frame())
         except KafkaCodecError as exc:
             raise KafkaConnectionError(f"malformed response: {exc}") from None
         if got != correlation_id:
@@ -199,6 +194,16 @@ class KafkaConnection:
         return response
 
     def _read_frame(self) -> bytes:
+        """The next response payload; the socket's time-out and errors as
+        ``KafkaConnectionError`` (a frame over the limit stays a codec error)."""
+        try:
+            return self._next_frame()
+        except TimeoutError:
+            raise KafkaConnectionError(f"no answer within {self._timeout:g} s") from None
+        except OSError as exc:
+            raise KafkaConnectionError(f"connection failed: {exc}") from None
+
+    def _next_frame(self) -> bytes:
         while True:
             payload = self._frames.next_frame()
             if payload is not None:
@@ -295,12 +300,7 @@ class KafkaConnection:
         (correlation id on, size off), for APIs outside our schema table and for
         callers that need the exact bytes (a proxy's tests)."""
         self._send(request_frame)
-        try:
-            return self._read_frame()
-        except TimeoutError:
-            raise KafkaConnectionError(f"no answer within {self._timeout:g} s") from None
-        except OSError as exc:
-            raise KafkaConnectionError(f"connection failed: {exc}") from None
+        return self._read_frame()
 
     def request(
         self, api_key: int, body: dict[str, Any], version: int | None = None

@@ -641,6 +641,13 @@ class ServerConnection:
         return [Send(data), self._close(reason)]
 
 
+def refuse_forwarded_login(conn: ServerConnection, message: str) -> list[Output]:
+    """A front door could not log in to the cluster for a login the edge
+    accepted: the client gets a failed login with ``message``, then the close."""
+    session = conn.session
+    return conn._auth_failed(AuthenticationFailed(message), session.username if session else None)
+
+
 def _principal_change(old: ScramSession | None, new: ScramSession) -> AuthenticationFailed | None:
     """KIP-368: the principal may not change during re-authentication;
     SaslServerAuthenticator.ReauthInfo's text, principals as type.name."""

@@ -33,6 +33,7 @@ from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint._upstream import ClusterView
 from sasl_scram.endpoint._upstream import UpstreamProtocol
+from sasl_scram.endpoint._upstream import UpstreamUnavailable
 from sasl_scram.endpoint._upstream import look_at_cluster
 from sasl_scram.endpoint._upstream import open_upstream
 from sasl_scram.endpoint._upstream import upstream_secret
@@ -70,12 +71,6 @@ _MAX_RESPONSE = (1 << 31) - 1
 _REAUTH_AT = 0.85
 # Bytes read from a client while its upstream connection is being opened.
 _MAX_EARLY = 1024 * 1024
-# Up to this much, reads go on while the upstream connection opens: a client
-# that leaves meanwhile is noticed (a paused transport sees no EOF) and its
-# half-open upstream login is dropped at once, not at the login's time-out.
-# A client's first requests after its login (Metadata, a few batches) mostly
-# fit; beyond it the kernel's buffers hold the rest (back-pressure).
-_SOFT_EARLY = 64 * 1024
 
 
 class FrontDoor:
@@ -152,15 +147,42 @@ class FrontDoor:
         self._refused_logged = True
         log.log(level, "[%s] upstream login refused: %s", conn_id, exc)
 
+    def count(self, event: str) -> None:
+        if self.metrics is not None:
+            self.metrics.upstream(event)
+
+    async def open_for(self, local_port: int, conn_id: str) -> UpstreamProtocol:
+        """A logged-in upstream connection for a client accepted on ``local_port``.
+
+        Raises:
+            UpstreamLoginError: the cluster refused the login (logged once).
+            FrontDoorError: no broker could be reached (logged at INFO).
+        """
+        targets = self.targets(local_port)
+        try:
+            if not targets:
+                raise UpstreamUnavailable("this node port's broker is not known (yet)")
+            upstream = await open_upstream(targets, self.secret, self.ssl_context, self.timeout)
+        except UpstreamLoginError as exc:
+            self.upstream_refused(conn_id, exc)
+            self.count("login_refused")
+            raise
+        except FrontDoorError as exc:
+            log.info("[%s] cannot forward: %s", conn_id, exc)
+            self.count("unreachable")
+            raise
+        self.count("opened")
+        return upstream
+
     def attach(
         self,
         protocol: ForwardedConnection,
         transport: asyncio.Transport,
         conn: ServerConnection,
+        upstream: UpstreamProtocol,
         leftover: bytes,
     ) -> Forwarder:
-        local_port = transport.get_extra_info("sockname")[1]
-        return Forwarder(self, protocol, transport, conn, self.targets(local_port), leftover)
+        return Forwarder(self, protocol, transport, conn, upstream, leftover)
 
 
 async def open_front_door(
@@ -217,7 +239,7 @@ class Forwarder:
         protocol: ForwardedConnection,
         transport: asyncio.Transport,
         conn: ServerConnection,
-        targets: list[tuple[str, int]],
+        upstream: UpstreamProtocol,
         leftover: bytes,
     ) -> None:
         self._door = door
@@ -242,7 +264,7 @@ class Forwarder:
             max_buffered=door.max_request,
             observe=door.metrics.response if door.metrics else None,
         )
-        self._upstream: UpstreamProtocol | None = None
+        self._upstream = upstream
         self._early = bytearray(leftover)
         self._local: LocalRequest | None = None
         self._closed = False
@@ -253,36 +275,7 @@ class Forwarder:
         self._reauth_due = False
         self._reauth_timer: asyncio.TimerHandle | None = None
         self._relogging = False
-        self._task: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(
-            self._open(targets)
-        )
-        self._update_client_reading()
-
-    # -- opening --------------------------------------------------------------------
-    async def _open(self, targets: list[tuple[str, int]]) -> None:
-        door = self._door
-        conn_id = self._protocol.conn_id
-        try:
-            if not targets:
-                raise FrontDoorError("this node port's broker is not known (yet)")
-            upstream = await open_upstream(targets, door.secret, door.ssl_context, door.timeout)
-        except UpstreamLoginError as exc:
-            door.upstream_refused(conn_id, exc)
-            self._count("login_refused")
-            self._protocol.close("upstream login refused")
-            return
-        except FrontDoorError as exc:
-            log.info("[%s] cannot forward: %s", conn_id, exc)
-            self._count("unreachable")
-            self._protocol.close("upstream unavailable")
-            return
-        finally:
-            self._task = None
-        if self._closed:
-            upstream.close()
-            return
-        self._upstream = upstream
-        self._count("opened")
+        self._task: asyncio.Task[None] | None = None
         upstream.on_lost = self._upstream_lost
         upstream.on_writable = self._upstream_writable
         upstream.attach(self._upstream_data)
@@ -322,7 +315,7 @@ class Forwarder:
 
     async def _relogin(self) -> None:
         upstream = self._upstream
-        assert upstream is not None and self._secret is not None
+        assert self._secret is not None
         try:
             async with asyncio.timeout(self._door.timeout):
                 await upstream.relogin(UpstreamLogin(self._secret))
@@ -342,12 +335,11 @@ class Forwarder:
     def client_data(self, data: bytes) -> None:
         if self._closed:
             return
-        upstream = self._upstream
-        if upstream is None or self._relogging or self._local is not None or self._requests.stopped:
-            if upstream is None or self._relogging:
+        if self._relogging or self._local is not None or self._requests.stopped:
+            if self._relogging:
                 self._early += data
                 if len(self._early) > _MAX_EARLY:
-                    self._fail("more than 1 MiB sent before the cluster connection opened")
+                    self._fail("more than 1 MiB sent during a re-authentication at the cluster")
             else:
                 self._requests.feed(data)  # held with the local request's rest
             self._update_client_reading()
@@ -371,7 +363,7 @@ class Forwarder:
                 # is forwarded in the middle of a re-authentication.
                 self._fail("session expired without re-authentication", None)
                 return
-            assert self._upstream is not None and self._upstream.transport is not None
+            assert self._upstream.transport is not None
             self._upstream.transport.writelines(chunks)
         self._maybe_answer_local()
         if self._reauth_due:
@@ -418,8 +410,7 @@ class Forwarder:
             self._update_client_reading()
 
     def _count(self, event: str) -> None:
-        if self._door.metrics is not None:
-            self._door.metrics.upstream(event)
+        self._door.count(event)
 
     def _upstream_lost(self, reason: str) -> None:
         self._count("closed")
@@ -435,7 +426,7 @@ class Forwarder:
         """Back-pressure: a client that does not read its responses stops our
         reads from its broker, never our buffering of them."""
         upstream = self._upstream
-        if upstream is None or upstream.transport is None or upstream.lost:
+        if upstream.transport is None or upstream.lost:
             return
         if writable:
             upstream.transport.resume_reading()
@@ -444,8 +435,7 @@ class Forwarder:
 
     def _update_client_reading(self) -> None:
         pause = (
-            (self._upstream is None and len(self._early) >= _SOFT_EARLY)
-            or self._upstream_paused
+            self._upstream_paused
             or self._local is not None
             # Between two frames only: one half sent up must be finished first.
             or (self._reauth_due and self._requests.idle())
@@ -470,5 +460,4 @@ class Forwarder:
             self._task.cancel()
         if self._reauth_timer is not None:
             self._reauth_timer.cancel()
-        if self._upstream is not None:
-            self._upstream.close()
+        self._upstream.close()

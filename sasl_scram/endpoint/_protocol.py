@@ -38,12 +38,15 @@ from sasl_scram.endpoint._connection import CredentialNeeded
 from sasl_scram.endpoint._connection import Output
 from sasl_scram.endpoint._connection import Send
 from sasl_scram.endpoint._connection import ServerConnection
+from sasl_scram.endpoint._connection import refuse_forwarded_login
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._verdicts import VerdictPacer
+from sasl_scram.frontdoor import FrontDoorError
+from sasl_scram.frontdoor import UpstreamLoginError
 
 __all__ = ["ConnectionHost", "ConnectionProtocol", "ForwardedConnection", "Forwarding"]
 
@@ -52,6 +55,11 @@ log = logging.getLogger("sasl_scram.endpoint")
 #: Reading pauses while this much is waiting to be sent (asyncio's flow control).
 WRITE_HIGH_WATER = 256 * 1024
 WRITE_LOW_WATER = 64 * 1024
+#: What a client hears when the cluster refuses the front door's login for it.
+REFUSED_UPSTREAM = (
+    "The front door could not log in to the cluster for this connection (the cluster "
+    "refused its upstream login); ask the front door's operator"
+)
 #: Frames this big are buffered, decoded and answered in a worker thread.
 LARGE_INPUT = 256 * 1024
 
@@ -94,11 +102,13 @@ class ConnectionHost(Protocol):
     def handler(self, api_key: int) -> Handler | None: ...
     def lookup_may_block(self, request: CredentialRequest) -> bool: ...
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
+    async def open_upstream(self, local_port: int, conn_id: str) -> object: ...
     def forward(
         self,
         connection: ForwardedConnection,
         transport: asyncio.Transport,
         conn: ServerConnection,
+        upstream: object,
         leftover: bytes,
     ) -> Forwarding: ...
 
@@ -469,11 +479,13 @@ class ForwardedConnection(ConnectionProtocol):
     sends goes to its :class:`Forwarding` (``_forward.py``), and only the
     requests the edge answers itself come back here, one at a time."""
 
-    __slots__ = ("_forward",)
+    __slots__ = ("_forward", "_upstream")
 
     def __init__(self, endpoint: ConnectionHost, listener: ListenerAddress, conn_id: str) -> None:
         super().__init__(endpoint, listener, conn_id)
         self._forward: Forwarding | None = None
+        # The cluster's connection, logged in before the client hears its verdict.
+        self._upstream: object = None
 
     def data_received(self, data: bytes) -> None:
         forward = self._forward
@@ -497,6 +509,48 @@ class ForwardedConnection(ConnectionProtocol):
         super().connection_lost(exc)
         if self._forward is not None:
             self._forward.close()
+        elif self._upstream is not None:
+            self._upstream.close()  # type: ignore[attr-defined]
+
+    def _hold_verdict(
+        self, verdict: Authenticated | Close, rest: list[Output], sends: list[bytes]
+    ) -> bool:
+        if type(verdict) is not Authenticated or verdict.reauthentication or self._upstream:
+            return super()._hold_verdict(verdict, rest, sends)
+        # The edge said yes; the client hears it once the cluster has taken our
+        # login for it too: a refusal there is then a failed login, not a hang.
+        self._hold = True
+        self._update_reading()
+        held = b"".join(sends)
+        sends.clear()
+        self._task = self._loop.create_task(self._open_upstream(verdict, held, rest))
+        return True
+
+    async def _open_upstream(self, verdict: Authenticated, held: bytes, rest: list[Output]) -> None:
+        transport = self._transport
+        assert transport is not None
+        refused: str | None = None
+        try:
+            delay = self._endpoint.pacer.delay(self._listener.name, self._peername, verdict)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            port = transport.get_extra_info("sockname")[1]
+            self._upstream = await self._endpoint.open_upstream(port, self.conn_id)
+        except FrontDoorError as exc:
+            refused = REFUSED_UPSTREAM if isinstance(exc, UpstreamLoginError) else None
+        finally:
+            self._task = None
+        if transport.is_closing():
+            if self._upstream is not None:
+                self._upstream.close()  # type: ignore[attr-defined]
+            return
+        if self._upstream is not None:
+            self._release_verdict(held, rest)
+        elif refused is not None:
+            self._hold = False
+            self._run(refuse_forwarded_login(self._conn, refused))
+        else:
+            self.close("upstream unavailable")  # retried by the client, like a broker down
 
     def _authenticated(self, item: Authenticated) -> None:
         super()._authenticated(item)
@@ -504,7 +558,7 @@ class ForwardedConnection(ConnectionProtocol):
             transport = self._transport
             assert transport is not None
             self._forward = self._endpoint.forward(
-                self, transport, self._conn, self._conn.hand_off()
+                self, transport, self._conn, self._upstream, self._conn.hand_off()
             )
 
     # -- a local request's answer may come later, from a task or a held verdict --------

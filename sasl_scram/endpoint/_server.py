@@ -43,6 +43,7 @@ from sasl_scram.endpoint._protocol import ConnectionProtocol
 from sasl_scram.endpoint._protocol import ForwardedConnection
 from sasl_scram.endpoint._protocol import Forwarding
 from sasl_scram.endpoint._refusals import RefusalLog
+from sasl_scram.endpoint._upstream import UpstreamProtocol
 from sasl_scram.endpoint._verdicts import VerdictPacer
 from sasl_scram.kafka import ApiKey
 from sasl_scram.store import CredentialStore
@@ -275,15 +276,20 @@ class ScramEndpoint:
                 ) from None
             log.error("%s (a broker that joined the cluster after start)", problem)
 
+    async def open_upstream(self, local_port: int, conn_id: str) -> UpstreamProtocol:
+        assert self.front_door is not None
+        return await self.front_door.open_for(local_port, conn_id)
+
     def forward(
         self,
         connection: ForwardedConnection,
         transport: asyncio.Transport,
         conn: ServerConnection,
+        upstream: object,
         leftover: bytes,
     ) -> Forwarding:
-        assert self.front_door is not None
-        return self.front_door.attach(connection, transport, conn, leftover)
+        assert self.front_door is not None and isinstance(upstream, UpstreamProtocol)
+        return self.front_door.attach(connection, transport, conn, upstream, leftover)
 
     def _has_room(self) -> bool:
         # Those accepted but not yet made count too: one wake-up accepts a batch.

@@ -185,3 +185,15 @@ def test_a_peer_that_is_not_a_kafka_listener_is_named_so(
     assert what in message, message
     assert f"check that {address} is a Kafka listener" in message, message
     assert "security.protocol" in message, message
+
+
+def test_a_raw_request_left_unanswered_is_named_so() -> None:
+    # raw_request reads through the same socket errors as request(): a time-out
+    # is a KafkaConnectionError that says how long it waited, not a bare
+    # TimeoutError. Half a frame: the endpoint waits for the rest.
+    with (
+        RunningEndpoint() as ep,
+        KafkaConnection(ep.bootstrap, SaslCredentials(SCRAM_SHA_256, *ALICE), timeout=3.0) as conn,
+        pytest.raises(KafkaConnectionError, match="no answer within 3 s"),
+    ):
+        conn.raw_request(struct.pack(">i", 100) + b"\x00\x03")

@@ -277,3 +277,80 @@ def test_a_cluster_certificate_nobody_trusts_is_one_line_at_start(
     result = kafka_scram("serve", "--config", str(config), timeout=60)
     line = assert_one_error(result, "serve")
     assert "CERTIFICATE_VERIFY_FAILED" in line and kraft_broker.ssl_bootstrap in line, line
+
+
+@pytest.mark.broker
+def test_an_edge_tokens_session_is_cut_at_its_expiry(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """A token created through the front door (answered from our store) logs
+    in at the edge; once it expires, the next forwarded request closes the
+    connection (KIP-368: an expired session may only re-authenticate)."""
+    import base64
+
+    from tokenauth import DelegationTokenClient
+
+    edge_store(tmp_path)
+    keys = {
+        **upstream_keys(kraft_broker.bootstrap),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port_base()),
+        "delegation.token.secret.key": "front-door-test-secret",
+    }
+    metadata = {"topics": [], "allow_auto_topic_creation": False}
+    metadata |= {"include_topic_authorized_operations": False}
+    with ServeProcess(tmp_path, keys) as serve:
+        alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+        with KafkaConnection(serve.bootstrap, alice, timeout=20) as conn:
+            token = DelegationTokenClient(conn).create_token(max_lifetime_ms=3000)
+        hmac = base64.b64encode(token.hmac).decode()
+        login = SaslCredentials(SCRAM_SHA_512, token.info.token_id, hmac, token_auth=True)
+        with KafkaConnection(serve.bootstrap, login, timeout=20) as conn:
+            assert 0 < conn.session_lifetime_ms <= 3000
+            brokers = conn.request(ApiKey.METADATA, metadata, version=12)["brokers"]
+            assert [b["node_id"] for b in brokers] == [1]  # the cluster's answer
+            time.sleep(token.info.max_timestamp_ms / 1000 - time.time() + 0.5)
+            sock = conn._sock
+            sock.sendall(encode_request(ApiKey.METADATA, 12, 7, "t", metadata))
+            sock.settimeout(10)
+            assert sock.recv(4096) == b""  # closed, unanswered
+        assert "session expired without re-authentication" in serve.log_text()
+
+
+@pytest.mark.broker
+def test_a_login_the_cluster_refuses_later_is_a_failed_login_not_a_hang(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """The upstream login is removed from the cluster after start: the next
+    client's login fails at once with the front door's reason (error 58),
+    and the log says so once, naming the login, never its password."""
+    from sasl_scram.admin import KafkaConnectionError
+
+    upstream_user = f"fd-upstream-{free_port()}"
+    kraft_broker.add_user(upstream_user, "upstream-secret")
+    edge_store(tmp_path)
+    keys = {
+        **upstream_keys(kraft_broker.bootstrap),
+        "upstream.sasl.jaas.config": (
+            f'{SCRAM_JAAS} required username="{upstream_user}" password="upstream-secret";'
+        ),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port_base()),
+    }
+    alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+    with ServeProcess(tmp_path, keys) as serve:
+        with KafkaConnection(serve.bootstrap, alice, timeout=20):
+            pass  # the cluster takes the upstream login
+        kraft_broker.delete_user(upstream_user)
+        kraft_broker.wait_refused(kraft_broker.credentials(upstream_user, "upstream-secret"))
+        failures = []
+        for _ in range(2):
+            started = time.monotonic()
+            with pytest.raises(KafkaConnectionError) as caught:
+                KafkaConnection(serve.bootstrap, alice, timeout=20)
+            failures.append((time.monotonic() - started, str(caught.value)))
+        log = serve.log_text()
+    for took, message in failures:
+        assert took < 5 and "could not log in to the cluster" in message, failures
+    assert log.count("upstream login refused") == 1, log
+    assert upstream_user in log and "upstream-secret" not in log
