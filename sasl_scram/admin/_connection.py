@@ -13,14 +13,12 @@ import contextlib
 import itertools
 import socket
 import ssl
-from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 from sasl_scram._client import ScramClient
 from sasl_scram._errors import ScramError
-from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.config import ClientConfig
+from sasl_scram.config import SaslCredentials
 from sasl_scram.config import bootstrap_servers
 from sasl_scram.config import format_host_port
 from sasl_scram.kafka import API_SPECS
@@ -58,16 +56,6 @@ class KafkaConnectionError(ScramError):
             return ErrorCode(self.error_code)
         except ValueError:
             return None
-
-
-@dataclass(frozen=True)
-class SaslCredentials:
-    """Who we log in as: a user, or a delegation token (``token_auth``)."""
-
-    mechanism: ScramMechanism
-    username: str
-    password: str = field(repr=False)
-    token_auth: bool = False
 
 
 def _split_bootstrap(bootstrap: str) -> list[tuple[str, int]]:

@@ -14,6 +14,7 @@ from sasl_scram.config._client_config import SASL_PROTOCOLS
 from sasl_scram.config._client_config import SECURITY_PROTOCOLS
 from sasl_scram.config._client_config import ClientConfig
 from sasl_scram.config._client_config import ClientConfigError
+from sasl_scram.config._client_config import SaslCredentials
 from sasl_scram.config._client_config import read_jaas_login
 from sasl_scram.config._keys import ConfigKey
 from sasl_scram.config._keys import ConfigValueError
@@ -45,6 +46,7 @@ __all__ = [
     "KafkaPrincipal",
     "Parser",
     "Properties",
+    "SaslCredentials",
     "boolean",
     "bootstrap_servers",
     "build",

@@ -21,7 +21,13 @@ from sasl_scram.config._addresses import bootstrap_servers
 from sasl_scram.config._addresses import format_host_port
 from sasl_scram.config._properties import read_properties
 
-__all__ = ["SASL_PROTOCOLS", "SECURITY_PROTOCOLS", "ClientConfig", "ClientConfigError"]
+__all__ = [
+    "SASL_PROTOCOLS",
+    "SECURITY_PROTOCOLS",
+    "ClientConfig",
+    "ClientConfigError",
+    "SaslCredentials",
+]
 
 #: Kafka's ``SecurityProtocol`` names a client may use.
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -31,6 +37,16 @@ SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 _STORE_TYPE_KEYS = ("ssl.truststore.type", "ssl.keystore.type")
 
 log = logging.getLogger("sasl_scram.config")
+
+
+@dataclass(frozen=True)
+class SaslCredentials:
+    """Who a client logs in as: a user, or a delegation token (``token_auth``)."""
+
+    mechanism: ScramMechanism
+    username: str
+    password: str = field(repr=False)
+    token_auth: bool = False
 
 
 class ClientConfigError(ScramConfigError):

@@ -29,14 +29,13 @@ from typing import Any
 from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
-from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint._upstream import ClusterView
+from sasl_scram.endpoint._upstream import UpstreamLink
 from sasl_scram.endpoint._upstream import UpstreamProtocol
 from sasl_scram.endpoint._upstream import UpstreamUnavailable
 from sasl_scram.endpoint._upstream import look_at_cluster
 from sasl_scram.endpoint._upstream import open_upstream
-from sasl_scram.endpoint._upstream import upstream_secret
 from sasl_scram.frontdoor import EDGE_API_KEYS
 from sasl_scram.frontdoor import REWRITTEN_APIS
 from sasl_scram.frontdoor import AddressRewriter
@@ -109,9 +108,8 @@ class FrontDoor:
         self.rewriter = AddressRewriter(host, upstream.node_port_base, learn=self._learn)
         self.max_request = max_request
         self.max_local = max_local
-        self.timeout = timeout
-        self.secret = upstream_secret(upstream.client)
-        self.ssl_context = upstream.client.ssl_context()
+        #: The login, TLS and time-out of every connection to the cluster.
+        self.link = UpstreamLink.of(upstream.client, timeout)
         #: Node id by the port of its node listener.
         self.node_ports: dict[int, int] = {}
         #: Called with a node id first seen in a response: open its listener.
@@ -162,7 +160,7 @@ class FrontDoor:
         try:
             if not targets:
                 raise UpstreamUnavailable("this node port's broker is not known (yet)")
-            upstream = await open_upstream(targets, self.secret, self.ssl_context, self.timeout)
+            upstream = await open_upstream(self.link, targets)
         except UpstreamLoginError as exc:
             self.upstream_refused(conn_id, exc)
             self.count("login_refused")
@@ -173,16 +171,6 @@ class FrontDoor:
             raise
         self.count("opened")
         return upstream
-
-    def attach(
-        self,
-        protocol: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        upstream: UpstreamProtocol,
-        leftover: bytes,
-    ) -> Forwarder:
-        return Forwarder(self, protocol, transport, conn, upstream, leftover)
 
 
 async def open_front_door(
@@ -196,9 +184,7 @@ async def open_front_door(
     upstream = config.upstream
     assert upstream is not None
     client = upstream.client
-    cluster = await look_at_cluster(
-        upstream.bootstrap, upstream_secret(client), client.ssl_context(), timeout
-    )
+    cluster = await look_at_cluster(UpstreamLink.of(client, timeout), upstream.bootstrap)
     first = config.listeners[0]
     advertised = config.advertised.get(first.name)
     host = (advertised.host if advertised else "") or first.host or socket.getfqdn()
@@ -234,18 +220,12 @@ class Forwarder:
     """One logged-in client connection and its upstream connection."""
 
     def __init__(
-        self,
-        door: FrontDoor,
-        protocol: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        upstream: UpstreamProtocol,
-        leftover: bytes,
+        self, door: FrontDoor, protocol: ForwardedConnection, upstream: UpstreamProtocol
     ) -> None:
         self._door = door
         self._protocol = protocol
-        self._client = transport
-        self._conn = conn
+        self._client = protocol.client_transport
+        self._conn = conn = protocol.server_connection
         self._in_flight = InFlightQueue(_MAX_IN_FLIGHT)
         self._requests = RequestSplitter(
             self._in_flight,
@@ -265,12 +245,13 @@ class Forwarder:
             observe=door.metrics.response if door.metrics else None,
         )
         self._upstream = upstream
-        self._early = bytearray(leftover)
+        # What followed the login in its read: forwarded once attached.
+        self._early = bytearray(conn.hand_off())
         self._local: LocalRequest | None = None
         self._closed = False
         self._upstream_paused = False
         self._client_paused = False
-        self._secret = door.secret
+        self._secret = door.link.secret
         # KIP-368 at the cluster: our login there expires too (see _upstream_reauth).
         self._reauth_due = False
         self._reauth_timer: asyncio.TimerHandle | None = None
@@ -317,7 +298,7 @@ class Forwarder:
         upstream = self._upstream
         assert self._secret is not None
         try:
-            async with asyncio.timeout(self._door.timeout):
+            async with asyncio.timeout(self._door.link.timeout):
                 await upstream.relogin(UpstreamLogin(self._secret))
         except (FrontDoorError, TimeoutError) as exc:
             self._door.upstream_refused(self._protocol.conn_id, exc)

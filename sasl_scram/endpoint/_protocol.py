@@ -106,14 +106,7 @@ class ConnectionHost(Protocol):
     def lookup_may_block(self, request: CredentialRequest) -> bool: ...
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
     async def open_upstream(self, local_port: int, conn_id: str) -> object: ...
-    def forward(
-        self,
-        connection: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        upstream: object,
-        leftover: bytes,
-    ) -> Forwarding: ...
+    def forward(self, connection: ForwardedConnection, upstream: object) -> Forwarding: ...
 
 
 class Forwarding(Protocol):
@@ -579,11 +572,16 @@ class ForwardedConnection(ConnectionProtocol):
     def _authenticated(self, item: Authenticated) -> None:
         super()._authenticated(item)
         if not item.reauthentication and self._forward is None:
-            transport = self._transport
-            assert transport is not None
-            self._forward = self._endpoint.forward(
-                self, transport, self._conn, self._upstream, self._conn.hand_off()
-            )
+            self._forward = self._endpoint.forward(self, self._upstream)
+
+    @property
+    def client_transport(self) -> asyncio.Transport:
+        assert self._transport is not None
+        return self._transport
+
+    @property
+    def server_connection(self) -> ServerConnection:
+        return self._conn
 
     # -- a local request's answer may come later, from a task or a held verdict --------
     def _resume(self, outputs: list[Output]) -> None:

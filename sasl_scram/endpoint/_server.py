@@ -28,12 +28,12 @@ from sasl_scram.endpoint._budget import FailureBudget
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
-from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._connection import advertised_versions
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.endpoint._forward import Forwarder
 from sasl_scram.endpoint._forward import FrontDoor
 from sasl_scram.endpoint._forward import open_front_door
 from sasl_scram.endpoint._listeners import ListenerAddress
@@ -280,16 +280,9 @@ class ScramEndpoint:
         assert self.front_door is not None
         return await self.front_door.open_for(local_port, conn_id)
 
-    def forward(
-        self,
-        connection: ForwardedConnection,
-        transport: asyncio.Transport,
-        conn: ServerConnection,
-        upstream: object,
-        leftover: bytes,
-    ) -> Forwarding:
+    def forward(self, connection: ForwardedConnection, upstream: object) -> Forwarding:
         assert self.front_door is not None and isinstance(upstream, UpstreamProtocol)
-        return self.front_door.attach(connection, transport, conn, upstream, leftover)
+        return Forwarder(self.front_door, connection, upstream)
 
     def _has_room(self) -> bool:
         # Those accepted but not yet made count too: one wake-up accepts a batch.

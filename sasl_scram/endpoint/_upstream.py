@@ -15,15 +15,17 @@ import logging
 import ssl
 from collections.abc import Callable
 from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 from typing import cast
 
 from sasl_scram.config import ClientConfig
+from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
 from sasl_scram.frontdoor import FrontDoorError
 from sasl_scram.frontdoor import UpstreamLogin
 from sasl_scram.frontdoor import UpstreamLoginError
-from sasl_scram.frontdoor import UpstreamSecret
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
@@ -34,6 +36,7 @@ from sasl_scram.kafka import encode_request
 
 __all__ = [
     "ClusterView",
+    "UpstreamLink",
     "UpstreamProtocol",
     "UpstreamUnavailable",
     "look_at_cluster",
@@ -178,19 +181,30 @@ class UpstreamProtocol(asyncio.Protocol):
             self.transport.close()
 
 
-def upstream_secret(client: ClientConfig) -> UpstreamSecret | None:
+def upstream_secret(client: ClientConfig) -> SaslCredentials | None:
     """The ``upstream.`` login, or ``None`` for PLAINTEXT and SSL (no SASL)."""
     if not client.uses_sasl:
         return None
     mechanism, username, password = client.require_credentials()
-    return UpstreamSecret(mechanism, username, password, client.token_auth)
+    return SaslCredentials(mechanism, username, password, client.token_auth)
+
+
+@dataclass(frozen=True)
+class UpstreamLink:
+    """How the front door reaches the cluster: its login (``None``: no SASL),
+    its TLS (``None``: plain TCP) and how long one attempt may take."""
+
+    secret: SaslCredentials | None
+    ssl_context: ssl.SSLContext | None = field(repr=False)
+    timeout: float
+
+    @classmethod
+    def of(cls, client: ClientConfig, timeout: float) -> UpstreamLink:
+        return cls(upstream_secret(client), client.ssl_context(), timeout)
 
 
 async def open_upstream(
-    addresses: Sequence[tuple[str, int]],
-    secret: UpstreamSecret | None,
-    ssl_context: ssl.SSLContext | None,
-    timeout: float,
+    link: UpstreamLink, addresses: Sequence[tuple[str, int]]
 ) -> UpstreamProtocol:
     """A logged-in connection to the first of ``addresses`` that answers.
 
@@ -201,15 +215,15 @@ async def open_upstream(
     loop = asyncio.get_running_loop()
     problems = []
     for host, port in addresses:
-        protocol = UpstreamProtocol(UpstreamLogin(secret) if secret else None, loop)
+        protocol = UpstreamProtocol(UpstreamLogin(link.secret) if link.secret else None, loop)
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(link.timeout):
                 await loop.create_connection(
                     lambda p=protocol: p,
                     host,
                     port,
-                    ssl=ssl_context,
-                    server_hostname=host if ssl_context is not None else None,
+                    ssl=link.ssl_context,
+                    server_hostname=host if link.ssl_context is not None else None,
                 )
                 await protocol.ready
         except (UpstreamLoginError, asyncio.CancelledError):
@@ -220,7 +234,7 @@ async def open_upstream(
             raise
         except (OSError, TimeoutError, UpstreamUnavailable, ssl.SSLError) as exc:
             protocol.close()
-            why = f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else exc
+            why = f"no answer within {link.timeout:g} s" if isinstance(exc, TimeoutError) else exc
             problems.append(f"{format_host_port(host, port)}: {why}")
             continue
         return protocol
@@ -240,14 +254,10 @@ class ClusterView:
         self.brokers = brokers
 
 
-async def look_at_cluster(
-    addresses: Sequence[tuple[str, int]],
-    secret: UpstreamSecret | None,
-    ssl_context: ssl.SSLContext | None,
-    timeout: float,
-) -> ClusterView:
+async def look_at_cluster(link: UpstreamLink, addresses: Sequence[tuple[str, int]]) -> ClusterView:
     """The cluster's API versions and brokers, through one logged-in connection."""
-    upstream = await open_upstream(addresses, secret, ssl_context, timeout)
+    timeout = link.timeout
+    upstream = await open_upstream(link, addresses)
     try:
         async with asyncio.timeout(timeout):
             versions = await upstream.request(ApiKey.API_VERSIONS, 3, _SOFTWARE)

@@ -23,7 +23,6 @@ from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import produce_acks
 from sasl_scram.frontdoor._login import UpstreamLogin
 from sasl_scram.frontdoor._login import UpstreamLoginError
-from sasl_scram.frontdoor._login import UpstreamSecret
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
 from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
@@ -56,7 +55,6 @@ __all__ = [
     "UpstreamIdentity",
     "UpstreamLogin",
     "UpstreamLoginError",
-    "UpstreamSecret",
     "edge_api_versions",
     "edge_ranges",
     "produce_acks",

@@ -11,11 +11,9 @@ a broker reads one frame per step and the second simply waits its turn.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from dataclasses import field
 
 from sasl_scram._client import ScramClient
-from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.config import SaslCredentials
 from sasl_scram.frontdoor._errors import FrontDoorError
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
@@ -23,7 +21,7 @@ from sasl_scram.kafka import KafkaCodecError
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 
-__all__ = ["UpstreamLogin", "UpstreamLoginError", "UpstreamSecret"]
+__all__ = ["UpstreamLogin", "UpstreamLoginError"]
 
 _CLIENT_ID = "kafka-scram-front-door"
 # SaslHandshake v1 (KIP-152: the token then travels in SaslAuthenticate) and
@@ -45,16 +43,6 @@ class UpstreamLoginError(FrontDoorError):
         self.error_code = error_code
 
 
-@dataclass(frozen=True)
-class UpstreamSecret:
-    """Who the front door logs in as at the cluster (repr hides the password)."""
-
-    mechanism: ScramMechanism
-    username: str
-    password: str = field(repr=False)
-    token_auth: bool = False
-
-
 class UpstreamLogin:
     """One login: :meth:`start`, then :meth:`receive` each response payload.
 
@@ -63,7 +51,7 @@ class UpstreamLogin:
     :class:`UpstreamLoginError` with Kafka's own message and the login's name.
     """
 
-    def __init__(self, secret: UpstreamSecret) -> None:
+    def __init__(self, secret: SaslCredentials) -> None:
         self._secret = secret
         self._client = ScramClient(
             secret.mechanism, secret.username, secret.password, token_auth=secret.token_auth

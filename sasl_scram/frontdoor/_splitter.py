@@ -38,6 +38,8 @@ _REQUEST_HEAD = struct.Struct(">hhi")
 MAX_HEAD_BYTES = 1 << 17
 
 Chunk = bytes | memoryview
+#: Told each passed-on frame's API key and size.
+Observer = Callable[[int, int], None]
 T = TypeVar("T")
 Out = TypeVar("Out")
 _Buffer = bytes | bytearray | memoryview
@@ -64,7 +66,10 @@ class _FrameStream(Generic[T, Out]):
     one. A failure is sticky: the stream is out of step with the peer.
     """
 
-    def __init__(self, max_frame: int, max_buffered: int, min_size: int) -> None:
+    def __init__(
+        self, max_frame: int, max_buffered: int, min_size: int, observe: Observer | None
+    ) -> None:
+        self._observe = observe  # told each frame's API key and size (metrics)
         self.max_frame = max_frame
         self.max_buffered = max_buffered
         self._min_size = min_size
@@ -253,13 +258,12 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         *,
         max_frame: int,
         max_buffered: int,
-        observe: Callable[[int, int], None] | None = None,
+        observe: Observer | None = None,
     ) -> None:
-        super().__init__(max_frame, max_buffered, 4)
+        super().__init__(max_frame, max_buffered, 4, observe)
         self._in_flight = in_flight
         self._rewrite = rewrite
         self._rewritten = rewritten
-        self._observe = observe
 
     def _classify(
         self, buf: _Buffer, start: int, end: int, size: int
@@ -307,13 +311,12 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         max_buffered: int,
         forwarded: Mapping[int, tuple[int, int]] | None = None,
         stop_at_local: bool = False,
-        observe: Callable[[int, int], None] | None = None,
+        observe: Observer | None = None,
     ) -> None:
-        super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size)
+        super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size, observe)
         self._in_flight = in_flight
         self._local = local
         self._forwarded = forwarded
-        self._observe = observe
         # A local request is answered once every forwarded one before it has
         # been: nothing after it is read (nor enters in_flight) until then.
         self._stop_after_whole = stop_at_local

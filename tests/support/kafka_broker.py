@@ -126,13 +126,11 @@ class KafkaBroker:
 
     @property
     def reauth_bootstrap(self) -> str:
-        """The listener whose connections must re-authenticate every ``REAUTH_MS``."""
+        """The listener whose connections must re-authenticate every ``REAUTH_MS``;
+        ``ssl_bootstrap``: the SASL_SSL one (SCRAM over TLS, its CA :attr:`ca_path`)."""
         return f"127.0.0.1:{self.reauth_port}"
 
-    @property
-    def ssl_bootstrap(self) -> str:
-        """The SASL_SSL listener (SCRAM over TLS; its CA is :attr:`ca_path`)."""
-        return f"127.0.0.1:{self.ssl_port}"
+    ssl_bootstrap = property(lambda self: f"127.0.0.1:{self.ssl_port}")
 
     @property
     def ca_path(self) -> Path:
