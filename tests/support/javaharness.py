@@ -158,6 +158,12 @@ class JavaHarness:
             raise RuntimeError(f"Java harness exited (code {self._proc.poll()})")
         return line.rstrip("\n").split(" ")
 
+    def __enter__(self) -> JavaHarness:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     def close(self) -> None:
         if self._proc.stdin is not None:
             self._proc.stdin.close()

@@ -522,10 +522,11 @@ def kafka_broker(request: pytest.FixtureRequest) -> KafkaBroker:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """A failing test that used a broker shows the tail of that broker's log."""
+    """A failing test that used a broker shows the tail of that broker's log; so
+    does any other fixture value with a ``log_tail()`` (a front door's serve)."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
     if report.failed:
         for value in getattr(item, "funcargs", {}).values():
-            if isinstance(value, KafkaBroker):
+            if isinstance(value, KafkaBroker) or callable(getattr(value, "log_tail", None)):
                 report.sections.append((f"log of {value}", value.log_tail()))
