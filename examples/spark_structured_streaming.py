@@ -15,8 +15,10 @@ its ``writeStream.format("kafka")`` writer. Spark's Kafka connector
 cache on first use.
 
 It needs a real Kafka broker with delegation tokens on
-(``delegation.token.secret.key``); ``kafka-scram serve`` takes logins and
-token requests but holds no topics. Run (in the source tree,
+(``delegation.token.secret.key``), or ``kafka-scram serve`` as the front door
+of one (``upstream.bootstrap.servers``, docs/front-door.md; tokens on at
+serve). A serve without a front door takes logins and token requests but
+holds no topics: the example says so before Spark starts. Run (in the source tree,
 ``pip install -e '.[spark]'``; kafka-scram is on no package index)::
 
     python examples/spark_structured_streaming.py --client-properties client.properties \\
@@ -38,6 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sasl_scram.integrations import check_holds_topics
 from tokenauth.spark import KafkaOptions
 from tokenauth.spark import SupervisorPolicy
 from tokenauth.spark import TokenSupervisor
@@ -190,8 +193,12 @@ def supervise(args: argparse.Namespace, spark: Any = None) -> TokenSupervisor:
     # The login is read and checked before Spark starts (seconds, and a download
     # of the connector on first use), so that a wrong client.properties is
     # reported at once. The query reads `spark` when the supervisor starts it.
+    login = client_properties_login(args.client_properties)
+    # A kafka-scram serve without a front door takes the login and creates
+    # tokens, then the query would find no topic: say so now.
+    check_holds_topics(login, bootstrap_servers=args.bootstrap_servers)
     supervisor = TokenSupervisor(
-        client_properties_login(args.client_properties),
+        login,
         lambda options: build_query(spark, args, options),
         bootstrap_servers=args.bootstrap_servers,
         mechanism=args.mechanism,

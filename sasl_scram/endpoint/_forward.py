@@ -22,14 +22,17 @@ import dataclasses
 import logging
 import socket
 import struct
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
 
+from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._connection import ConnectionSettings
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
+from sasl_scram.endpoint._owner_identity import OwnerIdentity
 from sasl_scram.endpoint._upstream import ClusterView
 from sasl_scram.endpoint._upstream import UpstreamLink
 from sasl_scram.endpoint._upstream import UpstreamProtocol
@@ -43,9 +46,11 @@ from sasl_scram.frontdoor import FrontDoorError
 from sasl_scram.frontdoor import InFlight
 from sasl_scram.frontdoor import InFlightQueue
 from sasl_scram.frontdoor import LocalRequest
+from sasl_scram.frontdoor import OwnerTokenError
 from sasl_scram.frontdoor import RequestSplitter
 from sasl_scram.frontdoor import ResponseSplitter
 from sasl_scram.frontdoor import UpstreamConfig
+from sasl_scram.frontdoor import UpstreamIdentity
 from sasl_scram.frontdoor import UpstreamLogin
 from sasl_scram.frontdoor import UpstreamLoginError
 from sasl_scram.frontdoor import edge_api_versions
@@ -66,6 +71,8 @@ _MAX_IN_FLIGHT = _SOFT_IN_FLIGHT + 4096
 # The largest response accepted from a broker at all; a Fetch response is
 # bounded by the client's fetch.max.bytes, Kafka's default 50 MiB.
 _MAX_RESPONSE = (1 << 31) - 1
+# Between logins with a token the broker does not know yet.
+_TOKEN_RETRY_S = 0.25
 # When to re-authenticate at the cluster, as a share of the session's lifetime.
 _REAUTH_AT = 0.85
 # Bytes read from a client while its upstream connection is being opened.
@@ -120,6 +127,8 @@ class FrontDoor:
         self._refused_logged = False
         #: Forwarding figures, when ``scram.metrics.listener`` is set.
         self.metrics: ForwardMetrics | None = None
+        #: ``upstream.identity=owner-token``: each user's tokens (else ``None``).
+        self.owners: OwnerIdentity | None = None
 
     def _learn(self, node_id: int, host: str, port: int) -> None:
         if self.brokers.get(node_id) != (host, port):
@@ -149,28 +158,59 @@ class FrontDoor:
         if self.metrics is not None:
             self.metrics.upstream(event)
 
-    async def open_for(self, local_port: int, conn_id: str) -> UpstreamProtocol:
-        """A logged-in upstream connection for a client accepted on ``local_port``.
+    async def open_for(self, local_port: int, conn_id: str, user: str) -> UpstreamProtocol:
+        """A logged-in upstream connection for ``user``'s client accepted on ``local_port``.
 
         Raises:
             UpstreamLoginError: the cluster refused the login (logged once).
             FrontDoorError: no broker could be reached (logged at INFO).
         """
         targets = self.targets(local_port)
+        owners = self.owners
+        if owners is not None:
+            owners.tokens.acquire(user)
         try:
             if not targets:
                 raise UpstreamUnavailable("this node port's broker is not known (yet)")
-            upstream = await open_upstream(self.link, targets)
-        except UpstreamLoginError as exc:
-            self.upstream_refused(conn_id, exc)
-            self.count("login_refused")
+            upstream = await self._open(targets, user)
+        except BaseException as exc:
+            if owners is not None:
+                owners.tokens.release(user)
+            if isinstance(exc, FrontDoorError):
+                self._opening_failed(conn_id, exc)
             raise
-        except FrontDoorError as exc:
-            log.info("[%s] cannot forward: %s", conn_id, exc)
-            self.count("unreachable")
-            raise
+        if owners is not None:
+            upstream.on_gone = lambda: owners.tokens.release(user)
         self.count("opened")
         return upstream
+
+    async def _open(self, targets: list[tuple[str, int]], user: str) -> UpstreamProtocol:
+        if self.owners is None:
+            return await open_upstream(self.link, targets)
+        # A broker learns a new token from the metadata log (KRaft) or a change
+        # notification: a refusal within PROPAGATION_MS of its creation is retried.
+        while True:
+            secret, token = await self.owners.login(user)
+            try:
+                return await open_upstream(dataclasses.replace(self.link, secret=secret), targets)
+            except UpstreamLoginError:
+                if not token.fresh(int(time.time() * 1000)):
+                    raise
+                await asyncio.sleep(_TOKEN_RETRY_S)
+
+    async def secret_for(self, user: str) -> SaslCredentials | None:
+        """The login of ``user``'s upstream connections now (KIP-368 re-authentication)."""
+        if self.owners is None:
+            return self.link.secret
+        return (await self.owners.login(user))[0]
+
+    def _opening_failed(self, conn_id: str, exc: FrontDoorError) -> None:
+        if isinstance(exc, UpstreamLoginError | OwnerTokenError):
+            self.upstream_refused(conn_id, exc)
+            self.count("login_refused")
+        else:
+            log.info("[%s] cannot forward: %s", conn_id, exc)
+            self.count("unreachable")
 
 
 async def open_front_door(
@@ -199,6 +239,9 @@ async def open_front_door(
         timeout=timeout,
     )
     door.metrics = metrics
+    if upstream.identity is UpstreamIdentity.OWNER_TOKEN:
+        door.owners = OwnerIdentity(upstream, timeout)
+        await door.owners.start()
     door.settings = dataclasses.replace(
         settings,
         api_versions=tuple(
@@ -251,7 +294,8 @@ class Forwarder:
         self._closed = False
         self._upstream_paused = False
         self._client_paused = False
-        self._secret = door.link.secret
+        session = conn.session
+        self._user = session.authorization_id if session is not None else ""
         # KIP-368 at the cluster: our login there expires too (see _upstream_reauth).
         self._reauth_due = False
         self._reauth_timer: asyncio.TimerHandle | None = None
@@ -296,10 +340,13 @@ class Forwarder:
 
     async def _relogin(self) -> None:
         upstream = self._upstream
-        assert self._secret is not None
         try:
             async with asyncio.timeout(self._door.link.timeout):
-                await upstream.relogin(UpstreamLogin(self._secret))
+                # An owner token's session ends at the token's expiry, whatever
+                # its renewals: log in again with the user's current token.
+                secret = await self._door.secret_for(self._user)
+                assert secret is not None, "a session with a lifetime has a SASL login"
+                await upstream.relogin(UpstreamLogin(secret))
         except (FrontDoorError, TimeoutError) as exc:
             self._door.upstream_refused(self._protocol.conn_id, exc)
             self._protocol.close("upstream re-authentication failed")

@@ -276,9 +276,9 @@ class ScramEndpoint:
                 ) from None
             log.error("%s (a broker that joined the cluster after start)", problem)
 
-    async def open_upstream(self, local_port: int, conn_id: str) -> UpstreamProtocol:
+    async def open_upstream(self, local_port: int, conn_id: str, user: str) -> UpstreamProtocol:
         assert self.front_door is not None
-        return await self.front_door.open_for(local_port, conn_id)
+        return await self.front_door.open_for(local_port, conn_id, user)
 
     def forward(self, connection: ForwardedConnection, upstream: object) -> Forwarding:
         assert self.front_door is not None and isinstance(upstream, UpstreamProtocol)
@@ -338,6 +338,8 @@ class ScramEndpoint:
                     task.cancel()
         if self.deadlines is not None:
             self.deadlines.close()
+        if self.front_door is not None and self.front_door.owners is not None:
+            await self.front_door.owners.close()
         if self.metrics is not None:
             self.metrics.close()
         for ext in self._extensions:

@@ -74,6 +74,9 @@ class UpstreamProtocol(asyncio.Protocol):
         self._sink: Sink | None = None
         #: Called with the reason once the connection is gone.
         self.on_lost: Callable[[str], None] | None = None
+        #: Called once when the connection is gone, whoever closed it (an owner
+        #: token's user releases it).
+        self.on_gone: Callable[[], None] | None = None
         #: Called with True when the broker stops reading, False when it reads again.
         self.on_writable: Callable[[bool], None] | None = None
         self.lost = False
@@ -135,6 +138,9 @@ class UpstreamProtocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
+        gone, self.on_gone = self.on_gone, None
+        if gone is not None:
+            gone()
         reason = f"the broker closed the connection: {exc}" if exc else "the broker closed it"
         self._fail(UpstreamUnavailable(reason))
         if self.on_lost is not None:

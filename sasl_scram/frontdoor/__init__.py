@@ -6,7 +6,9 @@ matched in order (:class:`InFlightQueue`), passed on unparsed except the
 responses that carry broker addresses (:class:`AddressRewriter`); the
 ApiVersions answer is capped to what can be forwarded unparsed
 (:func:`edge_api_versions`); the ``upstream.`` keys are typed by
-:func:`upstream_config`. The endpoint's adapter is ``sasl_scram/endpoint/_forward.py``.
+:func:`upstream_config`; in ``upstream.identity=owner-token`` mode
+:class:`OwnerTokens` keeps a cluster-issued token per edge user. The
+endpoint's adapter is ``sasl_scram/endpoint/_forward.py``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from sasl_scram.frontdoor._config import UpstreamConfig
 from sasl_scram.frontdoor._config import UpstreamIdentity
 from sasl_scram.frontdoor._config import upstream_config
 from sasl_scram.frontdoor._errors import FrontDoorError
+from sasl_scram.frontdoor._errors import OwnerTokenError
 from sasl_scram.frontdoor._errors import PeerProtocolError
 from sasl_scram.frontdoor._errors import UpstreamConfigError
 from sasl_scram.frontdoor._inflight import InFlight
@@ -23,6 +26,14 @@ from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import produce_acks
 from sasl_scram.frontdoor._login import UpstreamLogin
 from sasl_scram.frontdoor._login import UpstreamLoginError
+from sasl_scram.frontdoor._owner_tokens import CHECK_OWNER
+from sasl_scram.frontdoor._owner_tokens import PROPAGATION_MS
+from sasl_scram.frontdoor._owner_tokens import IssuedToken
+from sasl_scram.frontdoor._owner_tokens import OwnerToken
+from sasl_scram.frontdoor._owner_tokens import OwnerTokenChange
+from sasl_scram.frontdoor._owner_tokens import OwnerTokens
+from sasl_scram.frontdoor._owner_tokens import TokenChange
+from sasl_scram.frontdoor._owner_tokens import TokenIssuer
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
 from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
@@ -36,20 +47,29 @@ from sasl_scram.frontdoor._versions import edge_api_versions
 from sasl_scram.frontdoor._versions import edge_ranges
 
 __all__ = [
+    "CHECK_OWNER",
     "EDGE_API_KEYS",
     "FORWARD_CAPS",
     "MAX_HEAD_BYTES",
     "NOT_FORWARDED",
+    "PROPAGATION_MS",
     "REWRITTEN_APIS",
     "UPSTREAM_PREFIX",
     "AddressRewriter",
     "FrontDoorError",
     "InFlight",
     "InFlightQueue",
+    "IssuedToken",
     "LocalRequest",
+    "OwnerToken",
+    "OwnerTokenChange",
+    "OwnerTokenError",
+    "OwnerTokens",
     "PeerProtocolError",
     "RequestSplitter",
     "ResponseSplitter",
+    "TokenChange",
+    "TokenIssuer",
     "UpstreamConfig",
     "UpstreamConfigError",
     "UpstreamIdentity",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._errors import ScramError
 
-__all__ = ["FrontDoorError", "PeerProtocolError", "UpstreamConfigError"]
+__all__ = ["FrontDoorError", "OwnerTokenError", "PeerProtocolError", "UpstreamConfigError"]
 
 
 class FrontDoorError(ScramError):
@@ -22,3 +22,18 @@ class PeerProtocolError(FrontDoorError):
     The connection cannot go on: Kafka's own ``NetworkClient`` drops a
     connection whose response does not match its oldest in-flight request.
     """
+
+
+class OwnerTokenError(FrontDoorError):
+    """The cluster would not issue, renew or expire an owner token.
+
+    One line naming the cause and the fix; never a token's HMAC.
+
+    Attributes:
+        error_code: Kafka's error code when the cluster answered with one;
+            ``None`` when it could not be reached or the login failed.
+    """
+
+    def __init__(self, message: str, error_code: int | None = None) -> None:
+        super().__init__(message)
+        self.error_code = error_code

@@ -12,8 +12,9 @@ One module per client, each importing its client library only when called:
 
 This package holds what they share: credentials, the credentials-provider
 protocol, reading ``client.properties`` or a JAAS line, and saying why a
-login failed (:func:`check_listener`, :data:`LOGIN_FIXES`). Importing it
-imports no client library and changes nothing.
+login failed (:func:`check_listener`, :func:`check_holds_topics`,
+:data:`LOGIN_FIXES`). Importing it imports no client library and changes
+nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from sasl_scram.integrations._credentials import StaticCredentials
 from sasl_scram.integrations._credentials import as_provider
 from sasl_scram.integrations._credentials import fetch_credentials
 from sasl_scram.integrations._credentials import fetch_credentials_async
+from sasl_scram.integrations._diagnosis import check_holds_topics
 from sasl_scram.integrations._diagnosis import check_listener
 from sasl_scram.integrations._errors import LOGIN_FIXES
 from sasl_scram.integrations._errors import Cause
@@ -51,6 +53,7 @@ __all__ = [
     "StaticCredentials",
     "UnsupportedByClient",
     "as_provider",
+    "check_holds_topics",
     "check_listener",
     "config_from_jaas",
     "fetch_credentials",

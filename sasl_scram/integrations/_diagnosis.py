@@ -29,7 +29,7 @@ from sasl_scram.kafka import KafkaCodecError
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 
-__all__ = ["all_refused", "check_listener", "listener_problem"]
+__all__ = ["all_refused", "check_holds_topics", "check_listener", "listener_problem"]
 
 # Produce is served by brokers only; a KRaft controller's listener answers
 # ApiVersions with the quorum and registration APIs instead
@@ -176,3 +176,55 @@ def _roundtrip(
     if got != correlation_id:
         raise _Closed
     return response
+
+
+# Fetch, with Produce, is what a broker serves and a kafka-scram serve
+# without a front door does not advertise.
+_FETCH = 1
+
+
+def check_holds_topics(
+    config: ConfigSource, *, bootstrap_servers: str | None = None, timeout: float = 5.0
+) -> None:
+    """Check that ``bootstrap.servers`` is not a kafka-scram serve without a front door.
+
+    Such a serve logs users in and answers the delegation-token RPCs, so a
+    client that needs topics (a Spark query) fails later and far from the
+    cause. Its ApiVersions, asked before any login, lists neither Produce nor
+    Fetch; a broker's, and a front door's, list both. The first address that
+    answers decides, as a client learns the cluster from the first that
+    answers; an address that does not is left to the client's own error.
+
+    Raises:
+        ClientConfigError: A property is missing or invalid.
+        ListenerError: That address is a serve without a front door.
+    """
+    cfg = load_client_config(config, require_jaas=False)
+    context = cfg.ssl_context()
+    for host, port in cfg.bootstrap_addresses(bootstrap_servers):
+        keys = _api_keys(host, port, context, timeout)
+        if keys is None:
+            continue
+        if keys & {_PRODUCE, _FETCH} or keys & _CONTROLLER_APIS.keys():
+            return  # a broker (or a controller, which check_listener names)
+        address = format_host_port(host, port)
+        raise ListenerError(LOGIN_FIXES[Cause.NO_FRONT_DOOR].format(address=address))
+
+
+def _api_keys(
+    host: str, port: int, context: ssl.SSLContext | None, timeout: float
+) -> set[int] | None:
+    """The API keys the port advertises, ``None`` if it answers no ApiVersions."""
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except OSError:
+        return None
+    try:
+        if context is not None:
+            sock = context.wrap_socket(sock, server_hostname=host)
+        versions = _roundtrip(sock, FrameBuffer(_MAX_FRAME), ApiKey.API_VERSIONS, 0, {})
+    except (_Closed, OSError, KafkaCodecError):
+        return None
+    finally:
+        sock.close()
+    return {k["api_key"] for k in versions["api_keys"]}

@@ -44,6 +44,8 @@ class Cause(enum.Enum):
     MECHANISM_NOT_ENABLED = enum.auto()
     #: A ``tokenauth=true`` login was refused: ``{bootstrap}``.
     TOKEN_REFUSED = enum.auto()
+    #: The port is a ``kafka-scram serve`` without a front door: ``{address}``.
+    NO_FRONT_DOOR = enum.auto()
 
 
 #: How to fix a failed login, the one table every command, integration and
@@ -97,6 +99,12 @@ LOGIN_FIXES: dict[ErrorCode | Cause, str] = {
         "refuses a wrong HMAC); check it with kafka-scram delegation-tokens --describe "
         "--bootstrap-server {bootstrap} --command-config <its owner's client.properties>, "
         "and create a new one if it is gone"
+    ),
+    Cause.NO_FRONT_DOOR: (
+        "{address} is a kafka-scram serve without a front door (its ApiVersions has no "
+        "Produce or Fetch): it logs users in and creates tokens but holds no topics; set "
+        "upstream.bootstrap.servers in its server.properties to put it in front of a Kafka "
+        "cluster (docs/front-door.md), or put a broker in bootstrap.servers"
     ),
 }
 

@@ -24,44 +24,15 @@ from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 from tests.support.cli_process import assert_one_error
 from tests.support.cli_process import kafka_scram
+from tests.support.front_door import SCRAM_JAAS
+from tests.support.front_door import edge_store
+from tests.support.front_door import upstream_keys
 from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.serve_process import ServeProcess
 from tests.support.zookeeper_server import free_port
 from tests.support.zookeeper_server import free_port_base
-
-SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
-
-
-def upstream_keys(bootstrap: str, password: str = ADMIN_PASSWORD) -> dict[str, str]:
-    return {
-        "upstream.bootstrap.servers": bootstrap,
-        "upstream.security.protocol": "SASL_PLAINTEXT",
-        "upstream.sasl.mechanism": "SCRAM-SHA-256",
-        "upstream.sasl.jaas.config": (
-            f'{SCRAM_JAAS} required username="{ADMIN_USER}" password="{password}";'
-        ),
-    }
-
-
-def edge_store(tmp_path: Path) -> Path:
-    """A store holding only the edge user alice."""
-    store = tmp_path / "edge.db"
-    result = kafka_scram(
-        "configs",
-        "--store",
-        f"sqlite:{store}",
-        "--alter",
-        "--add-config",
-        "SCRAM-SHA-512=[password=alice-secret]",
-        "--entity-type",
-        "users",
-        "--entity-name",
-        "alice",
-    )
-    assert result.returncode == 0, result.stderr
-    return store
 
 
 def serve_config(tmp_path: Path, keys: dict[str, str]) -> Path:
@@ -354,3 +325,67 @@ def test_a_login_the_cluster_refuses_later_is_a_failed_login_not_a_hang(
         assert took < 5 and "could not log in to the cluster" in message, failures
     assert log.count("upstream login refused") == 1, log
     assert upstream_user in log and "upstream-secret" not in log
+
+
+def _fetch_v4(correlation_id: int, topic: str, max_bytes: int) -> bytes:
+    """A Fetch v4 request (Kafka 3.x and 4.x accept it), encoded by hand."""
+    name = topic.encode()
+    body = struct.pack(">iiiib", -1, 500, 1, max_bytes, 0)
+    body += struct.pack(">ih", 1, len(name)) + name
+    body += struct.pack(">iiqi", 1, 0, 0, max_bytes)
+    header = struct.pack(">hhih", ApiKey.FETCH, 4, correlation_id, 1) + b"t"
+    return struct.pack(">i", len(header) + len(body)) + header + body
+
+
+@pytest.mark.broker
+def test_a_client_that_does_not_read_slows_its_broker_reads_not_our_memory(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """A 25 MB Fetch response to a client that reads nothing: the front door
+    pauses its reads from the broker instead of buffering it, and the whole
+    response still arrives once the client reads."""
+    from kafka import KafkaProducer
+
+    topic = f"big-{free_port()}"
+    producer = KafkaProducer(
+        bootstrap_servers=kraft_broker.bootstrap,
+        security_protocol="SASL_PLAINTEXT",
+        sasl_mechanism="SCRAM-SHA-512",
+        sasl_plain_username=ADMIN_USER,
+        sasl_plain_password=ADMIN_PASSWORD,
+        acks=1,
+        max_request_size=2 * 1024 * 1024,
+    )
+    value = b"x" * 100_000
+    for _ in range(250):
+        producer.send(topic, value)
+    producer.flush(timeout=60)
+    producer.close()
+    edge_store(tmp_path)
+    keys = {
+        **upstream_keys(kraft_broker.bootstrap),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port_base()),
+    }
+    with ServeProcess(tmp_path, keys) as serve:
+        alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+        with KafkaConnection(serve.bootstrap, alice, timeout=30) as conn:
+            sock = conn._sock
+            before = serve.rss()
+            sock.sendall(_fetch_v4(9, topic, 60 * 1024 * 1024))
+            time.sleep(3)  # what the front door would buffer, it has read by now
+            grown = serve.rss() - before
+            size = struct.unpack(">i", _read_exactly(sock, 4))[0]
+            payload = _read_exactly(sock, size)
+    assert grown < 12 * 1024 * 1024, grown
+    assert size > 25_000_000 and struct.unpack_from(">i", payload)[0] == 9
+
+
+def _read_exactly(sock: socket.socket, n: int) -> bytes:
+    chunks = []
+    while n:
+        data = sock.recv(min(n, 1 << 20))
+        assert data, "closed"
+        chunks.append(data)
+        n -= len(data)
+    return b"".join(chunks)

@@ -245,6 +245,19 @@ def test_spark_example_reads_the_client_properties_before_spark(tmp_path: Path) 
     assert "sasl.jaas.config: required" in error, error
 
 
+def test_spark_example_at_a_serve_without_a_front_door_says_so(
+    token_endpoint: TokenEndpoint, tmp_path: Path
+) -> None:
+    """A bare serve logs the user in and creates tokens, but holds no topics: the
+    example says so before Spark starts (which, without a JDK, would fail)."""
+    props = client_properties(token_endpoint.ep, user_line(), "SCRAM-SHA-512")
+    path = write_properties(tmp_path / "client.properties", props)
+    error = _one_error(run_spark(tmp_path, "--client-properties", str(path)), SPARK, 1)
+    assert f"{token_endpoint.bootstrap} is a kafka-scram serve without a front door" in error
+    assert "holds no topics" in error and "upstream.bootstrap.servers" in error, error
+    assert "docs/front-door.md" in error and "password" not in error, error
+
+
 def test_spark_example_needs_bootstrap_servers_before_spark(tmp_path: Path) -> None:
     path = spark_properties(tmp_path, **{"sasl.jaas.config": JAAS, "bootstrap.servers": ""})
     error = _one_error(run_spark(tmp_path, "--client-properties", path), SPARK, 1)

@@ -9,6 +9,7 @@ so the session starts without the network.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +20,12 @@ from tests.support.endpoint_harness import RunningEndpoint
 from tests.support.endpoint_harness import token_extension
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
+from tests.support.serve_process import ServeProcess
+from tests.support.zookeeper_server import free_port_base
 from tools.fetch_spark_connector import connector_conf
+
+#: The edge user of :func:`front_door`, in serve's store only (the broker does not know it).
+EDGE_USER = ("alice", "alice-secret")
 
 
 @pytest.fixture(scope="session")
@@ -73,6 +79,18 @@ def warm_kafka_connector(spark: Any, kraft_broker: KafkaBroker, tmp_path_factory
 
 
 @pytest.fixture
+def cleanup(spark: Any) -> Iterator[list[Callable[[], object]]]:
+    """Supervisors, queries and the producer are stopped even when the test
+    fails half-way (before the broker stops at the session's end)."""
+    steps: list[Callable[[], object]] = []
+    yield steps
+    for step in reversed(steps):
+        step()
+    for query in spark.streams.active:
+        query.stop()
+
+
+@pytest.fixture
 def token_endpoint() -> Iterator[tuple[RunningEndpoint, Any]]:
     """An endpoint serving token RPCs with long-lived tokens: ``(endpoint, manager)``."""
     ext, manager = token_extension(("spark-test-secret",))
@@ -81,3 +99,21 @@ def token_endpoint() -> Iterator[tuple[RunningEndpoint, Any]]:
         yield endpoint, manager
     finally:
         endpoint.close()
+
+
+@pytest.fixture(scope="session")
+def front_door(kraft_broker: KafkaBroker, tmp_path_factory: Any) -> Iterator[ServeProcess]:
+    """``kafka-scram serve`` in front of the suite's broker, with :data:`EDGE_USER` in its
+    own store and delegation tokens on: tokens created through it are serve's own."""
+    from tests.support.front_door import edge_store
+    from tests.support.front_door import upstream_keys
+
+    base = tmp_path_factory.mktemp("front-door")
+    keys = {
+        **upstream_keys(kraft_broker.bootstrap),
+        "scram.credential.store.path": str(edge_store(base)),
+        "upstream.node.port.base": str(free_port_base()),
+        "delegation.token.secret.key": "front-door-token-secret",
+    }
+    with ServeProcess(base, keys) as serve:
+        yield serve

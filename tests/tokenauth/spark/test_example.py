@@ -15,10 +15,14 @@ from typing import Any
 
 import pytest
 
+import jaas
+from sasl_scram.config import format_properties
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
+from tests.support.serve_process import client_properties
 from tokenauth.spark import SupervisorState
 
+from .conftest import EDGE_USER
 from .example_user import example_user
 
 pytestmark = pytest.mark.jvm
@@ -28,9 +32,17 @@ PASSWORD = "example-secret"
 
 
 @pytest.mark.usefixtures("warm_kafka_connector")
+@pytest.mark.parametrize("through", ["broker", "front door"])
 def test_example_reads_kafka_and_rotates(
-    spark: Any, kraft_broker: KafkaBroker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    spark: Any,
+    kraft_broker: KafkaBroker,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
+    through: str,
 ) -> None:
+    """Unchanged through kafka-scram serve as the front door: the login is the edge
+    user's, in serve's store only, and the tokens are serve's own."""
     spec = importlib.util.spec_from_file_location("spark_example", EXAMPLE)
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
@@ -38,6 +50,10 @@ def test_example_reads_kafka_and_rotates(
 
     user, topic = unique_name("example"), unique_name("example-in")
     props, producer = example_user(kraft_broker, user, PASSWORD, tmp_path)
+    if through == "front door":
+        serve = request.getfixturevalue("front_door")
+        edge_login = client_properties(serve.bootstrap, jaas.scram_login_line(*EDGE_USER))
+        props.write_text(format_properties(edge_login))
     produced = [f"event-{i}" for i in range(200)]
     for value in produced:
         producer.produce(topic, value=value.encode())

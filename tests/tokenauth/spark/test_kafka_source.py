@@ -34,7 +34,6 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -176,14 +175,14 @@ class RecordProducer:
 
 def start_supervised(
     spark: Any,
-    broker: KafkaBroker,
+    bootstrap: str,
     login: ClientConfig,
     job: Supervised,
     topic: str,
     sink: Callable[[Any, KafkaOptions], Any],
 ) -> None:
-    """Supervise a query reading ``topic`` into ``sink(dataframe, options)``
-    (which returns the writer, checkpoint set), on the re-authenticating listener."""
+    """Supervise a query reading ``topic`` at ``bootstrap`` into ``sink(dataframe,
+    options)`` (which returns the writer, checkpoint set)."""
 
     def start_query(options: KafkaOptions) -> Any:
         reader = spark.readStream.format("kafka").option("subscribe", topic)
@@ -194,10 +193,22 @@ def start_supervised(
         run.query = writer.start()
         return run.query
 
-    job.supervisor = TokenSupervisor(
-        login, start_query, bootstrap_servers=broker.reauth_bootstrap, policy=POLICY
-    )
+    job.supervisor = TokenSupervisor(login, start_query, bootstrap_servers=bootstrap, policy=POLICY)
     job.sup.start()
+
+
+def parquet_sink(folder: Path) -> Callable[[Any, KafkaOptions], Any]:
+    """A parquet file sink in ``folder/out``, its checkpoint in ``folder/chk-files``."""
+
+    def sink(df: Any, options: KafkaOptions) -> Any:
+        rows = df.selectExpr("CAST(value AS STRING) AS value", "partition", "offset")
+        return (
+            rows.writeStream.format("parquet")
+            .option("path", str(folder / "out"))
+            .option("checkpointLocation", str(folder / "chk-files"))
+        )
+
+    return sink
 
 
 def consumed_offset(job: Supervised, topic: str) -> int:
@@ -331,18 +342,6 @@ def test_a_query_is_started_only_with_a_token_the_broker_accepts(
     assert len(logins) >= 4 and all(logins), logins
 
 
-@pytest.fixture
-def cleanup(spark: Any) -> Iterator[list[Callable[[], object]]]:
-    """Supervisors, queries and the producer are stopped even when the test
-    fails half-way (before the broker stops at the session's end)."""
-    steps: list[Callable[[], object]] = []
-    yield steps
-    for step in reversed(steps):
-        step()
-    for query in spark.streams.active:
-        query.stop()
-
-
 @pytest.mark.usefixtures("warm_kafka_connector")
 def test_kafka_source_and_sinks_across_token_rotations(
     spark: Any,
@@ -362,14 +361,6 @@ def test_kafka_source_and_sinks_across_token_rotations(
     producer.send(20)  # creates the topic before the queries subscribe
     producer.flush()
 
-    def file_sink(df: Any, options: KafkaOptions) -> Any:
-        rows = df.selectExpr("CAST(value AS STRING) AS value", "partition", "offset")
-        return (
-            rows.writeStream.format("parquet")
-            .option("path", str(tmp_path / "out"))
-            .option("checkpointLocation", str(tmp_path / "chk-files"))
-        )
-
     def kafka_sink(df: Any, options: KafkaOptions) -> Any:
         writer = (
             df.select("value")
@@ -381,8 +372,11 @@ def test_kafka_source_and_sinks_across_token_rotations(
 
     files, kafka = Supervised("to_files"), Supervised("to_kafka")
     cleanup += [files.stop, kafka.stop]
-    start_supervised(spark, kraft_broker, login, files, topic_in, file_sink)
-    start_supervised(spark, kraft_broker, login, kafka, topic_in, kafka_sink)
+    # The re-authenticating listener (the module's docstring).
+    start_supervised(
+        spark, kraft_broker.reauth_bootstrap, login, files, topic_in, parquet_sink(tmp_path)
+    )
+    start_supervised(spark, kraft_broker.reauth_bootstrap, login, kafka, topic_in, kafka_sink)
     producer.start()
     jobs = [files, kafka]
     wait_for("rotations", lambda: all(j.sup.rotations >= ROTATIONS for j in jobs), jobs, 120)

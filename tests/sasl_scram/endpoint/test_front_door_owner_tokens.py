@@ -1,0 +1,90 @@
+"""``kafka-scram serve`` as a front door with ``upstream.identity=owner-token``: the
+cluster authorizes each edge user by name.
+
+The edge users exist only in serve's SQLite store; the cluster knows only its
+super user, serve's ``upstream.`` login, which creates a token owned by each
+edge user. The cluster holds a READ ACL on the topic for one of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram.admin import SaslCredentials
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.store import SQLiteCredentialStore
+from tests.support.cluster_acls import TOPIC_AUTHORIZATION_FAILED
+from tests.support.cluster_acls import add_acl
+from tests.support.cluster_acls import wait_topic_error
+from tests.support.endpoint_harness import seed_users
+from tests.support.kafka_broker import ADMIN_PASSWORD
+from tests.support.kafka_broker import ADMIN_USER
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.serve_process import ServeProcess
+from tests.support.zookeeper_server import free_port
+
+_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
+
+
+@pytest.mark.broker
+def test_the_cluster_authorizes_each_edge_user_by_name(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    from kafka import KafkaConsumer
+    from kafka import KafkaProducer
+
+    alice, bob = unique_name("alice"), unique_name("bob")
+    topic = unique_name("owner-token")
+    store = tmp_path / "edge.db"
+    edge = SQLiteCredentialStore(store, poll_interval=0)
+    try:
+        seed_users(edge, [(alice, f"{alice}-secret"), (bob, f"{bob}-secret")])
+    finally:
+        edge.close()
+    admin = {
+        "bootstrap_servers": kraft_broker.bootstrap,
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": "SCRAM-SHA-256",
+        "sasl_plain_username": ADMIN_USER,
+        "sasl_plain_password": ADMIN_PASSWORD,
+    }
+    producer = KafkaProducer(**admin, acks="all")
+    producer.send(topic, b"for alice").get(timeout=20)
+    producer.close()
+    # An ACL on the topic (the shared broker allows everyone on a resource
+    # without ACLs): alice may read it, bob may not.
+    add_acl(kraft_broker, tmp_path, alice, "Read", "--topic", topic)
+    keys = {
+        "scram.credential.store.path": str(store),
+        "upstream.bootstrap.servers": kraft_broker.bootstrap,
+        "upstream.identity": "owner-token",
+        "upstream.security.protocol": "SASL_PLAINTEXT",
+        "upstream.sasl.mechanism": "SCRAM-SHA-256",
+        "upstream.sasl.jaas.config": (
+            f'{_JAAS} required username="{ADMIN_USER}" password="{ADMIN_PASSWORD}";'
+        ),
+        # The KRaft broker is node 1, served on base + 1: a port known free.
+        "upstream.node.port.base": str(free_port() - 1),
+    }
+    with ServeProcess(tmp_path, keys) as serve:
+        for user, expected in ((bob, TOPIC_AUTHORIZATION_FAILED), (alice, ErrorCode.NONE)):
+            login = SaslCredentials(SCRAM_SHA_512, user, f"{user}-secret")
+            wait_topic_error(serve.bootstrap, login, topic, expected, timeout=10)
+        consumer = KafkaConsumer(
+            topic,
+            bootstrap_servers=serve.bootstrap,
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="SCRAM-SHA-512",
+            sasl_plain_username=alice,
+            sasl_plain_password=f"{alice}-secret",
+            auto_offset_reset="earliest",
+            consumer_timeout_ms=10_000,
+        )
+        got = [m.value for m in itertools.islice(consumer, 1)]  # the one record
+        consumer.close()
+    assert got == [b"for alice"]
