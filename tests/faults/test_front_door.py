@@ -27,9 +27,9 @@ from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.kafka import encode_request
 from tests.faults.harness import Results
-from tests.sasl_scram.endpoint.test_front_door import SCRAM_JAAS
-from tests.sasl_scram.endpoint.test_front_door import edge_store
-from tests.sasl_scram.endpoint.test_front_door import upstream_keys
+from tests.support.front_door import SCRAM_JAAS
+from tests.support.front_door import edge_store
+from tests.support.front_door import upstream_keys
 from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
