@@ -60,6 +60,9 @@ REFUSED_UPSTREAM = (
     "The front door could not log in to the cluster for this connection (the cluster "
     "refused its upstream login); ask the front door's operator"
 )
+#: Read from a client while its upstream connection opens (nothing, from a
+#: client waiting for its verdict as Kafka's do), before its reads pause.
+EARLY_WHILE_OPENING = 64 * 1024
 #: Frames this big are buffered, decoded and answered in a worker thread.
 LARGE_INPUT = 256 * 1024
 
@@ -472,15 +475,23 @@ class ForwardedConnection(ConnectionProtocol):
     sends goes to its :class:`Forwarding` (``_forward.py``), and only the
     requests the edge answers itself come back here, one at a time."""
 
-    __slots__ = ("_forward", "_upstream")
+    __slots__ = ("_forward", "_opening", "_upstream")
 
     def __init__(self, endpoint: ConnectionHost, listener: ListenerAddress, conn_id: str) -> None:
         super().__init__(endpoint, listener, conn_id)
         self._forward: Forwarding | None = None
         # The cluster's connection, logged in before the client hears its verdict.
         self._upstream: object = None
+        # What the client sent while its upstream connection opened: reads go
+        # on meanwhile, so that a client that leaves is seen (a paused
+        # transport sees no EOF) and the half-open login upstream dropped.
+        self._opening: bytearray | None = None
 
     def data_received(self, data: bytes) -> None:
+        if self._opening is not None:
+            self._opening += data
+            self._update_reading()
+            return
         forward = self._forward
         if forward is None:
             super().data_received(data)
@@ -498,6 +509,15 @@ class ForwardedConnection(ConnectionProtocol):
         if self._forward is not None:
             self._forward.client_writable(True)
 
+    def _update_reading(self) -> None:
+        opening = self._opening
+        transport = self._transport
+        if opening is None or len(opening) >= EARLY_WHILE_OPENING or transport is None:
+            super()._update_reading()
+        elif self._reading_paused and not (self._closing or self._write_paused):
+            self._reading_paused = False
+            transport.resume_reading()
+
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         if self._forward is not None:
@@ -513,6 +533,7 @@ class ForwardedConnection(ConnectionProtocol):
         # The edge said yes; the client hears it once the cluster has taken our
         # login for it too: a refusal there is then a failed login, not a hang.
         self._hold = True
+        self._opening = bytearray()
         self._update_reading()
         held = b"".join(sends)
         sends.clear()
@@ -534,12 +555,15 @@ class ForwardedConnection(ConnectionProtocol):
             refused = REFUSED_UPSTREAM if isinstance(exc, UpstreamLoginError) else None
         finally:
             self._task = None
+            early, self._opening = self._opening, None
         if transport.is_closing():
             if self._upstream is not None:
                 self._upstream.close()  # type: ignore[attr-defined]
             return
         if self._upstream is not None:
             self._release_verdict(held, rest)
+            if early and not transport.is_closing():
+                self.data_received(bytes(early))
         elif refused is not None:
             self._hold = False
             self._run(refuse_forwarded_login(self._conn, refused))

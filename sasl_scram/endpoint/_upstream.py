@@ -232,7 +232,10 @@ async def open_upstream(
                     server_hostname=host if link.ssl_context is not None else None,
                 )
                 await protocol.ready
-        except UpstreamLoginError:
+        except (UpstreamLoginError, asyncio.CancelledError):
+            # Cancelled: the client left while we connected or logged in, and
+            # this connection is nobody's; the broker would keep it for
+            # connections.max.idle.ms (10 minutes).
             protocol.close()
             raise
         except (OSError, TimeoutError, UpstreamUnavailable, ssl.SSLError) as exc:

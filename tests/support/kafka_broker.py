@@ -378,6 +378,15 @@ class KafkaBroker:
         self.base_dir.mkdir(parents=True, exist_ok=True)
         self.config_path.write_text(self._properties())
         self._prepare()
+        self._launch(timeout)
+
+    def restart(self, timeout: float = 120.0) -> None:
+        """Stop the JVM (a controlled shutdown) and start it again on the same
+        ports, storage and users; returns once the super user logs in again."""
+        self.stop()
+        self._launch(timeout)
+
+    def _launch(self, timeout: float) -> None:
         with self.log_path.open("ab") as log:
             self._proc = subprocess.Popen(
                 [

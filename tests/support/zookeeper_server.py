@@ -16,6 +16,7 @@ outage tests take the server away and bring it back. A 3-server quorum is
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -70,13 +71,25 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _ephemeral_low() -> int:
+    """The first port the kernel gives outgoing connections (Linux's default 32768)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port_base(nodes: int = 4) -> int:
     """A port ``base`` such that ``base + 1`` .. ``base + nodes`` are free on
-    127.0.0.1 now: a front door's ``upstream.node.port.base``."""
+    127.0.0.1 now: a front door's ``upstream.node.port.base``.
+
+    Drawn below the kernel's ephemeral range: there, an outgoing connection
+    (serve's own look at the cluster, or another test's on a busy machine)
+    could take one of these ports before serve binds it (EADDRINUSE at start).
+    """
+    low = _ephemeral_low()
     while True:
-        base = free_port()
-        if base + nodes > 65535:
-            continue
+        base = 10000 + secrets.randbelow(max(low - 10000 - nodes - 1, 1000))
         held: list[socket.socket] = []
         try:
             for port in range(base + 1, base + nodes + 1):

@@ -1,0 +1,373 @@
+"""Faults of ``kafka-scram serve`` as a front door (docs/front-door.md, "Faults"),
+against real Kafka brokers: a broker restarting under a producer, a client
+leaving mid-frame or while serve logs in at the cluster for it, the cluster
+refusing the ``upstream.`` login after start, and two workers sharing the
+listener and the node ports.
+
+Each fault has a bounded outcome and loses nothing acknowledged. The edge user
+alice exists only in serve's SQLite store; the cluster knows only the
+``upstream.`` login. The cluster unreachable at start is
+``tests/sasl_scram/endpoint/test_front_door.py``'s.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sasl_scram import SCRAM_SHA_512
+from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import SaslCredentials
+from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import encode_request
+from tests.faults.harness import Results
+from tests.support.front_door import SCRAM_JAAS
+from tests.support.front_door import edge_store
+from tests.support.front_door import upstream_keys
+from tests.support.kafka_broker import ADMIN_PASSWORD
+from tests.support.kafka_broker import ADMIN_USER
+from tests.support.kafka_broker import KafkaBroker
+from tests.support.kafka_broker import unique_name
+from tests.support.polling import wait_until
+from tests.support.proc_tcp import established_to
+from tests.support.serve_process import ServeProcess
+from tests.support.tcp_proxy import TcpProxy
+from tests.support.zookeeper_server import free_port_base
+
+pytestmark = pytest.mark.broker
+
+EDGE = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+_METADATA = {
+    "topics": [],
+    "allow_auto_topic_creation": False,
+    "include_topic_authorized_operations": False,
+}
+# How soon a lost client's upstream connection, or a refused upstream login,
+# must show: the event loop's next turn, plus a loaded 2-core machine.
+PROMPT = 2.0
+
+
+@pytest.fixture(scope="module")
+def restartable_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
+    """A KRaft broker of this module's own: the suite's shared one must not restart."""
+    broker = KafkaBroker("kraft", tmp_path_factory.mktemp("kafka-restart"))
+    try:  # stopped even when a restart failed half-way
+        broker.start()
+        yield broker
+    finally:
+        broker.stop()
+
+
+def door(
+    tmp_path: Path,
+    bootstrap: str,
+    user: str = ADMIN_USER,
+    password: str = ADMIN_PASSWORD,
+    **more: str,
+) -> dict[str, str]:
+    """serve's keys in front of ``bootstrap``, logged in there as ``user``."""
+    edge_store(tmp_path)
+    return {
+        **upstream_keys(bootstrap),
+        "upstream.sasl.jaas.config": (
+            f'{SCRAM_JAAS} required username="{user}" password="{password}";'
+        ),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port_base()),
+        **more,
+    }
+
+
+def client_login(bootstrap: str) -> dict[str, Any]:
+    """kafka-python's settings for alice's login at the edge."""
+    return {
+        "bootstrap_servers": bootstrap,
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": "SCRAM-SHA-512",
+        "sasl_plain_username": "alice",
+        "sasl_plain_password": "alice-secret",
+    }
+
+
+def read_all(bootstrap: str, topic: str, expected: set[str], timeout: float = 30) -> list[str]:
+    """Every value of ``topic`` from the start, until ``expected`` are all read
+    (or ``timeout``): a consumer through the front door."""
+    from kafka import KafkaConsumer
+
+    consumer = KafkaConsumer(topic, **client_login(bootstrap), auto_offset_reset="earliest")
+    got: list[str] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while not expected <= set(got) and time.monotonic() < deadline:
+            for records in consumer.poll(timeout_ms=500).values():
+                got += [r.value.decode() for r in records]
+    finally:
+        consumer.close()
+    return got
+
+
+def upstream_count(pid: int, broker: KafkaBroker) -> int:
+    """``pid``'s established connections to the broker."""
+    return len(established_to(broker.port, pid))
+
+
+def no_upstream(pid: int, port: int) -> None:
+    """Until ``pid`` holds no connection to ``port``: the start-up look's
+    connection may still be closing when serve says it is ready."""
+    gone = wait_until(lambda: not established_to(port, pid), 10)
+    assert gone is not None, f"serve keeps {len(established_to(port, pid))} connections to {port}"
+
+
+def served(serve: ServeProcess) -> int:
+    assert serve.proc is not None
+    return serve.proc.pid
+
+
+# -- 1. a broker restart under a producer ---------------------------------------------
+
+
+def test_a_broker_restart_loses_no_acknowledged_value(
+    restartable_broker: KafkaBroker, tmp_path: Path, results: Results
+) -> None:
+    """The broker restarts (a controlled shutdown, then a cold start) while a
+    kafka-python producer with acks=all sends through the front door: the
+    producer gets disconnects, retries, reconnects through the front door and
+    carries on; a consumer through it then reads every acknowledged value."""
+    from kafka import KafkaProducer
+    from kafka.errors import KafkaError
+
+    broker = restartable_broker
+    topic = unique_name("restart")
+    with ServeProcess(tmp_path, door(tmp_path, broker.bootstrap)) as serve:
+        producer = KafkaProducer(
+            **client_login(serve.bootstrap),
+            acks="all",
+            request_timeout_ms=5000,
+            reconnect_backoff_max_ms=1000,
+        )
+        acked: list[tuple[float, str]] = []  # (when, value)
+        failed: list[str] = []
+        restarted: list[float] = []
+        sent = 0
+
+        def send() -> None:
+            nonlocal sent
+            value = f"v{sent}"
+            sent += 1
+            try:
+                producer.send(topic, value.encode()).get(timeout=60)
+                acked.append((time.monotonic(), value))
+            except KafkaError:
+                failed.append(value)
+
+        def after() -> list[str]:
+            """The values acknowledged once the broker was back."""
+            return [v for t, v in acked if restarted and t > restarted[0]]
+
+        while len(acked) < 10:
+            send()
+
+        def restart_broker() -> None:
+            broker.restart()
+            restarted.append(time.monotonic())
+
+        restart = threading.Thread(target=restart_broker)
+        started = time.monotonic()
+        restart.start()
+        deadline = started + 120
+        while time.monotonic() < deadline and (restart.is_alive() or len(after()) < 10):
+            send()
+            time.sleep(0.01)
+        restart.join(1)
+        producer.close(timeout=10)
+        values = [v for _, v in acked]
+        got = read_all(serve.bootstrap, topic, set(values))
+        log = serve.log_text()
+    results.record(
+        sent=sent,
+        acked=len(acked),
+        acked_after_restart=len(after()),
+        failed=len(failed),
+        restart_s=round(restarted[0] - started, 2) if restarted else None,
+        read=len(got),
+        duplicates=len(got) - len(set(got)),
+    )
+    assert restarted, "the broker did not come back within 120 s"
+    assert len(after()) >= 10, f"the producer did not carry on: {len(acked)} of {sent} acked"
+    lost = [v for v in values if v not in set(got)]
+    assert not lost, f"acknowledged but not read: {lost}"
+    # The front door saw its upstream connections go, and said so in one line each.
+    assert "the broker closed" in log, log[-3000:]
+    assert "Traceback" not in log, log[-3000:]
+
+
+# -- 2. a client leaving mid-frame ----------------------------------------------------
+
+
+@pytest.mark.parametrize("cut", [2, -7], ids=["in-the-size", "in-the-payload"])
+def test_a_client_leaving_mid_frame_frees_its_upstream_connection_at_once(
+    kraft_broker: KafkaBroker, tmp_path: Path, results: Results, cut: int
+) -> None:
+    """After its login a client sends part of a request frame (2 bytes of its
+    size, or all but its last 7 bytes) and closes the socket: serve's
+    connection to the broker goes at once, instead of waiting for the rest
+    of a frame that will never come (the broker's own idle time-out is
+    10 minutes, connections.max.idle.ms)."""
+    with ServeProcess(tmp_path, door(tmp_path, kraft_broker.bootstrap)) as serve:
+        pid = served(serve)
+        no_upstream(pid, kraft_broker.port)
+        conn = KafkaConnection(serve.bootstrap, EDGE, timeout=20)
+        opened = wait_until(lambda: upstream_count(pid, kraft_broker) == 1, 10)
+        assert opened is not None, f"{upstream_count(pid, kraft_broker)} upstream connections"
+        frame = encode_request(ApiKey.METADATA, 12, 7, "t", _METADATA)
+        conn._sock.sendall(frame[:cut])
+        conn.close()
+        freed = wait_until(lambda: upstream_count(pid, kraft_broker) == 0, 10)
+        log = serve.log_text()
+    results.record(cut=cut, freed_s=None if freed is None else round(freed, 3))
+    assert freed is not None and freed < PROMPT, f"upstream connection freed after {freed} s"
+    assert "Traceback" not in log, log[-3000:]
+
+
+def test_a_client_leaving_during_the_upstream_login_frees_that_connection(
+    kraft_broker: KafkaBroker, tmp_path: Path, results: Results
+) -> None:
+    """The cluster is reached through a proxy that swallows every byte once
+    serve has started: alice's login is right at the edge, and serve holds its
+    verdict while it logs in at the cluster for her, which never answers.
+    Alice gives up and leaves: the half-open upstream connection goes with
+    her, not at the 30 s upstream time-out."""
+    from sasl_scram.admin import KafkaConnectionError
+
+    with TcpProxy("127.0.0.1", kraft_broker.port) as proxy:
+        keys = door(tmp_path, proxy.address)
+        with ServeProcess(tmp_path, keys) as serve:
+            pid = served(serve)
+            proxy.partition("drop")
+            no_upstream(pid, proxy.port)
+            outcome: list[BaseException] = []
+
+            def give_up() -> None:
+                try:
+                    KafkaConnection(serve.bootstrap, EDGE, timeout=3).close()
+                except KafkaConnectionError as exc:  # no verdict within 3 s
+                    outcome.append(exc)
+
+            client = threading.Thread(target=give_up)
+            client.start()
+            opened = wait_until(lambda: len(established_to(proxy.port, pid)) == 1, 10)
+            client.join(10)
+            freed = wait_until(lambda: not established_to(proxy.port, pid), 10)
+            log = serve.log_text()
+    results.record(freed_s=None if freed is None else round(freed, 3))
+    assert opened is not None, "the front door never tried the cluster"
+    assert outcome, "alice heard a verdict although the cluster never answered"
+    assert freed is not None and freed < PROMPT, f"upstream connection freed after {freed} s"
+    assert "Traceback" not in log, log[-3000:]
+
+
+# -- 3. the cluster refusing the upstream login after start ----------------------------
+
+
+def _refused_login(bootstrap: str) -> float:
+    """Alice's login, right at the edge, which the front door must refuse
+    (the cluster refused its own): the seconds it took."""
+    from sasl_scram.admin import KafkaConnectionError
+
+    started = time.monotonic()
+    with pytest.raises(KafkaConnectionError) as caught:
+        KafkaConnection(bootstrap, EDGE, timeout=20).close()
+    assert caught.value.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED, caught.value
+    assert "could not log in to the cluster" in str(caught.value), caught.value
+    return time.monotonic() - started
+
+
+def test_a_refused_upstream_login_fails_new_logins_and_is_said_once(
+    kraft_broker: KafkaBroker, tmp_path: Path, results: Results
+) -> None:
+    """The ``upstream.`` user's password changes on the cluster (KIP-554) after
+    serve started: each new client's login fails promptly with the front
+    door's reason, never left hanging; the log names the login once at
+    WARNING, never a password."""
+    user, first, second = unique_name("door"), "first-upstream-pw", "second-upstream-pw"
+    kraft_broker.add_user(user, first)
+    keys = door(tmp_path, kraft_broker.bootstrap, user, first)
+    # At DEBUG, to see every later refusal, and that no line at any level holds a password.
+    with ServeProcess(tmp_path, keys, args=("--log-level", "DEBUG")) as serve:
+        with KafkaConnection(serve.bootstrap, EDGE, timeout=20) as conn:
+            assert conn.request(ApiKey.METADATA, _METADATA, 12)["brokers"], "not forwarding"
+        kraft_broker.add_user(user, second)
+        kraft_broker.wait_refused(kraft_broker.credentials(user, first))
+        closed = [_refused_login(serve.bootstrap) for _ in range(3)]
+        log = serve.log_text()
+    results.record(closed_s=[round(t, 3) for t in closed])
+    assert max(closed) < PROMPT, f"closed after {closed} s"
+    refused = [line for line in log.splitlines() if "upstream login refused" in line]
+    assert len(refused) == 3, log[-3000:]
+    warnings = [line for line in refused if " WARNING " in line]
+    assert len(warnings) == 1, refused
+    assert f"the cluster refused the login of '{user}'" in warnings[0], warnings[0]
+    assert first not in log and second not in log
+
+
+# -- 4. two workers ---------------------------------------------------------------------
+
+
+def _workers(serve: ServeProcess) -> list[int]:
+    pid = served(serve)
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(c) for c in children]
+
+
+def _spread(serve: ServeProcess, port: int, broker: KafkaBroker, n: int) -> dict[int, int]:
+    """``n`` client connections to ``port``, each answered through the front
+    door: how many upstream connections each worker holds while they are open."""
+    conns = []
+    try:
+        for _ in range(n):
+            conn = KafkaConnection(f"127.0.0.1:{port}", EDGE, timeout=20)
+            conns.append(conn)
+            assert conn.request(ApiKey.METADATA, _METADATA, 12)["brokers"]
+        return {w: upstream_count(w, broker) for w in _workers(serve)}
+    finally:
+        for conn in conns:
+            conn.close()
+        gone = wait_until(lambda: not any(upstream_count(w, broker) for w in _workers(serve)), 10)
+        assert gone is not None, "upstream connections outlived their clients"
+
+
+def test_two_workers_both_forward_on_the_listener_and_the_node_ports(
+    kraft_broker: KafkaBroker, tmp_path: Path, results: Results
+) -> None:
+    """``scram.workers=2``: the listener and the node port (SO_REUSEPORT in
+    each worker) spread client connections over both workers, each of which
+    forwards them; producers and consumers through them lose nothing."""
+    from kafka import KafkaProducer
+
+    keys = door(tmp_path, kraft_broker.bootstrap, **{"scram.workers": "2"})
+    node_port = int(keys["upstream.node.port.base"]) + 1
+    topic = unique_name("workers")
+    with ServeProcess(tmp_path, keys) as serve:
+        assert len(_workers(serve)) == 2
+        listener = _spread(serve, serve.port, kraft_broker, 16)
+        node = _spread(serve, node_port, kraft_broker, 16)
+        values = [f"v{i}" for i in range(60)]
+        for part in (values[:30], values[30:]):  # two producers, their own connections
+            producer = KafkaProducer(**client_login(serve.bootstrap), acks="all")
+            for value in part:
+                producer.send(topic, value.encode())
+            producer.flush(timeout=30)
+            producer.close()
+        got = read_all(serve.bootstrap, topic, set(values))
+        log = serve.log_text()
+    results.record(listener=sorted(listener.values()), node_port=sorted(node.values()))
+    for name, spread in (("listener", listener), ("node port", node)):
+        assert sum(spread.values()) == 16 and all(spread.values()), (name, spread)
+    assert got == values
+    assert "Traceback" not in log, log[-3000:]
