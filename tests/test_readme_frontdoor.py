@@ -17,8 +17,7 @@ import threading
 from pathlib import Path
 
 from tests.support.cli_process import child_env
-from tests.support.kafka_broker import ADMIN_PASSWORD
-from tests.support.kafka_broker import ADMIN_USER
+from tests.support.cluster_acls import create_topic
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 from tests.support.serve_process import READY
@@ -28,23 +27,6 @@ from tests.test_readme import section_blocks
 from tests.test_readme import user_tree
 
 SECTION = "Put `serve` in front of your cluster"
-
-
-def create_topic(broker: KafkaBroker, topic: str) -> None:
-    from kafka.admin import KafkaAdminClient
-    from kafka.admin import NewTopic
-
-    admin = KafkaAdminClient(
-        bootstrap_servers=broker.bootstrap,
-        security_protocol="SASL_PLAINTEXT",
-        sasl_mechanism="SCRAM-SHA-512",
-        sasl_plain_username=ADMIN_USER,
-        sasl_plain_password=ADMIN_PASSWORD,
-    )
-    try:
-        admin.create_topics([NewTopic(topic, 1, 1)])
-    finally:
-        admin.close()
 
 
 def test_the_section_is_one_command_naming_the_upstream_keys() -> None:

@@ -9,7 +9,13 @@ from tests.support.cli_process import kafka_scram
 from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
 
-__all__ = ["SCRAM_JAAS", "edge_store", "upstream_keys"]
+__all__ = [
+    "SCRAM_JAAS",
+    "admin_login",
+    "edge_store",
+    "python_client_login",
+    "upstream_keys",
+]
 
 SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
@@ -42,3 +48,21 @@ def edge_store(tmp_path: Path) -> Path:
     )
     assert result.returncode == 0, result.stderr
     return store
+
+
+def python_client_login(
+    bootstrap: str, user: str, password: str, mechanism: str = "SCRAM-SHA-512"
+) -> dict[str, str]:
+    """The keyword arguments kafka-python and aiokafka log in with, their own SCRAM."""
+    return {
+        "bootstrap_servers": bootstrap,
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": mechanism,
+        "sasl_plain_username": user,
+        "sasl_plain_password": password,
+    }
+
+
+def admin_login(bootstrap: str) -> dict[str, str]:
+    """:func:`python_client_login` as a suite broker's super user."""
+    return python_client_login(bootstrap, ADMIN_USER, ADMIN_PASSWORD)

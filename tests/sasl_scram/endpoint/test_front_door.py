@@ -25,9 +25,9 @@ from sasl_scram.kafka import encode_request
 from tests.support.cli_process import assert_one_error
 from tests.support.cli_process import kafka_scram
 from tests.support.front_door import SCRAM_JAAS
+from tests.support.front_door import admin_login
 from tests.support.front_door import edge_store
 from tests.support.front_door import upstream_keys
-from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.serve_process import ServeProcess
@@ -348,13 +348,7 @@ def test_a_client_that_does_not_read_slows_its_broker_reads_not_our_memory(
 
     topic = f"big-{free_port()}"
     producer = KafkaProducer(
-        bootstrap_servers=kraft_broker.bootstrap,
-        security_protocol="SASL_PLAINTEXT",
-        sasl_mechanism="SCRAM-SHA-512",
-        sasl_plain_username=ADMIN_USER,
-        sasl_plain_password=ADMIN_PASSWORD,
-        acks=1,
-        max_request_size=2 * 1024 * 1024,
+        **admin_login(kraft_broker.bootstrap), acks=1, max_request_size=2 * 1024 * 1024
     )
     value = b"x" * 100_000
     for _ in range(250):

@@ -17,6 +17,7 @@ from sasl_scram.integrations import ScramCredentials
 from tests.support.endpoint_harness import ALICE
 from tests.support.endpoint_harness import RunningEndpoint
 from tests.support.endpoint_harness import token_extension
+from tests.support.front_door import python_client_login
 
 MECHS = ["SCRAM-SHA-256", "SCRAM-SHA-512"]
 # The endpoint logs each login, with "(delegation token)" for a token login.
@@ -38,13 +39,7 @@ def client_properties(
 
 def own_scram_kwargs(bootstrap: str) -> dict[str, str]:
     """alice's login through the client library's own SCRAM (kafka-python, aiokafka)."""
-    return {
-        "bootstrap_servers": bootstrap,
-        "security_protocol": "SASL_PLAINTEXT",
-        "sasl_mechanism": "SCRAM-SHA-512",
-        "sasl_plain_username": ALICE[0],
-        "sasl_plain_password": ALICE[1],
-    }
+    return python_client_login(bootstrap, *ALICE)
 
 
 def user_line(user: tuple[str, str] = ALICE) -> str:
