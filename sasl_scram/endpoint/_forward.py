@@ -296,7 +296,7 @@ class Forwarder:
         self._client_paused = False
         session = conn.session
         self._user = session.authorization_id if session is not None else ""
-        # KIP-368 at the cluster: our login there expires too (see _upstream_reauth).
+        # KIP-368 at the cluster: our login there expires too (see _schedule_reauth).
         self._reauth_due = False
         self._reauth_timer: asyncio.TimerHandle | None = None
         self._relogging = False
@@ -318,8 +318,7 @@ class Forwarder:
         """A broker with ``connections.max.reauth.ms`` closes a session not
         re-authenticated in time: log in again, in band, at 85% of it (Kafka's
         clients pick 85-95%), once nothing is in flight."""
-        upstream = self._upstream
-        lifetime_ms = upstream.session_lifetime_ms if upstream is not None else 0
+        lifetime_ms = self._upstream.session_lifetime_ms
         if lifetime_ms > 0 and not self._closed:
             delay = lifetime_ms * _REAUTH_AT / 1000
             self._reauth_timer = asyncio.get_running_loop().call_later(delay, self._reauth_now)
