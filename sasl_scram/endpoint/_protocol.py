@@ -565,8 +565,15 @@ class ForwardedConnection(ConnectionProtocol):
             if early and not transport.is_closing():
                 self.data_received(bytes(early))
         elif refused is not None:
+            # The edge verdict was paced above. The password was right, so the
+            # cluster refusing our own login is no guess: released, the failure
+            # is not charged to the user's or the address's failure budget.
             self._hold = False
-            self._run(refuse_forwarded_login(self._conn, refused))
+            self._released = True
+            try:
+                self._run(refuse_forwarded_login(self._conn, refused))
+            finally:
+                self._released = False
         else:
             self.close("upstream unavailable")  # retried by the client, like a broker down
 

@@ -327,6 +327,47 @@ def test_a_login_the_cluster_refuses_later_is_a_failed_login_not_a_hang(
     assert upstream_user in log and "upstream-secret" not in log
 
 
+@pytest.mark.broker
+def test_a_login_the_cluster_refuses_is_not_charged_to_the_users_failure_budget(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """Alice's password was right: the cluster refusing serve's own login is
+    no guess of hers. With a budget of one failure and ten seconds between
+    paced verdicts, three refusals in a row each still come at once, and her
+    login goes through at once when the cluster takes the login again."""
+    from sasl_scram.admin import KafkaConnectionError
+
+    upstream_user = f"fd-budget-{free_port()}"
+    kraft_broker.add_user(upstream_user, "upstream-secret")
+    edge_store(tmp_path)
+    keys = {
+        **upstream_keys(kraft_broker.bootstrap),
+        "upstream.sasl.jaas.config": (
+            f'{SCRAM_JAAS} required username="{upstream_user}" password="upstream-secret";'
+        ),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port_base()),
+        "scram.login.failure.budget": "1",
+        "scram.login.failure.budget.interval.ms": "10000",
+    }
+    alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+    took = []
+    with ServeProcess(tmp_path, keys) as serve:
+        kraft_broker.delete_user(upstream_user)
+        kraft_broker.wait_refused(kraft_broker.credentials(upstream_user, "upstream-secret"))
+        for _ in range(3):
+            started = time.monotonic()
+            with pytest.raises(KafkaConnectionError, match="could not log in to the cluster"):
+                KafkaConnection(serve.bootstrap, alice, timeout=20)
+            took.append(time.monotonic() - started)
+        kraft_broker.add_user(upstream_user, "upstream-secret")
+        kraft_broker.wait_login(kraft_broker.credentials(upstream_user, "upstream-secret"))
+        started = time.monotonic()
+        with KafkaConnection(serve.bootstrap, alice, timeout=20):
+            took.append(time.monotonic() - started)
+    assert max(took) < 5, f"paced as a guesser: {took}"
+
+
 def _fetch_v4(correlation_id: int, topic: str, max_bytes: int) -> bytes:
     """A Fetch v4 request (Kafka 3.x and 4.x accept it), encoded by hand."""
     name = topic.encode()
