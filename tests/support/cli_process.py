@@ -12,6 +12,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +65,30 @@ def assert_one_error(
     return errors[0]
 
 
+#: read(2)'s number on x86_64 and on arm64, as /proc/<pid>/syscall shows it.
+_READ_SYSCALLS = {"0", "63"}
+
+
+def _wait_reading(pid: int, timeout: float = 10.0) -> None:
+    """Wait until ``pid`` sleeps in read(2), on the prompt's terminal.
+
+    The prompt is written before getpass reads: a Ctrl-C typed in between
+    raises its SIGINT while Python runs C code with no signal check before
+    the read, and the KeyboardInterrupt then waits for the read to return,
+    for ever. A user types long after the prompt; a test must wait too.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            syscall = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            return  # gone, or not ours to read: typing will tell
+        if syscall and syscall[0] in _READ_SYSCALLS:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"the prompt's process {pid} never read its terminal")
+
+
 def pty_run(argv: list[str], answers: list[str]) -> tuple[int, str]:
     """Run ``argv`` on a new pseudo-terminal (its controlling terminal); answer each prompt.
 
@@ -92,6 +117,7 @@ def pty_run(argv: list[str], answers: list[str]) -> tuple[int, str]:
             output += chunk
             if pending and output.endswith(b": "):  # a prompt, waiting
                 answer = pending.pop(0)
+                _wait_reading(pid)
                 os.write(fd, answer.encode() + (b"" if answer in ("\x03", "\x04") else b"\n"))
     except BaseException:  # e.g. no prompt came: a failed test must not hang
         os.kill(pid, signal.SIGKILL)
