@@ -332,7 +332,12 @@ class ConnectionProtocol(asyncio.Protocol):
             return
         # Responses to frames that arrived together leave in one write: a
         # pipelining client then wakes once, not once per response.
-        sends: list[bytes] = []
+        self._run_all(transport, outputs, [])
+
+    def _run_all(
+        self, transport: asyncio.Transport, outputs: list[Output], sends: list[bytes]
+    ) -> None:
+        """Carry out ``outputs``; ``sends``: answers already due, written first."""
         try:
             self._dispatch(transport, outputs, sends)
         finally:
@@ -407,11 +412,11 @@ class ConnectionProtocol(asyncio.Protocol):
         transport = self._transport
         if transport is None or self._closing or transport.is_closing():
             return
-        if held:
-            transport.write(held)
         self._released = True
         try:
-            self._run(rest)
+            # Not written ahead of ``rest``: a failed login's line is logged
+            # before its response leaves, so whoever hears it finds the line.
+            self._run_all(transport, rest, [held] if held else [])
         finally:
             self._released = False
 

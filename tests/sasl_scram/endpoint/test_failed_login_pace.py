@@ -9,6 +9,7 @@ close). A sequential guesser therefore waits the whole delay per guess.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 
@@ -115,3 +116,31 @@ def test_past_the_budget_a_right_password_waits_like_a_wrong_one() -> None:
         began = time.monotonic()
         assert peer.login(*ALICE)["error_code"] == 0
         assert time.monotonic() - began < 0.3
+
+
+class _SlowFailureLine(logging.Filter):
+    """Holds the failed-login line back: a response written before the line is
+    logged then reaches the client first, every time, not only under load."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if "Failed authentication with" in record.getMessage():
+            time.sleep(0.3)
+        return True
+
+
+def test_the_failure_is_logged_before_its_response_leaves(
+    delayed: RunningEndpoint, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An operator, or a test, that hears the refusal finds its line in the log."""
+    caplog.set_level(logging.INFO, logger="sasl_scram.endpoint")
+    endpoint_log = logging.getLogger("sasl_scram.endpoint")
+    slow = _SlowFailureLine()
+    endpoint_log.addFilter(slow)
+    try:
+        with Peer(delayed.port) as peer:
+            answer = peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": _wrong_final(peer)})
+            lines = [m for m in caplog.messages if "Failed authentication with" in m]
+    finally:
+        endpoint_log.removeFilter(slow)
+    assert answer["error_code"] == 58
+    assert len(lines) == 1, caplog.messages
