@@ -421,7 +421,6 @@ class ConnectionProtocol(asyncio.Protocol):
             self._released = False
 
     def _authenticated(self, item: Authenticated) -> None:
-        s = item.session
         # Kafka logs logins at DEBUG: at INFO a line costs more than the exchange.
         if log.isEnabledFor(logging.DEBUG):
             _log_login(self.conn_id, item)
@@ -430,14 +429,7 @@ class ConnectionProtocol(asyncio.Protocol):
             self._authed = True
             self._deadlines.authenticated(self, now)
         if (metrics := self._endpoint.metrics) is not None:
-            began = item.reauth_began if item.reauthentication else self._opened
-            metrics.succeeded(
-                self._listener.name,
-                s.mechanism.mechanism_name,
-                item.reauthentication,
-                item.client_supports_reauth,
-                now - began,
-            )
+            _count_success(metrics, self._listener.name, item, self._opened, now)
 
     async def _grant_in_thread(self, item: CredentialNeeded) -> None:
         try:
@@ -647,6 +639,16 @@ def _log_close(conn_id: str, peer: str, listener: str, item: Close) -> None:
 def _count_failure(metrics: AuthMetrics | None, listener: str, item: Close) -> None:
     if item.after_failed_authentication and metrics is not None:
         metrics.failed(listener, item.mechanism or "", item.reauthentication)
+
+
+def _count_success(
+    metrics: AuthMetrics, listener: str, item: Authenticated, opened: float, now: float
+) -> None:
+    began = item.reauth_began if item.reauthentication else opened
+    mechanism = item.session.mechanism.mechanism_name
+    metrics.succeeded(
+        listener, mechanism, item.reauthentication, item.client_supports_reauth, now - began
+    )
 
 
 def _log_login(conn_id: str, item: Authenticated) -> None:

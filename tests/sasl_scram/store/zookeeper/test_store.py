@@ -209,16 +209,24 @@ def test_notification_ctimes_follow_the_live_notifications(
 
 
 def test_notification_expiry_is_configurable(zookeeper_hosts: str, zk: KazooClient) -> None:
+    """A 60 s expiry purges the notification 60.5 s old and keeps the one
+    59.4 s old. Ages are against ZooKeeper's ctime, so the two are made a
+    real 1.1 s apart; the clock then stands still, and no later pass of the
+    watcher can purge the younger one (each used to, 61 s on)."""
     now = [time.time()]
     store = ZooKeeperCredentialStore(zookeeper_hosts, notification_expiry=60, clock=lambda: now[0])
+    changes = "/config/changes"
     try:
         store.alter([], [ups("a")])
-        now[0] += 61
+        first = zk.exists(f"{changes}/config_change_0000000000")
+        assert first is not None
+        time.sleep(1.1)
+        now[0] = first.ctime / 1000 + 60.5
         store.alter([], [ups("b")])
-        assert (
-            wait_until(lambda: zk.get_children("/config/changes") == ["config_change_0000000001"])
-            is not None
-        )
+        only_second = ["config_change_0000000001"]
+        assert wait_until(lambda: zk.get_children(changes) == only_second) is not None
+        assert store.sync(5)
+        assert zk.get_children(changes) == only_second
     finally:
         store.close()
 
