@@ -171,6 +171,9 @@ class ZkChangeWatcher:
             # on it must tick once a second to notice when the copy goes stale.
             self._queue.put(_WAKE)
         elif state == kz_state.CONNECTED:
+            # kazoo cleared every watch when the connection dropped and sets
+            # none again on the new one (it sends no SetWatches, unlike
+            # ZooKeeper's ClientCnxn): only this resync re-arms ours.
             self._queue.put(_RESYNC)
 
     def _on_changes(self, event: Any) -> None:
