@@ -35,8 +35,6 @@ from sasl_scram.store.zookeeper._session import ZkSession
 
 __all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "WatcherHooks", "ZkChangeWatcher"]
 
-#: How long after a resync the notifications are also polled once a second.
-RECHECK_AFTER_RESYNC_S = 20.0
 # ZkNodeChangeNotificationListener.changeExpirationMs: 15 minutes.
 DEFAULT_NOTIFICATION_EXPIRY = 15 * 60.0
 
@@ -118,8 +116,6 @@ class ZkChangeWatcher:
         self._queue: queue.Queue[str] = queue.Queue()
         self._closed = False
         self._need_resync = False
-        # Until then (monotonic s), look for new notifications every second too.
-        self._recheck_until = 0.0
         self._worker: threading.Thread | None = None
 
     # -- lifecycle -----------------------------------------------------------------
@@ -175,6 +171,9 @@ class ZkChangeWatcher:
             # on it must tick once a second to notice when the copy goes stale.
             self._queue.put(_WAKE)
         elif state == kz_state.CONNECTED:
+            # kazoo cleared every watch when the connection dropped and sets
+            # none again on the new one (it sends no SetWatches, unlike
+            # ZooKeeper's ClientCnxn): only this resync re-arms ours.
             self._queue.put(_RESYNC)
 
     def _on_changes(self, event: Any) -> None:
@@ -188,13 +187,11 @@ class ZkChangeWatcher:
 
     def _run(self) -> None:
         while True:
-            ticking = self._need_resync or time.monotonic() < self._recheck_until
             try:
-                item = self._queue.get(timeout=1.0 if ticking else None)
+                item = self._queue.get(timeout=1.0 if self._need_resync else None)
             except queue.Empty:
                 self._hooks.on_idle()
-                connected = self._zk.connected()
-                item = (_RESYNC if self._need_resync else _CHANGES) if connected else ""
+                item = _RESYNC if self._zk.connected() else ""
             if not item:
                 continue
             items = {item}
@@ -222,12 +219,6 @@ class ZkChangeWatcher:
     def resync(self) -> None:
         """Re-arm the watch and reload everything (after start, reconnect, expiry)."""
         self._need_resync = False
-        # A server that has just joined a new leader may take our session back
-        # while it is still synchronizing with it, and then fire no watch for
-        # the commits of the next seconds (a 3-server ensemble whose leader was
-        # killed: 12-15 s without a notification). For a while after each
-        # resync, new notifications are also looked for once a second.
-        self._recheck_until = time.monotonic() + RECHECK_AFTER_RESYNC_S
         # After an expiry this is a new session, possibly on a lagging
         # follower: catch up with the leader first, so that the snapshot
         # swapped in is never older than what the cache already holds.
