@@ -29,8 +29,15 @@ WRITE_EVERY = 0.5
 BEFORE_KILL = 3.0
 AFTER_KILL = 8.0
 TARGET_LAG = 5.0
-MIN_WRITES = 8  # writes keep flowing: a write every 0.5 s, few lost to the election
+# Writes keep flowing across the failover: at least this many acknowledged
+# after the kill. Counted, not timed: under load each `configs` process takes
+# seconds (2.5-2.8 s at a load of 10 on 2 cores), so a fixed window held too few.
+MIN_AFTER_KILL = 3
 MAX_RUNTIME = 60.0
+
+
+def _acked_after(writer: Writer, moment: float, count: int) -> bool:
+    return sum(t > moment for _, t in writer.acked) >= count
 
 
 class Writer(threading.Thread):
@@ -161,6 +168,7 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
             zookeeper_ensemble.kill(leader)
             election = zookeeper_ensemble.wait_serving(timeout=30)
             time.sleep(max(0.0, AFTER_KILL - (time.monotonic() - killed_at)))
+            wait_until(partial(_acked_after, writer, killed_at, MIN_AFTER_KILL), 20.0, 0.1)
             writer.stop.set()
             writer.join(30)
             final, _ = writer.latest()
@@ -198,7 +206,9 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
         blackouts={p.endpoint.name: len(p.blackouts) for p in probers},
         runtime_s=round(time.monotonic() - started, 1),
     )
-    assert after_kill, f"no write was acknowledged in the {AFTER_KILL:g} s after the leader kill"
+    assert len(after_kill) >= MIN_AFTER_KILL, (
+        f"only {len(after_kill)} writes were acknowledged after the leader kill"
+    )
     for name, per_write in lags.items():
         late = {n: lag for n, lag in per_write.items() if lag > TARGET_LAG}
         assert not late, (
@@ -222,6 +232,8 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
         f"{leader.myid} rejoined: {sorted(znodes)}"
     )
     assert "alice" in states[0]["users"], states[0]  # type: ignore[operator]
-    assert len(writer.acked) - 1 >= MIN_WRITES, f"only {len(writer.acked) - 1} writes acknowledged"
+    assert len(writer.acked) > 1 and writer.acked[1][1] < killed_at, (
+        "no write was acknowledged before the leader kill"
+    )
     runtime = time.monotonic() - started
     assert runtime < MAX_RUNTIME, f"the fleet test took {runtime:.0f} s"
