@@ -34,13 +34,13 @@ class FakeBroker:
     expiry_ms: int = 60_000
     max_lifetime_ms: int = 240_000
     skew_ms: int = 0
-    tokens: dict[bytes, TokenInformation] = field(default_factory=dict)
-    created: list[str] = field(default_factory=list)
-    expired: list[str] = field(default_factory=list)
-    renewed: list[str] = field(default_factory=list)
+    tokens: dict[bytes, TokenInformation] = field(default_factory=dict, init=False)
+    created: list[str] = field(default_factory=list, init=False)
+    expired: list[str] = field(default_factory=list, init=False)
+    renewed: list[str] = field(default_factory=list, init=False)
     # Raised by the next calls, in order; then per "create"/"renew"/"expire".
-    failures: list[BaseException] = field(default_factory=list)
-    op_failures: dict[str, list[BaseException]] = field(default_factory=dict)
+    failures: list[BaseException] = field(default_factory=list, init=False)
+    op_failures: dict[str, list[BaseException]] = field(default_factory=dict, init=False)
     _ids: Iterator[int] = field(default_factory=itertools.count, init=False, repr=False)
 
     def now(self) -> int:
