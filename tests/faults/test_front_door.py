@@ -27,18 +27,13 @@ from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.kafka import encode_request
 from tests.faults.harness import Results
-from tests.support.front_door import SCRAM_JAAS
-from tests.support.front_door import edge_store
-from tests.support.front_door import upstream_keys
-from tests.support.kafka_broker import ADMIN_PASSWORD
-from tests.support.kafka_broker import ADMIN_USER
+from tests.support.front_door import front_door_keys
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 from tests.support.polling import wait_until
 from tests.support.proc_tcp import established_to
 from tests.support.serve_process import ServeProcess
 from tests.support.tcp_proxy import TcpProxy
-from tests.support.zookeeper_server import free_port_base
 
 pytestmark = pytest.mark.broker
 
@@ -62,26 +57,6 @@ def restartable_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kaf
         yield broker
     finally:
         broker.stop()
-
-
-def door(
-    tmp_path: Path,
-    bootstrap: str,
-    user: str = ADMIN_USER,
-    password: str = ADMIN_PASSWORD,
-    **more: str,
-) -> dict[str, str]:
-    """serve's keys in front of ``bootstrap``, logged in there as ``user``."""
-    edge_store(tmp_path)
-    return {
-        **upstream_keys(bootstrap),
-        "upstream.sasl.jaas.config": (
-            f'{SCRAM_JAAS} required username="{user}" password="{password}";'
-        ),
-        "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port_base()),
-        **more,
-    }
 
 
 def client_login(bootstrap: str) -> dict[str, Any]:
@@ -144,7 +119,7 @@ def test_a_broker_restart_loses_no_acknowledged_value(
 
     broker = restartable_broker
     topic = unique_name("restart")
-    with ServeProcess(tmp_path, door(tmp_path, broker.bootstrap)) as serve:
+    with ServeProcess(tmp_path, front_door_keys(tmp_path, broker.bootstrap)) as serve:
         producer = KafkaProducer(
             **client_login(serve.bootstrap),
             acks="all",
@@ -219,7 +194,7 @@ def test_a_client_leaving_mid_frame_frees_its_upstream_connection_at_once(
     connection to the broker goes at once, instead of waiting for the rest
     of a frame that will never come (the broker's own idle time-out is
     10 minutes, connections.max.idle.ms)."""
-    with ServeProcess(tmp_path, door(tmp_path, kraft_broker.bootstrap)) as serve:
+    with ServeProcess(tmp_path, front_door_keys(tmp_path, kraft_broker.bootstrap)) as serve:
         pid = served(serve)
         no_upstream(pid, kraft_broker.port)
         conn = KafkaConnection(serve.bootstrap, EDGE, timeout=20)
@@ -246,7 +221,7 @@ def test_a_client_leaving_during_the_upstream_login_frees_that_connection(
     from sasl_scram.admin import KafkaConnectionError
 
     with TcpProxy("127.0.0.1", kraft_broker.port) as proxy:
-        keys = door(tmp_path, proxy.address)
+        keys = front_door_keys(tmp_path, proxy.address)
         with ServeProcess(tmp_path, keys) as serve:
             pid = served(serve)
             proxy.partition("drop")
@@ -297,7 +272,7 @@ def test_a_refused_upstream_login_fails_new_logins_and_is_said_once(
     WARNING, never a password."""
     user, first, second = unique_name("door"), "first-upstream-pw", "second-upstream-pw"
     kraft_broker.add_user(user, first)
-    keys = door(tmp_path, kraft_broker.bootstrap, user, first)
+    keys = front_door_keys(tmp_path, kraft_broker.bootstrap, user, first)
     # At DEBUG, to see every later refusal, and that no line at any level holds a password.
     with ServeProcess(tmp_path, keys, args=("--log-level", "DEBUG")) as serve:
         with KafkaConnection(serve.bootstrap, EDGE, timeout=20) as conn:
@@ -350,7 +325,7 @@ def test_two_workers_both_forward_on_the_listener_and_the_node_ports(
     forwards them; producers and consumers through them lose nothing."""
     from kafka import KafkaProducer
 
-    keys = door(tmp_path, kraft_broker.bootstrap, **{"scram.workers": "2"})
+    keys = front_door_keys(tmp_path, kraft_broker.bootstrap, **{"scram.workers": "2"})
     node_port = int(keys["upstream.node.port.base"]) + 1
     topic = unique_name("workers")
     with ServeProcess(tmp_path, keys) as serve:

@@ -8,11 +8,13 @@ from pathlib import Path
 from tests.support.cli_process import kafka_scram
 from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
+from tests.support.zookeeper_server import free_port_base
 
 __all__ = [
     "SCRAM_JAAS",
     "admin_login",
     "edge_store",
+    "front_door_keys",
     "python_client_login",
     "upstream_keys",
 ]
@@ -20,14 +22,34 @@ __all__ = [
 SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
 
 
-def upstream_keys(bootstrap: str, password: str = ADMIN_PASSWORD) -> dict[str, str]:
+def upstream_keys(
+    bootstrap: str, password: str = ADMIN_PASSWORD, user: str = ADMIN_USER
+) -> dict[str, str]:
     return {
         "upstream.bootstrap.servers": bootstrap,
         "upstream.security.protocol": "SASL_PLAINTEXT",
         "upstream.sasl.mechanism": "SCRAM-SHA-256",
         "upstream.sasl.jaas.config": (
-            f'{SCRAM_JAAS} required username="{ADMIN_USER}" password="{password}";'
+            f'{SCRAM_JAAS} required username="{user}" password="{password}";'
         ),
+    }
+
+
+def front_door_keys(
+    tmp_path: Path,
+    bootstrap: str,
+    user: str = ADMIN_USER,
+    password: str = ADMIN_PASSWORD,
+    **more: str,
+) -> dict[str, str]:
+    """serve's keys in front of ``bootstrap``, logged in there as ``user``, with
+    :func:`edge_store`'s store and node ports of their own."""
+    edge_store(tmp_path)
+    return {
+        **upstream_keys(bootstrap, password, user),
+        "scram.credential.store.path": str(tmp_path / "edge.db"),
+        "upstream.node.port.base": str(free_port_base()),
+        **more,
     }
 
 

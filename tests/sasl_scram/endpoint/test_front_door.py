@@ -24,9 +24,9 @@ from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 from tests.support.cli_process import assert_one_error
 from tests.support.cli_process import kafka_scram
-from tests.support.front_door import SCRAM_JAAS
 from tests.support.front_door import admin_login
 from tests.support.front_door import edge_store
+from tests.support.front_door import front_door_keys
 from tests.support.front_door import upstream_keys
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
@@ -154,12 +154,7 @@ def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
     from kafka import KafkaConsumer
     from kafka import KafkaProducer
 
-    edge_store(tmp_path)
-    keys = {
-        **upstream_keys(kraft_broker.reauth_bootstrap),
-        "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port_base()),
-    }
+    keys = front_door_keys(tmp_path, kraft_broker.reauth_bootstrap)
     topic = f"reauth-{free_port()}"
     with ServeProcess(tmp_path, keys, args=("--log-level", "DEBUG")) as serve:
         login = {
@@ -214,15 +209,12 @@ def _produce_and_consume(bootstrap: str, topic: str, mechanism: str, n: int = 20
 def test_the_cluster_over_sasl_ssl(kraft_broker: KafkaBroker, tmp_path: Path) -> None:
     """The upstream login over TLS, the broker's certificate checked against
     upstream.ssl.truststore.location (PEM), host name included."""
-    edge_store(tmp_path)
-    keys = {
-        **upstream_keys(kraft_broker.ssl_bootstrap),
+    tls = {
         "upstream.security.protocol": "SASL_SSL",
         "upstream.ssl.truststore.type": "PEM",
         "upstream.ssl.truststore.location": str(kraft_broker.ca_path),
-        "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port_base()),
     }
+    keys = front_door_keys(tmp_path, kraft_broker.ssl_bootstrap, **tls)
     with ServeProcess(tmp_path, keys) as serve:
         got = _produce_and_consume(serve.bootstrap, f"tls-{free_port()}", "SCRAM-SHA-512")
     assert got == [f"v{i}" for i in range(20)]
@@ -261,13 +253,8 @@ def test_an_edge_tokens_session_is_cut_at_its_expiry(
 
     from tokenauth import DelegationTokenClient
 
-    edge_store(tmp_path)
-    keys = {
-        **upstream_keys(kraft_broker.bootstrap),
-        "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port_base()),
-        "delegation.token.secret.key": "front-door-test-secret",
-    }
+    secret = {"delegation.token.secret.key": "front-door-test-secret"}
+    keys = front_door_keys(tmp_path, kraft_broker.bootstrap, **secret)
     metadata = {"topics": [], "allow_auto_topic_creation": False}
     metadata |= {"include_topic_authorized_operations": False}
     with ServeProcess(tmp_path, keys) as serve:
@@ -299,15 +286,7 @@ def test_a_login_the_cluster_refuses_later_is_a_failed_login_not_a_hang(
 
     upstream_user = f"fd-upstream-{free_port()}"
     kraft_broker.add_user(upstream_user, "upstream-secret")
-    edge_store(tmp_path)
-    keys = {
-        **upstream_keys(kraft_broker.bootstrap),
-        "upstream.sasl.jaas.config": (
-            f'{SCRAM_JAAS} required username="{upstream_user}" password="upstream-secret";'
-        ),
-        "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port_base()),
-    }
+    keys = front_door_keys(tmp_path, kraft_broker.bootstrap, upstream_user, "upstream-secret")
     alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
     with ServeProcess(tmp_path, keys) as serve:
         with KafkaConnection(serve.bootstrap, alice, timeout=20):
@@ -339,17 +318,10 @@ def test_a_login_the_cluster_refuses_is_not_charged_to_the_users_failure_budget(
 
     upstream_user = f"fd-budget-{free_port()}"
     kraft_broker.add_user(upstream_user, "upstream-secret")
-    edge_store(tmp_path)
-    keys = {
-        **upstream_keys(kraft_broker.bootstrap),
-        "upstream.sasl.jaas.config": (
-            f'{SCRAM_JAAS} required username="{upstream_user}" password="upstream-secret";'
-        ),
-        "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port_base()),
-        "scram.login.failure.budget": "1",
-        "scram.login.failure.budget.interval.ms": "10000",
-    }
+    budget = {"scram.login.failure.budget": "1", "scram.login.failure.budget.interval.ms": "10000"}
+    keys = front_door_keys(
+        tmp_path, kraft_broker.bootstrap, upstream_user, "upstream-secret", **budget
+    )
     alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
     took = []
     with ServeProcess(tmp_path, keys) as serve:
@@ -396,12 +368,7 @@ def test_a_client_that_does_not_read_slows_its_broker_reads_not_our_memory(
         producer.send(topic, value)
     producer.flush(timeout=60)
     producer.close()
-    edge_store(tmp_path)
-    keys = {
-        **upstream_keys(kraft_broker.bootstrap),
-        "scram.credential.store.path": str(tmp_path / "edge.db"),
-        "upstream.node.port.base": str(free_port_base()),
-    }
+    keys = front_door_keys(tmp_path, kraft_broker.bootstrap)
     with ServeProcess(tmp_path, keys) as serve:
         alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
         with KafkaConnection(serve.bootstrap, alice, timeout=30) as conn:

@@ -8,6 +8,7 @@ so the session starts without the network.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -26,6 +27,13 @@ from tools.fetch_spark_connector import connector_conf
 
 #: The edge user of :func:`front_door`, in serve's store only (the broker does not know it).
 EDGE_USER = ("alice", "alice-secret")
+
+
+@pytest.fixture
+def token_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """caplog with tokenauth's INFO lines, where no token's HMAC may appear."""
+    caplog.set_level(logging.INFO, logger="tokenauth")
+    return caplog
 
 
 @pytest.fixture(scope="session")

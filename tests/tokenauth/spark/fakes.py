@@ -8,7 +8,10 @@ for the Spark tests.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
 
 from sasl_scram import KafkaPrincipal
 from sasl_scram.kafka import ErrorCode
@@ -20,30 +23,25 @@ from tokenauth import TokenRequestError
 from tokenauth.spark import KafkaOptions
 
 
+@dataclass(eq=False)
 class FakeBroker:
     """Kafka's token rules over a fake clock, with failure injection.
 
     ``skew_ms`` makes the broker's clock differ from the supervisor's.
     """
 
-    def __init__(
-        self,
-        clock: FakeClock[int],
-        expiry_ms: int = 60_000,
-        max_lifetime_ms: int = 240_000,
-        skew_ms: int = 0,
-    ) -> None:
-        self.clock = clock
-        self.expiry_ms = expiry_ms
-        self.max_lifetime_ms = max_lifetime_ms
-        self.skew_ms = skew_ms
-        self.tokens: dict[bytes, TokenInformation] = {}
-        self.created: list[str] = []
-        self.expired: list[str] = []
-        self.renewed: list[str] = []
-        self.failures: list[BaseException] = []  # raised by the next calls, in order
-        self.op_failures: dict[str, list[BaseException]] = {}  # per "create"/"renew"/"expire"
-        self._ids = itertools.count()
+    clock: FakeClock[int]
+    expiry_ms: int = 60_000
+    max_lifetime_ms: int = 240_000
+    skew_ms: int = 0
+    tokens: dict[bytes, TokenInformation] = field(default_factory=dict, init=False)
+    created: list[str] = field(default_factory=list, init=False)
+    expired: list[str] = field(default_factory=list, init=False)
+    renewed: list[str] = field(default_factory=list, init=False)
+    # Raised by the next calls, in order; then per "create"/"renew"/"expire".
+    failures: list[BaseException] = field(default_factory=list, init=False)
+    op_failures: dict[str, list[BaseException]] = field(default_factory=dict, init=False)
+    _ids: Iterator[int] = field(default_factory=itertools.count, init=False, repr=False)
 
     def now(self) -> int:
         return self.clock() + self.skew_ms

@@ -11,7 +11,6 @@ topic exactly once.
 from __future__ import annotations
 
 import collections
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,15 +25,13 @@ from tokenauth.spark import SupervisorState
 from tokenauth.spark import secret_login
 
 from .conftest import EDGE_USER
-from .test_kafka_source import PASSWORD
 from .test_kafka_source import ROTATIONS
-from .test_kafka_source import RecordProducer
 from .test_kafka_source import Supervised
 from .test_kafka_source import consumed_offset
 from .test_kafka_source import parquet_sink
 from .test_kafka_source import start_supervised
 from .test_kafka_source import token_credentials
-from .test_kafka_source import user_config
+from .test_kafka_source import user_producer
 from .test_kafka_source import wait_for
 
 pytestmark = pytest.mark.jvm
@@ -46,17 +43,12 @@ def test_a_query_reads_through_the_front_door_with_edge_tokens(
     kraft_broker: KafkaBroker,
     front_door: ServeProcess,
     tmp_path: Path,
-    caplog: pytest.LogCaptureFixture,
+    token_log: pytest.LogCaptureFixture,
     cleanup: list[Callable[[], object]],
 ) -> None:
-    caplog.set_level(logging.INFO, logger="tokenauth")
     # The records go in at the broker, as the cluster's other clients write them.
-    user, topic = unique_name("front-door"), unique_name("front-door-in")
-    kraft_broker.add_user(user, PASSWORD)
-    producer = RecordProducer(user_config(kraft_broker, user), topic)
-    cleanup.append(producer.close)
-    producer.send(20)  # creates the topic before the query subscribes
-    producer.flush()
+    topic = unique_name("front-door-in")
+    producer = user_producer(kraft_broker, unique_name("front-door"), topic, cleanup)
 
     login = secret_login(front_door.bootstrap, *EDGE_USER, security_protocol="SASL_PLAINTEXT")
     job = Supervised("through_front_door")
@@ -84,4 +76,4 @@ def test_a_query_reads_through_the_front_door_with_edge_tokens(
     stored = [row.value for row in spark.read.parquet(str(tmp_path / "out")).collect()]
     assert collections.Counter(stored) == collections.Counter(produced)
     for run in job.runs:
-        assert run.hmac not in caplog.text and run.hmac not in front_door.log_text()
+        assert run.hmac not in token_log.text and run.hmac not in front_door.log_text()

@@ -173,6 +173,19 @@ class RecordProducer:
         return self.sent
 
 
+def user_producer(
+    broker: KafkaBroker, user: str, topic: str, cleanup: list[Callable[[], object]]
+) -> RecordProducer:
+    """A new SCRAM user's :class:`RecordProducer` on ``topic``, closed at cleanup;
+    its first 20 records create the topic before a query subscribes to it."""
+    broker.add_user(user, PASSWORD)
+    producer = RecordProducer(user_config(broker, user), topic)
+    cleanup.append(producer.close)
+    producer.send(20)
+    producer.flush()
+    return producer
+
+
 def start_supervised(
     spark: Any,
     bootstrap: str,
@@ -347,19 +360,14 @@ def test_kafka_source_and_sinks_across_token_rotations(
     spark: Any,
     kraft_broker: KafkaBroker,
     tmp_path: Path,
-    caplog: pytest.LogCaptureFixture,
+    token_log: pytest.LogCaptureFixture,
     cleanup: list[Callable[[], object]],
 ) -> None:
-    caplog.set_level(logging.INFO, logger="tokenauth")
     user = unique_name("spark")
-    kraft_broker.add_user(user, PASSWORD)
     topic_in, topic_out = unique_name("spark-in"), unique_name("spark-out")
+    producer = user_producer(kraft_broker, user, topic_in, cleanup)
     data = user_config(kraft_broker, user)
     login = secret_login(kraft_broker.bootstrap, user, PASSWORD, security_protocol="SASL_PLAINTEXT")
-    producer = RecordProducer(data, topic_in)
-    cleanup.append(producer.close)
-    producer.send(20)  # creates the topic before the queries subscribe
-    producer.flush()
 
     def kafka_sink(df: Any, options: KafkaOptions) -> Any:
         writer = (
@@ -388,7 +396,7 @@ def test_kafka_source_and_sinks_across_token_rotations(
         60,
     )
     for job in jobs:
-        stop_after_a_rotation(kraft_broker, job, caplog)
+        stop_after_a_rotation(kraft_broker, job, token_log)
     # No token any run of either query used logs in any more.
     for run in (r for job in jobs for r in job.runs):
         kraft_broker.wait_refused(token_credentials(run), timeout=5.0)
@@ -414,4 +422,4 @@ def test_kafka_source_and_sinks_across_token_rotations(
     assert set(written) == set(produced) and len(written) >= len(produced)
 
     for run in (r for job in jobs for r in job.runs):
-        assert run.hmac not in caplog.text
+        assert run.hmac not in token_log.text
