@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -96,6 +98,8 @@ class Bench:
     records: int
     paced_rate: int
     tmp: Path
+    scaling_bytes: int = 8 << 20
+    scaling_connections: int = 8
     serial: list[int] = field(default_factory=lambda: [0])
 
     def name(self, prefix: str) -> str:
@@ -117,7 +121,9 @@ def children(pid: int) -> list[int]:
 
 
 @contextlib.contextmanager
-def started_serve(bench: Bench, workers: int) -> Iterator[tuple[str, list[int]]]:
+def started_serve(
+    bench: Bench, workers: int, cpus: str | None = None
+) -> Iterator[tuple[str, list[int]]]:
     """``kafka-scram serve`` in front of the broker: its bootstrap and pids."""
     from tests.support.kafka_broker import ADMIN_PASSWORD
     from tests.support.kafka_broker import ADMIN_USER
@@ -145,7 +151,15 @@ def started_serve(bench: Bench, workers: int) -> Iterator[tuple[str, list[int]]]
     exe = Path(sys.executable).parent / "kafka-scram"
     with (bench.tmp / f"serve-{workers}.log").open("a") as log:
         proc = subprocess.Popen(
-            [_kafka_perf.TASKSET, "-c", bench.cpus, str(exe), "serve", "--config", str(config)],
+            [
+                _kafka_perf.TASKSET,
+                "-c",
+                cpus or bench.cpus,
+                str(exe),
+                "serve",
+                "--config",
+                str(config),
+            ],
             stdout=subprocess.PIPE,
             stderr=log,
             stdin=subprocess.DEVNULL,
@@ -300,6 +314,169 @@ def report(results: dict[str, Figures], paced_rate: int) -> None:
     print(scaling_line(results[MODES[1]], results[MODES[2]]))
 
 
+# The scaling row: the front door as the bottleneck. Kafka's perf tools
+# above leave serve a small share of the CPU (the broker and the JVMs take
+# most), so 2 workers there measure the machine, not the front door. Here a
+# light load generator (``_fetch_load.py``, Python threads, recv_into one
+# buffer) fetches records written before, from offset 0, again and again: the
+# broker sends them from the page cache with sendfile, and serve's copying is
+# the largest cost on the path.
+SCALING_RECORDS = 20_000  # 20 MB: every Fetch gets a full 8 MiB partition share
+SCALING_CONNECTIONS = 8  # over 2 workers by SO_REUSEPORT's hash: rarely all on one
+SCALING_PROCESSES = 2
+SCALING_WARM_S = 2.0
+SCALING_S = 6.0
+
+
+@dataclass
+class ScalingRun:
+    """One window of Fetch load through one serve."""
+
+    mb_s: float  # Fetch responses received by the load generators
+    serve_ms_per_mb: float
+    serve_cores: float  # serve's CPU seconds per second, parent and workers
+    broker_cores: float
+    load_cores: float  # the load generators'
+    worker_shares: list[float]  # each worker's share of the workers' CPU
+
+
+def fetch_loads(bench: Bench, bootstrap: str, topic: str, cpus: str) -> list[subprocess.Popen[str]]:
+    """The load generators, logged in and ready (their connections open)."""
+    host, port = bootstrap.rsplit(":", 1)
+    loads = []
+    for _ in range(SCALING_PROCESSES):
+        argv = [_kafka_perf.TASKSET, "-c", cpus, sys.executable, str(BENCH / "_fetch_load.py")]
+        argv += [
+            host,
+            port,
+            USER,
+            PASSWORD,
+            topic,
+            str(bench.scaling_connections // SCALING_PROCESSES),
+        ]
+        argv.append(str(bench.scaling_bytes))
+        loads.append(
+            subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+        )
+    for load in loads:
+        assert load.stdout is not None
+        line = load.stdout.readline().strip()
+        if line != "ready":
+            raise RuntimeError(f"_fetch_load.py did not start: {line!r}")
+    return loads
+
+
+def measure_scaling(
+    bench: Bench, topic: str, workers: int, serve_cpus: str, load_cpus: str
+) -> ScalingRun:
+    """Fresh serve and load generators; one window after a warm-up."""
+    with started_serve(bench, workers, serve_cpus) as (bootstrap, pids):
+        loads = fetch_loads(bench, bootstrap, topic, load_cpus)
+        try:
+            start = time.monotonic() + SCALING_WARM_S
+            end = start + SCALING_S
+            for load in loads:
+                assert load.stdin is not None
+                load.stdin.write(f"{start} {end}\n")
+                load.stdin.flush()
+            time.sleep(max(0.0, start - time.monotonic()))
+            before = [cpu_seconds(p) for p in [bench.broker_pid, *pids]]
+            time.sleep(max(0.0, end - time.monotonic()))
+            after = [cpu_seconds(p) for p in [bench.broker_pid, *pids]]
+            results = [
+                json.loads(load.communicate(timeout=60)[0].splitlines()[-1]) for load in loads
+            ]
+        finally:
+            for load in loads:
+                if load.poll() is None:
+                    load.kill()
+                    load.wait()
+    broker, *used = [a - b for a, b in zip(after, before, strict=True)]
+    mb = sum(r["bytes"] for r in results) / MB
+    workers_cpu = used[1:] if len(used) > 1 else used
+    return ScalingRun(
+        mb_s=mb / SCALING_S,
+        serve_ms_per_mb=sum(used) * 1000 / mb,
+        serve_cores=sum(used) / SCALING_S,
+        broker_cores=broker / SCALING_S,
+        load_cores=sum(r["cpu_s"] for r in results) / (SCALING_S + SCALING_WARM_S),
+        worker_shares=[u / (sum(workers_cpu) or 1) for u in workers_cpu],
+    )
+
+
+def scaling_modes(cpus: str) -> list[tuple[str, int, str, str]]:
+    """(label, workers, serve's CPUs, the load generators' CPUs): every process on
+    every CPU; then serve on one CPU with the rest for the load (the same total
+    CPU for 1 and 2 workers: the per-core view)."""
+    every = sorted(int(c) for c in cpus.split(","))
+    modes = [(f"{w} worker{'s' * (w > 1)}, all on CPUs {cpus}", w, cpus, cpus) for w in (1, 2)]
+    if len(every) > 1:
+        rest = ",".join(map(str, every[:-1]))
+        modes += [
+            (
+                f"{w} worker{'s' * (w > 1)}, serve on CPU {every[-1]}, load on {rest}",
+                w,
+                str(every[-1]),
+                rest,
+            )
+            for w in (1, 2)
+        ]
+    return modes
+
+
+def scaling_section(bench: Bench, rounds: int) -> None:
+    """The scaling row: 1 and 2 workers under Fetch load, alternating, fresh processes."""
+    topic = bench.name("fd-scaling")
+    produce(bench, bench.broker_bootstrap, bench.direct_config, topic, SCALING_RECORDS, -1)
+    modes = scaling_modes(bench.cpus)
+    print(
+        f"\nScaling: {bench.scaling_connections} connections from {SCALING_PROCESSES} load generator"
+        f" processes fetching {SCALING_RECORDS:,} records of {RECORD_SIZE} B from offset 0"
+        f"\n  (Fetch v15, up to {bench.scaling_bytes:,} B each, one in flight per connection), {SCALING_S:.0f} s windows after "
+        f"{SCALING_WARM_S:.0f} s of warm-up; {rounds} rounds, fresh processes, alternating order;"
+        f" load average {os.getloadavg()[0]:.1f} at the start.",
+        flush=True,
+    )
+    runs: dict[str, list[ScalingRun]] = {label: [] for label, *_ in modes}
+    for i in range(rounds):
+        for label, workers, serve_cpus, load_cpus in modes if i % 2 == 0 else modes[::-1]:
+            runs[label].append(measure_scaling(bench, topic, workers, serve_cpus, load_cpus))
+    print("\n".join(scaling_lines(modes, runs)))
+    print(f"  load average {os.getloadavg()[0]:.1f} at the end.")
+
+
+def scaling_lines(
+    modes: list[tuple[str, int, str, str]], runs: dict[str, list[ScalingRun]]
+) -> list[str]:
+    lines = []
+    for label, *_ in modes:
+        r = runs[label]
+        lines.append(
+            f"{label}:\n  {span([x.mb_s for x in r], '.0f')} MB/s; serve "
+            f"{span([x.serve_ms_per_mb for x in r], '.2f')} ms CPU per MB, "
+            f"{span([x.serve_cores for x in r], '.2f')} cores; broker "
+            f"{span([x.broker_cores for x in r], '.2f')} cores; load generators "
+            f"{span([x.load_cores for x in r], '.2f')} cores; workers' shares of serve's CPU "
+            + ", ".join("/".join(f"{s:.0%}" for s in x.worker_shares) for x in r)
+        )
+    ratio = lambda a, b: a / b  # noqa: E731
+    for one, two in zip(modes[0::2], modes[1::2], strict=True):
+        a, b = runs[one[0]], runs[two[0]]
+        lines.append(
+            f"2 workers / 1 worker ({one[0].split(', ', 1)[1]}): MB/s "
+            f"{span(_per_round([x.mb_s for x in b], [x.mb_s for x in a], ratio), '.2f')}, "
+            f"serve's CPU per MB "
+            f"{span(_per_round([x.serve_ms_per_mb for x in b], [x.serve_ms_per_mb for x in a], ratio), '.2f')}"
+        )
+    return lines
+
+
 @contextlib.contextmanager
 def started_broker(tmp: Path, cpus: set[int]) -> Iterator[tuple[str, int]]:
     """The bench's broker (``_bench_broker``'s JVM flags: full JIT) on ``cpus``,
@@ -339,6 +516,20 @@ def main() -> None:
         default=",".join(map(str, sorted(ALL_CPUS))) or "0",
         help="taskset's CPU list for every process (default: all this process may use)",
     )
+    parser.add_argument(
+        "--only-scaling",
+        action="store_true",
+        help="run the scaling row alone (1 and 2 workers under Fetch load)",
+    )
+    parser.add_argument(
+        "--scaling-fetch-bytes", type=int, default=8 << 20, help="the scaling row's Fetch size"
+    )
+    parser.add_argument(
+        "--scaling-connections",
+        type=int,
+        default=SCALING_CONNECTIONS,
+        help="the scaling row's connections, over its load generators",
+    )
     args = parser.parse_args()
     from tools.fetch_kafka_broker import KAFKA_VERSIONS
     from tools.fetch_kafka_broker import is_fetched
@@ -350,14 +541,15 @@ def main() -> None:
             f"bench_frontdoor.py: error: Kafka {version}'s jars are not cached; run `make brokers`"
         )
     cpu_set = {int(c) for c in args.cpus.split(",")}
-    print(
-        f"\nThe front door against Kafka {version}'s ProducerPerformance and ConsumerPerformance,"
-        f" {RECORD_SIZE} B records, {args.records:,} per full-speed run, paced "
-        f"for {PACED_S} s at {args.paced_rate}/s; a tenth of each run is warm-up, left out."
-        f"\n  every process (broker, serve and its workers, the tools) on CPUs {args.cpus};"
-        f" {args.rounds} rounds, the modes in alternating order; median [min-max].",
-        flush=True,
-    )
+    if not args.only_scaling:
+        print(
+            f"\nThe front door against Kafka {version}'s ProducerPerformance and ConsumerPerformance,"
+            f" {RECORD_SIZE} B records, {args.records:,} per full-speed run, paced "
+            f"for {PACED_S} s at {args.paced_rate}/s; a tenth of each run is warm-up, left out."
+            f"\n  every process (broker, serve and its workers, the tools) on CPUs {args.cpus};"
+            f" {args.rounds} rounds, the modes in alternating order; median [min-max].",
+            flush=True,
+        )
     results: dict[str, Figures] = {}
     with tempfile.TemporaryDirectory(prefix="kafka-scram-fdbench-") as name:
         tmp = Path(name)
@@ -376,11 +568,15 @@ def main() -> None:
                 records=args.records,
                 paced_rate=args.paced_rate,
                 tmp=tmp,
+                scaling_bytes=args.scaling_fetch_bytes,
+                scaling_connections=args.scaling_connections,
             )
-            for i in range(args.rounds):
-                order = MODES if i % 2 == 0 else MODES[::-1]
-                run_round(bench, order, results)
-    report(results, args.paced_rate)
+            if not args.only_scaling:
+                for i in range(args.rounds):
+                    order = MODES if i % 2 == 0 else MODES[::-1]
+                    run_round(bench, order, results)
+                report(results, args.paced_rate)
+            scaling_section(bench, args.rounds)
 
 
 if __name__ == "__main__":
