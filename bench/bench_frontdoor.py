@@ -21,6 +21,15 @@ latency is the round trip and not a queue) for the added p50 and p99, and two
 producers at once (two connections: the kernel spreads them over the
 workers, ``SO_REUSEPORT``). Serve's CPU (parent and workers, utime + stime
 from ``/proc``) per MB of record payload forwarded; the broker's beside it.
+
+Then the scaling row (``--only-scaling`` runs it alone): there the perf
+tools' JVMs and the broker leave serve a small share of the CPU, so here
+``_fetch_load.py`` (Python, raw sockets, in processes of its own) fetches
+records written before, over ``--scaling-connections`` connections, with 1
+and 2 workers, every process on all CPUs and then serve alone on one CPU
+(the same CPU for both: per-core efficiency); MB/s, and the CPU of serve
+(with each worker's share: how ``SO_REUSEPORT`` spread the connections), the
+broker and the load generators.
 """
 
 from __future__ import annotations
