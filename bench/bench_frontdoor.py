@@ -55,6 +55,7 @@ for folder in (ROOT, BENCH):  # tests/ and tools/ at the root; the bench's helpe
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
+import _fetch_load  # noqa: E402
 import _kafka_perf  # noqa: E402
 from _java_style import ALL_CPUS  # noqa: E402
 from _java_style import ITERATIONS  # noqa: E402
@@ -107,7 +108,7 @@ class Bench:
     records: int
     paced_rate: int
     tmp: Path
-    scaling_bytes: int = 8 << 20
+    scaling_bytes: int = _fetch_load.PARTITION_MAX_BYTES
     scaling_connections: int = 8
     serial: list[int] = field(default_factory=lambda: [0])
 
@@ -323,13 +324,14 @@ def report(results: dict[str, Figures], paced_rate: int) -> None:
     print(scaling_line(results[MODES[1]], results[MODES[2]]))
 
 
-# The scaling row: the front door as the bottleneck. Kafka's perf tools
-# above leave serve a small share of the CPU (the broker and the JVMs take
-# most), so 2 workers there measure the machine, not the front door. Here a
-# light load generator (``_fetch_load.py``, Python threads, recv_into one
-# buffer) fetches records written before, from offset 0, again and again: the
-# broker sends them from the page cache with sendfile, and serve's copying is
-# the largest cost on the path.
+# The scaling row: as much of the work on the front door as a real broker
+# allows. Kafka's perf tools above leave serve a small share of the CPU (the
+# broker and the JVMs take most), so 2 workers there measure the machine, not
+# the front door. Here a light load generator (``_fetch_load.py``, Python
+# threads, recv_into one buffer) fetches records written before, from offset
+# 0, again and again: the broker sends them from the page cache with
+# sendfile, and what is left is copying, which serve does twice per byte (in
+# and out), the broker and the load generator once each.
 SCALING_RECORDS = 20_000  # 20 MB: every Fetch gets a full 8 MiB partition share
 SCALING_CONNECTIONS = 8  # over 2 workers by SO_REUSEPORT's hash: rarely all on one
 SCALING_PROCESSES = 2
@@ -414,6 +416,7 @@ def measure_scaling(
         serve_ms_per_mb=sum(used) * 1000 / mb,
         serve_cores=sum(used) / SCALING_S,
         broker_cores=broker / SCALING_S,
+        # Their whole lives' CPU over warm-up and window: the logins before are little.
         load_cores=sum(r["cpu_s"] for r in results) / (SCALING_S + SCALING_WARM_S),
         worker_shares=[u / (sum(workers_cpu) or 1) for u in workers_cpu],
     )
@@ -531,7 +534,10 @@ def main() -> None:
         help="run the scaling row alone (1 and 2 workers under Fetch load)",
     )
     parser.add_argument(
-        "--scaling-fetch-bytes", type=int, default=8 << 20, help="the scaling row's Fetch size"
+        "--scaling-fetch-bytes",
+        type=int,
+        default=_fetch_load.PARTITION_MAX_BYTES,
+        help="the scaling row's Fetch size",
     )
     parser.add_argument(
         "--scaling-connections",
