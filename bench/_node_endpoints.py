@@ -31,6 +31,7 @@ __all__ = [
     "node_endpoints",
     "rewrite_node_endpoints",
     "tags_offset",
+    "varint",
 ]
 
 FETCH = 1
@@ -77,7 +78,8 @@ def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
     raise MalformedMessage("unsigned varint longer than 5 bytes")
 
 
-def _varint_bytes(value: int) -> bytes:
+def varint(value: int) -> bytes:
+    """An unsigned varint (KIP-482)."""
     out = bytearray()
     while True:
         low, value = value & 0x7F, value >> 7
@@ -192,11 +194,11 @@ def _encode_string(value: str | None) -> bytes:
     if value is None:
         return b"\x00"
     data = value.encode("utf-8")
-    return _varint_bytes(len(data) + 1) + data
+    return varint(len(data) + 1) + data
 
 
 def encode_endpoints(endpoints: list[NodeEndpoint]) -> bytes:
-    parts = [_varint_bytes(len(endpoints) + 1)]
+    parts = [varint(len(endpoints) + 1)]
     for e in endpoints:
         parts += [_I32.pack(e.node_id), _encode_string(e.host), _I32.pack(e.port)]
         parts += [_encode_string(e.rack), e.tags]
@@ -205,9 +207,9 @@ def encode_endpoints(endpoints: list[NodeEndpoint]) -> bytes:
 
 def encode_tags(tags: dict[int, bytes]) -> bytes:
     """A tagged-field section, tags in ascending order as Kafka writes them."""
-    parts = [_varint_bytes(len(tags))]
+    parts = [varint(len(tags))]
     for tag in sorted(tags):
-        parts += [_varint_bytes(tag), _varint_bytes(len(tags[tag])), tags[tag]]
+        parts += [varint(tag), varint(len(tags[tag])), tags[tag]]
     return b"".join(parts)
 
 
