@@ -65,17 +65,12 @@ class NodeEndpoint:
 
 
 def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    for _ in range(5):
-        if pos >= len(buf):
-            raise MalformedMessage(f"truncated varint at offset {pos}")
-        byte = buf[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-    raise MalformedMessage("unsigned varint longer than 5 bytes")
+    value = 0
+    for i, byte in enumerate(buf[pos : pos + 5]):  # 7 bits a byte: 5 bytes hold 32 bits
+        value |= (byte & 0x7F) << (7 * i)
+        if byte < 0x80:
+            return value, pos + i + 1
+    raise MalformedMessage(f"truncated or overlong varint at offset {pos}")
 
 
 def varint(value: int) -> bytes:
