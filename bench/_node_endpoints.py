@@ -65,6 +65,8 @@ class NodeEndpoint:
 
 
 def _uvarint(buf: bytes, pos: int) -> tuple[int, int]:
+    if pos < len(buf) and buf[pos] < 0x80:  # lengths and counts under 128: most of them
+        return buf[pos], pos + 1
     value = 0
     for i, byte in enumerate(buf[pos : pos + 5]):  # 7 bits a byte: 5 bytes hold 32 bits
         value |= (byte & 0x7F) << (7 * i)
