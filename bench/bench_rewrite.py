@@ -74,7 +74,6 @@ MB = 1 << 20
 # Processed per mode and round, so the small responses repeat enough.
 MB_PER_ROUND = 100
 HOST = "front-door.example"
-FENCED_LEADER_EPOCH = 74
 _SIZE = struct.Struct(">i")
 MODES = ("cap", "rewrite", "rewrite+")
 
