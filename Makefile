@@ -145,13 +145,16 @@ check: venv
 # `make bench BENCH_BASELINE=/tmp/old` also runs the code of another checkout
 # (git worktree add /tmp/old <commit>), in alternating rounds. The front-door
 # bench runs Kafka's own ProducerPerformance and ConsumerPerformance (the
-# kafka-tools jar make brokers fetched) direct to a broker and through serve.
+# kafka-tools jar make brokers fetched) direct to a broker and through serve;
+# the rewrite bench weighs rewriting KIP-951's NodeEndpoints against capping
+# Fetch and Produce below them, on a real broker's responses.
 bench: venv system brokers native
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/bench_scram.py
 	$(PY) bench/bench_endpoint.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) bench/bench_stores.py
 	$(PY) bench/bench_frontdoor.py
+	$(PY) bench/bench_rewrite.py
 
 # `serve` under churn for SOAK_MINUTES (default 30), its RSS, descriptors,
 # tasks and connections sampled every minute; writes docs/soak/soak.{md,png}.
