@@ -65,10 +65,14 @@ def zookeeper_available() -> bool:
 
 
 def free_port() -> int:
-    """A currently free TCP port on 127.0.0.1."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A currently free TCP port on 127.0.0.1, below the kernel's ephemeral range.
+
+    Not the kernel's pick (``bind(("127.0.0.1", 0))``): that comes from the
+    ephemeral range, where any outgoing connection on a busy machine may take
+    it before the server it was drawn for binds it (a ZooKeeper once exited
+    with EADDRINUSE so).
+    """
+    return free_port_base(1) + 1
 
 
 def _ephemeral_low() -> int:
