@@ -563,14 +563,9 @@ class ForwardedConnection(ConnectionProtocol):
                 self.data_received(bytes(early))
         elif refused is not None:
             # The edge verdict was paced above. The password was right, so the
-            # cluster refusing our own login is no guess: released, the failure
-            # is not charged to the user's or the address's failure budget.
-            self._hold = False
-            self._released = True
-            try:
-                self._run(refuse_forwarded_login(self._conn, refused))
-            finally:
-                self._released = False
+            # cluster refusing our own login is no guess: it goes out as that
+            # released verdict, not charged to the user's or address's budget.
+            self._release_verdict(b"", refuse_forwarded_login(self._conn, refused))
         else:
             self.close("upstream unavailable")  # retried by the client, like a broker down
 
