@@ -7,6 +7,9 @@ test_example_output.py shows both on the real thing.
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Iterable
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +23,9 @@ from tokenauth.spark import _jvm_login
 from tokenauth.spark._jvm_clients import close_idle_clients
 from tokenauth.spark._jvm_login import stop_between_batches
 
+from .fake_jvm import FakeConsumerPool
+from .fake_jvm import FakeJvm
+from .fake_jvm import FakeQuery
 from .fakes import FakeBroker
 from .fakes import FakeSpark
 
@@ -112,3 +118,48 @@ def test_without_a_jvm_nothing_is_closed() -> None:
         _jsq = object()  # no getClass(): Spark's internals are not there
 
     assert close_idle_clients(BrokenJvm(), ["token-id"]) == 0
+
+
+def _token_jaas(token_id: str) -> str:
+    return (
+        f'org.apache.kafka.common.security.scram.ScramLoginModule required username="{token_id}";'
+    )
+
+
+def test_idle_consumers_of_the_token_are_closed_and_others_kept() -> None:
+    pool = FakeConsumerPool({"old-run": _token_jaas("old"), "new-run": _token_jaas("new")})
+    pool.idle.update({"old-run": 2, "new-run": 1})
+    assert close_idle_clients(FakeQuery(FakeJvm(pool)), ["old"]) == 2
+    assert pool.closed == {"old-run": 2, "new-run": 0}
+    assert pool.idle == {"old-run": 0, "new-run": 1}
+
+
+def test_a_consumer_still_borrowed_is_closed_once_its_task_returns_it() -> None:
+    # A stop cancels the run's tasks, but a task in a Kafka poll ends (and
+    # returns its consumer to the pool) a little later. Closed before that, it
+    # would sit idle until the JVM's shutdown, then close with an expired token.
+    pool = FakeConsumerPool({"run": _token_jaas("tok")})
+    pool.idle["run"], pool.borrowed["run"] = 1, 1
+    task_end = threading.Timer(0.3, pool.give_back, args=("run",))
+    task_end.start()
+    try:
+        assert close_idle_clients(FakeQuery(FakeJvm(pool)), ["tok"]) == 2
+    finally:
+        task_end.cancel()
+    assert pool.closed == {"run": 2} and pool.borrowed == {"run": 0}
+
+
+def test_a_consumer_never_returned_is_waited_for_a_bounded_time(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pool = FakeConsumerPool({"run": _token_jaas("tok")})
+    pool.idle["run"], pool.borrowed["run"] = 1, 1
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="tokenauth.spark"):
+        assert close_idle_clients(FakeQuery(FakeJvm(pool)), ["tok"], wait_s=0.3) == 1
+    assert 0.3 <= time.monotonic() - started < 5
+    assert pool.closed == {"run": 1}
+    assert [r.getMessage() for r in caplog.records] == [
+        "1 Kafka client of Spark's pools still in use 0.3 s after the query stopped; "
+        "it closes later, and its close may log a failed re-authentication"
+    ]
