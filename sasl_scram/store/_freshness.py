@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
 
 __all__ = ["DEFAULT_MAX_STALENESS", "MAX_STALENESS_KEY", "Freshness", "parse_max_staleness"]
 
@@ -41,37 +43,32 @@ def parse_max_staleness(text: str) -> float:
     return ms / 1000
 
 
+@dataclass(eq=False, kw_only=True)
 class Freshness:
     """The staleness clock of one store's local copy, plus its closed flag.
 
-    Args:
+    Built with keywords only, from the first five attributes.
+
+    Attributes:
         max_staleness: Seconds to keep answering after the connection is lost.
         monotonic: The clock (``time.monotonic`` in production).
         closed_error: Raised by :meth:`check_usable` once closed.
         unavailable: Raised by :meth:`check_usable` when too stale.
         what: What is refused, for the messages (``"credential store"``).
+        unhealthy: Whether a read must call :meth:`check_usable` first.
     """
 
-    def __init__(
-        self,
-        *,
-        max_staleness: float,
-        monotonic: Callable[[], float],
-        closed_error: type[Exception],
-        unavailable: type[Exception],
-        what: str,
-    ) -> None:
-        self.max_staleness = max_staleness
-        self._monotonic = monotonic
-        self._closed_error = closed_error
-        self._unavailable = unavailable
-        self._what = what
-        self._lock = threading.Lock()
-        self._disconnected_at: float | None = None
-        self._closed = False
-        # True whenever a read must call check_usable(): keeps the hot path
-        # to one attribute test while everything is fine.
-        self.unhealthy = False
+    max_staleness: float
+    monotonic: Callable[[], float]
+    closed_error: type[Exception]
+    unavailable: type[Exception]
+    what: str
+    # True whenever a read must call check_usable(): keeps the hot path
+    # to one attribute test while everything is fine.
+    unhealthy: bool = field(default=False, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _disconnected_at: float | None = field(default=None, init=False, repr=False)
+    _closed: bool = field(default=False, init=False, repr=False)
 
     def check_usable(self) -> None:
         """Raise unless the local copy may answer.
@@ -81,16 +78,16 @@ class Freshness:
             unavailable: disconnected for longer than ``max_staleness``.
         """
         if self._closed:
-            raise self._closed_error(f"the {self._what} is closed")
+            raise self.closed_error(f"the {self.what} is closed")
         if self.expired():
-            raise self._unavailable(
-                f"{self._what} unreachable for more than {self.max_staleness:g} s; failing closed"
+            raise self.unavailable(
+                f"{self.what} unreachable for more than {self.max_staleness:g} s; failing closed"
             )
 
     def expired(self) -> bool:
         """Whether the copy is now too stale to answer."""
         since = self._disconnected_at
-        return since is not None and self._monotonic() - since > self.max_staleness
+        return since is not None and self.monotonic() - since > self.max_staleness
 
     @property
     def disconnected(self) -> bool:
@@ -104,7 +101,7 @@ class Freshness:
         with self._lock:
             started = self._disconnected_at is None
             if started:
-                self._disconnected_at = self._monotonic()
+                self._disconnected_at = self.monotonic()
             self.unhealthy = True
         return not started
 
@@ -113,7 +110,7 @@ class Freshness:
         with self._lock:
             since, self._disconnected_at = self._disconnected_at, None
             self.unhealthy = self._closed
-        return None if since is None else max(0.0, self._monotonic() - since)
+        return None if since is None else max(0.0, self.monotonic() - since)
 
     def close(self) -> None:
         with self._lock:
