@@ -43,7 +43,7 @@ def parse_max_staleness(text: str) -> float:
     return ms / 1000
 
 
-@dataclass(eq=False, kw_only=True)
+@dataclass(eq=False, repr=False, kw_only=True)
 class Freshness:
     """The staleness clock of one store's local copy, plus its closed flag.
 
