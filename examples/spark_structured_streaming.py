@@ -154,12 +154,15 @@ def start_spark(builder: Any) -> Any:
 
 # What Spark logs at ERROR when a stop interrupts a running micro-batch (a
 # restart's, when the batch outlasts the supervisor's wait for its end): the
-# aborted write job and task. The checkpoint re-runs that batch, so these
-# lines are not failures; a real failure fails the query, and the supervisor
-# reports it (this script's error line).
+# aborted write job and task; and Hadoop's WARN, with the InterruptedException's
+# stack trace, when the interrupt lands while the local file system sets an
+# output file's permissions (a forked chmod). The checkpoint re-runs that
+# batch, so these lines are not failures; a real failure fails the query, and
+# the supervisor reports it (this script's error line).
 INTERRUPTED_BATCH_LOGGERS = (
     "org.apache.spark.sql.execution.datasources.FileFormatWriter",
     "org.apache.spark.util.Utils",
+    "org.apache.hadoop.util.Shell",
 )
 
 

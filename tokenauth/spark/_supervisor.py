@@ -349,9 +349,13 @@ class TokenSupervisor:
             f"query {self._login.query_id}: token {old.token_id} -> {tokens.pending.token_id}",
         )
         query = self._query
-        # Waiting for the batch to end takes at most a quarter of the old
-        # token's remaining life: the restart must still come well before it.
-        stop_between_batches(query, max(0.0, (old.expiry_ms - self._clock()) / 4000))
+        # Waiting for the batch to end takes at most half the old token's
+        # remaining life: the old run needs that token only until it stops
+        # (the new run logs in with the new one), and the other half is the
+        # margin for the stop itself. A fresh JVM's first batch can take
+        # seconds, and one interrupted is re-run, with Spark's and Hadoop's
+        # stack traces in the log.
+        stop_between_batches(query, max(0.0, (old.expiry_ms - self._clock()) / 2000))
         if query.isActive:
             raise SupervisorError("the query did not stop")
         self._query = None

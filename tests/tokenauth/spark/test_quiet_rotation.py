@@ -20,6 +20,7 @@ from tests.support.clock import FakeClock
 from tokenauth.spark import SupervisorPolicy
 from tokenauth.spark import TokenSupervisor
 from tokenauth.spark import _jvm_login
+from tokenauth.spark import _supervisor
 from tokenauth.spark._jvm_clients import close_idle_clients
 from tokenauth.spark._jvm_login import stop_between_batches
 
@@ -61,6 +62,37 @@ def test_clients_of_a_token_are_released_before_it_is_expired(
     sup.stop()
     assert released[1] == ([second], [first], spark.queries[1])
     assert broker.expired == [first, second]
+
+
+def test_a_rotation_waits_for_the_batch_up_to_half_the_old_tokens_remaining_life(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The first batch of a fresh JVM can take seconds; the old token stays
+    # valid for the whole wait, and the new run logs in with the new one.
+    clock = FakeClock.epoch_ms()
+    broker = FakeBroker(clock)
+    waits: list[tuple[float, float]] = []
+
+    def stop(query: Any, wait_s: float = 5.0) -> None:
+        [old] = [i for i in broker.tokens.values() if i.token_id == first]
+        waits.append((wait_s, (old.expiry_timestamp_ms - clock()) / 1000))
+        query.stop()
+
+    monkeypatch.setattr(_supervisor, "stop_between_batches", stop)
+    sup = TokenSupervisor(
+        broker.connect,
+        FakeSpark().start,
+        bootstrap_servers="broker:9093",
+        policy=SupervisorPolicy(),
+        clock_ms=clock,
+    )
+    sup.start(background=False)
+    first = sup.token_id
+    while sup.token_id == first:
+        clock.now = max(sup.step(), clock() + 1)
+    [(wait_s, remaining_s)] = waits
+    assert remaining_s > 0 and wait_s == pytest.approx(remaining_s / 2)
+    sup.stop()
 
 
 class StatusQuery:
