@@ -2,12 +2,11 @@
 
 :class:`FrontDoor` is the endpoint's part: what it learned of the cluster at
 start, the ApiVersions it advertises, the node listeners (upstream node N on
-``upstream.node.port.base`` + N) and the address rewriting. A
-:class:`Forwarder` joins one client connection, after its login at the edge,
-to its own upstream connection: requests pass through the sans-IO
-:class:`~sasl_scram.frontdoor.RequestSplitter`, responses through the
-:class:`~sasl_scram.frontdoor.ResponseSplitter`, both unparsed but for the
-responses that carry broker addresses.
+``upstream.node.port.base`` + N), the bounds and the filter chain. A
+:class:`ProxyAdapter` joins one client connection, after its login at the
+edge, to its own upstream connection: it carries out what the sans-IO
+:class:`~sasl_scram.frontdoor.ProxyConnection` decides, which owns the
+connection's whole life after login.
 
 The requests the edge answers itself (re-authentication, the token RPCs,
 KIP-554) go back to the connection's :class:`ServerConnection`, one at a
@@ -21,16 +20,18 @@ import asyncio
 import dataclasses
 import logging
 import socket
-import struct
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
-from typing import Any
+from typing import Protocol
 
 from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._connection import Authenticated
 from sasl_scram.endpoint._connection import ConnectionSettings
+from sasl_scram.endpoint._connection import Output
+from sasl_scram.endpoint._connection import ServerConnection
+from sasl_scram.endpoint._connection import refuse_forwarded_login
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint._owner_identity import OwnerIdentity
 from sasl_scram.endpoint._upstream import ClusterView
@@ -40,43 +41,65 @@ from sasl_scram.endpoint._upstream import UpstreamUnavailable
 from sasl_scram.endpoint._upstream import look_at_cluster
 from sasl_scram.endpoint._upstream import open_upstream
 from sasl_scram.frontdoor import EDGE_API_KEYS
-from sasl_scram.frontdoor import REWRITTEN_APIS
+from sasl_scram.frontdoor import Action
+from sasl_scram.frontdoor import AddressRewriteFilter
 from sasl_scram.frontdoor import AddressRewriter
+from sasl_scram.frontdoor import AnswerLocally
+from sasl_scram.frontdoor import CloseConnection
+from sasl_scram.frontdoor import EdgeRequestFilter
+from sasl_scram.frontdoor import FilterChain
 from sasl_scram.frontdoor import FrontDoorError
-from sasl_scram.frontdoor import InFlight
-from sasl_scram.frontdoor import InFlightQueue
-from sasl_scram.frontdoor import LocalRequest
 from sasl_scram.frontdoor import OwnerTokenError
-from sasl_scram.frontdoor import RequestSplitter
-from sasl_scram.frontdoor import ResponseSplitter
+from sasl_scram.frontdoor import Phase
+from sasl_scram.frontdoor import ProxyBounds
+from sasl_scram.frontdoor import ProxyConnection
+from sasl_scram.frontdoor import ReadClient
+from sasl_scram.frontdoor import ReadCluster
+from sasl_scram.frontdoor import Relogin
+from sasl_scram.frontdoor import SetTimer
+from sasl_scram.frontdoor import ToClient
+from sasl_scram.frontdoor import ToCluster
 from sasl_scram.frontdoor import UpstreamConfig
 from sasl_scram.frontdoor import UpstreamIdentity
 from sasl_scram.frontdoor import UpstreamLogin
 from sasl_scram.frontdoor import UpstreamLoginError
 from sasl_scram.frontdoor import edge_api_versions
 
-if TYPE_CHECKING:
-    from sasl_scram.endpoint._protocol import ForwardedConnection
-
-__all__ = ["Forwarder", "FrontDoor", "open_front_door"]
+__all__ = ["REFUSED_UPSTREAM", "EdgeConnection", "FrontDoor", "ProxyAdapter", "open_front_door"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
-_SIZE = struct.Struct(">i")
-# Requests in flight per connection before the client's reads pause: Kafka's
-# clients keep at most 5 (max.in.flight.requests.per.connection), librdkafka
-# up to 1,000,000; each entry is a few dozen bytes.
-_SOFT_IN_FLIGHT = 1000
-_MAX_IN_FLIGHT = _SOFT_IN_FLIGHT + 4096
-# The largest response accepted from a broker at all; a Fetch response is
-# bounded by the client's fetch.max.bytes, Kafka's default 50 MiB.
-_MAX_RESPONSE = (1 << 31) - 1
 # Between logins with a token the broker does not know yet.
 _TOKEN_RETRY_S = 0.25
-# When to re-authenticate at the cluster, as a share of the session's lifetime.
-_REAUTH_AT = 0.85
-# Bytes read from a client while its upstream connection is being opened.
-_MAX_EARLY = 1024 * 1024
+#: What a client hears when the cluster refuses the front door's login for it.
+REFUSED_UPSTREAM = (
+    "The front door could not log in to the cluster for this connection (the cluster "
+    "refused its upstream login); ask the front door's operator"
+)
+#: A verdict held until the upstream connection is open: the answers already
+#: due and the outputs from the verdict on.
+Held = tuple[bytes, list[Output]]
+
+
+class EdgeConnection(Protocol):
+    """What a :class:`ProxyAdapter` needs of the client's connection at the edge
+    (``ConnectionProtocol``): the transport, the login state machine, and the
+    edge's own answering of requests."""
+
+    conn_id: str
+
+    @property
+    def client_transport(self) -> asyncio.Transport: ...
+    @property
+    def server_connection(self) -> ServerConnection: ...
+    @property
+    def local_port(self) -> int: ...
+    def verdict_delay(self, verdict: Authenticated) -> float: ...
+    def release_verdict(self, held: bytes, rest: list[Output]) -> None: ...
+    def set_forward_paused(self, paused: bool) -> None: ...
+    def run_local(self, frame: bytes) -> None: ...
+    def busy_locally(self) -> bool: ...
+    def close(self, reason: str) -> None: ...
 
 
 class FrontDoor:
@@ -87,9 +110,7 @@ class FrontDoor:
         cluster: what the start-up look found.
         host: the host clients reach the front door on (node listeners, rewritten addresses).
         local_keys: the API keys the edge answers itself.
-        max_request: the largest request forwarded (``socket.request.max.bytes``).
-        max_local: the largest request the edge answers itself.
-        timeout: seconds to open and log in an upstream connection.
+        bounds: every bound of a forwarded connection.
     """
 
     def __init__(
@@ -98,10 +119,7 @@ class FrontDoor:
         cluster: ClusterView,
         host: str,
         edge: dict[int, tuple[int, int]],
-        *,
-        max_request: int,
-        max_local: int,
-        timeout: float = 30.0,
+        bounds: ProxyBounds,
     ) -> None:
         self.upstream = upstream
         self.brokers = dict(cluster.brokers)
@@ -113,10 +131,13 @@ class FrontDoor:
             if e["api_key"] not in self.local_keys
         }
         self.rewriter = AddressRewriter(host, upstream.node_port_base, learn=self._learn)
-        self.max_request = max_request
-        self.max_local = max_local
+        self.bounds = bounds
+        #: What stays at the edge, then any policy; responses: the address rewriter.
+        self.chain = FilterChain(
+            [EdgeRequestFilter(self.local_keys)], [AddressRewriteFilter(self.rewriter)]
+        )
         #: The login, TLS and time-out of every connection to the cluster.
-        self.link = UpstreamLink.of(upstream.client, timeout)
+        self.link = UpstreamLink.of(upstream.client, bounds.upstream_timeout_s)
         #: Node id by the port of its node listener.
         self.node_ports: dict[int, int] = {}
         #: Called with a node id first seen in a response: open its listener.
@@ -144,9 +165,6 @@ class FrontDoor:
             return list(self.upstream.bootstrap)
         address = self.brokers.get(node)
         return [address] if address is not None else []
-
-    def rewrite(self, entry: InFlight, payload: bytes) -> bytes:
-        return self.rewriter.rewrite(entry.api_key, entry.api_version, payload)
 
     def upstream_refused(self, conn_id: str, exc: Exception) -> None:
         """A refused upstream login: said once at WARNING, then at DEBUG."""
@@ -234,9 +252,11 @@ async def open_front_door(
         cluster,
         host,
         edge,
-        max_request=config.max_request,
-        max_local=config.sasl_max_receive,
-        timeout=timeout,
+        ProxyBounds.from_settings(
+            max_request=config.max_request,
+            max_parsed_request=config.sasl_max_receive,
+            upstream_timeout_ms=round(timeout * 1000),
+        ),
     )
     door.metrics = metrics
     if upstream.identity is UpstreamIdentity.OWNER_TOKEN:
@@ -259,232 +279,176 @@ async def open_front_door(
     return door
 
 
-class Forwarder:
-    """One logged-in client connection and its upstream connection."""
+class ProxyAdapter:
+    """One forwarded connection's asyncio side: it carries out the actions of its
+    :class:`~sasl_scram.frontdoor.ProxyConnection`, which holds all of its
+    state, on the client's connection, the cluster's connection, a timer and
+    one task (opening the upstream connection, or a re-login there).
+
+    Created when the edge accepts a first login, with that verdict still held:
+    the client hears it once the cluster has taken our login for it too.
+    """
+
+    __slots__ = ("_door", "_edge", "_proxy", "_task", "_timer", "_to_cluster", "_upstream", "_user")
 
     def __init__(
-        self, door: FrontDoor, protocol: ForwardedConnection, upstream: UpstreamProtocol
+        self, door: FrontDoor, edge: EdgeConnection, verdict: Authenticated, held: Held
     ) -> None:
         self._door = door
-        self._protocol = protocol
-        self._client = protocol.client_transport
-        self._conn = conn = protocol.server_connection
-        self._in_flight = InFlightQueue(_MAX_IN_FLIGHT)
-        self._requests = RequestSplitter(
-            self._in_flight,
-            door.local_keys,
-            max_frame=door.max_request,
-            max_buffered=door.max_local,
+        self._edge = edge
+        conn = edge.server_connection
+        metrics = door.metrics
+        self._proxy = ProxyConnection(
+            door.bounds,
+            door.chain,
             forwarded=door.forwarded,
-            stop_at_local=True,
-            observe=door.metrics.request if door.metrics else None,
+            session_valid=lambda: conn.authenticated and not conn.session_expired(),
+            observe_request=metrics.request if metrics else None,
+            observe_response=metrics.response if metrics else None,
         )
-        self._responses = ResponseSplitter(
-            self._in_flight,
-            door.rewrite,
-            REWRITTEN_APIS,
-            max_frame=_MAX_RESPONSE,
-            max_buffered=door.max_request,
-            observe=door.metrics.response if door.metrics else None,
-        )
+        self._user = verdict.session.authorization_id
+        self._upstream: UpstreamProtocol | None = None
+        self._to_cluster: asyncio.Transport | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[None] | None = loop.create_task(self._open(verdict, held))
+
+    @property
+    def phase(self) -> Phase:
+        return self._proxy.phase
+
+    async def _open(self, verdict: Authenticated, held: Held) -> None:
+        edge = self._edge
+        refused: str | None = None
+        upstream: UpstreamProtocol | None = None
+        try:
+            delay = edge.verdict_delay(verdict)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            upstream = await self._door.open_for(edge.local_port, edge.conn_id, self._user)
+        except FrontDoorError as exc:
+            refused = REFUSED_UPSTREAM if isinstance(exc, UpstreamLoginError) else None
+        finally:
+            self._task = None
+        if self._proxy.phase is Phase.CLOSED:  # the client left meanwhile
+            if upstream is not None:
+                upstream.close()
+            return
+        if upstream is None:
+            self._proxy.close()
+            if refused is None:
+                edge.close("upstream unavailable")  # retried by the client, like a broker down
+            else:
+                # The edge verdict was paced above. The password was right, so the
+                # cluster refusing our own login is no guess: it goes out as that
+                # released verdict, not charged to the user's or address's budget.
+                edge.release_verdict(b"", refuse_forwarded_login(edge.server_connection, refused))
+            return
+        self._attach(upstream, held)
+
+    def _attach(self, upstream: UpstreamProtocol, held: Held) -> None:
         self._upstream = upstream
-        # What followed the login in its read: forwarded once attached.
-        self._early = bytearray(conn.hand_off())
-        self._local: LocalRequest | None = None
-        self._closed = False
-        self._upstream_paused = False
-        self._client_paused = False
-        session = conn.session
-        self._user = session.authorization_id if session is not None else ""
-        # KIP-368 at the cluster: our login there expires too (see _schedule_reauth).
-        self._reauth_due = False
-        self._reauth_timer: asyncio.TimerHandle | None = None
-        self._relogging = False
-        self._task: asyncio.Task[None] | None = None
-        upstream.on_lost = self._upstream_lost
-        upstream.on_writable = self._upstream_writable
-        upstream.attach(self._upstream_data)
-        self._schedule_reauth()
-        self._release_early()
-
-    def _release_early(self) -> None:
-        early, self._early = bytes(self._early), bytearray()
-        self._update_client_reading()
-        if early:
-            self.client_data(early)
-
-    # -- KIP-368 at the cluster -------------------------------------------------------
-    def _schedule_reauth(self) -> None:
-        """A broker with ``connections.max.reauth.ms`` closes a session not
-        re-authenticated in time: log in again, in band, at 85% of it (Kafka's
-        clients pick 85-95%), once nothing is in flight."""
-        lifetime_ms = self._upstream.session_lifetime_ms
-        if lifetime_ms > 0 and not self._closed:
-            delay = lifetime_ms * _REAUTH_AT / 1000
-            self._reauth_timer = asyncio.get_running_loop().call_later(delay, self._reauth_now)
-
-    def _reauth_now(self) -> None:
-        self._reauth_timer = None
-        self._reauth_due = True
-        self._update_client_reading()
-        self._maybe_reauth()
-
-    def _maybe_reauth(self) -> None:
-        if not self._reauth_due or self._relogging or self._closed:
+        self._to_cluster = upstream.transport
+        upstream.on_lost = self.upstream_lost
+        upstream.on_writable = self._cluster_writable
+        self._edge.release_verdict(*held)
+        if self._proxy.phase is Phase.CLOSED:
             return
-        if len(self._in_flight) or not self._responses.idle() or not self._requests.idle():
-            return
-        self._relogging = True
-        self._task = asyncio.get_running_loop().create_task(self._relogin())
+        first = self._edge.server_connection.hand_off()
+        self._run(self._proxy.upstream_ready(time.monotonic(), upstream.session_lifetime_ms, first))
+        upstream.attach(self._cluster_data)
+
+    # -- events, from either side -------------------------------------------------------
+    def client_data(self, data: bytes) -> None:
+        self._run(self._proxy.client_data(data))
+
+    def _cluster_data(self, data: bytes) -> None:
+        self._run(self._proxy.cluster_data(data))
+
+    def client_writable(self, writable: bool) -> None:
+        self._run(self._proxy.client_writable(writable))
+
+    def _cluster_writable(self, writable: bool) -> None:
+        self._run(self._proxy.cluster_writable(writable))
+
+    def local_settled(self) -> None:
+        """The edge has no answer left to give: what followed may go on."""
+        self._run(self._proxy.local_answered())
+
+    def upstream_lost(self, reason: str) -> None:
+        self._door.count("closed")
+        self._run(self._proxy.upstream_lost(reason))
+
+    def _tick(self) -> None:
+        self._timer = None
+        self._run(self._proxy.tick(time.monotonic()))
 
     async def _relogin(self) -> None:
         upstream = self._upstream
+        assert upstream is not None
+        door = self._door
         try:
-            async with asyncio.timeout(self._door.link.timeout):
+            async with asyncio.timeout(door.bounds.upstream_timeout_s):
                 # An owner token's session ends at the token's expiry, whatever
                 # its renewals: log in again with the user's current token.
-                secret = await self._door.secret_for(self._user)
+                secret = await door.secret_for(self._user)
                 assert secret is not None, "a session with a lifetime has a SASL login"
                 await upstream.relogin(UpstreamLogin(secret))
         except (FrontDoorError, TimeoutError) as exc:
-            self._door.upstream_refused(self._protocol.conn_id, exc)
-            self._protocol.close("upstream re-authentication failed")
-            return
-        finally:
             self._task = None
-            self._relogging = False
-            self._reauth_due = False
-        log.debug("[%s] re-authenticated at the cluster", self._protocol.conn_id)
-        self._schedule_reauth()
-        self._release_early()
-
-    # -- client to cluster ----------------------------------------------------------
-    def client_data(self, data: bytes) -> None:
-        if self._closed:
+            door.upstream_refused(self._edge.conn_id, exc)
+            self._run(self._proxy.relogin_failed(str(exc) or "no answer in time"))
             return
-        if self._relogging or self._local is not None or self._requests.stopped:
-            if self._relogging:
-                self._early += data
-                if len(self._early) > _MAX_EARLY:
-                    self._fail("more than 1 MiB sent during a re-authentication at the cluster")
+        self._task = None
+        log.debug("[%s] re-authenticated at the cluster", self._edge.conn_id)
+        self._run(self._proxy.relogin_done(time.monotonic(), upstream.session_lifetime_ms))
+
+    # -- actions ------------------------------------------------------------------------
+    def _run(self, actions: list[Action]) -> None:
+        answered = False
+        for action in actions:
+            if type(action) is ToCluster:
+                assert self._to_cluster is not None
+                self._to_cluster.writelines(action.chunks)
+            elif type(action) is ToClient:
+                self._edge.client_transport.writelines(action.chunks)
+            elif type(action) is ReadClient:
+                self._edge.set_forward_paused(not action.reading)
+            elif type(action) is AnswerLocally:
+                self._edge.run_local(action.frame)
+                answered = True
             else:
-                self._requests.feed(data)  # held with the local request's rest
-            self._update_client_reading()
-            return
-        try:
-            self._forward(self._requests.feed(data))
-        except FrontDoorError as exc:
-            self._fail(f"client: {exc}")
+                self._run_rare(action)
+        if answered and not self._edge.busy_locally():
+            self._run(self._proxy.local_answered())
 
-    def _forward(self, events: list[Any]) -> None:
-        chunks = []
-        for event in events:
-            if type(event) is LocalRequest:
-                self._local = event
-            else:
-                chunks.append(event)
-        if chunks:
-            conn = self._conn
-            if not conn.authenticated or conn.session_expired():
-                # KIP-368: an expired session may only re-authenticate; and nothing
-                # is forwarded in the middle of a re-authentication.
-                self._fail("session expired without re-authentication", None)
-                return
-            assert self._upstream.transport is not None
-            self._upstream.transport.writelines(chunks)
-        self._maybe_answer_local()
-        if self._reauth_due:
-            self._maybe_reauth()
-        self._update_client_reading()
-
-    def _maybe_answer_local(self) -> None:
-        local = self._local
-        if local is None or len(self._in_flight) or not self._responses.idle():
-            return
-        if self._protocol.busy_locally():
-            return
-        self._local = None
-        payload = local.payload
-        self._protocol.run_local(_SIZE.pack(len(payload)) + payload)
-        if not self._protocol.busy_locally():
-            self.local_done()
-
-    def local_done(self) -> None:
-        """The edge has answered the local request: go on with what followed it."""
-        if self._closed or self._local is not None or not self._requests.stopped:
-            return
-        try:
-            self._forward(self._requests.resume())
-        except FrontDoorError as exc:
-            self._fail(f"client: {exc}")
-
-    # -- cluster to client ----------------------------------------------------------
-    def _upstream_data(self, data: bytes) -> None:
-        if self._closed:
-            return
-        try:
-            out = self._responses.feed(data)
-        except FrontDoorError as exc:
-            self._fail(f"cluster: {exc}")
-            return
-        if out:
-            self._client.writelines(out)
-        if self._local is not None:
-            self._maybe_answer_local()
-        elif self._reauth_due:
-            self._maybe_reauth()
-        elif self._client_paused and len(self._in_flight) < _SOFT_IN_FLIGHT:
-            self._update_client_reading()
-
-    def _count(self, event: str) -> None:
-        self._door.count(event)
-
-    def _upstream_lost(self, reason: str) -> None:
-        self._count("closed")
-        if not self._closed:
-            log.info("[%s] %s", self._protocol.conn_id, reason)
-            self._protocol.close("upstream closed")
-
-    def _upstream_writable(self, writable: bool) -> None:
-        self._upstream_paused = not writable
-        self._update_client_reading()
-
-    def client_writable(self, writable: bool) -> None:
-        """Back-pressure: a client that does not read its responses stops our
-        reads from its broker, never our buffering of them."""
-        upstream = self._upstream
-        if upstream.transport is None or upstream.lost:
-            return
-        if writable:
-            upstream.transport.resume_reading()
-        else:
-            upstream.transport.pause_reading()
-
-    def _update_client_reading(self) -> None:
-        pause = (
-            self._upstream_paused
-            or self._local is not None
-            # Between two frames only: one half sent up must be finished first.
-            or (self._reauth_due and self._requests.idle())
-            or self._requests.stopped
-            or len(self._in_flight) >= _SOFT_IN_FLIGHT
-        )
-        if pause != self._client_paused:
-            self._client_paused = pause
-            self._protocol.set_forward_paused(pause)
-
-    # -- the end --------------------------------------------------------------------
-    def _fail(self, reason: str, event: str | None = "protocol_error") -> None:
-        if event is not None:
-            self._count(event)
-        log.info("[%s] closing: %s", self._protocol.conn_id, reason)
-        self._protocol.close(reason)
+    def _run_rare(self, action: Action) -> None:
+        if type(action) is ReadCluster:
+            upstream = self._upstream
+            if upstream is not None and upstream.transport is not None and not upstream.lost:
+                if action.reading:
+                    upstream.transport.resume_reading()
+                else:
+                    upstream.transport.pause_reading()
+        elif type(action) is SetTimer:
+            if self._timer is not None:
+                self._timer.cancel()
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(max(action.at - time.monotonic(), 0), self._tick)
+        elif type(action) is Relogin:
+            self._task = asyncio.get_running_loop().create_task(self._relogin())
+        elif type(action) is CloseConnection:
+            if action.event is not None:
+                self._door.count(action.event)
+            log.info("[%s] closing: %s", self._edge.conn_id, action.reason)
+            self._edge.close(action.reason)
 
     def close(self) -> None:
         """The client connection is gone: its upstream connection goes at once."""
-        self._closed = True
+        self._proxy.close()
         if self._task is not None:
             self._task.cancel()
-        if self._reauth_timer is not None:
-            self._reauth_timer.cancel()
-        self._upstream.close()
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._upstream is not None:
+            self._upstream.close()

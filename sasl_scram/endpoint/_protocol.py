@@ -38,31 +38,20 @@ from sasl_scram.endpoint._connection import CredentialNeeded
 from sasl_scram.endpoint._connection import Output
 from sasl_scram.endpoint._connection import Send
 from sasl_scram.endpoint._connection import ServerConnection
-from sasl_scram.endpoint._connection import refuse_forwarded_login
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._verdicts import VerdictPacer
-from sasl_scram.frontdoor import FrontDoorError
-from sasl_scram.frontdoor import UpstreamLoginError
 
-__all__ = ["ConnectionHost", "ConnectionProtocol", "ForwardedConnection", "Forwarding"]
+__all__ = ["ConnectionHost", "ConnectionProtocol", "Forwarding"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
 #: Reading pauses while this much is waiting to be sent (asyncio's flow control).
 WRITE_HIGH_WATER = 256 * 1024
 WRITE_LOW_WATER = 64 * 1024
-#: What a client hears when the cluster refuses the front door's login for it.
-REFUSED_UPSTREAM = (
-    "The front door could not log in to the cluster for this connection (the cluster "
-    "refused its upstream login); ask the front door's operator"
-)
-#: Read from a client while its upstream connection opens (nothing, from a
-#: client waiting for its verdict as Kafka's do), before its reads pause.
-EARLY_WHILE_OPENING = 64 * 1024
 #: Frames this big are buffered, decoded and answered in a worker thread.
 LARGE_INPUT = 256 * 1024
 
@@ -102,19 +91,32 @@ class ConnectionHost(Protocol):
     def metrics(self) -> AuthMetrics | None: ...
     @property
     def pacer(self) -> VerdictPacer: ...
+    @property
+    def forwards(self) -> bool:
+        """Whether connections are forwarded to a cluster after login (a front door)."""
+
     def handler(self, api_key: int) -> Handler | None: ...
     def lookup_may_block(self, request: CredentialRequest) -> bool: ...
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
-    async def open_upstream(self, local_port: int, conn_id: str, user: str) -> object: ...
-    def forward(self, connection: ForwardedConnection, upstream: object) -> Forwarding: ...
+    def forward(
+        self,
+        connection: ConnectionProtocol,
+        verdict: Authenticated,
+        held: bytes,
+        rest: list[Output],
+    ) -> Forwarding:
+        """Forward ``connection`` from its first login on, whose verdict is held
+        (``held``: answers already due; ``rest``: the outputs from the verdict
+        on) until the cluster has taken our login for it too."""
 
 
 class Forwarding(Protocol):
-    """A front door's forwarding of one logged-in connection (``_forward.py``)."""
+    """A front door's forwarding of one logged-in connection (``_forward.py``'s
+    ``ProxyAdapter``): from the held verdict on, the client's bytes go there."""
 
     def client_data(self, data: bytes) -> None: ...
     def client_writable(self, writable: bool) -> None: ...
-    def local_done(self) -> None: ...
+    def local_settled(self) -> None: ...
     def close(self) -> None: ...
 
 
@@ -128,7 +130,9 @@ class ConnectionProtocol(asyncio.Protocol):
         "_conn",
         "_deadlines",
         "_endpoint",
+        "_forward",
         "_forward_paused",
+        "_forwards",
         "_hold",
         "_large",
         "_listener",
@@ -176,6 +180,9 @@ class ConnectionProtocol(asyncio.Protocol):
         # Created only when someone waits (shutdown): most connections never need one.
         self._closed_event: asyncio.Event | None = None
         self._forward_paused = False  # a front door's forwarding pauses reads
+        # A front door: after the first login, the connection is forwarded.
+        self._forwards = endpoint.forwards
+        self._forward: Forwarding | None = None
 
     async def wait_closed(self) -> None:
         """Return once the connection is gone."""
@@ -215,6 +222,11 @@ class ConnectionProtocol(asyncio.Protocol):
             self._poller.poke(now)
 
     def data_received(self, data: bytes) -> None:
+        forward = self._forward
+        if forward is not None:
+            self._deadlines.touch(self, time.monotonic())
+            forward.client_data(data)
+            return
         poller = self._poller
         if self._authed or poller is not None:
             now = time.monotonic()
@@ -248,11 +260,15 @@ class ConnectionProtocol(asyncio.Protocol):
     def pause_writing(self) -> None:
         self._write_paused = True
         self._update_reading()
+        if self._forward is not None:
+            self._forward.client_writable(False)
 
     def resume_writing(self) -> None:
         self._write_paused = False
         self._update_reading()
         self._continue_backlog()
+        if self._forward is not None:
+            self._forward.client_writable(True)
 
     def _continue_backlog(self) -> None:
         """Answer frames left buffered by a drain that reached its output budget."""
@@ -292,6 +308,8 @@ class ConnectionProtocol(asyncio.Protocol):
             self._task.cancel()
         self._endpoint.connections.pop(self, None)
         self._lost = True
+        if self._forward is not None:
+            self._forward.close()
         if self._closed_event is not None:
             self._closed_event.set()
         if log.isEnabledFor(logging.DEBUG):  # one call, not log.debug's two
@@ -397,8 +415,17 @@ class ConnectionProtocol(asyncio.Protocol):
         self, verdict: Authenticated | Close, rest: list[Output], sends: list[bytes]
     ) -> bool:
         """Hold a verdict as long as ``_verdicts.py`` says; True when held: ``sends``
-        (answered, not written yet) and ``rest`` (the verdict on) go out later."""
-        delay = self._endpoint.pacer.delay(self._listener.name, self._peername, verdict)
+        (answered, not written yet) and ``rest`` (the verdict on) go out later.
+
+        A front door holds a first login's success until the cluster has taken
+        our login for it too: a refusal there is then a failed login, not a hang.
+        """
+        if self._forwards and self._forward is None and type(verdict) is Authenticated:
+            held = b"".join(sends)
+            sends.clear()
+            self._forward = self._endpoint.forward(self, verdict, held, rest)
+            return True
+        delay = self.verdict_delay(verdict)
         if delay <= 0:
             return False
         self._hold = True
@@ -406,6 +433,10 @@ class ConnectionProtocol(asyncio.Protocol):
         self._loop.call_later(delay, self._release_verdict, b"".join(sends), rest)
         sends.clear()
         return True
+
+    def verdict_delay(self, verdict: Authenticated | Close) -> float:
+        """Seconds to hold ``verdict`` (KIP-306's delay, the failure budget)."""
+        return self._endpoint.pacer.delay(self._listener.name, self._peername, verdict)
 
     def _release_verdict(self, held: bytes, rest: list[Output]) -> None:
         self._hold = False
@@ -419,6 +450,11 @@ class ConnectionProtocol(asyncio.Protocol):
             self._run_all(transport, rest, [held] if held else [])
         finally:
             self._released = False
+        self._local_settled()
+
+    def release_verdict(self, held: bytes, rest: list[Output]) -> None:
+        """Let a held verdict go out (a front door, once the cluster has answered)."""
+        self._release_verdict(held, rest)
 
     def _authenticated(self, item: Authenticated) -> None:
         # Kafka logs logins at DEBUG: at INFO a line costs more than the exchange.
@@ -449,131 +485,9 @@ class ConnectionProtocol(asyncio.Protocol):
         if self._transport is None or self._transport.is_closing():
             return
         self._run(outputs)
+        self._local_settled()
 
-    async def _call(self, call: ApiCall) -> None:
-        try:
-            body = await _handle(self._endpoint, self._listener, self.conn_id, call, self._peername)
-            if isinstance(body, str):
-                outputs = self._conn.fail_call(body)
-            else:
-                # The answer to a big request is big too: encode it in a thread.
-                respond = self._conn.respond
-                outputs = await asyncio.to_thread(respond, body) if self._large else respond(body)
-        finally:
-            self._task = None
-            self._large = False  # whatever happened, the next answer is judged afresh
-        if self._transport is not None and not self._transport.is_closing():
-            self._deadlines.touch(self, time.monotonic())
-        self._resume(outputs)
-
-
-class ForwardedConnection(ConnectionProtocol):
-    """A front door's connection: after its login at the edge, what the client
-    sends goes to its :class:`Forwarding` (``_forward.py``), and only the
-    requests the edge answers itself come back here, one at a time."""
-
-    __slots__ = ("_forward", "_opening", "_upstream")
-
-    def __init__(self, endpoint: ConnectionHost, listener: ListenerAddress, conn_id: str) -> None:
-        super().__init__(endpoint, listener, conn_id)
-        self._forward: Forwarding | None = None
-        # The cluster's connection, logged in before the client hears its verdict.
-        self._upstream: object = None
-        # What the client sent while its upstream connection opened: reads go
-        # on meanwhile, so that a client that leaves is seen (a paused
-        # transport sees no EOF) and the half-open login upstream dropped.
-        self._opening: bytearray | None = None
-
-    def data_received(self, data: bytes) -> None:
-        if self._opening is not None:
-            self._opening += data
-            self._update_reading()
-            return
-        forward = self._forward
-        if forward is None:
-            super().data_received(data)
-            return
-        self._deadlines.touch(self, time.monotonic())
-        forward.client_data(data)
-
-    def pause_writing(self) -> None:
-        super().pause_writing()
-        if self._forward is not None:
-            self._forward.client_writable(False)
-
-    def resume_writing(self) -> None:
-        super().resume_writing()
-        if self._forward is not None:
-            self._forward.client_writable(True)
-
-    def _update_reading(self) -> None:
-        opening = self._opening
-        transport = self._transport
-        if opening is None or len(opening) >= EARLY_WHILE_OPENING or transport is None:
-            super()._update_reading()
-        elif self._reading_paused and not (self._closing or self._write_paused):
-            self._reading_paused = False
-            transport.resume_reading()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        super().connection_lost(exc)
-        if self._forward is not None:
-            self._forward.close()
-        elif self._upstream is not None:
-            self._upstream.close()  # type: ignore[attr-defined]
-
-    def _hold_verdict(
-        self, verdict: Authenticated | Close, rest: list[Output], sends: list[bytes]
-    ) -> bool:
-        if type(verdict) is not Authenticated or verdict.reauthentication or self._upstream:
-            return super()._hold_verdict(verdict, rest, sends)
-        # The edge said yes; the client hears it once the cluster has taken our
-        # login for it too: a refusal there is then a failed login, not a hang.
-        self._hold = True
-        self._opening = bytearray()
-        self._update_reading()
-        held = b"".join(sends)
-        sends.clear()
-        self._task = self._loop.create_task(self._open_upstream(verdict, held, rest))
-        return True
-
-    async def _open_upstream(self, verdict: Authenticated, held: bytes, rest: list[Output]) -> None:
-        transport = self._transport
-        assert transport is not None
-        refused: str | None = None
-        try:
-            delay = self._endpoint.pacer.delay(self._listener.name, self._peername, verdict)
-            if delay > 0:
-                await asyncio.sleep(delay)
-            port = transport.get_extra_info("sockname")[1]
-            user = verdict.session.authorization_id
-            self._upstream = await self._endpoint.open_upstream(port, self.conn_id, user)
-        except FrontDoorError as exc:
-            refused = REFUSED_UPSTREAM if isinstance(exc, UpstreamLoginError) else None
-        finally:
-            self._task = None
-            early, self._opening = self._opening, None
-        if transport.is_closing():
-            if self._upstream is not None:
-                self._upstream.close()  # type: ignore[attr-defined]
-            return
-        if self._upstream is not None:
-            self._release_verdict(held, rest)
-            if early and not transport.is_closing():
-                self.data_received(bytes(early))
-        elif refused is not None:
-            # The edge verdict was paced above. The password was right, so the
-            # cluster refusing our own login is no guess: it goes out as that
-            # released verdict, not charged to the user's or address's budget.
-            self._release_verdict(b"", refuse_forwarded_login(self._conn, refused))
-        else:
-            self.close("upstream unavailable")  # retried by the client, like a broker down
-
-    def _authenticated(self, item: Authenticated) -> None:
-        super()._authenticated(item)
-        if not item.reauthentication and self._forward is None:
-            self._forward = self._endpoint.forward(self, self._upstream)
-
+    # -- a front door's forwarding (``_forward.py``) -----------------------------------
     @property
     def client_transport(self) -> asyncio.Transport:
         assert self._transport is not None
@@ -583,16 +497,13 @@ class ForwardedConnection(ConnectionProtocol):
     def server_connection(self) -> ServerConnection:
         return self._conn
 
-    # -- a local request's answer may come later, from a task or a held verdict --------
-    def _resume(self, outputs: list[Output]) -> None:
-        super()._resume(outputs)
-        self._local_settled()
+    @property
+    def local_port(self) -> int:
+        """The port the connection was accepted on (a node port names its broker)."""
+        assert self._transport is not None
+        port: int = self._transport.get_extra_info("sockname")[1]
+        return port
 
-    def _release_verdict(self, held: bytes, rest: list[Output]) -> None:
-        super()._release_verdict(held, rest)
-        self._local_settled()
-
-    # -- called by its Forwarding ------------------------------------------------------
     def set_forward_paused(self, paused: bool) -> None:
         self._forward_paused = paused
         self._update_reading()
@@ -610,7 +521,23 @@ class ForwardedConnection(ConnectionProtocol):
     def _local_settled(self) -> None:
         forward = self._forward
         if forward is not None and not self.busy_locally():
-            forward.local_done()
+            forward.local_settled()
+
+    async def _call(self, call: ApiCall) -> None:
+        try:
+            body = await _handle(self._endpoint, self._listener, self.conn_id, call, self._peername)
+            if isinstance(body, str):
+                outputs = self._conn.fail_call(body)
+            else:
+                # The answer to a big request is big too: encode it in a thread.
+                respond = self._conn.respond
+                outputs = await asyncio.to_thread(respond, body) if self._large else respond(body)
+        finally:
+            self._task = None
+            self._large = False  # whatever happened, the next answer is judged afresh
+        if self._transport is not None and not self._transport.is_closing():
+            self._deadlines.touch(self, time.monotonic())
+        self._resume(outputs)
 
 
 def _log_close(conn_id: str, peer: str, listener: str, item: Close) -> None:

@@ -27,23 +27,23 @@ from sasl_scram.endpoint._budget import BudgetPolicy
 from sasl_scram.endpoint._budget import FailureBudget
 from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._connection import Authenticated
 from sasl_scram.endpoint._connection import ConnectionSettings
+from sasl_scram.endpoint._connection import Output
 from sasl_scram.endpoint._connection import advertised_versions
 from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
-from sasl_scram.endpoint._forward import Forwarder
 from sasl_scram.endpoint._forward import FrontDoor
+from sasl_scram.endpoint._forward import ProxyAdapter
 from sasl_scram.endpoint._forward import open_front_door
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._metrics import WorkerShare
 from sasl_scram.endpoint._protocol import ConnectionProtocol
-from sasl_scram.endpoint._protocol import ForwardedConnection
 from sasl_scram.endpoint._protocol import Forwarding
 from sasl_scram.endpoint._refusals import RefusalLog
-from sasl_scram.endpoint._upstream import UpstreamProtocol
 from sasl_scram.endpoint._verdicts import VerdictPacer
 from sasl_scram.kafka import ApiKey
 from sasl_scram.store import CredentialStore
@@ -232,10 +232,8 @@ class ScramEndpoint:
     def _listen(self, listener: ListenerAddress) -> tuple[str, int]:
         context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
 
-        kind = ConnectionProtocol if self.front_door is None else ForwardedConnection
-
         def factory(listener: ListenerAddress = listener) -> ConnectionProtocol:
-            return kind(self, listener, f"{listener.name}-{next(self._ids)}")
+            return ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
 
         acceptor = Acceptor(
             self.loop,
@@ -276,13 +274,19 @@ class ScramEndpoint:
                 ) from None
             log.error("%s (a broker that joined the cluster after start)", problem)
 
-    async def open_upstream(self, local_port: int, conn_id: str, user: str) -> UpstreamProtocol:
-        assert self.front_door is not None
-        return await self.front_door.open_for(local_port, conn_id, user)
+    @property
+    def forwards(self) -> bool:
+        return self.front_door is not None
 
-    def forward(self, connection: ForwardedConnection, upstream: object) -> Forwarding:
-        assert self.front_door is not None and isinstance(upstream, UpstreamProtocol)
-        return Forwarder(self.front_door, connection, upstream)
+    def forward(
+        self,
+        connection: ConnectionProtocol,
+        verdict: Authenticated,
+        held: bytes,
+        rest: list[Output],
+    ) -> Forwarding:
+        assert self.front_door is not None
+        return ProxyAdapter(self.front_door, connection, verdict, (held, rest))
 
     def _has_room(self) -> bool:
         # Those accepted but not yet made count too: one wake-up accepts a batch.

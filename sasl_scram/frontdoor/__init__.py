@@ -1,6 +1,10 @@
 """The front door's sans-IO core: ``kafka-scram serve`` in front of a Kafka cluster.
 
-Bytes in, bytes and events out; no sockets. Requests and responses are split
+Bytes in, bytes and events out; no sockets. :class:`ProxyConnection` owns a
+forwarded connection's life after login (its :class:`Phase`, the actions its
+adapter carries out), every bound in one :class:`ProxyBounds`, and each frame
+through a :class:`FilterChain` of request and response filters (the edge's own
+requests, the address rewriter). Requests and responses are split
 into frames as they stream (:class:`RequestSplitter`, :class:`ResponseSplitter`),
 matched in order (:class:`InFlightQueue`), passed on unparsed except the
 responses that carry broker addresses (:class:`AddressRewriter`); the
@@ -13,6 +17,7 @@ endpoint's adapter is ``sasl_scram/endpoint/_forward.py``.
 
 from __future__ import annotations
 
+from sasl_scram.frontdoor._bounds import ProxyBounds
 from sasl_scram.frontdoor._config import UPSTREAM_PREFIX
 from sasl_scram.frontdoor._config import UpstreamConfig
 from sasl_scram.frontdoor._config import UpstreamIdentity
@@ -21,6 +26,16 @@ from sasl_scram.frontdoor._errors import FrontDoorError
 from sasl_scram.frontdoor._errors import OwnerTokenError
 from sasl_scram.frontdoor._errors import PeerProtocolError
 from sasl_scram.frontdoor._errors import UpstreamConfigError
+from sasl_scram.frontdoor._filters import AT_EDGE
+from sasl_scram.frontdoor._filters import PASS
+from sasl_scram.frontdoor._filters import AddressRewriteFilter
+from sasl_scram.frontdoor._filters import EdgeRequestFilter
+from sasl_scram.frontdoor._filters import FilterChain
+from sasl_scram.frontdoor._filters import RequestFilter
+from sasl_scram.frontdoor._filters import RequestOutcome
+from sasl_scram.frontdoor._filters import Respond
+from sasl_scram.frontdoor._filters import ResponseFilter
+from sasl_scram.frontdoor._filters import Rewrite
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import produce_acks
@@ -34,6 +49,18 @@ from sasl_scram.frontdoor._owner_tokens import OwnerTokenChange
 from sasl_scram.frontdoor._owner_tokens import OwnerTokens
 from sasl_scram.frontdoor._owner_tokens import TokenChange
 from sasl_scram.frontdoor._owner_tokens import TokenIssuer
+from sasl_scram.frontdoor._proxy import RELOGIN
+from sasl_scram.frontdoor._proxy import Action
+from sasl_scram.frontdoor._proxy import AnswerLocally
+from sasl_scram.frontdoor._proxy import CloseConnection
+from sasl_scram.frontdoor._proxy import Phase
+from sasl_scram.frontdoor._proxy import ProxyConnection
+from sasl_scram.frontdoor._proxy import ReadClient
+from sasl_scram.frontdoor._proxy import ReadCluster
+from sasl_scram.frontdoor._proxy import Relogin
+from sasl_scram.frontdoor._proxy import SetTimer
+from sasl_scram.frontdoor._proxy import ToClient
+from sasl_scram.frontdoor._proxy import ToCluster
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
 from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
@@ -47,15 +74,24 @@ from sasl_scram.frontdoor._versions import edge_api_versions
 from sasl_scram.frontdoor._versions import edge_ranges
 
 __all__ = [
+    "AT_EDGE",
     "CHECK_OWNER",
     "EDGE_API_KEYS",
     "FORWARD_CAPS",
     "MAX_HEAD_BYTES",
     "NOT_FORWARDED",
+    "PASS",
     "PROPAGATION_MS",
+    "RELOGIN",
     "REWRITTEN_APIS",
     "UPSTREAM_PREFIX",
+    "Action",
+    "AddressRewriteFilter",
     "AddressRewriter",
+    "AnswerLocally",
+    "CloseConnection",
+    "EdgeRequestFilter",
+    "FilterChain",
     "FrontDoorError",
     "InFlight",
     "InFlightQueue",
@@ -66,8 +102,22 @@ __all__ = [
     "OwnerTokenError",
     "OwnerTokens",
     "PeerProtocolError",
+    "Phase",
+    "ProxyBounds",
+    "ProxyConnection",
+    "ReadClient",
+    "ReadCluster",
+    "Relogin",
+    "RequestFilter",
+    "RequestOutcome",
     "RequestSplitter",
+    "Respond",
+    "ResponseFilter",
     "ResponseSplitter",
+    "Rewrite",
+    "SetTimer",
+    "ToClient",
+    "ToCluster",
     "TokenChange",
     "TokenIssuer",
     "UpstreamConfig",

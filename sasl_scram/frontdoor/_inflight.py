@@ -17,6 +17,7 @@ from sasl_scram.frontdoor._errors import PeerProtocolError
 __all__ = ["InFlight", "InFlightQueue", "produce_acks"]
 
 _I16 = struct.Struct(">h")
+_SIZE = struct.Struct(">i")
 _PRODUCE = 0
 # ProduceRequest.json: transactional_id from v3, flexible (compact strings,
 # request header v2) from v9.
@@ -36,6 +37,9 @@ class InFlight:
     api_key: int
     api_version: int
     expects_response: bool = True
+    #: A response the edge made (a request filter's answer): sent to the client
+    #: in this request's place, never asked of the cluster.
+    answer: bytes | None = None
 
 
 class InFlightQueue:
@@ -45,13 +49,15 @@ class InFlightQueue:
     none (Kafka's ``KafkaApis.handleProduceRequest`` sends nothing back).
     """
 
-    __slots__ = ("_entries", "max_in_flight")
+    __slots__ = ("_entries", "answers", "max_in_flight")
 
     def __init__(self, max_in_flight: int) -> None:
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
         self._entries: deque[InFlight] = deque()
         self.max_in_flight = max_in_flight
+        #: How many entries hold an answer made at the edge.
+        self.answers = 0
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -65,14 +71,27 @@ class InFlightQueue:
             return
         if len(self._entries) >= self.max_in_flight:
             raise PeerProtocolError(f"more than {self.max_in_flight} requests in flight")
+        if entry.answer is not None:
+            self.answers += 1
         self._entries.append(entry)
+
+    def pop_answers(self) -> list[bytes]:
+        """The frames of the edge's answers now at the head, oldest first: each is
+        due once every request before it has been answered."""
+        out = []
+        entries = self._entries
+        while entries and (answer := entries[0].answer) is not None:
+            entries.popleft()
+            self.answers -= 1
+            out.append(_SIZE.pack(len(answer)) + answer)
+        return out
 
     def pop(self, correlation_id: int) -> InFlight:
         """The oldest entry, which a response with ``correlation_id`` answers."""
         if not self._entries:
             raise PeerProtocolError(f"response {correlation_id} to no request in flight")
         entry = self._entries[0]
-        if entry.correlation_id != correlation_id:
+        if entry.correlation_id != correlation_id or entry.answer is not None:
             raise PeerProtocolError(
                 f"response {correlation_id} does not answer the oldest request "
                 f"{entry.correlation_id}"

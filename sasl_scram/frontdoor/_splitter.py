@@ -23,6 +23,10 @@ from typing import Generic
 from typing import TypeVar
 
 from sasl_scram.frontdoor._errors import PeerProtocolError
+from sasl_scram.frontdoor._filters import AT_EDGE
+from sasl_scram.frontdoor._filters import RequestOutcome
+from sasl_scram.frontdoor._filters import Respond
+from sasl_scram.frontdoor._filters import Rewrite
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import expects_response
@@ -79,17 +83,23 @@ class _FrameStream(Generic[T, Out]):
         self._need = 0
         self._tag: T | None = None
         self._failed: str | None = None
-        # Stop after each whole frame (what follows waits in _rest for resume()).
-        self._stop_after_whole = False
+        # Set by _complete to stop after a whole frame (what follows waits in
+        # _rest for resume()).
         self._stopped = False
         self._rest = b""
+        #: The most bytes held after a stop (what was read before the caller
+        #: stopped reading): past it the stream fails.
+        self.max_rest = 1 << 20
+        # Answers made at the edge are due at each frame's end (responses only).
+        self._answers: InFlightQueue | None = None
 
     def _classify(self, buf: _Buffer, start: int, end: int, size: int) -> tuple[bool, T] | None:
         """From the frame's bytes ``buf[start:end]`` after its size: pass or buffer,
         and a tag for :meth:`_complete`; ``None`` when more bytes are needed."""
         raise NotImplementedError
 
-    def _complete(self, tag: T, payload: bytes) -> Out:
+    def _complete(self, tag: T, payload: bytes) -> Out | Chunk | None:
+        """What a whole frame becomes: emitted unless ``None``; may set ``_stopped``."""
         raise NotImplementedError
 
     def idle(self) -> bool:
@@ -107,6 +117,9 @@ class _FrameStream(Generic[T, Out]):
         if self._stopped:
             # The caller stops reading when the stream stops; what was already
             # read waits with the rest.
+            if len(self._rest) + len(data) > self.max_rest:
+                self._failed = f"more than {self.max_rest} bytes sent while a request waits"
+                raise PeerProtocolError(self._failed)
             self._rest += bytes(data)
             return []
         try:
@@ -137,6 +150,10 @@ class _FrameStream(Generic[T, Out]):
                 take = min(self._remaining, n - i)
                 i += take
                 self._remaining -= take
+                if not self._remaining and self._answers is not None and self._answers.answers:
+                    out.append(view[span:i])
+                    span = None
+                    out.extend(self._answers.pop_answers())
             elif self._whole is not None:
                 take = min(self._need, n - i)
                 self._whole += view[i : i + take]
@@ -203,6 +220,8 @@ class _FrameStream(Generic[T, Out]):
         else:
             out.append(bytes(carry))
             self._remaining = 4 + size - held
+            if not self._remaining and self._answers is not None and self._answers.answers:
+                out.extend(self._answers.pop_answers())
         return i
 
     def _size(self, size: int) -> int:
@@ -233,8 +252,11 @@ class _FrameStream(Generic[T, Out]):
         assert tag is not None
         self._whole = None
         self._tag = None
-        out.append(self._complete(tag, payload))
-        self._stopped = self._stop_after_whole
+        item = self._complete(tag, payload)
+        if item is not None:
+            out.append(item)
+        if self._answers is not None and self._answers.answers:
+            out.extend(self._answers.pop_answers())
 
 
 class ResponseSplitter(_FrameStream[InFlight, bytes]):
@@ -264,6 +286,7 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         self._in_flight = in_flight
         self._rewrite = rewrite
         self._rewritten = rewritten
+        self._answers = in_flight
 
     def _classify(
         self, buf: _Buffer, start: int, end: int, size: int
@@ -284,11 +307,15 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
     """A client's byte stream to upstream: each request's header read, its body not.
 
     Forwarded requests that get a response enter ``in_flight``; requests for
-    ``local`` API keys are buffered whole and emitted as :class:`LocalRequest`.
+    ``local`` API keys are buffered whole and, without ``decide``, emitted as
+    :class:`LocalRequest`. With ``decide`` (a :class:`FilterChain`'s
+    ``on_request``), each whole request goes where its outcome says: forwarded
+    as it came or rewritten, answered in its place in ``in_flight``, or
+    emitted as a :class:`LocalRequest` for the edge.
 
     Args:
         in_flight: the connection's queue of forwarded requests.
-        local: the API keys the edge answers itself.
+        local: the API keys whose requests are buffered whole.
         max_frame: the largest request accepted (Kafka's ``socket.request.max.bytes``).
         max_buffered: the largest request the edge answers itself.
         forwarded: when given, the ``(min, max)`` versions forwarded per API key
@@ -312,6 +339,7 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         forwarded: Mapping[int, tuple[int, int]] | None = None,
         stop_at_local: bool = False,
         observe: Observer | None = None,
+        decide: Callable[[InFlight, bytes], RequestOutcome] | None = None,
     ) -> None:
         super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size, observe)
         self._in_flight = in_flight
@@ -319,7 +347,8 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         self._forwarded = forwarded
         # A local request is answered once every forwarded one before it has
         # been: nothing after it is read (nor enters in_flight) until then.
-        self._stop_after_whole = stop_at_local
+        self._stop_at_local = stop_at_local
+        self._decide = decide
 
     def _classify(
         self, buf: _Buffer, start: int, end: int, size: int
@@ -329,10 +358,7 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         api_key, version, correlation_id = _REQUEST_HEAD.unpack_from(buf, start)
         if api_key in self._local:
             return True, InFlight(correlation_id, api_key, version)
-        if self._forwarded is not None:
-            low, high = self._forwarded.get(api_key, (0, -1))
-            if not low <= version <= high:
-                raise PeerProtocolError(f"API {api_key} version {version} is not forwarded")
+        self._check_forwarded(api_key, version)
         answered = expects_response(buf, start + _REQUEST_HEAD.size, end, api_key, version)
         if answered is None:
             return None
@@ -342,5 +368,29 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
             self._observe(api_key, 4 + size)
         return False, entry
 
-    def _complete(self, tag: InFlight, payload: bytes) -> LocalRequest:
-        return LocalRequest(tag, payload)
+    def _check_forwarded(self, api_key: int, version: int) -> None:
+        if self._forwarded is not None:
+            low, high = self._forwarded.get(api_key, (0, -1))
+            if not low <= version <= high:
+                raise PeerProtocolError(f"API {api_key} version {version} is not forwarded")
+
+    def _complete(self, tag: InFlight, payload: bytes) -> LocalRequest | bytes | None:
+        outcome = AT_EDGE if self._decide is None else self._decide(tag, payload)
+        if outcome is AT_EDGE:
+            self._stopped = self._stop_at_local
+            return LocalRequest(tag, payload)
+        self._check_forwarded(tag.api_key, tag.api_version)
+        if type(outcome) is Respond:
+            tag.answer = outcome.payload
+            self._in_flight.push(tag)
+            return None
+        if type(outcome) is Rewrite:
+            payload = outcome.payload
+        answered = expects_response(
+            payload, _REQUEST_HEAD.size, len(payload), tag.api_key, tag.api_version
+        )
+        tag.expects_response = answered is not False
+        self._in_flight.push(tag)
+        if self._observe is not None:
+            self._observe(tag.api_key, 4 + len(payload))
+        return _SIZE.pack(len(payload)) + payload

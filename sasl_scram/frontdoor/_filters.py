@@ -1,0 +1,176 @@
+"""The filter seam: what the front door does with each request and response.
+
+A forwarded connection passes each request through an ordered chain of
+request filters and each response through a chain of response filters. A
+filter names the API keys it must see whole (:attr:`RequestFilter.api_keys`);
+every other frame passes through the splitters as slices of what was read, with
+no copy and no parse. For a frame it sees, a request filter answers:
+
+* :data:`PASS`: on to the next filter (after the last, to the cluster);
+* a :class:`Rewrite`: the payload the cluster gets instead (the next filters
+  see it too);
+* a :class:`Respond`: the edge answers it with this response payload, in the
+  request's place among those in flight; the cluster never sees it;
+* :data:`AT_EDGE`: the edge's own request machinery answers it (the login,
+  KIP-368 re-authentication, the token RPCs, KIP-554), once every request
+  before it has been answered, as Kafka answers a connection's requests in
+  order.
+
+A response filter sees whole responses to its API keys and returns the
+payload the client gets. The address rewriter is the first response filter;
+authorization at the edge is one more request filter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+from typing import TypeVar
+
+from sasl_scram.frontdoor._inflight import InFlight
+from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
+from sasl_scram.frontdoor._rewrite import AddressRewriter
+from sasl_scram.frontdoor._versions import EDGE_API_KEYS
+
+__all__ = [
+    "AT_EDGE",
+    "PASS",
+    "AddressRewriteFilter",
+    "EdgeRequestFilter",
+    "FilterChain",
+    "RequestFilter",
+    "RequestOutcome",
+    "Respond",
+    "ResponseFilter",
+    "Rewrite",
+]
+
+
+class _Marker:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: The filter lets the request go on unchanged.
+PASS: Final = _Marker("PASS")
+#: The edge's own request machinery answers the request (never forwarded).
+AT_EDGE: Final = _Marker("AT_EDGE")
+
+
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """Forward ``payload`` (header included, without the size) instead."""
+
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Respond:
+    """Answer at the edge with ``payload``: the response without its size,
+    correlation id first, in the request's own response schema."""
+
+    payload: bytes
+
+
+RequestOutcome = _Marker | Rewrite | Respond
+
+
+class RequestFilter:
+    """A policy on requests; subclasses set :attr:`api_keys` and override :meth:`on_request`."""
+
+    #: The API keys whose whole requests this filter sees.
+    api_keys: frozenset[int] = frozenset()
+
+    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+        """``payload``: the request without its size, header included."""
+        return PASS
+
+
+class ResponseFilter:
+    """A policy on responses; subclasses set :attr:`api_keys` and override :meth:`on_response`."""
+
+    api_keys: frozenset[int] = frozenset()
+
+    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+        """``payload``: the response without its size, correlation id first."""
+        return payload
+
+
+class EdgeRequestFilter(RequestFilter):
+    """What stays at the edge: ApiVersions and the login, the delegation-token
+    RPCs and KIP-554's credential RPCs (``EDGE_API_KEYS``)."""
+
+    def __init__(self, api_keys: frozenset[int] = EDGE_API_KEYS) -> None:
+        self.api_keys = api_keys
+
+    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+        return AT_EDGE
+
+
+class AddressRewriteFilter(ResponseFilter):
+    """Broker addresses in Metadata, FindCoordinator and DescribeCluster
+    responses become the front door's own (:class:`AddressRewriter`)."""
+
+    api_keys = REWRITTEN_APIS
+
+    def __init__(self, rewriter: AddressRewriter) -> None:
+        self.rewriter = rewriter
+
+    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+        return self.rewriter.rewrite(entry.api_key, entry.api_version, payload)
+
+
+F = TypeVar("F", RequestFilter, ResponseFilter)
+
+
+class FilterChain:
+    """The ordered filters of one front door, shared by its connections.
+
+    Filters hold no per-connection state; each is asked in order, and the
+    first that does not pass decides.
+    """
+
+    __slots__ = ("_by_request_key", "_by_response_key", "request_keys", "response_keys")
+
+    def __init__(
+        self,
+        requests: Sequence[RequestFilter] = (),
+        responses: Sequence[ResponseFilter] = (),
+    ) -> None:
+        self._by_request_key = _by_key(requests)
+        self._by_response_key = _by_key(responses)
+        #: The API keys some request filter sees whole; the rest stream through.
+        self.request_keys = frozenset(self._by_request_key)
+        #: Likewise for responses.
+        self.response_keys = frozenset(self._by_response_key)
+
+    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+        rewritten: Rewrite | None = None
+        for request_filter in self._by_request_key.get(entry.api_key, ()):
+            outcome = request_filter.on_request(entry, payload)
+            if type(outcome) is Rewrite:
+                rewritten = outcome
+                payload = outcome.payload
+            elif outcome is not PASS:
+                return outcome
+        # Only passed: the splitter forwards the frame as it came.
+        return PASS if rewritten is None else rewritten
+
+    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+        for response_filter in self._by_response_key.get(entry.api_key, ()):
+            payload = response_filter.on_response(entry, payload)
+        return payload
+
+
+def _by_key(filters: Sequence[F]) -> dict[int, tuple[F, ...]]:
+    by_key: dict[int, list[F]] = {}
+    for each in filters:
+        for key in sorted(each.api_keys):
+            by_key.setdefault(key, []).append(each)
+    return {key: tuple(chain) for key, chain in by_key.items()}

@@ -1,0 +1,411 @@
+"""One forwarded connection's life after its login at the edge, sans-IO.
+
+:class:`ProxyConnection` is driven as the login's ``ServerConnection`` is:
+fed the client's bytes, the cluster's bytes and clock ticks, it returns
+actions for its adapter to carry out (bytes for the client or the cluster, a
+request for the edge to answer, a re-login at the cluster, reading paused or
+resumed, a timer, a close). Its :class:`Phase` says where it stands:
+
+``OPENING``
+    The edge accepted the login; the upstream connection is being opened and
+    logged in. What the client sends is held (reading pauses at
+    ``pause_held``).
+``FORWARDING``
+    Requests go up, responses come down, each through the filter chain.
+``ANSWERING_LOCALLY``
+    A request the edge answers itself (re-authentication, the token RPCs,
+    KIP-554) waits until every request before it has been answered, then is
+    handed to the edge; nothing after it is read until the edge is done.
+    Kafka answers one connection's requests in order, and so do we.
+``REAUTH_DUE``
+    Our session at the cluster nears its end (KIP-368,
+    ``connections.max.reauth.ms``): nothing new is forwarded; once nothing is
+    in flight, the connection logs in again there.
+``RELOGGING``
+    The re-login at the cluster is under way; the client's bytes are held.
+``CLOSED``
+    Nothing more happens.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Final
+
+from sasl_scram.frontdoor._bounds import ProxyBounds
+from sasl_scram.frontdoor._errors import FrontDoorError
+from sasl_scram.frontdoor._filters import FilterChain
+from sasl_scram.frontdoor._inflight import InFlightQueue
+from sasl_scram.frontdoor._splitter import Chunk
+from sasl_scram.frontdoor._splitter import LocalRequest
+from sasl_scram.frontdoor._splitter import Observer
+from sasl_scram.frontdoor._splitter import RequestSplitter
+from sasl_scram.frontdoor._splitter import ResponseSplitter
+
+__all__ = [
+    "RELOGIN",
+    "Action",
+    "AnswerLocally",
+    "CloseConnection",
+    "Phase",
+    "ProxyConnection",
+    "ReadClient",
+    "ReadCluster",
+    "Relogin",
+    "SetTimer",
+    "ToClient",
+    "ToCluster",
+]
+
+# A response streams through unbuffered: the frame size is the only check.
+_ANY_FRAME: Final = (1 << 31) - 1
+
+
+class Phase(enum.Enum):
+    OPENING = "opening"
+    FORWARDING = "forwarding"
+    ANSWERING_LOCALLY = "answering locally"
+    REAUTH_DUE = "re-authentication due"
+    RELOGGING = "re-logging in"
+    CLOSED = "closed"
+
+
+class ToClient:
+    """Write ``chunks`` to the client, in order (views into what was fed)."""
+
+    __slots__ = ("chunks",)
+
+    def __init__(self, chunks: list[Chunk]) -> None:
+        self.chunks = chunks
+
+
+class ToCluster:
+    """Write ``chunks`` to the cluster, in order."""
+
+    __slots__ = ("chunks",)
+
+    def __init__(self, chunks: list[Chunk]) -> None:
+        self.chunks = chunks
+
+
+class AnswerLocally:
+    """Hand ``frame`` (size included) to the edge's own request machinery; then
+    call :meth:`ProxyConnection.local_answered` once the edge has answered."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, frame: bytes) -> None:
+        self.frame = frame
+
+
+class Relogin:
+    """Log in again on the upstream connection (KIP-368), then call
+    :meth:`ProxyConnection.relogin_done` or :meth:`ProxyConnection.relogin_failed`."""
+
+    __slots__ = ()
+
+
+RELOGIN: Final = Relogin()
+
+
+class ReadClient:
+    """Resume (True) or pause (False) reading the client."""
+
+    __slots__ = ("reading",)
+
+    def __init__(self, reading: bool) -> None:
+        self.reading = reading
+
+
+class ReadCluster:
+    """Resume (True) or pause (False) reading the cluster."""
+
+    __slots__ = ("reading",)
+
+    def __init__(self, reading: bool) -> None:
+        self.reading = reading
+
+
+class SetTimer:
+    """Call :meth:`ProxyConnection.tick` at monotonic time ``at`` (replacing
+    any earlier timer)."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, at: float) -> None:
+        self.at = at
+
+
+class CloseConnection:
+    """Close the client connection (and so its upstream one), logging ``reason``
+    at INFO; ``event``: the forwarding metric's upstream event to count, if any."""
+
+    __slots__ = ("event", "reason")
+
+    def __init__(self, reason: str, event: str | None = None) -> None:
+        self.reason = reason
+        self.event = event
+
+
+Action = (
+    ToClient | ToCluster | AnswerLocally | Relogin | ReadClient | ReadCluster | SetTimer
+) | CloseConnection
+
+# The phases that hold what the client sends, and what they wait for.
+_HOLDING: Final = {
+    Phase.OPENING: "while the upstream connection opened",
+    Phase.RELOGGING: "during a re-authentication at the cluster",
+}
+
+
+class ProxyConnection:
+    """A forwarded client connection and its upstream connection, after login.
+
+    Args:
+        bounds: every limit, and what reaching each does.
+        chain: the request and response filters.
+        forwarded: the ``(min, max)`` versions forwarded per API key; a request
+            outside them closes the connection, as Kafka closes a connection on
+            an unsupported version.
+        session_valid: whether the edge session may still send requests
+            (KIP-368: an expired one may only re-authenticate).
+        observe_request, observe_response: told each forwarded frame's API key
+            and size (metrics).
+    """
+
+    __slots__ = (
+        "_bounds",
+        "_client_reading",
+        "_cluster_writable",
+        "_held",
+        "_in_flight",
+        "_local",
+        "_reauth_at",
+        "_reauth_pending",
+        "_requests",
+        "_responses",
+        "_session_valid",
+        "phase",
+    )
+
+    def __init__(
+        self,
+        bounds: ProxyBounds,
+        chain: FilterChain,
+        *,
+        forwarded: Mapping[int, tuple[int, int]] | None = None,
+        session_valid: Callable[[], bool] = lambda: True,
+        observe_request: Observer | None = None,
+        observe_response: Observer | None = None,
+    ) -> None:
+        self.phase = Phase.OPENING
+        self._bounds = bounds
+        self._in_flight = in_flight = InFlightQueue(bounds.max_in_flight)
+        self._requests = RequestSplitter(
+            in_flight,
+            chain.request_keys,
+            max_frame=bounds.max_request,
+            max_buffered=bounds.max_parsed_request,
+            forwarded=forwarded,
+            stop_at_local=True,
+            observe=observe_request,
+            decide=chain.on_request,
+        )
+        self._requests.max_rest = bounds.max_held
+        self._responses = ResponseSplitter(
+            in_flight,
+            chain.on_response,
+            chain.response_keys,
+            max_frame=_ANY_FRAME,
+            max_buffered=bounds.max_rewritten_response,
+            observe=observe_response,
+        )
+        self._held = bytearray()
+        # A request for the edge, until it is handed over.
+        self._local: LocalRequest | None = None
+        self._reauth_at: float | None = None
+        self._reauth_pending = False
+        self._session_valid = session_valid
+        self._cluster_writable = True
+        self._client_reading = True  # as the adapter was last told
+
+    def __repr__(self) -> str:
+        return f"<ProxyConnection {self.phase.value}, {len(self._in_flight)} in flight>"
+
+    @property
+    def in_flight(self) -> int:
+        """Requests sent up (or answered at the edge) whose responses are not out yet."""
+        return len(self._in_flight)
+
+    # -- events in ----------------------------------------------------------------
+    def upstream_ready(self, now: float, lifetime_ms: int, first: bytes = b"") -> list[Action]:
+        """The upstream connection is logged in (and the client has its verdict).
+
+        Args:
+            now: the monotonic clock, in seconds.
+            lifetime_ms: our session's lifetime at the cluster (0: for ever).
+            first: what the client sent right after its login, read with it.
+        """
+        if self.phase is not Phase.OPENING:
+            return []
+        return self._go_on(now, lifetime_ms, first)
+
+    def relogin_done(self, now: float, lifetime_ms: int) -> list[Action]:
+        """The re-login at the cluster succeeded: go on with what was held."""
+        if self.phase is not Phase.RELOGGING:
+            return []
+        return self._go_on(now, lifetime_ms)
+
+    def relogin_failed(self, reason: str) -> list[Action]:
+        return self._close(f"upstream re-authentication failed: {reason}", None)
+
+    def client_data(self, data: bytes) -> list[Action]:
+        phase = self.phase
+        if phase is Phase.FORWARDING or phase is Phase.REAUTH_DUE:
+            try:
+                events = self._requests.feed(data)
+            except FrontDoorError as exc:
+                return self._close(f"client: {exc}", "protocol_error")
+            return self._forward(events)
+        if phase is Phase.ANSWERING_LOCALLY:
+            try:
+                self._requests.feed(data)  # held with the rest of the stream
+            except FrontDoorError as exc:
+                return self._close(f"client: {exc}", "protocol_error")
+            return self._reading([])
+        if phase in _HOLDING:
+            self._held += data
+            if len(self._held) > self._bounds.max_held:
+                during = _HOLDING[phase]
+                return self._close(
+                    f"more than {self._bounds.max_held} bytes sent {during}", "protocol_error"
+                )
+            return self._reading([])
+        return []
+
+    def cluster_data(self, data: bytes) -> list[Action]:
+        if self.phase is Phase.CLOSED:
+            return []
+        try:
+            chunks = self._responses.feed(data)
+        except FrontDoorError as exc:
+            return self._close(f"cluster: {exc}", "protocol_error")
+        out: list[Action] = [ToClient(chunks)] if chunks else []
+        if self.phase is Phase.FORWARDING and self._client_reading:
+            return out
+        return self._progress(out)
+
+    def local_answered(self) -> list[Action]:
+        """The edge has answered the request handed to it: go on with what followed."""
+        if self.phase is not Phase.ANSWERING_LOCALLY or self._local is not None:
+            return []
+        self.phase = Phase.REAUTH_DUE if self._reauth_pending else Phase.FORWARDING
+        self._reauth_pending = False
+        try:
+            events = self._requests.resume()
+        except FrontDoorError as exc:
+            return self._close(f"client: {exc}", "protocol_error")
+        return self._forward(events)
+
+    def tick(self, now: float) -> list[Action]:
+        """The clock moved: a re-authentication at the cluster may be due."""
+        at = self._reauth_at
+        if at is None:
+            return []
+        if now < at:
+            # A loop's timer may fire a little early (uvloop's clock counts
+            # milliseconds): ask again at the due time.
+            return [SetTimer(at)]
+        self._reauth_at = None
+        if self.phase is Phase.FORWARDING:
+            self.phase = Phase.REAUTH_DUE
+        elif self.phase is not Phase.CLOSED:
+            self._reauth_pending = True
+        return self._progress([])
+
+    def cluster_writable(self, writable: bool) -> list[Action]:
+        """The upstream socket's buffer crossed its high (False) or low (True) mark."""
+        self._cluster_writable = writable
+        return self._reading([])
+
+    def client_writable(self, writable: bool) -> list[Action]:
+        """Back-pressure: a client that does not read its responses stops our
+        reads from the cluster, never our buffering of them."""
+        return [] if self.phase is Phase.CLOSED else [ReadCluster(writable)]
+
+    def upstream_lost(self, reason: str) -> list[Action]:
+        return self._close(reason, None)
+
+    def close(self) -> None:
+        """The client connection is gone."""
+        self.phase = Phase.CLOSED
+
+    # -- what follows ---------------------------------------------------------------
+    def _go_on(self, now: float, lifetime_ms: int, first: bytes = b"") -> list[Action]:
+        self.phase = Phase.REAUTH_DUE if self._reauth_pending else Phase.FORWARDING
+        self._reauth_pending = False
+        out: list[Action] = []
+        if lifetime_ms > 0:
+            self._reauth_at = at = now + lifetime_ms * self._bounds.reauth_at / 1000
+            out.append(SetTimer(at))
+        held, self._held = first + bytes(self._held), bytearray()
+        if not held:
+            return self._reading(out)
+        return out + self.client_data(held)
+
+    def _forward(self, events: list[Chunk | LocalRequest]) -> list[Action]:
+        out: list[Action] = []
+        if events and type(events[-1]) is LocalRequest:
+            local = events.pop()
+            assert isinstance(local, LocalRequest)
+            self._local = local
+            self.phase = Phase.ANSWERING_LOCALLY
+        if events:
+            if not self._session_valid():
+                # KIP-368: an expired session may only re-authenticate.
+                return self._close("session expired without re-authentication", None)
+            out.append(ToCluster(events))  # type: ignore[arg-type]
+        return self._progress(out)
+
+    def _progress(self, out: list[Action]) -> list[Action]:
+        """What the stream's state allows now: the edge's answers that are due, a
+        local request whose turn has come, a due re-login; then reading."""
+        idle = self._responses.idle()
+        if self._in_flight.answers and idle:
+            out.append(ToClient(list(self._in_flight.pop_answers())))
+        if not len(self._in_flight) and idle:
+            local = self._local
+            if local is not None and self.phase is Phase.ANSWERING_LOCALLY:
+                self._local = None
+                payload = local.payload
+                out.append(AnswerLocally(len(payload).to_bytes(4, "big") + payload))
+            elif self.phase is Phase.REAUTH_DUE and self._requests.idle():
+                self.phase = Phase.RELOGGING
+                out.append(RELOGIN)
+        return self._reading(out)
+
+    def _reading(self, out: list[Action]) -> list[Action]:
+        phase = self.phase
+        if phase is Phase.CLOSED:
+            return out
+        reading = not (
+            phase is Phase.ANSWERING_LOCALLY
+            or phase is Phase.RELOGGING
+            or (phase is Phase.OPENING and len(self._held) >= self._bounds.pause_held)
+            # Between two frames only: a frame half sent up is finished first.
+            or (phase is Phase.REAUTH_DUE and self._requests.idle())
+            or not self._cluster_writable
+            or len(self._in_flight) >= self._bounds.pause_in_flight
+        )
+        if reading is not self._client_reading:
+            self._client_reading = reading
+            out.append(ReadClient(reading))
+        return out
+
+    def _close(self, reason: str, event: str | None) -> list[Action]:
+        if self.phase is Phase.CLOSED:
+            return []
+        self.phase = Phase.CLOSED
+        return [CloseConnection(reason, event)]

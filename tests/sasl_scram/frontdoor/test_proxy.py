@@ -1,0 +1,412 @@
+"""The front door's sans-IO proxy connection, with no broker: fed client bytes,
+cluster bytes and clock ticks, checked by the actions it returns."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from dataclasses import field
+
+import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from sasl_scram.frontdoor import PASS
+from sasl_scram.frontdoor import Action
+from sasl_scram.frontdoor import AnswerLocally
+from sasl_scram.frontdoor import CloseConnection
+from sasl_scram.frontdoor import EdgeRequestFilter
+from sasl_scram.frontdoor import FilterChain
+from sasl_scram.frontdoor import InFlight
+from sasl_scram.frontdoor import Phase
+from sasl_scram.frontdoor import ProxyBounds
+from sasl_scram.frontdoor import ProxyConnection
+from sasl_scram.frontdoor import ReadClient
+from sasl_scram.frontdoor import ReadCluster
+from sasl_scram.frontdoor import Relogin
+from sasl_scram.frontdoor import RequestFilter
+from sasl_scram.frontdoor import RequestOutcome
+from sasl_scram.frontdoor import Respond
+from sasl_scram.frontdoor import ResponseFilter
+from sasl_scram.frontdoor import Rewrite
+from sasl_scram.frontdoor import SetTimer
+from sasl_scram.frontdoor import ToClient
+from sasl_scram.frontdoor import ToCluster
+from tests.sasl_scram.frontdoor.test_splitter import chunked
+from tests.sasl_scram.frontdoor.test_splitter import frame
+from tests.sasl_scram.frontdoor.test_splitter import request
+from tests.sasl_scram.frontdoor.test_splitter import response
+
+FETCH, METADATA, HANDSHAKE, LIST_OFFSETS, CREATE_TOPICS = 1, 3, 17, 2, 19
+FORWARDED = {FETCH: (0, 15), METADATA: (0, 12), LIST_OFFSETS: (0, 9), CREATE_TOPICS: (0, 7)}
+
+
+class DenyCreateTopics(RequestFilter):
+    """Answers CreateTopics at the edge (as an authorizer would)."""
+
+    api_keys = frozenset({CREATE_TOPICS})
+
+    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+        return Respond(struct.pack(">i", entry.correlation_id) + b"denied")
+
+
+class TagListOffsets(RequestFilter):
+    """Rewrites ListOffsets requests (appends a marker to the payload)."""
+
+    api_keys = frozenset({LIST_OFFSETS})
+
+    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+        return Rewrite(payload + b"!tag")
+
+
+class PassEverything(RequestFilter):
+    api_keys = frozenset({LIST_OFFSETS, CREATE_TOPICS})
+
+    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+        return PASS
+
+
+class MarkMetadata(ResponseFilter):
+    api_keys = frozenset({METADATA})
+
+    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+        return payload + b"+rewritten"
+
+
+def chain(*requests: RequestFilter) -> FilterChain:
+    return FilterChain(
+        [EdgeRequestFilter(frozenset({HANDSHAKE})), *requests], [MarkMetadata()]
+    )
+
+
+@dataclass
+class Driver:
+    """Carries out a proxy's actions the way the asyncio adapter does, recording them."""
+
+    proxy: ProxyConnection
+    to_client: bytearray = field(default_factory=bytearray)
+    to_cluster: bytearray = field(default_factory=bytearray)
+    local: list[bytes] = field(default_factory=list)
+    reading: bool = True
+    cluster_reading: bool = True
+    relogins: int = 0
+    timer: float | None = None
+    closed: CloseConnection | None = None
+
+    def run(self, actions: list[Action]) -> None:
+        for action in actions:
+            if isinstance(action, ToClient):
+                self.to_client += b"".join(bytes(c) for c in action.chunks)
+            elif isinstance(action, ToCluster):
+                self.to_cluster += b"".join(bytes(c) for c in action.chunks)
+            elif isinstance(action, AnswerLocally):
+                self.local.append(action.frame)
+            elif isinstance(action, ReadClient):
+                assert action.reading is not self.reading, "told what it already knew"
+                self.reading = action.reading
+            elif isinstance(action, ReadCluster):
+                self.cluster_reading = action.reading
+            elif isinstance(action, Relogin):
+                self.relogins += 1
+            elif isinstance(action, SetTimer):
+                self.timer = action.at
+            elif isinstance(action, CloseConnection):
+                assert self.closed is None
+                self.closed = action
+
+    def client(self, data: bytes) -> None:
+        self.run(self.proxy.client_data(data))
+
+    def cluster(self, data: bytes) -> None:
+        self.run(self.proxy.cluster_data(data))
+
+
+def opened(
+    bounds: ProxyBounds | None = None,
+    filters: FilterChain | None = None,
+    *,
+    lifetime_ms: int = 0,
+    session_valid: bool = True,
+) -> Driver:
+    proxy = ProxyConnection(
+        bounds or ProxyBounds(),
+        filters or chain(),
+        forwarded=FORWARDED,
+        session_valid=lambda: session_valid,
+    )
+    driver = Driver(proxy)
+    driver.run(proxy.upstream_ready(100.0, lifetime_ms))
+    return driver
+
+
+def test_pipelined_requests_go_up_in_order_and_their_responses_come_back() -> None:
+    d = opened()
+    requests = [request(FETCH, 12, cid, b"body") for cid in (1, 2, 3)]
+    d.client(b"".join(requests))
+    assert bytes(d.to_cluster) == b"".join(requests)
+    assert d.proxy.in_flight == 3
+    responses = [response(cid, b"records" * cid) for cid in (1, 2, 3)]
+    d.cluster(b"".join(responses))
+    assert bytes(d.to_client) == b"".join(responses)
+    assert d.proxy.in_flight == 0
+    assert d.proxy.phase is Phase.FORWARDING and d.closed is None
+
+
+def test_an_answer_made_at_the_edge_keeps_its_place_between_forwarded_requests() -> None:
+    d = opened(filters=chain(DenyCreateTopics()))
+    d.client(
+        request(FETCH, 12, 1, b"a") + request(CREATE_TOPICS, 7, 2, b"t") + request(FETCH, 12, 3, b"c")
+    )
+    # The cluster never sees the request answered at the edge.
+    assert bytes(d.to_cluster) == request(FETCH, 12, 1, b"a") + request(FETCH, 12, 3, b"c")
+    assert d.to_client == b""  # not before the answer to request 1
+    d.cluster(response(1, b"first"))
+    assert bytes(d.to_client) == response(1, b"first") + response(2, b"denied")
+    d.cluster(response(3, b"third"))
+    assert bytes(d.to_client).endswith(response(3, b"third"))
+    assert d.proxy.in_flight == 0
+
+
+def test_an_answer_made_at_the_edge_with_nothing_in_flight_goes_out_at_once() -> None:
+    d = opened(filters=chain(DenyCreateTopics()))
+    d.client(request(CREATE_TOPICS, 7, 9, b"t"))
+    assert bytes(d.to_client) == response(9, b"denied")
+    assert d.to_cluster == b""
+
+
+def test_a_rewriting_filter_changes_what_the_cluster_gets() -> None:
+    d = opened(filters=chain(PassEverything(), TagListOffsets()))
+    d.client(request(LIST_OFFSETS, 5, 4, b"q") + request(CREATE_TOPICS, 7, 5, b"t"))
+    assert bytes(d.to_cluster) == frame(
+        struct.pack(">hhi", LIST_OFFSETS, 5, 4) + b"q!tag"
+    ) + request(CREATE_TOPICS, 7, 5, b"t")
+    assert d.proxy.in_flight == 2
+
+
+def test_a_response_filter_rewrites_whole_responses_to_its_apis() -> None:
+    d = opened()
+    d.client(request(METADATA, 12, 1, b"") + request(FETCH, 12, 2, b""))
+    d.cluster(response(1, b"brokers") + response(2, b"data"))
+    assert bytes(d.to_client) == frame(struct.pack(">i", 1) + b"brokers+rewritten") + response(
+        2, b"data"
+    )
+
+
+def test_a_request_for_the_edge_waits_for_those_before_it_and_holds_those_after() -> None:
+    d = opened()
+    handshake = request(HANDSHAKE, 1, 2, b"SCRAM")
+    d.client(request(FETCH, 12, 1, b"a") + handshake + request(FETCH, 12, 3, b"c"))
+    assert bytes(d.to_cluster) == request(FETCH, 12, 1, b"a")
+    assert d.proxy.phase is Phase.ANSWERING_LOCALLY and not d.reading
+    assert d.local == []  # request 1 is still unanswered
+    d.cluster(response(1, b"x"))
+    assert d.local == [handshake]
+    d.run(d.proxy.local_answered())
+    assert d.proxy.phase is Phase.FORWARDING and d.reading
+    assert bytes(d.to_cluster).endswith(request(FETCH, 12, 3, b"c"))
+
+
+def test_reauthentication_due_with_requests_in_flight_waits_for_their_answers() -> None:
+    d = opened(lifetime_ms=10_000)
+    assert d.timer == pytest.approx(100.0 + 8.5)
+    d.client(request(FETCH, 12, 1, b"a") + request(FETCH, 12, 2, b"b"))
+    d.run(d.proxy.tick(108.0))  # a timer firing early is set again
+    assert d.timer == pytest.approx(108.5) and d.proxy.phase is Phase.FORWARDING
+    d.run(d.proxy.tick(108.6))
+    assert d.proxy.phase is Phase.REAUTH_DUE and not d.reading and d.relogins == 0
+    d.cluster(response(1, b"x"))
+    assert d.relogins == 0
+    d.cluster(response(2, b"y"))
+    assert d.relogins == 1 and d.proxy.phase is Phase.RELOGGING
+    # Bytes read before the pause took effect are held, then forwarded.
+    d.client(request(FETCH, 12, 3, b"late"))
+    assert not bytes(d.to_cluster).endswith(request(FETCH, 12, 3, b"late"))
+    d.run(d.proxy.relogin_done(110.0, 10_000))
+    assert d.proxy.phase is Phase.FORWARDING and d.reading
+    assert bytes(d.to_cluster).endswith(request(FETCH, 12, 3, b"late"))
+    assert d.timer == pytest.approx(118.5)
+
+
+def test_a_failed_relogin_closes() -> None:
+    d = opened(lifetime_ms=1000)
+    d.run(d.proxy.tick(101.0))
+    assert d.relogins == 1
+    d.run(d.proxy.relogin_failed("refused"))
+    assert d.closed is not None and "re-authentication failed: refused" in d.closed.reason
+    assert d.proxy.phase is Phase.CLOSED
+
+
+def test_the_upstream_lost_in_the_middle_of_a_response_closes_the_client() -> None:
+    d = opened()
+    d.client(request(FETCH, 12, 1, b""))
+    d.cluster(response(1, b"x" * 100)[:50])
+    d.run(d.proxy.upstream_lost("the broker closed it"))
+    assert d.closed is not None and d.closed.reason == "the broker closed it"
+    d.cluster(b"more")  # nothing happens once closed
+    assert len(d.to_client) == 50
+
+
+def test_a_client_that_does_not_read_stops_our_reads_from_the_cluster() -> None:
+    d = opened()
+    d.run(d.proxy.client_writable(False))
+    assert not d.cluster_reading
+    d.run(d.proxy.client_writable(True))
+    assert d.cluster_reading
+
+
+def test_a_cluster_that_does_not_read_pauses_the_client() -> None:
+    d = opened()
+    d.run(d.proxy.cluster_writable(False))
+    assert not d.reading
+    d.run(d.proxy.cluster_writable(True))
+    assert d.reading
+
+
+def test_an_expired_session_is_closed_at_its_next_request() -> None:
+    d = opened(session_valid=False)
+    d.client(request(FETCH, 12, 1, b""))
+    assert d.closed is not None and "session expired" in d.closed.reason
+    assert d.to_cluster == b""
+
+
+# -- every bound reached ---------------------------------------------------------------
+def test_a_request_over_socket_request_max_bytes_closes() -> None:
+    d = opened(ProxyBounds(max_request=100))
+    d.client(request(FETCH, 12, 1, b"x" * 200))
+    assert d.closed is not None and d.closed.event == "protocol_error"
+    assert "outside" in d.closed.reason and d.to_cluster == b""
+
+
+def test_a_request_for_the_edge_over_its_cap_closes() -> None:
+    d = opened(ProxyBounds(max_parsed_request=64))
+    d.client(request(HANDSHAKE, 1, 1, b"x" * 100))
+    assert d.closed is not None and "to parse exceeds 64" in d.closed.reason
+
+
+def test_a_rewritten_response_over_its_cap_closes() -> None:
+    d = opened(ProxyBounds(max_rewritten_response=64))
+    d.client(request(METADATA, 12, 1, b""))
+    d.cluster(response(1, b"b" * 100))
+    assert d.closed is not None and d.closed.reason.startswith("cluster:")
+
+
+def test_requests_in_flight_pause_the_client_then_close_past_the_hard_bound() -> None:
+    d = opened(ProxyBounds(pause_in_flight=2, max_in_flight=3))
+    d.client(request(FETCH, 12, 1, b"") + request(FETCH, 12, 2, b""))
+    assert not d.reading
+    d.cluster(response(1, b""))
+    assert d.reading
+    # What was read before the pause took effect may pass the soft bound, not the hard one.
+    d.client(b"".join(request(FETCH, 12, cid, b"") for cid in (3, 4, 5)))
+    assert d.closed is not None and "more than 3 requests in flight" in d.closed.reason
+
+
+def test_bytes_held_while_opening_pause_the_client_then_close() -> None:
+    proxy = ProxyConnection(ProxyBounds(pause_held=10, max_held=20), chain())
+    d = Driver(proxy)
+    d.client(b"x" * 5)
+    assert d.reading
+    d.client(b"x" * 5)
+    assert not d.reading
+    d.client(b"x" * 11)
+    assert d.closed is not None and "while the upstream connection opened" in d.closed.reason
+
+
+def test_bytes_held_behind_a_request_for_the_edge_close_past_the_bound() -> None:
+    d = opened(ProxyBounds(pause_held=10, max_held=20))
+    d.client(request(FETCH, 12, 1, b"") + request(HANDSHAKE, 1, 2, b""))
+    assert not d.reading
+    d.client(b"y" * 21)
+    assert d.closed is not None and "more than 20 bytes" in d.closed.reason
+
+
+def test_bytes_held_during_a_relogin_close_past_the_bound() -> None:
+    d = opened(ProxyBounds(pause_held=10, max_held=20), lifetime_ms=1000)
+    d.run(d.proxy.tick(101.0))
+    assert d.proxy.phase is Phase.RELOGGING
+    d.client(b"z" * 21)
+    assert d.closed is not None and "during a re-authentication" in d.closed.reason
+
+
+def test_the_bounds_refuse_a_pause_above_their_hard_limit() -> None:
+    with pytest.raises(ValueError, match="pause_held"):
+        ProxyBounds(pause_held=10, max_held=5)
+
+
+# -- arbitrary chunking of both streams ------------------------------------------------
+_KINDS = st.sampled_from(["fetch", "metadata", "denied", "edge"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    kinds=st.lists(_KINDS, min_size=1, max_size=8),
+    client_cuts=st.lists(st.integers(0, 5000), max_size=10),
+    cluster_cuts=st.lists(st.integers(0, 5000), max_size=10),
+)
+def test_any_chunking_of_both_streams_gives_the_same_answers_in_order(
+    kinds: list[str], client_cuts: list[int], cluster_cuts: list[int]
+) -> None:
+    d = opened(filters=chain(DenyCreateTopics()))
+    stream, expected, answers_from_cluster = b"", b"", []
+    for cid, kind in enumerate(kinds):
+        body = bytes([cid]) * (cid * 37 % 300)
+        if kind == "fetch":
+            stream += request(FETCH, 12, cid, body)
+            answer = response(cid, body * 2)
+            answers_from_cluster.append(answer)
+        elif kind == "metadata":
+            stream += request(METADATA, 12, cid, b"")
+            answers_from_cluster.append(response(cid, body))
+            answer = frame(struct.pack(">i", cid) + body + b"+rewritten")
+        elif kind == "denied":
+            stream += request(CREATE_TOPICS, 7, cid, body)
+            answer = response(cid, b"denied")
+        else:
+            stream += request(HANDSHAKE, 1, cid, body)
+            answer = response(cid, b"edge")
+        expected += answer
+    pending_cluster = b"".join(answers_from_cluster)
+    client_chunks = chunked(stream, client_cuts)
+    while d.closed is None:
+        if d.local:
+            # The edge answers its request in order; the adapter writes it.
+            handed = d.local.pop()
+            cid = struct.unpack_from(">i", handed, 8)[0]
+            d.to_client += response(cid, b"edge")
+            d.run(d.proxy.local_answered())
+        elif client_chunks and d.reading:
+            d.client(client_chunks.pop(0))
+        elif d.to_cluster:
+            # The cluster answers whatever it was sent, in any chunking.
+            sent = _complete_frames(d.to_cluster)
+            if not sent:
+                break
+            ours, pending_cluster = _take_answers(pending_cluster, sent)
+            for chunk in chunked(ours, cluster_cuts):
+                d.cluster(chunk)
+        else:
+            break
+    assert d.closed is None
+    assert bytes(d.to_client) == expected
+    assert d.proxy.in_flight == 0
+
+
+def _complete_frames(buffer: bytearray) -> int:
+    """How many whole frames ``buffer`` starts with; they are taken out of it."""
+    count = pos = 0
+    while pos + 4 <= len(buffer):
+        size = struct.unpack_from(">i", buffer, pos)[0]
+        if pos + 4 + size > len(buffer):
+            break
+        pos += 4 + size
+        count += 1
+    del buffer[:pos]
+    return count
+
+
+def _take_answers(pending: bytes, count: int) -> tuple[bytes, bytes]:
+    pos = 0
+    for _ in range(count):
+        pos += 4 + struct.unpack_from(">i", pending, pos)[0]
+    return pending[:pos], pending[pos:]
