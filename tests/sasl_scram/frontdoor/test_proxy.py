@@ -75,9 +75,7 @@ class MarkMetadata(ResponseFilter):
 
 
 def chain(*requests: RequestFilter) -> FilterChain:
-    return FilterChain(
-        [EdgeRequestFilter(frozenset({HANDSHAKE})), *requests], [MarkMetadata()]
-    )
+    return FilterChain([EdgeRequestFilter(frozenset({HANDSHAKE})), *requests], [MarkMetadata()])
 
 
 @dataclass
@@ -155,11 +153,14 @@ def test_pipelined_requests_go_up_in_order_and_their_responses_come_back() -> No
 
 def test_an_answer_made_at_the_edge_keeps_its_place_between_forwarded_requests() -> None:
     d = opened(filters=chain(DenyCreateTopics()))
-    d.client(
-        request(FETCH, 12, 1, b"a") + request(CREATE_TOPICS, 7, 2, b"t") + request(FETCH, 12, 3, b"c")
+    first, denied, third = (
+        request(FETCH, 12, 1, b"a"),
+        request(CREATE_TOPICS, 7, 2, b"t"),
+        request(FETCH, 12, 3, b"c"),
     )
+    d.client(first + denied + third)
     # The cluster never sees the request answered at the edge.
-    assert bytes(d.to_cluster) == request(FETCH, 12, 1, b"a") + request(FETCH, 12, 3, b"c")
+    assert bytes(d.to_cluster) == first + third
     assert d.to_client == b""  # not before the answer to request 1
     d.cluster(response(1, b"first"))
     assert bytes(d.to_client) == response(1, b"first") + response(2, b"denied")
