@@ -45,7 +45,7 @@ from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._verdicts import VerdictPacer
 
-__all__ = ["ConnectionHost", "ConnectionProtocol", "Forwarding"]
+__all__ = ["ConnectionHost", "ConnectionProtocol", "EdgeSide", "Forwarding"]
 
 log = logging.getLogger("sasl_scram.endpoint")
 
@@ -100,7 +100,7 @@ class ConnectionHost(Protocol):
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
     def forward(
         self,
-        connection: ConnectionProtocol,
+        connection: EdgeSide,
         verdict: Authenticated,
         held: bytes,
         rest: list[Output],
@@ -245,17 +245,10 @@ class ConnectionProtocol(asyncio.Protocol):
             # is buffered here as it comes (receive() checks its size first) and
             # decoded in a thread once whole: one hop per frame, not per read.
             self._large = True
-            self._task = self._loop.create_task(self._receive_in_thread(data))
+            self._task = self._loop.create_task(_receive_in_thread(self, data))
             self._update_reading()
             return
         self._run(self._conn.receive(data))
-
-    async def _receive_in_thread(self, data: bytes) -> None:
-        try:
-            outputs = await asyncio.to_thread(self._conn.receive, data)
-        finally:
-            self._task = None
-        self._resume(outputs)
 
     def pause_writing(self) -> None:
         self._write_paused = True
@@ -379,14 +372,14 @@ class ConnectionProtocol(asyncio.Protocol):
             elif isinstance(item, CredentialNeeded):
                 if self._endpoint.lookup_may_block(item.request):
                     # A lazy cache miss reads ZooKeeper: never on the event loop.
-                    self._task = self._loop.create_task(self._grant_in_thread(item))
+                    self._task = self._loop.create_task(_grant_in_thread(self, item))
                     self._update_reading()
                     return
                 grant = self._endpoint.grant(item.request, self.conn_id)
                 outputs.extend(self._conn.provide_credential(grant))
             elif isinstance(item, ApiCall):
                 # Reading pauses until the handler answers: responses keep order.
-                self._task = self._loop.create_task(self._call(item))
+                self._task = self._loop.create_task(_call(self, item))
                 self._update_reading()
                 return
             elif isinstance(item, Authenticated):
@@ -423,9 +416,9 @@ class ConnectionProtocol(asyncio.Protocol):
         if self._forwards and self._forward is None and type(verdict) is Authenticated:
             held = b"".join(sends)
             sends.clear()
-            self._forward = self._endpoint.forward(self, verdict, held, rest)
+            self._forward = self._endpoint.forward(EdgeSide(self), verdict, held, rest)
             return True
-        delay = self.verdict_delay(verdict)
+        delay = self._endpoint.pacer.delay(self._listener.name, self._peername, verdict)
         if delay <= 0:
             return False
         self._hold = True
@@ -433,10 +426,6 @@ class ConnectionProtocol(asyncio.Protocol):
         self._loop.call_later(delay, self._release_verdict, b"".join(sends), rest)
         sends.clear()
         return True
-
-    def verdict_delay(self, verdict: Authenticated | Close) -> float:
-        """Seconds to hold ``verdict`` (KIP-306's delay, the failure budget)."""
-        return self._endpoint.pacer.delay(self._listener.name, self._peername, verdict)
 
     def _release_verdict(self, held: bytes, rest: list[Output]) -> None:
         self._hold = False
@@ -450,11 +439,8 @@ class ConnectionProtocol(asyncio.Protocol):
             self._run_all(transport, rest, [held] if held else [])
         finally:
             self._released = False
-        self._local_settled()
-
-    def release_verdict(self, held: bytes, rest: list[Output]) -> None:
-        """Let a held verdict go out (a front door, once the cluster has answered)."""
-        self._release_verdict(held, rest)
+        if self._forward is not None:
+            self._forward.local_settled()
 
     def _authenticated(self, item: Authenticated) -> None:
         # Kafka logs logins at DEBUG: at INFO a line costs more than the exchange.
@@ -467,16 +453,6 @@ class ConnectionProtocol(asyncio.Protocol):
         if (metrics := self._endpoint.metrics) is not None:
             _count_success(metrics, self._listener.name, item, self._opened, now)
 
-    async def _grant_in_thread(self, item: CredentialNeeded) -> None:
-        try:
-            grant = await self._loop.run_in_executor(
-                None, self._endpoint.grant, item.request, self.conn_id
-            )
-            outputs = self._conn.provide_credential(grant)
-        finally:
-            self._task = None
-        self._resume(outputs)
-
     def _resume(self, outputs: list[Output]) -> None:
         """After work off the loop: go on, unless the connection went away meanwhile.
 
@@ -485,59 +461,111 @@ class ConnectionProtocol(asyncio.Protocol):
         if self._transport is None or self._transport.is_closing():
             return
         self._run(outputs)
-        self._local_settled()
+        if self._forward is not None:
+            self._forward.local_settled()
 
-    # -- a front door's forwarding (``_forward.py``) -----------------------------------
+
+# A connection's work off the loop, one piece at a time (its ``_task``): each
+# ends by resuming the connection with the state machine's outputs.
+async def _receive_in_thread(protocol: ConnectionProtocol, data: bytes) -> None:
+    """Decode a big frame (a super user's, up to ``socket.request.max.bytes``)."""
+    try:
+        outputs = await asyncio.to_thread(protocol._conn.receive, data)
+    finally:
+        protocol._task = None
+    protocol._resume(outputs)
+
+
+async def _grant_in_thread(protocol: ConnectionProtocol, item: CredentialNeeded) -> None:
+    """A credential look-up that may block (a lazy cache miss reads ZooKeeper)."""
+    try:
+        grant = await protocol._loop.run_in_executor(
+            None, protocol._endpoint.grant, item.request, protocol.conn_id
+        )
+        outputs = protocol._conn.provide_credential(grant)
+    finally:
+        protocol._task = None
+    protocol._resume(outputs)
+
+
+async def _call(protocol: ConnectionProtocol, call: ApiCall) -> None:
+    """An API handler's answer; reading stays paused meanwhile, so responses keep order."""
+    p = protocol
+    try:
+        body = await _handle(p._endpoint, p._listener, p.conn_id, call, p._peername)
+        if isinstance(body, str):
+            outputs = protocol._conn.fail_call(body)
+        else:
+            # The answer to a big request is big too: encode it in a thread.
+            respond = protocol._conn.respond
+            outputs = await asyncio.to_thread(respond, body) if protocol._large else respond(body)
+    finally:
+        protocol._task = None
+        protocol._large = False  # whatever happened, the next answer is judged afresh
+    if protocol._transport is not None and not protocol._transport.is_closing():
+        protocol._deadlines.touch(protocol, time.monotonic())
+    protocol._resume(outputs)
+
+
+class EdgeSide:
+    """What a front door's forwarding reaches of a connection at the edge: its
+    transport, its login state machine, the verdict it holds, and the edge's
+    own answering of the requests taken out of the forwarded stream.
+
+    A view of one :class:`ConnectionProtocol`, so the forwarding side sees no
+    more of it than this.
+    """
+
+    __slots__ = ("_protocol", "conn_id")
+
+    def __init__(self, protocol: ConnectionProtocol) -> None:
+        self._protocol = protocol
+        self.conn_id = protocol.conn_id
+
     @property
     def client_transport(self) -> asyncio.Transport:
-        assert self._transport is not None
-        return self._transport
+        transport = self._protocol._transport
+        assert transport is not None
+        return transport
 
     @property
     def server_connection(self) -> ServerConnection:
-        return self._conn
+        return self._protocol._conn
 
     @property
     def local_port(self) -> int:
         """The port the connection was accepted on (a node port names its broker)."""
-        assert self._transport is not None
-        port: int = self._transport.get_extra_info("sockname")[1]
+        port: int = self.client_transport.get_extra_info("sockname")[1]
         return port
 
+    def verdict_delay(self, verdict: Authenticated) -> float:
+        """Seconds to hold ``verdict`` (KIP-306's delay, the failure budget)."""
+        p = self._protocol
+        return p._endpoint.pacer.delay(p._listener.name, p._peername, verdict)
+
+    def release_verdict(self, held: bytes, rest: list[Output]) -> None:
+        """Let the held verdict go out, once the cluster has answered."""
+        self._protocol._release_verdict(held, rest)
+
     def set_forward_paused(self, paused: bool) -> None:
-        self._forward_paused = paused
-        self._update_reading()
+        p = self._protocol
+        p._forward_paused = paused
+        p._update_reading()
 
     def run_local(self, frame: bytes) -> None:
         """A request the edge answers itself, taken out of the forwarded stream."""
-        if self._transport is not None and not self._closing:
-            self._run(self._conn.receive(frame))
+        p = self._protocol
+        if p._transport is not None and not p._closing:
+            p._run(p._conn.receive(frame))
 
     def busy_locally(self) -> bool:
         """Whether an answer of the edge is still to come (a handler, a
         credential lookup, a held verdict)."""
-        return self._task is not None or self._hold or self._conn.waiting
+        p = self._protocol
+        return p._task is not None or p._hold or p._conn.waiting
 
-    def _local_settled(self) -> None:
-        forward = self._forward
-        if forward is not None and not self.busy_locally():
-            forward.local_settled()
-
-    async def _call(self, call: ApiCall) -> None:
-        try:
-            body = await _handle(self._endpoint, self._listener, self.conn_id, call, self._peername)
-            if isinstance(body, str):
-                outputs = self._conn.fail_call(body)
-            else:
-                # The answer to a big request is big too: encode it in a thread.
-                respond = self._conn.respond
-                outputs = await asyncio.to_thread(respond, body) if self._large else respond(body)
-        finally:
-            self._task = None
-            self._large = False  # whatever happened, the next answer is judged afresh
-        if self._transport is not None and not self._transport.is_closing():
-            self._deadlines.touch(self, time.monotonic())
-        self._resume(outputs)
+    def close(self, reason: str) -> None:
+        self._protocol.close(reason)
 
 
 def _log_close(conn_id: str, peer: str, listener: str, item: Close) -> None:

@@ -42,6 +42,7 @@ from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._metrics import WorkerShare
 from sasl_scram.endpoint._protocol import ConnectionProtocol
+from sasl_scram.endpoint._protocol import EdgeSide
 from sasl_scram.endpoint._protocol import Forwarding
 from sasl_scram.endpoint._refusals import RefusalLog
 from sasl_scram.endpoint._verdicts import VerdictPacer
@@ -280,7 +281,7 @@ class ScramEndpoint:
 
     def forward(
         self,
-        connection: ConnectionProtocol,
+        connection: EdgeSide,
         verdict: Authenticated,
         held: bytes,
         rest: list[Output],
