@@ -5,7 +5,9 @@
 - No import cycles between modules, counting every import: top level, inside
   functions and under ``TYPE_CHECKING``.
 - No function over 80 lines, no class over 350.
-- The ``sasl_scram`` root holds the sans-IO SCRAM core only.
+- The ``sasl_scram`` root holds the sans-IO SCRAM core only; the front door's
+  proxy core (``sasl_scram/frontdoor``) imports no network, event loop or
+  clock module.
 - ``jaas`` imports nothing of ours; ``tokenauth`` uses only ``sasl_scram``'s
   public names; ``sasl_scram`` never imports ``tokenauth``.
 - Nothing cites a document that is not in this repository, nor an item of a
@@ -241,6 +243,25 @@ def test_the_sasl_scram_core_imports_no_adapter() -> None:
         for module in core
         for line, target in _imports(module)
         if _ours(target) and MODULES.get(target, module).folder != "sasl_scram"
+    ]
+    assert bad == []
+
+
+# What a sans-IO core never imports: the network, the event loop, the clock. (The
+# owner-token table takes a lock: the cluster's RPCs call it from their threads.)
+IO_MODULES = ("asyncio", "socket", "selectors", "ssl", "time")
+SANS_IO_FOLDERS = ("sasl_scram.frontdoor",)
+
+
+@pytest.mark.parametrize("folder", SANS_IO_FOLDERS)
+def test_the_proxy_core_imports_no_io(folder: str) -> None:
+    found = [m for m in MODULES.values() if m.folder == folder or m.folder.startswith(folder + ".")]
+    assert found, f"no module in {folder}"
+    bad = [
+        f"{module.name}:{line} imports {target}"
+        for module in found
+        for line, target in _imports(module)
+        if target.split(".")[0] in IO_MODULES
     ]
     assert bad == []
 
