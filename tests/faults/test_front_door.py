@@ -12,21 +12,34 @@ alice exists only in serve's SQLite store; the cluster knows only the
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import struct
 import threading
 import time
+from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from sasl_scram import SCRAM_SHA_256
 from sasl_scram import SCRAM_SHA_512
+from sasl_scram import ScramClient
+from sasl_scram import ScramMechanism
 from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
+from sasl_scram.admin import RemoteScramAdmin
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
+from sasl_scram.store import SQLiteCredentialStore
 from tests.faults.harness import Results
+from tests.support.endpoint_harness import seed_users
 from tests.support.front_door import front_door_keys
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
@@ -34,8 +47,11 @@ from tests.support.polling import wait_until
 from tests.support.proc_tcp import established_to
 from tests.support.serve_process import ServeProcess
 from tests.support.tcp_proxy import TcpProxy
+from tokenauth import DelegationTokenClient
 
 pytestmark = pytest.mark.broker
+
+Body = dict[str, Any]
 
 EDGE = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
 _METADATA = {
@@ -345,4 +361,172 @@ def test_two_workers_both_forward_on_the_listener_and_the_node_ports(
     for name, spread in (("listener", listener), ("node port", node)):
         assert sum(spread.values()) == 16 and all(spread.values()), (name, spread)
     assert got == values
+    assert "Traceback" not in log, log[-3000:]
+
+
+# -- 5. a frozen cluster under owner tokens ----------------------------------------------
+
+#: ``scram.authentication.timeout.ms`` of the frozen-cluster test: short, so the
+#: broker stays frozen for a few seconds only (its KRaft controller, in the same
+#: JVM, fences a broker it has not heard from for 9 s).
+FROZEN_AUTH_TIMEOUT_S = 4.0
+
+
+def _frame_call(sock: socket.socket, key: int, version: int, corr: int, body: Body) -> Body:
+    sock.sendall(encode_request(key, version, corr, "frozen-test", body))
+    (size,) = struct.unpack(">i", _read_exactly(sock, 4))
+    _, answer = decode_response(key, version, _read_exactly(sock, size))
+    return answer
+
+
+def _read_exactly(sock: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("closed")
+        data += chunk
+    return data
+
+
+def _held_login(
+    bootstrap: str, user: str, finals: threading.Semaphore, outcomes: list[tuple[str, float]]
+) -> None:
+    """``user``'s login, right at the edge, through its client-final (``finals``
+    released once sent), then whatever comes: a verdict, or the connection closed."""
+    host, port = bootstrap.rsplit(":", 1)
+    started = time.monotonic()
+    client = ScramClient(SCRAM_SHA_512, user, f"{user}-secret")
+    outcome = "verdict"
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        _frame_call(sock, ApiKey.SASL_HANDSHAKE, 1, 1, {"mechanism": "SCRAM-SHA-512"})
+        first = _frame_call(sock, ApiKey.SASL_AUTHENTICATE, 2, 2, {"auth_bytes": client.step(b"")})
+        final = client.step(bytes(first["auth_bytes"]))
+        sock.sendall(encode_request(ApiKey.SASL_AUTHENTICATE, 2, 3, "t", {"auth_bytes": final}))
+        finals.release()
+        try:
+            if not sock.recv(4):
+                outcome = "closed"
+        except OSError:
+            outcome = "closed"
+    outcomes.append((outcome, time.monotonic() - started))
+
+
+def _timed(call: Callable[[], object]) -> tuple[float, object]:
+    """How long ``call`` took, and what it returned or raised."""
+    started = time.monotonic()
+    try:
+        result: object = call()
+    except KafkaConnectionError as exc:
+        result = exc
+    return time.monotonic() - started, result
+
+
+def _token_login(bootstrap: str, mechanism: ScramMechanism, token_id: str, hmac: str) -> None:
+    login = SaslCredentials(mechanism, token_id, hmac, token_auth=True)
+    KafkaConnection(bootstrap, login, timeout=10).close()
+
+
+def _logs_in(bootstrap: str, mechanism: ScramMechanism, token_id: str, hmac: str) -> bool:
+    try:
+        _token_login(bootstrap, mechanism, token_id, hmac)
+    except KafkaConnectionError:
+        return False
+    return True
+
+
+def _forwards(bootstrap: str, user: str) -> bool:
+    try:
+        login = SaslCredentials(SCRAM_SHA_512, user, f"{user}-secret")
+        with KafkaConnection(bootstrap, login, timeout=10) as conn:
+            return bool(conn.request(ApiKey.METADATA, _METADATA, 12)["brokers"])
+    except KafkaConnectionError:
+        return False
+
+
+def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
+    restartable_broker: KafkaBroker, tmp_path: Path, results: Results
+) -> None:
+    """An ``upstream.identity=owner-token`` front door; alice (a super user at the
+    edge) logged in before the broker is frozen with SIGSTOP (its sockets still
+    take bytes; nothing answers). Then more new edge users than asyncio's default
+    pool has threads log in at once, each needing a token from the frozen
+    cluster: each hears no verdict and is closed at the authentication time-out.
+    Meanwhile the edge answers, at once, what needs nothing from the cluster but
+    runs on asyncio's default pool: alice's DescribeUserScramCredentials
+    (KIP-554: the store, in a thread), and a login with a wrong password for an
+    edge delegation token whose SCRAM-SHA-512 keys are not derived yet (its
+    credential look-up runs PBKDF2 in a thread), which the edge refuses. Once
+    thawed, a new user's login is forwarded again."""
+    broker = restartable_broker
+    default_pool = min(32, (os.cpu_count() or 1) + 4)  # ThreadPoolExecutor's default
+    held = [unique_name(f"held{i}") for i in range(default_pool + 2)]
+    late = unique_name("late")
+    keys = front_door_keys(
+        tmp_path,
+        broker.bootstrap,
+        **{
+            "upstream.identity": "owner-token",
+            "super.users": "User:alice",
+            "delegation.token.secret.key": "frozen-test-edge-token-secret",
+            "scram.authentication.timeout.ms": str(int(FROZEN_AUTH_TIMEOUT_S * 1000)),
+        },
+    )
+    edge = SQLiteCredentialStore(tmp_path / "edge.db", poll_interval=0)
+    try:
+        seed_users(edge, [(user, f"{user}-secret") for user in [*held, late]])
+    finally:
+        edge.close()
+    assert broker.pid is not None
+    with (
+        ServeProcess(tmp_path, keys) as serve,
+        KafkaConnection(serve.bootstrap, EDGE, timeout=10) as alice,
+    ):
+        assert RemoteScramAdmin(alice).describe().results, "alice's describe before the freeze"
+        token = DelegationTokenClient(alice).create_token()
+        # Known to the edge (SCRAM-SHA-256 keys derived); SCRAM-SHA-512's not yet.
+        assert wait_until(
+            lambda: _logs_in(serve.bootstrap, SCRAM_SHA_256, token.token_id, token.hmac_base64), 10
+        )
+        finals = threading.Semaphore(0)
+        outcomes: list[tuple[str, float]] = []
+        logins = [
+            threading.Thread(target=_held_login, args=(serve.bootstrap, u, finals, outcomes))
+            for u in held
+        ]
+        os.kill(broker.pid, signal.SIGSTOP)
+        frozen_at = time.monotonic()
+        try:
+            for login in logins:
+                login.start()
+            assert all(finals.acquire(timeout=10) for _ in held), "a login stopped half-way"
+            time.sleep(0.5)  # each held verdict has asked for its user's token
+            describe_s, described = _timed(lambda: RemoteScramAdmin(alice).describe())
+            token_s, refused = _timed(
+                lambda: _token_login(serve.bootstrap, SCRAM_SHA_512, token.token_id, "wrong")
+            )
+            for login in logins:
+                login.join(FROZEN_AUTH_TIMEOUT_S + 10)
+        finally:
+            os.kill(broker.pid, signal.SIGCONT)
+        frozen_s = time.monotonic() - frozen_at
+        recovered = wait_until(lambda: _forwards(serve.bootstrap, late), 60, 0.5)
+        log = serve.log_text()
+    results.record(
+        default_pool=default_pool,
+        describe_s=round(describe_s, 3),
+        token_refused_s=round(token_s, 3),
+        held_closed_s=sorted(round(s, 2) for _, s in outcomes),
+        frozen_s=round(frozen_s, 2),
+        recovered_s=None if recovered is None else round(recovered, 2),
+    )
+    assert not isinstance(described, Exception), f"describe: {described} after {describe_s} s"
+    assert describe_s < PROMPT, f"alice's describe answered after {describe_s} s"
+    assert isinstance(refused, KafkaConnectionError), refused
+    assert refused.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED, refused
+    assert token_s < PROMPT, f"the token login refused after {token_s} s"
+    assert [o for o, _ in outcomes] == ["closed"] * len(held), outcomes
+    for _, seconds in outcomes:
+        assert FROZEN_AUTH_TIMEOUT_S - 0.5 < seconds < FROZEN_AUTH_TIMEOUT_S + PROMPT, outcomes
+    assert recovered is not None, log[-3000:]
     assert "Traceback" not in log, log[-3000:]
