@@ -85,7 +85,11 @@ class OwnerIdentity:
             OwnerTokenError: the cluster refused it (one line, cause and fix).
             ClusterBusy: too many calls already wait for the cluster.
         """
-        token = await self.pool.call(functools.partial(self.tokens.login_for, user))
+        # A token at hand needs no thread, so a pool busy with the cluster's
+        # calls delays only the logins that need one of them.
+        token = self.tokens.cached(user)
+        if token is None:
+            token = await self.pool.call(functools.partial(self.tokens.login_for, user))
         secret = SaslCredentials(self._mechanism, token.token_id, token.password, token_auth=True)
         return secret, token
 

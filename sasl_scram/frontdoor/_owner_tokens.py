@@ -215,7 +215,7 @@ class OwnerTokens:
     """Per-user tokens from the cluster: cached, renewed, replaced, expired.
 
     Thread-safe. :meth:`login_for` may block on the issuer and runs on a
-    worker thread; :meth:`acquire` and :meth:`release` never block;
+    worker thread; :meth:`cached`, :meth:`acquire` and :meth:`release` never block;
     :meth:`maintain` makes the RPCs that are due and runs on a worker thread
     every few seconds.
 
@@ -277,6 +277,22 @@ class OwnerTokens:
                 slot.idle_since_ms = self._clock()
 
     # -- logins -------------------------------------------------------------------
+    def cached(self, user: str) -> OwnerToken | None:
+        """The token :meth:`login_for` would hand out now without asking the
+        cluster or waiting, else ``None``. It never blocks: a login whose user
+        has a token at hand needs no thread."""
+        with self._cond:
+            slot = self._slots.get(user)
+            if self._closed or slot is None:
+                return None
+            return self._usable(user, slot, self._clock())
+
+    def _usable(self, user: str, slot: _Slot, now: int) -> OwnerToken | None:
+        token = slot.token
+        if token is not None and now < token.expiry_ms - MIN_REMAINING_MS:
+            return _handed_out(user, slot, token)
+        return None
+
     def login_for(self, user: str) -> OwnerToken:
         """The token ``user``'s next upstream login uses, created on first need.
 
@@ -292,9 +308,9 @@ class OwnerTokens:
                     raise OwnerTokenError("the front door's owner tokens are closed")
                 now = self._clock()
                 slot = self._slots.setdefault(user, _Slot(idle_since_ms=now))
-                token = slot.token
-                if token is not None and now < token.expiry_ms - MIN_REMAINING_MS:
-                    return _handed_out(user, slot, token)
+                usable = self._usable(user, slot, now)
+                if usable is not None:
+                    return usable
                 if slot.refusal is not None and now - slot.refused_ms < FAILURE_HOLD_MS:
                     raise slot.refusal
                 if not slot.busy:

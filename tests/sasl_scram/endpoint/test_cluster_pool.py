@@ -152,7 +152,7 @@ def test_logins_past_the_bound_fail_at_once_and_the_bound_frees_as_they_give_up(
     said once, and new logins are taken again."""
     caplog.set_level(logging.INFO, "sasl_scram.endpoint")
 
-    async def main() -> None:
+    async def main() -> OwnerIdentity:
         loop = asyncio.get_running_loop()
         owners = OwnerIdentity(_upstream(), 30.0)
         await owners.start()
@@ -184,15 +184,45 @@ def test_logins_past_the_bound_fail_at_once_and_the_bound_frees_as_they_give_up(
             for task in waiting:
                 task.cancel()
             await owners.close()
-        assert owners.pool.pending == 0
+        return owners
 
-    asyncio.run(main())
+    owners = asyncio.run(main())
     # Shut down with the front door: its threads end once their calls have.
     assert wait_until(lambda: not _cluster_threads()) is not None, _cluster_threads()
+    assert owners.pool.pending == 0
 
 
 def _cluster_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith("kafka-scram-cluster")]
+
+
+def test_a_user_with_a_token_at_hand_logs_in_without_a_thread(
+    frozen: FrozenIssuer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """alice's token was issued before the cluster froze; then the cluster's
+    calls fill the pool: her next login still has her token at once."""
+    monkeypatch.setattr(_owner_identity, "ClusterPool", lambda: ClusterPool(1, 2))
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        owners = OwnerIdentity(_upstream(), 30.0)
+        await owners.start()
+        frozen.thaw.set()
+        _, first = await owners.login("alice")
+        frozen.thaw.clear()
+        waiting = [loop.create_task(owners.login(f"user-{i}")) for i in range(2)]
+        try:
+            await _until(lambda: frozen.blocked == 2)  # alice's create, then user-0's
+            with pytest.raises(ClusterBusy):
+                await owners.login("bob")
+            _, again = await asyncio.wait_for(owners.login("alice"), PROMPT)
+            assert again == first
+        finally:
+            frozen.thaw.set()
+            await asyncio.gather(*waiting, return_exceptions=True)
+            await owners.close()
+
+    asyncio.run(main())
 
 
 def test_the_front_doors_own_calls_are_never_refused_and_a_stop_drops_queued_ones() -> None:

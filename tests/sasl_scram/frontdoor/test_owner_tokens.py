@@ -215,6 +215,20 @@ def test_an_unreachable_cluster_is_reported_once_then_recovery(
     ]
 
 
+def test_cached_is_the_token_login_for_would_hand_out_without_the_cluster(
+    tokens: OwnerTokens, issuer: FakeIssuer, clock: FakeClock[int]
+) -> None:
+    """What a login can have without a thread: never a create, never a wait."""
+    assert tokens.cached("alice") is None
+    token = in_use(tokens)
+    assert tokens.cached("alice") == token
+    clock.advance(issuer.period - MIN_REMAINING_MS)
+    assert tokens.cached("alice") is None  # too close to its expiry: login_for replaces it
+    assert issuer.calls == ["create alice"]
+    tokens.close()
+    assert tokens.cached("alice") is None
+
+
 def test_a_token_too_close_to_its_expiry_is_not_handed_out(
     tokens: OwnerTokens, clock: FakeClock[int]
 ) -> None:
