@@ -1,8 +1,9 @@
 """Faults of ``kafka-scram serve`` as a front door (docs/front-door.md, "Faults"),
 against real Kafka brokers: a broker restarting under a producer, a client
 leaving mid-frame or while serve logs in at the cluster for it, the cluster
-refusing the ``upstream.`` login after start, and two workers sharing the
-listener and the node ports.
+refusing the ``upstream.`` login after start, two workers sharing the
+listener and the node ports, and the cluster frozen (SIGSTOP) under logins
+that need owner tokens from it.
 
 Each fault has a bounded outcome and loses nothing acknowledged. The edge user
 alice exists only in serve's SQLite store; the cluster knows only the
