@@ -39,11 +39,12 @@ _R = TypeVar("_R")
 #: same user started (``OwnerTokens.login_for``).
 CLUSTER_THREADS = 4
 #: Calls waiting for or running on those threads, at most. A healthy cluster
-#: creates a token in milliseconds, so a burst of this many new users is served
-#: in a second or two, well within the authentication time-out; while the
-#: cluster does not answer, each waiting login gives up at that time-out and its
-#: call is dropped, so only more new logins than this within one time-out are
-#: refused.
+#: creates a token in tens of milliseconds (about 35 ms each, one after the
+#: other, on the tests' KRaft broker), so a burst of this many new users is
+#: served in about 10 s, within the default 30 s authentication time-out; while
+#: the cluster does not answer, each waiting login gives up at that time-out and
+#: its call is dropped, so only more new logins than this within one time-out
+#: are refused.
 MAX_PENDING_CALLS = 256
 _THREAD_NAME = "kafka-scram-cluster"
 

@@ -279,8 +279,9 @@ class OwnerTokens:
     # -- logins -------------------------------------------------------------------
     def cached(self, user: str) -> OwnerToken | None:
         """The token :meth:`login_for` would hand out now without asking the
-        cluster or waiting, else ``None``. It never blocks: a login whose user
-        has a token at hand needs no thread."""
+        cluster or waiting, else ``None``. It never waits on the cluster (no
+        RPC is made under the lock it takes): a login whose user has a token
+        at hand needs no thread."""
         with self._cond:
             slot = self._slots.get(user)
             if self._closed or slot is None:
