@@ -81,10 +81,10 @@ MODULES = (
     "sasl_scram._server",
     "sasl_scram.kafka._codec",
     "sasl_scram.kafka._primitives",
-    "sasl_scram.endpoint._connection",
-    "sasl_scram.endpoint._deadlines",
-    "sasl_scram.endpoint._protocol",
-    "sasl_scram.endpoint._server",
+    "sasl_scram.endpoint.login._connection",
+    "sasl_scram.endpoint.login._deadlines",
+    "sasl_scram.endpoint.login._protocol",
+    "sasl_scram.endpoint.runtime._server",
 )
 
 

@@ -6,8 +6,6 @@ asyncio server is a thin adapter (:class:`ScramEndpoint`); :func:`run` serves an
 
 from __future__ import annotations
 
-from sasl_scram.endpoint._bootstrap import BootstrapFiles
-from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
 from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint._config import BOOTSTRAP_USER_KEY
 from sasl_scram.endpoint._config import ENDPOINT_KEYS
@@ -17,13 +15,6 @@ from sasl_scram.endpoint._config import STORE_PATH_KEY
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._config import extension_keys
 from sasl_scram.endpoint._config import store_location
-from sasl_scram.endpoint._connection import ApiCall
-from sasl_scram.endpoint._connection import Authenticated
-from sasl_scram.endpoint._connection import Close
-from sasl_scram.endpoint._connection import ConnectionSettings
-from sasl_scram.endpoint._connection import CredentialNeeded
-from sasl_scram.endpoint._connection import Send
-from sasl_scram.endpoint._connection import ServerConnection
 from sasl_scram.endpoint._extension import ENTRY_POINT_GROUP
 from sasl_scram.endpoint._extension import EXTENSIONS_KEY
 from sasl_scram.endpoint._extension import EndpointExtension
@@ -33,9 +24,18 @@ from sasl_scram.endpoint._extension import installed_extensions
 from sasl_scram.endpoint._extension import load_extensions
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER_KEY
-from sasl_scram.endpoint._process import LOG_FORMAT
-from sasl_scram.endpoint._run import run
-from sasl_scram.endpoint._server import ScramEndpoint
+from sasl_scram.endpoint.login import ApiCall
+from sasl_scram.endpoint.login import Authenticated
+from sasl_scram.endpoint.login import Close
+from sasl_scram.endpoint.login import ConnectionSettings
+from sasl_scram.endpoint.login import CredentialNeeded
+from sasl_scram.endpoint.login import Send
+from sasl_scram.endpoint.login import ServerConnection
+from sasl_scram.endpoint.runtime import LOG_FORMAT
+from sasl_scram.endpoint.runtime import BootstrapFiles
+from sasl_scram.endpoint.runtime import ScramEndpoint
+from sasl_scram.endpoint.runtime import ensure_bootstrap_user
+from sasl_scram.endpoint.runtime import run
 
 #: The former name of :class:`ListenerAddress`, kept for code that imported it.
 Listener = ListenerAddress

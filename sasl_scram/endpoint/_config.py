@@ -34,7 +34,6 @@ from sasl_scram.config import suggest_key
 from sasl_scram.config import text
 from sasl_scram.config import verbatim
 from sasl_scram.config import zookeeper_connect
-from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
 from sasl_scram.endpoint._extension import DEFAULT_EXTENSIONS
 from sasl_scram.endpoint._extension import EXTENSIONS_KEY
 from sasl_scram.endpoint._extension import extension_factories
@@ -86,6 +85,7 @@ MAX_CONNECTIONS_KEY = "max.connections"
 #: Kafka's default for max.connections (Int.MaxValue): no limit.
 JAVA_INT_MAX = 2**31 - 1
 FAILURE_BUDGET_KEY = "scram.login.failure.budget"
+LEGACY_NONCE_KEY = "scram.legacy.librdkafka.nonce.enable"
 # More processes than this is a typo, not a machine.
 MAX_WORKERS = 1024
 

@@ -12,7 +12,7 @@ ApiVersions answer is capped to what can be forwarded unparsed
 (:func:`edge_api_versions`); the ``upstream.`` keys are typed by
 :func:`upstream_config`; in ``upstream.identity=owner-token`` mode
 :class:`OwnerTokens` keeps a cluster-issued token per edge user. The
-endpoint's adapter is ``sasl_scram/endpoint/_forward.py``.
+endpoint's adapter is ``sasl_scram/endpoint/proxy/_forward.py``.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import pytest
 
 from sasl_scram.cli._main import build_parser
 from sasl_scram.endpoint import EndpointConfig
-from sasl_scram.endpoint._process import cannot_listen
+from sasl_scram.endpoint.runtime._process import cannot_listen
 from tests.support.cli_process import EXE
 from tests.support.cli_process import ROOT
 from tests.support.cli_process import assert_one_error

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 import uvloop
 
-from sasl_scram.endpoint._accept import Acceptor
+from sasl_scram.endpoint.runtime._accept import Acceptor
 
 
 class _Recorder(asyncio.Protocol):

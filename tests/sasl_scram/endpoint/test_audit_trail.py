@@ -16,9 +16,9 @@ from sasl_scram.admin import RemoteScramAdmin
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.audit import AUDIT_LOGGER_NAME
 from sasl_scram.endpoint import RequestContext
-from sasl_scram.endpoint._handlers import alter_scram
-from sasl_scram.endpoint._handlers import describe_client_quotas
-from sasl_scram.endpoint._handlers import describe_scram
+from sasl_scram.endpoint.login._handlers import alter_scram
+from sasl_scram.endpoint.login._handlers import describe_client_quotas
+from sasl_scram.endpoint.login._handlers import describe_scram
 from sasl_scram.store import InMemoryCredentialStore
 from sasl_scram.store import ScramUpsertion
 from tests.support.endpoint_harness import ADMIN

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from sasl_scram.endpoint._budget import BudgetPolicy
-from sasl_scram.endpoint._budget import FailureBudget
+from sasl_scram.endpoint.login._budget import BudgetPolicy
+from sasl_scram.endpoint.login._budget import FailureBudget
 from tests.support.clock import FakeClock
 
 

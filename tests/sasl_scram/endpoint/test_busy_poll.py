@@ -12,7 +12,7 @@ from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.endpoint import EndpointConfig
-from sasl_scram.endpoint._busy_poll import BusyPoller
+from sasl_scram.endpoint.login._busy_poll import BusyPoller
 from tests.support.endpoint_harness import ALICE
 from tests.support.endpoint_harness import RunningEndpoint
 

@@ -19,13 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from sasl_scram.endpoint import _owner_identity
-from sasl_scram.endpoint._cluster_pool import CLUSTER_THREADS
-from sasl_scram.endpoint._cluster_pool import MAX_PENDING_CALLS
-from sasl_scram.endpoint._cluster_pool import ClusterBusy
-from sasl_scram.endpoint._cluster_pool import ClusterPool
-from sasl_scram.endpoint._owner_identity import OwnerIdentity
-from sasl_scram.endpoint._upstream import UpstreamUnavailable
+from sasl_scram.endpoint.proxy import _owner_identity
+from sasl_scram.endpoint.proxy._cluster_pool import CLUSTER_THREADS
+from sasl_scram.endpoint.proxy._cluster_pool import MAX_PENDING_CALLS
+from sasl_scram.endpoint.proxy._cluster_pool import ClusterBusy
+from sasl_scram.endpoint.proxy._cluster_pool import ClusterPool
+from sasl_scram.endpoint.proxy._owner_identity import OwnerIdentity
+from sasl_scram.endpoint.proxy._upstream import UpstreamUnavailable
 from sasl_scram.frontdoor import CHECK_OWNER
 from sasl_scram.frontdoor import IssuedToken
 from sasl_scram.frontdoor import UpstreamConfig

@@ -19,7 +19,7 @@ from sasl_scram.endpoint import ConnectionSettings
 from sasl_scram.endpoint import CredentialNeeded
 from sasl_scram.endpoint import Send
 from sasl_scram.endpoint import ServerConnection
-from sasl_scram.endpoint._connection import advertised_versions
+from sasl_scram.endpoint.login._connection import advertised_versions
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request

@@ -17,8 +17,8 @@ from sasl_scram import SCRAM_SHA_256
 from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
-from sasl_scram.endpoint._deadlines import ConnectionDeadlines
-from sasl_scram.endpoint._deadlines import ThreadAlarm
+from sasl_scram.endpoint.login._deadlines import ConnectionDeadlines
+from sasl_scram.endpoint.login._deadlines import ThreadAlarm
 from tests.sasl_scram.endpoint.serve_process import Serve
 from tests.sasl_scram.endpoint.serve_process import seed
 from tests.support.endpoint_harness import ALICE

@@ -19,7 +19,7 @@ import pytest
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram import ScramMechanism
-from sasl_scram.endpoint._connection import LEGACY_NONCE_KEY
+from sasl_scram.endpoint._config import LEGACY_NONCE_KEY
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
 from tests.sasl_scram.endpoint.serve_process import Peer
 from tests.sasl_scram.endpoint.serve_process import Serve

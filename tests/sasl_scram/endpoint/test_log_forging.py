@@ -19,7 +19,7 @@ import pytest
 
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import escape_username
-from sasl_scram.endpoint._protocol import loggable
+from sasl_scram.endpoint.login._protocol import loggable
 from sasl_scram.kafka import encode_request
 from sasl_scram.store import SQLiteCredentialStore
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE

@@ -9,7 +9,7 @@ from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import ScramEndpoint
-from sasl_scram.endpoint._protocol import ConnectionProtocol
+from sasl_scram.endpoint.login._protocol import ConnectionProtocol
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import decode_response

@@ -24,7 +24,7 @@ from tests.support.zookeeper_server import free_port
 #: ``serve`` with the ready announcement followed at once by SIGTERM to itself.
 SCRIPT = """
 import os, signal, sys
-from sasl_scram.endpoint import _process
+from sasl_scram.endpoint.runtime import _process
 
 announce = _process.announce_ready
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from sasl_scram.endpoint import EndpointConfig
-from sasl_scram.endpoint._workers import FIRST_DELAY
-from sasl_scram.endpoint._workers import MAX_DELAY
-from sasl_scram.endpoint._workers import STABLE_AFTER
-from sasl_scram.endpoint._workers import Supervisor
+from sasl_scram.endpoint.runtime._workers import FIRST_DELAY
+from sasl_scram.endpoint.runtime._workers import MAX_DELAY
+from sasl_scram.endpoint.runtime._workers import STABLE_AFTER
+from sasl_scram.endpoint.runtime._workers import Supervisor
 from tests.support.clock import FakeClock
 
 KILLED = signal.SIGKILL  # the status a killed worker leaves: WIFSIGNALED, SIGKILL

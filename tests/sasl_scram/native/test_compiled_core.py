@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[3]
 PROBE = (
     "import sasl_scram, sasl_scram._native as n, sasl_scram._server as s, "
-    "sasl_scram.endpoint._protocol as p; print(n.ACTIVE, s.__file__, p.__file__); "
+    "sasl_scram.endpoint.login._protocol as p; print(n.ACTIVE, s.__file__, p.__file__); "
     "print(n.status())"
 )
 

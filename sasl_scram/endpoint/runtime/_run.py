@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from sasl_scram.endpoint._accept import warn_low_descriptor_limit
 from sasl_scram.endpoint._config import JAVA_INT_MAX
 from sasl_scram.endpoint._config import EndpointConfig
-from sasl_scram.endpoint._process import run_loop
-from sasl_scram.endpoint._process import serve
-from sasl_scram.endpoint._workers import Supervisor
+from sasl_scram.endpoint.runtime._accept import warn_low_descriptor_limit
+from sasl_scram.endpoint.runtime._process import run_loop
+from sasl_scram.endpoint.runtime._process import serve
+from sasl_scram.endpoint.runtime._workers import Supervisor
 
 __all__ = ["run"]
 

@@ -5,7 +5,7 @@ The policy (which token, when to renew, replace, expire) is the sans-IO
 :class:`~sasl_scram.frontdoor.OwnerTokens`; its RPCs are
 :class:`~sasl_scram.admin.ClusterTokenIssuer`'s, made with the ``upstream.``
 login. Both block, so they run on the front door's own threads
-(:class:`~sasl_scram.endpoint._cluster_pool.ClusterPool`), never on asyncio's
+(:class:`~sasl_scram.endpoint.proxy._cluster_pool.ClusterPool`), never on asyncio's
 default pool: a cluster that stops answering holds those threads only, not
 the ones credential look-ups and the KIP-554 handlers use. The event loop
 only awaits.
@@ -21,7 +21,7 @@ import time
 
 from sasl_scram.admin import ClusterTokenIssuer
 from sasl_scram.config import SaslCredentials
-from sasl_scram.endpoint._cluster_pool import ClusterPool
+from sasl_scram.endpoint.proxy._cluster_pool import ClusterPool
 from sasl_scram.frontdoor import OwnerToken
 from sasl_scram.frontdoor import OwnerTokens
 from sasl_scram.frontdoor import UpstreamConfig

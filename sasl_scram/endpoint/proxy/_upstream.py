@@ -4,7 +4,7 @@ One :class:`UpstreamProtocol` per forwarded client connection (and one for
 the start-up look at the cluster). It logs in with the sans-IO
 :class:`~sasl_scram.frontdoor.UpstreamLogin`, can then answer a few requests
 of its own (:meth:`UpstreamProtocol.request`, for the start-up look), and
-finally hands every byte to a sink: the client's :class:`Forwarder`.
+finally hands every byte to a sink: the client's :class:`ProxyAdapter`.
 """
 
 from __future__ import annotations

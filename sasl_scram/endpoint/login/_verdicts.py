@@ -14,10 +14,10 @@ connection holds the verdict on a loop timer: no other connection waits.
 
 from __future__ import annotations
 
-from sasl_scram.endpoint._budget import FailureBudget
-from sasl_scram.endpoint._connection import Authenticated
-from sasl_scram.endpoint._connection import Close
 from sasl_scram.endpoint._metrics import AuthMetrics
+from sasl_scram.endpoint.login._budget import FailureBudget
+from sasl_scram.endpoint.login._connection import Authenticated
+from sasl_scram.endpoint.login._connection import Close
 
 __all__ = ["VerdictPacer"]
 

@@ -36,7 +36,8 @@ from sasl_scram._server import DecoyCredentials
 from sasl_scram._server import Grant
 from sasl_scram._server import ScramServer
 from sasl_scram._server import ScramSession
-from sasl_scram.endpoint._error_responses import error_response
+from sasl_scram.endpoint._config import LEGACY_NONCE_KEY
+from sasl_scram.endpoint.login._error_responses import error_response
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ApiSpec
@@ -54,7 +55,6 @@ from sasl_scram.kafka import frame
 from sasl_scram.kafka import frame_response
 
 __all__ = [
-    "LEGACY_NONCE_KEY",
     "ApiCall",
     "Authenticated",
     "Close",
@@ -82,7 +82,6 @@ MIN_REAUTH_INTERVAL_MS = 1000
 # SaslServerAuthenticator's words for a SaslAuthenticate on an authenticated session.
 _AUTHENTICATED_ALREADY = "SaslAuthenticate request received after successful authentication"
 #: The serve key that lets librdkafka < 2.6.1's client-final nonce in (docs/security.md).
-LEGACY_NONCE_KEY = "scram.legacy.librdkafka.nonce.enable"
 # What a refused librdkafka < 2.6.1 login adds to its "Failed authentication"
 # line, so the operator learns the cause and the remedy; the peer only gets
 # Kafka's generic text, as from Kafka 4.x.

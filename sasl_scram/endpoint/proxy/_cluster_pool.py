@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from sasl_scram.endpoint._upstream import UpstreamUnavailable
+from sasl_scram.endpoint.proxy._upstream import UpstreamUnavailable
 
 __all__ = ["CLUSTER_THREADS", "MAX_PENDING_CALLS", "ClusterBusy", "ClusterPool"]
 

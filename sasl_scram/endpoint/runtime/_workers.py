@@ -31,21 +31,21 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramError
-from sasl_scram.endpoint._accept import listener_options
-from sasl_scram.endpoint._bootstrap import BootstrapFiles
-from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._metrics import WorkerBlocks
 from sasl_scram.endpoint._metrics import WorkersMetrics
 from sasl_scram.endpoint._metrics import serve_metrics
-from sasl_scram.endpoint._process import LOG_FORMAT
-from sasl_scram.endpoint._process import WorkerRole
-from sasl_scram.endpoint._process import announce_ready
-from sasl_scram.endpoint._process import cannot_listen
-from sasl_scram.endpoint._process import how_to_connect
-from sasl_scram.endpoint._process import open_credential_store
-from sasl_scram.endpoint._process import run_loop
-from sasl_scram.endpoint._process import serve
+from sasl_scram.endpoint.runtime._accept import listener_options
+from sasl_scram.endpoint.runtime._bootstrap import BootstrapFiles
+from sasl_scram.endpoint.runtime._bootstrap import ensure_bootstrap_user
+from sasl_scram.endpoint.runtime._process import LOG_FORMAT
+from sasl_scram.endpoint.runtime._process import WorkerRole
+from sasl_scram.endpoint.runtime._process import announce_ready
+from sasl_scram.endpoint.runtime._process import cannot_listen
+from sasl_scram.endpoint.runtime._process import how_to_connect
+from sasl_scram.endpoint.runtime._process import open_credential_store
+from sasl_scram.endpoint.runtime._process import run_loop
+from sasl_scram.endpoint.runtime._process import serve
 from sasl_scram.store import DecoySecretSource
 from sasl_scram.store import StoreUnavailable
 

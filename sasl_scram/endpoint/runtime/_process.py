@@ -20,18 +20,18 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramConfigError
-from sasl_scram.endpoint._bootstrap import BootstrapFiles
-from sasl_scram.endpoint._bootstrap import ensure_bootstrap_user
-from sasl_scram.endpoint._bootstrap import private_folder
-from sasl_scram.endpoint._bootstrap import warn_if_others_write
 from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint._config import EVENT_LOOP_KEY
 from sasl_scram.endpoint._config import STORE_PATH_KEY
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._metrics import WorkerShare
+from sasl_scram.endpoint.runtime._bootstrap import BootstrapFiles
+from sasl_scram.endpoint.runtime._bootstrap import ensure_bootstrap_user
+from sasl_scram.endpoint.runtime._bootstrap import private_folder
+from sasl_scram.endpoint.runtime._bootstrap import warn_if_others_write
 
 if TYPE_CHECKING:
-    from sasl_scram.endpoint._server import ScramEndpoint
+    from sasl_scram.endpoint.runtime._server import ScramEndpoint
     from sasl_scram.store import CredentialStore
 
 __all__ = [
@@ -211,7 +211,7 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
     """One endpoint process until SIGTERM or SIGINT; a worker (``scram.workers``
     above 1) leaves the ready lines and the bootstrap user to its parent."""
     from sasl_scram.endpoint._extension import load_extensions
-    from sasl_scram.endpoint._server import ScramEndpoint
+    from sasl_scram.endpoint.runtime._server import ScramEndpoint
 
     if config.bootstrap_user and worker is None:
         # Before the store opens and "ready" is said: the user's files must have

@@ -28,22 +28,22 @@ from typing import cast
 from sasl_scram._server import CredentialRequest
 from sasl_scram._server import Grant
 from sasl_scram.config import KafkaPrincipal
-from sasl_scram.endpoint._busy_poll import BusyPoller
 from sasl_scram.endpoint._config import EndpointConfig
-from sasl_scram.endpoint._connection import ApiCall
-from sasl_scram.endpoint._connection import Authenticated
-from sasl_scram.endpoint._connection import Close
-from sasl_scram.endpoint._connection import ConnectionSettings
-from sasl_scram.endpoint._connection import CredentialNeeded
-from sasl_scram.endpoint._connection import Output
-from sasl_scram.endpoint._connection import Send
-from sasl_scram.endpoint._connection import ServerConnection
-from sasl_scram.endpoint._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
-from sasl_scram.endpoint._verdicts import VerdictPacer
+from sasl_scram.endpoint.login._busy_poll import BusyPoller
+from sasl_scram.endpoint.login._connection import ApiCall
+from sasl_scram.endpoint.login._connection import Authenticated
+from sasl_scram.endpoint.login._connection import Close
+from sasl_scram.endpoint.login._connection import ConnectionSettings
+from sasl_scram.endpoint.login._connection import CredentialNeeded
+from sasl_scram.endpoint.login._connection import Output
+from sasl_scram.endpoint.login._connection import Send
+from sasl_scram.endpoint.login._connection import ServerConnection
+from sasl_scram.endpoint.login._deadlines import ConnectionDeadlines
+from sasl_scram.endpoint.login._verdicts import VerdictPacer
 
 __all__ = ["ConnectionHost", "ConnectionProtocol", "EdgeSide", "Forwarding"]
 

@@ -23,8 +23,8 @@ from sasl_scram._mechanism import ScramMechanism
 from sasl_scram.audit import audit
 from sasl_scram.audit import request_name
 from sasl_scram.endpoint._config import EndpointConfig
-from sasl_scram.endpoint._error_responses import error_response
 from sasl_scram.endpoint._extension import RequestContext
+from sasl_scram.endpoint.login._error_responses import error_response
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
