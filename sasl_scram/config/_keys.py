@@ -172,9 +172,12 @@ def read_keys(
     """
     origins = origins or {}
     values: dict[str, Any] = {}
+    # A family never takes a key of its own table (``upstream.identity`` is a
+    # key; ``upstream.sasl.mechanism`` one of the family's).
+    named = {key.name for key in table if not key.family}
     for key in table:
         if key.family:
-            members = sorted(name for name in props if key.covers(name))
+            members = sorted(name for name in props if key.covers(name) and name not in named)
             values[key.name] = {
                 name[len(key.name) :]: _parse(key, name, props[name], values, origins)
                 for name in members

@@ -42,7 +42,8 @@ from sasl_scram.endpoint._extension import factory_keys
 from sasl_scram.endpoint._listeners import LISTENER_KEYS
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
-from sasl_scram.frontdoor import UPSTREAM_PREFIX
+from sasl_scram.frontdoor import CLIENT_PROPERTIES_KEY
+from sasl_scram.frontdoor import UPSTREAM_KEYS
 from sasl_scram.frontdoor import UpstreamConfig
 from sasl_scram.frontdoor import upstream_config
 from sasl_scram.store import StoreLocation
@@ -455,19 +456,10 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "most names, and most addresses, the budget remembers",
         field="failure_budget_max_entries",
     ),
-    # The front door: every key under the prefix, read as a family.
-    ConfigKey(
-        UPSTREAM_PREFIX,
-        None,
-        verbatim,
-        "Kafka client properties for the cluster, and the front door's own keys",
-        "upstream.bootstrap.servers turns the front door on; upstream.identity, "
-        "upstream.node.port.base, and any other upstream.X is client property X for "
-        "the connections to the cluster (docs/front-door.md)",
-        secret=True,
-        field="upstream_properties",
-        family=True,
-    ),
+    # The front door: its own keys, then every other key under the prefix, read
+    # as a family of client properties.
+    *UPSTREAM_KEYS,
+    CLIENT_PROPERTIES_KEY,
 )
 
 
@@ -669,12 +661,13 @@ class EndpointConfig:
             )
         config = build(
             cls,
-            # The ZooKeeper keys fill their own type, the ``zookeeper`` field.
-            [key for key in table if key not in ZOOKEEPER_KEYS],
+            # The ZooKeeper and front-door keys fill their own types, the
+            # ``zookeeper`` and ``upstream`` fields.
+            [key for key in table if key not in ZOOKEEPER_KEYS and key not in UPSTREAM_KEYS],
             v,
             zookeeper=ZooKeeperOptions.from_settings(v),
             store=location,
-            upstream=upstream_config(v[UPSTREAM_PREFIX], v["listeners"][0].port),
+            upstream=upstream_config(v, given.keys(), v["listeners"][0].port, origins),
             properties={
                 **{key.name: key.default for key in keys if key.default is not None},
                 **given,

@@ -18,9 +18,12 @@ endpoint's adapter is ``sasl_scram/endpoint/proxy/_forward.py``.
 from __future__ import annotations
 
 from sasl_scram.frontdoor._bounds import ProxyBounds
+from sasl_scram.frontdoor._config import CLIENT_PROPERTIES_KEY
+from sasl_scram.frontdoor._config import UPSTREAM_KEYS
 from sasl_scram.frontdoor._config import UPSTREAM_PREFIX
 from sasl_scram.frontdoor._config import UpstreamConfig
 from sasl_scram.frontdoor._config import UpstreamIdentity
+from sasl_scram.frontdoor._config import read_upstream
 from sasl_scram.frontdoor._config import upstream_config
 from sasl_scram.frontdoor._errors import FrontDoorError
 from sasl_scram.frontdoor._errors import OwnerTokenError
@@ -76,6 +79,7 @@ from sasl_scram.frontdoor._versions import edge_ranges
 __all__ = [
     "AT_EDGE",
     "CHECK_OWNER",
+    "CLIENT_PROPERTIES_KEY",
     "EDGE_API_KEYS",
     "FORWARD_CAPS",
     "MAX_HEAD_BYTES",
@@ -84,6 +88,7 @@ __all__ = [
     "PROPAGATION_MS",
     "RELOGIN",
     "REWRITTEN_APIS",
+    "UPSTREAM_KEYS",
     "UPSTREAM_PREFIX",
     "Action",
     "AddressRewriteFilter",
@@ -128,5 +133,6 @@ __all__ = [
     "edge_api_versions",
     "edge_ranges",
     "produce_acks",
+    "read_upstream",
     "upstream_config",
 ]

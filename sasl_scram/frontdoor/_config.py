@@ -1,30 +1,52 @@
 """The ``upstream.`` key family: the cluster the front door forwards to.
 
-``upstream.bootstrap.servers`` turns the front door on. Two more keys are the
-front door's own (``upstream.identity``, ``upstream.node.port.base``); every
-other ``upstream.`` key is a Kafka client property for the connections to the
-cluster with the prefix dropped, as Kafka Connect's ``producer.`` and
-``consumer.`` prefixes pass properties on.
+``upstream.bootstrap.servers`` turns the front door on. It and three more keys
+are the front door's own, entries of the endpoint's key table
+(:data:`UPSTREAM_KEYS`: ``upstream.identity``, ``upstream.node.port.base``,
+``upstream.request.timeout.ms``); every other ``upstream.`` key is a Kafka
+client property for the connections to the cluster with the prefix dropped,
+as Kafka Connect's ``producer.`` and ``consumer.`` prefixes pass properties on.
 """
 
 from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Collection
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import ClientConfigError
+from sasl_scram.config import ConfigKey
 from sasl_scram.config import bootstrap_servers
+from sasl_scram.config import integer
+from sasl_scram.config import read_keys
+from sasl_scram.config import verbatim
 from sasl_scram.frontdoor._errors import UpstreamConfigError
 
-__all__ = ["UPSTREAM_PREFIX", "UpstreamConfig", "UpstreamIdentity", "upstream_config"]
+__all__ = [
+    "BOOTSTRAP_KEY",
+    "CLIENT_PROPERTIES_KEY",
+    "IDENTITY_KEY",
+    "PORT_BASE_KEY",
+    "REQUEST_TIMEOUT_KEY",
+    "UPSTREAM_KEYS",
+    "UPSTREAM_PREFIX",
+    "UpstreamConfig",
+    "UpstreamIdentity",
+    "is_client_property",
+    "read_upstream",
+    "upstream_config",
+]
 
 UPSTREAM_PREFIX = "upstream."
-_BOOTSTRAP = "bootstrap.servers"
-_IDENTITY = "identity"
-_PORT_BASE = "node.port.base"
+BOOTSTRAP_KEY = "upstream.bootstrap.servers"
+IDENTITY_KEY = "upstream.identity"
+PORT_BASE_KEY = "upstream.node.port.base"
+REQUEST_TIMEOUT_KEY = "upstream.request.timeout.ms"
 _MAX_PORT = 65535
 _QUOTED = re.compile(r'"[^"]*"')
 
@@ -40,6 +62,77 @@ class UpstreamIdentity(enum.Enum):
     OWNER_TOKEN = "owner-token"  # noqa: S105 - a mode name, not a secret
 
 
+def _identity(value: str, _: Mapping[str, Any]) -> UpstreamIdentity:
+    try:
+        return UpstreamIdentity(value.strip())
+    except ValueError:
+        raise ValueError(f"{value.strip()!r} is not service or owner-token") from None
+
+
+def _bootstrap(value: str, _: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    servers = value.strip()
+    if not servers:
+        raise ValueError("empty: name the cluster's brokers, e.g. broker1:9092,broker2:9092")
+    return tuple(bootstrap_servers(servers))
+
+
+#: The front door's own keys, in the endpoint's one key table, each naming the
+#: field of :class:`UpstreamConfig` it fills; every other ``upstream.X`` is
+#: client property X (:data:`CLIENT_PROPERTIES_KEY`).
+UPSTREAM_KEYS = (
+    ConfigKey(
+        BOOTSTRAP_KEY,
+        None,
+        _bootstrap,
+        "host:port pairs separated by commas",
+        "the cluster behind the front door; turns the front door on (docs/front-door.md)",
+        field="bootstrap",
+    ),
+    ConfigKey(
+        IDENTITY_KEY,
+        UpstreamIdentity.SERVICE.value,
+        _identity,
+        "service or owner-token",
+        "who the cluster sees: the upstream login (service), or each edge user through "
+        "a delegation token the upstream login obtains for it (owner-token)",
+        field="identity",
+    ),
+    ConfigKey(
+        PORT_BASE_KEY,
+        None,
+        integer(1, _MAX_PORT),
+        "a TCP port from 1 to 65535",
+        "upstream node N is served on this + N (default: the first listener's port + 1; "
+        "required when that port is 0)",
+        field="node_port_base",
+    ),
+    ConfigKey(
+        REQUEST_TIMEOUT_KEY,
+        "30000",
+        integer(1),
+        "an integer >= 1",
+        "time allowed to open and log in each connection to the cluster (at start, for "
+        "each forwarded connection, to re-authenticate there) and for the front door's "
+        "own requests to it",
+        field="request_timeout_ms",
+    ),
+)
+#: Keys under the prefix that are not client properties.
+_OWN_KEYS = frozenset(key.name for key in UPSTREAM_KEYS)
+#: Every other key under the prefix, read as a family of client properties.
+CLIENT_PROPERTIES_KEY = ConfigKey(
+    UPSTREAM_PREFIX,
+    None,
+    verbatim,
+    "Kafka client properties for the connections to the cluster",
+    "upstream.X is client property X for the connections to the cluster, "
+    "e.g. upstream.security.protocol, upstream.sasl.jaas.config (docs/front-door.md)",
+    secret=True,
+    field="upstream_properties",
+    family=True,
+)
+
+
 @dataclass(frozen=True)
 class UpstreamConfig:
     """The typed ``upstream.`` family.
@@ -51,58 +144,99 @@ class UpstreamConfig:
             on this + N.
         client: the other keys, prefix dropped, as a validated client
             configuration (its repr hides the login's secrets).
+        request_timeout_ms: ``upstream.request.timeout.ms``.
     """
 
     bootstrap: tuple[tuple[str, int], ...]
     identity: UpstreamIdentity
     node_port_base: int
     client: ClientConfig
+    request_timeout_ms: int = 30000
 
 
-def _key(name: str) -> str:
-    return UPSTREAM_PREFIX + name
-
-
-def upstream_config(family: Mapping[str, str], listener_port: int) -> UpstreamConfig | None:
-    """The front door's upstream, or ``None`` when the family does not turn it on.
+def upstream_config(
+    settings: Mapping[str, Any],
+    given: Collection[str],
+    listener_port: int,
+    origins: Mapping[str, str] | None = None,
+) -> UpstreamConfig | None:
+    """The front door's upstream, or ``None`` when no ``upstream.`` key is set.
 
     Args:
-        family: the ``upstream.`` keys with the prefix dropped, as the endpoint's
-            key table hands a family over (``{"bootstrap.servers": ...}``).
+        settings: the endpoint's parsed keys (``read_keys``): the front door's own
+            keys (:data:`UPSTREAM_KEYS`) and the ``upstream.`` family, prefix
+            dropped, of the client properties.
+        given: the names of the keys set (in a file or an override), so that a
+            default is not taken for a key the user wrote.
         listener_port: the edge listener's port: the default port base is
             this + 1.
+        origins: where each key was set (``server.properties:12``), for errors.
+
+    Raises:
+        UpstreamConfigError: one line naming the file, line and ``upstream.`` key at fault.
+    """
+    origins = origins or {}
+    family: Mapping[str, str] = settings.get(UPSTREAM_PREFIX) or {}
+    bootstrap = settings.get(BOOTSTRAP_KEY)
+    if bootstrap is None:
+        others = sorted(name for name in given if name.startswith(UPSTREAM_PREFIX))
+        if not others:
+            return None
+        raise UpstreamConfigError(
+            f"{_where(others[0], origins)}{BOOTSTRAP_KEY}: required to use "
+            f"{', '.join(others)} (it turns the front door on)"
+        )
+    base = settings.get(PORT_BASE_KEY)
+    if base is None:
+        if listener_port == 0:
+            raise UpstreamConfigError(
+                f"{PORT_BASE_KEY}: required when the listener's port is 0 (chosen at "
+                "start), e.g. 9100: node N is then served on 9100 + N"
+            )
+        base = listener_port + 1
+        if base > _MAX_PORT:
+            raise UpstreamConfigError(
+                f"{PORT_BASE_KEY}: the default, the listener's port + 1, is {base}: not a "
+                "TCP port; set a base whose ports (base + each node id) are free"
+            )
+    try:
+        client = ClientConfig.from_properties(dict(family), strict=True)
+    except ClientConfigError as exc:
+        # ClientConfig names the property; the user wrote it with the prefix.
+        message = UPSTREAM_PREFIX + _one_line(str(exc))
+        raise UpstreamConfigError(f"{_where(message.split(':')[0], origins)}{message}") from None
+    return UpstreamConfig(
+        bootstrap,
+        settings.get(IDENTITY_KEY) or UpstreamIdentity.SERVICE,
+        base,
+        client,
+        settings.get(REQUEST_TIMEOUT_KEY) or 30000,
+    )
+
+
+def read_upstream(properties: Mapping[str, str], listener_port: int) -> UpstreamConfig | None:
+    """The front door's upstream from ``server.properties`` values (``upstream.``
+    keys with their prefix), read by the front door's part of the key table.
 
     Raises:
         UpstreamConfigError: one line naming the ``upstream.`` key at fault.
     """
-    if not family:
-        return None
-    servers = family.get(_BOOTSTRAP, "").strip()
-    if not servers:
-        others = ", ".join(sorted(_key(name) for name in family))
-        raise UpstreamConfigError(
-            f"{_key(_BOOTSTRAP)}: required to use {others} (it turns the front door on)"
-        )
+    origins: Mapping[str, str] = getattr(properties, "origins", {})
     try:
-        bootstrap = tuple(bootstrap_servers(servers))
-    except ValueError as exc:
-        raise UpstreamConfigError(f"{_key(_BOOTSTRAP)}: {exc}") from None
-    identity_text = family.get(_IDENTITY, UpstreamIdentity.SERVICE.value).strip()
-    try:
-        identity = UpstreamIdentity(identity_text)
-    except ValueError:
-        choices = " or ".join(i.value for i in UpstreamIdentity)
-        raise UpstreamConfigError(
-            f"{_key(_IDENTITY)}: {identity_text!r} is not {choices}"
-        ) from None
-    base = _port_base(family.get(_PORT_BASE), listener_port)
-    client_props = {k: v for k, v in family.items() if k not in (_IDENTITY, _PORT_BASE)}
-    try:
-        client = ClientConfig.from_properties(client_props, strict=True)
-    except ClientConfigError as exc:
-        # ClientConfig names the property; the user wrote it with the prefix.
-        raise UpstreamConfigError(f"{UPSTREAM_PREFIX}{_one_line(str(exc))}") from None
-    return UpstreamConfig(bootstrap, identity, base, client)
+        settings = read_keys((*UPSTREAM_KEYS, CLIENT_PROPERTIES_KEY), properties, origins)
+    except ScramConfigError as exc:
+        raise UpstreamConfigError(str(exc)) from None
+    return upstream_config(settings, properties.keys(), listener_port, origins)
+
+
+def _where(key: str, origins: Mapping[str, str]) -> str:
+    origin = origins.get(key)
+    return f"{origin}: " if origin else ""
+
+
+def is_client_property(name: str) -> bool:
+    """Whether ``upstream.X`` is client property X (not one of the front door's keys)."""
+    return name.startswith(UPSTREAM_PREFIX) and name not in _OWN_KEYS
 
 
 def _one_line(message: str) -> str:
@@ -113,23 +247,3 @@ def _one_line(message: str) -> str:
     password, and ``serve`` reports configuration errors on one line.
     """
     return _QUOTED.sub('"********"', message.splitlines()[0] if message else message)
-
-
-def _port_base(text: str | None, listener_port: int) -> int:
-    if text is None:
-        if listener_port == 0:
-            raise UpstreamConfigError(
-                f"{_key(_PORT_BASE)}: required when the listener's port is 0 (chosen at "
-                "start), e.g. 9100: node N is then served on 9100 + N"
-            )
-        base = listener_port + 1
-    else:
-        try:
-            base = int(text.strip())
-        except ValueError:
-            raise UpstreamConfigError(
-                f"{_key(_PORT_BASE)}: expected an integer, got {text.strip()!r}"
-            ) from None
-    if not 0 < base <= _MAX_PORT:
-        raise UpstreamConfigError(f"{_key(_PORT_BASE)}: {base} is not a TCP port (1..65535)")
-    return base

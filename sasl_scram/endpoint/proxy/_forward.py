@@ -234,30 +234,24 @@ class FrontDoor:
 async def open_front_door(
     config: EndpointConfig,
     settings: ConnectionSettings,
-    timeout: float,
     metrics: ForwardMetrics | None = None,
 ) -> FrontDoor:
     """Look at the cluster (one line, and exit 1, when it cannot be reached or
     refuses the login), then advertise what can be forwarded."""
     upstream = config.upstream
     assert upstream is not None
-    client = upstream.client
-    cluster = await look_at_cluster(UpstreamLink.of(client, timeout), upstream.bootstrap)
+    bounds = ProxyBounds.from_settings(
+        max_request=config.max_request,
+        max_parsed_request=config.sasl_max_receive,
+        upstream_timeout_ms=upstream.request_timeout_ms,
+    )
+    timeout = bounds.upstream_timeout_s
+    cluster = await look_at_cluster(UpstreamLink.of(upstream.client, timeout), upstream.bootstrap)
     first = config.listeners[0]
     advertised = config.advertised.get(first.name)
     host = (advertised.host if advertised else "") or first.host or socket.getfqdn()
     edge = {k: (lo, hi) for k, lo, hi in settings.api_versions if k in EDGE_API_KEYS}
-    door = FrontDoor(
-        upstream,
-        cluster,
-        host,
-        edge,
-        ProxyBounds.from_settings(
-            max_request=config.max_request,
-            max_parsed_request=config.sasl_max_receive,
-            upstream_timeout_ms=round(timeout * 1000),
-        ),
-    )
+    door = FrontDoor(upstream, cluster, host, edge, bounds)
     door.metrics = metrics
     if upstream.identity is UpstreamIdentity.OWNER_TOKEN:
         door.owners = OwnerIdentity(upstream, timeout)

@@ -66,10 +66,6 @@ _CORE_APIS = (
 )
 
 
-# Seconds to reach the cluster and log in, at start and per forwarded connection.
-_UPSTREAM_TIMEOUT = 30.0
-
-
 def _wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -219,7 +215,7 @@ class ScramEndpoint:
         log.info("SCRAM core: %s", _native.status())
         if self.config.upstream is not None:
             forward = self.metrics.forward if self.metrics is not None else None
-            door = await open_front_door(self.config, self.settings, _UPSTREAM_TIMEOUT, forward)
+            door = await open_front_door(self.config, self.settings, forward)
             self.front_door = door
             door.on_new_node = self._listen_for_node
             assert door.settings is not None

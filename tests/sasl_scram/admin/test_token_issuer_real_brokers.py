@@ -22,7 +22,7 @@ from sasl_scram.config import ClientConfig
 from sasl_scram.frontdoor import OwnerTokenError
 from sasl_scram.frontdoor import OwnerTokens
 from sasl_scram.frontdoor import TokenChange
-from sasl_scram.frontdoor import upstream_config
+from sasl_scram.frontdoor import read_upstream
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
 from tests.support.clock import FakeClock
@@ -43,14 +43,14 @@ def upstream(
     broker: KafkaBroker, user: str = ADMIN_USER, password: str = ADMIN_PASSWORD
 ) -> ClientConfig:
     """The ``upstream.`` keys of a front door in front of ``broker``, as serve types them."""
-    family = {
-        "bootstrap.servers": broker.bootstrap,
-        "identity": "owner-token",
-        "security.protocol": "SASL_PLAINTEXT",
-        "sasl.mechanism": "SCRAM-SHA-256",
-        "sasl.jaas.config": f'{_JAAS} required username="{user}" password="{password}";',
+    properties = {
+        "upstream.bootstrap.servers": broker.bootstrap,
+        "upstream.identity": "owner-token",
+        "upstream.security.protocol": "SASL_PLAINTEXT",
+        "upstream.sasl.mechanism": "SCRAM-SHA-256",
+        "upstream.sasl.jaas.config": f'{_JAAS} required username="{user}" password="{password}";',
     }
-    config = upstream_config(family, listener_port=9092)
+    config = read_upstream(properties, listener_port=9092)
     assert config is not None
     return config.client
 

@@ -29,7 +29,7 @@ from sasl_scram.endpoint.proxy._upstream import UpstreamUnavailable
 from sasl_scram.frontdoor import CHECK_OWNER
 from sasl_scram.frontdoor import IssuedToken
 from sasl_scram.frontdoor import UpstreamConfig
-from sasl_scram.frontdoor import upstream_config
+from sasl_scram.frontdoor import read_upstream
 from tests.support.polling import wait_until
 
 DAY_MS = 86_400_000
@@ -75,13 +75,13 @@ def _now_ms() -> int:
 
 
 def _upstream() -> UpstreamConfig:
-    config = upstream_config(
+    config = read_upstream(
         {
-            "bootstrap.servers": "127.0.0.1:9",
-            "identity": "owner-token",
-            "security.protocol": "SASL_PLAINTEXT",
-            "sasl.mechanism": "SCRAM-SHA-256",
-            "sasl.jaas.config": (
+            "upstream.bootstrap.servers": "127.0.0.1:9",
+            "upstream.identity": "owner-token",
+            "upstream.security.protocol": "SASL_PLAINTEXT",
+            "upstream.sasl.mechanism": "SCRAM-SHA-256",
+            "upstream.sasl.jaas.config": (
                 "org.apache.kafka.common.security.scram.ScramLoginModule required "
                 'username="svc" password="svc-secret";'
             ),

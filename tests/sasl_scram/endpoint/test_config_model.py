@@ -22,6 +22,8 @@ from sasl_scram.config import text
 from sasl_scram.endpoint import ENDPOINT_KEYS
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import ListenerAddress
+from sasl_scram.frontdoor import UPSTREAM_KEYS
+from sasl_scram.frontdoor import UpstreamConfig
 from sasl_scram.store import ChangeListener
 from sasl_scram.store import StoreLocation
 from sasl_scram.store.zookeeper import ZOOKEEPER_KEYS
@@ -89,10 +91,17 @@ def test_without_the_entry_the_key_is_unknown_and_the_field_keeps_its_default(
 def test_every_entry_names_a_field_of_its_type() -> None:
     endpoint_fields = {f.name for f in dataclasses.fields(EndpointConfig)}
     zookeeper_fields = {f.name for f in dataclasses.fields(ZooKeeperOptions)}
+    upstream_fields = {f.name for f in dataclasses.fields(UpstreamConfig)}
     for key in ENDPOINT_KEYS:
-        owner = zookeeper_fields if key in ZOOKEEPER_KEYS else endpoint_fields
+        owner = (
+            zookeeper_fields
+            if key in ZOOKEEPER_KEYS
+            else upstream_fields
+            if key in UPSTREAM_KEYS
+            else endpoint_fields
+        )
         assert key.field in owner, key.name
-    named = [key.field for key in ENDPOINT_KEYS if key not in ZOOKEEPER_KEYS]
+    named = [key.field for key in ENDPOINT_KEYS if key not in (*ZOOKEEPER_KEYS, *UPSTREAM_KEYS)]
     assert len(named) == len(set(named))
 
 

@@ -56,6 +56,22 @@ def test_an_unreachable_cluster_at_start_is_one_line_and_exit_1(tmp_path: Path) 
     assert f"cannot reach the cluster: 127.0.0.1:{port}" in line, line
 
 
+def test_a_silent_cluster_at_start_is_given_upstream_request_timeout_ms(tmp_path: Path) -> None:
+    """A broker that accepts and never answers: serve gives up after the
+    configured time, not the 30 s default."""
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        port = silent.getsockname()[1]
+        edge_store(tmp_path)
+        keys = {**upstream_keys(f"127.0.0.1:{port}"), "upstream.request.timeout.ms": "1500"}
+        config = serve_config(tmp_path, keys)
+        began = time.monotonic()
+        result = kafka_scram("serve", "--config", str(config), timeout=60)
+        took = time.monotonic() - began
+    line = assert_one_error(result, "serve")
+    assert f"127.0.0.1:{port}: no answer within 1.5 s" in line, line
+    assert took < 20, took
+
+
 @pytest.mark.broker
 def test_a_refused_upstream_login_at_start_names_the_login_not_its_password(
     kraft_broker: KafkaBroker, tmp_path: Path
