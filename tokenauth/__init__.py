@@ -39,7 +39,6 @@ from tokenauth._errors import TokenStoreUnavailable
 from tokenauth._errors import TokenUsageError
 from tokenauth._manager import AclOperation
 from tokenauth._manager import Authorizer
-from tokenauth._manager import RequestContext
 from tokenauth._manager import ResourceType
 from tokenauth._manager import TokenManager
 from tokenauth._manager import TokenRequester
@@ -86,7 +85,6 @@ __all__ = [
     "InMemoryTokenStore",
     "MalformedToken",
     "RenewTokenResult",
-    "RequestContext",
     "ResourceType",
     "SQLiteTokenStore",
     "TokenCache",

@@ -34,7 +34,6 @@ from tokenauth.stores import TokenStore
 __all__ = [
     "AclOperation",
     "Authorizer",
-    "RequestContext",
     "ResourceType",
     "TokenManager",
     "TokenRequester",
@@ -114,10 +113,6 @@ class TokenRequester:
         if self.token_authenticated or protocol == "PLAINTEXT":
             return False
         return not (protocol == "SSL" and self.principal == ANONYMOUS)
-
-
-#: The former name of :class:`TokenRequester`, kept for code that imports it.
-RequestContext = TokenRequester
 
 
 class TokenManager:

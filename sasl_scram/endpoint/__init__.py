@@ -37,9 +37,6 @@ from sasl_scram.endpoint.runtime import ScramEndpoint
 from sasl_scram.endpoint.runtime import ensure_bootstrap_user
 from sasl_scram.endpoint.runtime import run
 
-#: The former name of :class:`ListenerAddress`, kept for code that imported it.
-Listener = ListenerAddress
-
 __all__ = [
     "BOOTSTRAP_FILE_KEY",
     "BOOTSTRAP_USER_KEY",
@@ -60,7 +57,6 @@ __all__ = [
     "EndpointConfig",
     "EndpointExtension",
     "Handler",
-    "Listener",
     "ListenerAddress",
     "RequestContext",
     "ScramEndpoint",

@@ -39,6 +39,7 @@ from sasl_scram.endpoint._extension import EXTENSIONS_KEY
 from sasl_scram.endpoint._extension import extension_factories
 from sasl_scram.endpoint._extension import extension_names
 from sasl_scram.endpoint._extension import factory_keys
+from sasl_scram.endpoint._keystore import SslKeystore
 from sasl_scram.endpoint._listeners import LISTENER_KEYS
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
@@ -189,6 +190,53 @@ STORE_KEYS: tuple[ConfigKey, ...] = (
 #: :class:`EndpointConfig` it fills (the ZooKeeper keys fill
 #: :class:`~sasl_scram.store.zookeeper.ZooKeeperOptions`, the ``zookeeper`` field).
 #: Adding a key is adding one entry, and the field it names.
+#: A SASL_SSL listener's keystore, filling the fields of :class:`SslKeystore`.
+# Their values go to Python's ssl module as written.
+SSL_KEYSTORE_KEYS = (
+    ConfigKey(
+        "ssl.keystore.type",
+        None,
+        text,
+        "PEM",
+        f"the keystore's type, {_SSL}",
+        field="type",
+    ),
+    ConfigKey(
+        "ssl.keystore.location",
+        None,
+        verbatim,
+        "a PEM file path",
+        f"certificate and key, {_SSL}",
+        field="location",
+    ),
+    ConfigKey(
+        "ssl.keystore.certificate.chain",
+        None,
+        verbatim,
+        "PEM text",
+        f"the certificates, {_SSL}",
+        field="certificate_chain",
+    ),
+    ConfigKey(
+        "ssl.keystore.key",
+        None,
+        verbatim,
+        "PEM text",
+        f"the key, {_SSL}",
+        secret=True,
+        field="key",
+    ),
+    ConfigKey(
+        "ssl.key.password",
+        None,
+        verbatim,
+        _ANY,
+        f"password of the key, {_SSL}",
+        secret=True,
+        field="key_password",
+    ),
+)
+
 ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
     *LISTENER_KEYS,
     ConfigKey(
@@ -368,49 +416,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "worker processes serving the listeners",
         field="workers",
     ),
-    ConfigKey(
-        "ssl.keystore.type",
-        None,
-        text,
-        "PEM",
-        f"the keystore's type, {_SSL}",
-        field="ssl_keystore_type",
-    ),
-    # The keystore's values go to Python's ssl module as written.
-    ConfigKey(
-        "ssl.keystore.location",
-        None,
-        verbatim,
-        "a PEM file path",
-        f"certificate and key, {_SSL}",
-        field="ssl_keystore_location",
-    ),
-    ConfigKey(
-        "ssl.keystore.certificate.chain",
-        None,
-        verbatim,
-        "PEM text",
-        f"the certificates, {_SSL}",
-        field="ssl_keystore_certificate_chain",
-    ),
-    ConfigKey(
-        "ssl.keystore.key",
-        None,
-        verbatim,
-        "PEM text",
-        f"the key, {_SSL}",
-        secret=True,
-        field="ssl_keystore_key",
-    ),
-    ConfigKey(
-        "ssl.key.password",
-        None,
-        verbatim,
-        _ANY,
-        f"password of the key, {_SSL}",
-        secret=True,
-        field="ssl_key_password",
-    ),
+    *SSL_KEYSTORE_KEYS,
     # An extension is code run inside the authentication server: only those named
     # here are imported, not whatever another installed distribution registers.
     ConfigKey(
@@ -461,6 +467,9 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
     *UPSTREAM_KEYS,
     CLIENT_PROPERTIES_KEY,
 )
+
+# Keys that fill a type of their own rather than a field of EndpointConfig.
+_OWN_TYPES = frozenset((*ZOOKEEPER_KEYS, *SSL_KEYSTORE_KEYS, *UPSTREAM_KEYS))
 
 
 def extension_keys(names: Sequence[str] | None = None) -> tuple[ConfigKey, ...]:
@@ -586,11 +595,8 @@ class EndpointConfig:
     store: StoreLocation = field(default_factory=StoreLocation.memory)
     # Secrets (the decoy key, ssl.key.password, an inline PEM key): never in a repr.
     decoy_secret: bytes | None = field(default=None, repr=False)
-    ssl_keystore_type: str | None = None
-    ssl_keystore_location: str | None = None
-    ssl_keystore_certificate_chain: str | None = field(default=None, repr=False)
-    ssl_keystore_key: str | None = field(default=None, repr=False)
-    ssl_key_password: str | None = field(default=None, repr=False)
+    #: The ``ssl.keystore.*`` keys and ``ssl.key.password``.
+    ssl_keystore: SslKeystore = field(default_factory=SslKeystore)
     #: ``scram.endpoint.extensions``: the extensions loaded, by entry-point name.
     extensions: tuple[str, ...]
     #: ``scram.login.failure.budget*``: failures per name and per address within
@@ -609,18 +615,6 @@ class EndpointConfig:
     #: Every key of the table (the extensions' keys included) as its parser
     #: returned it, for the extensions (``load_extensions``): parsed once.
     settings: Mapping[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def ssl_keystore(self) -> dict[str, str]:
-        """The ``ssl.keystore.*`` and ``ssl.key.password`` values that are set, by key."""
-        values = {
-            "ssl.keystore.type": self.ssl_keystore_type,
-            "ssl.keystore.location": self.ssl_keystore_location,
-            "ssl.keystore.certificate.chain": self.ssl_keystore_certificate_chain,
-            "ssl.keystore.key": self.ssl_keystore_key,
-            "ssl.key.password": self.ssl_key_password,
-        }
-        return {key: value for key, value in values.items() if value is not None}
 
     @classmethod
     def from_properties(
@@ -653,7 +647,8 @@ class EndpointConfig:
         _warn_shared_secrets(table, given)
         v = read_keys(table, given, origins)
         _warn_advertised_elsewhere(v["listeners"], v["advertised.listeners"], origins)
-        location = store_location(v)
+        zookeeper = ZooKeeperOptions.from_settings(v)
+        location = store_location(v, zookeeper)
         if location is None:
             raise ScramConfigError(
                 f"no credential store: set {STORE_PATH_KEY} (embedded SQLite file) "
@@ -661,11 +656,11 @@ class EndpointConfig:
             )
         config = build(
             cls,
-            # The ZooKeeper and front-door keys fill their own types, the
-            # ``zookeeper`` and ``upstream`` fields.
-            [key for key in table if key not in ZOOKEEPER_KEYS and key not in UPSTREAM_KEYS],
+            # The ZooKeeper, keystore and front-door keys fill their own types.
+            [key for key in table if key not in _OWN_TYPES],
             v,
-            zookeeper=ZooKeeperOptions.from_settings(v),
+            zookeeper=zookeeper,
+            ssl_keystore=build(SslKeystore, SSL_KEYSTORE_KEYS, v),
             store=location,
             upstream=upstream_config(v, given.keys(), v["listeners"][0].port, origins),
             properties={
@@ -675,13 +670,17 @@ class EndpointConfig:
             settings=v,
         )
         if any(entry.protocol == "SASL_SSL" for entry in config.listeners):
-            _check_ssl(config)
+            config.ssl_keystore.check()
         return config
 
 
-def store_location(settings: Mapping[str, Any]) -> StoreLocation | None:
+def store_location(
+    settings: Mapping[str, Any], zookeeper: ZooKeeperOptions | None = None
+) -> StoreLocation | None:
     """The credential store the parsed keys name (``None``: neither key is set), with
     its options; the token store of the same endpoint lives there too.
+
+    ``zookeeper``: the ZooKeeper keys already typed (else typed from ``settings``).
 
     Raises:
         ScramConfigError: both keys set, or an unusable ZooKeeper login.
@@ -690,20 +689,8 @@ def store_location(settings: Mapping[str, Any]) -> StoreLocation | None:
     if path and connect:
         raise ScramConfigError(f"set either {ZOOKEEPER_CONNECT_KEY} or {STORE_PATH_KEY}, not both")
     if connect:
-        options = ZooKeeperOptions.from_settings(settings).store_options()
+        options = (zookeeper or ZooKeeperOptions.from_settings(settings)).store_options()
         return StoreLocation.zookeeper(connect, **options)
     if path:
         return StoreLocation.sqlite(path)
     return None
-
-
-def _check_ssl(config: EndpointConfig) -> None:
-    if (config.ssl_keystore_type or "PEM").upper() != "PEM":
-        raise ScramConfigError("ssl.keystore.type: only PEM is supported")
-    location = (config.ssl_keystore_location or "").strip()
-    if not (location or (config.ssl_keystore_certificate_chain or "").strip()):
-        raise ScramConfigError(
-            "SASL_SSL listener needs ssl.keystore.location (a PEM file with the "
-            "certificate chain and private key) or ssl.keystore.certificate.chain "
-            "and ssl.keystore.key"
-        )

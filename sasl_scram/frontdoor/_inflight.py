@@ -62,10 +62,6 @@ class InFlightQueue:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def full(self) -> bool:
-        """Whether the caller should stop reading the client (back-pressure)."""
-        return len(self._entries) >= self.max_in_flight
-
     def push(self, entry: InFlight) -> None:
         if not entry.expects_response:
             return

@@ -25,7 +25,6 @@ from sasl_scram.store._api import CredentialStoreUnavailable
 from sasl_scram.store._api import DecoyIterationsSource
 from sasl_scram.store._api import DecoySecretSource
 from sasl_scram.store._api import DescribeResult
-from sasl_scram.store._api import Listener
 from sasl_scram.store._api import NoStore
 from sasl_scram.store._api import ScramAdmin
 from sasl_scram.store._api import ScramDeletion
@@ -72,7 +71,6 @@ __all__ = [
     "DescribeResult",
     "Freshness",
     "InMemoryCredentialStore",
-    "Listener",
     "ListenerSet",
     "NoStore",
     "SQLiteCredentialStore",

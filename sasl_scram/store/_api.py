@@ -205,8 +205,6 @@ class DecoyIterationsSource(Protocol):
 
 #: Called with a user's name after that user's credentials change.
 ChangeListener = Callable[[str], None]
-#: The former name of :data:`ChangeListener`, kept for code that imported it.
-Listener = ChangeListener
 
 
 @runtime_checkable

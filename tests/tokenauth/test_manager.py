@@ -421,9 +421,9 @@ def test_sweep_batches_removals_durably_in_sqlite(tmp_path: Path) -> None:
         reopened.close()
 
 
-def test_the_former_name_still_imports_and_is_not_the_endpoints_context() -> None:
+def test_the_former_name_is_gone_and_the_requester_is_not_the_endpoints_context() -> None:
     import sasl_scram.endpoint
     import tokenauth
 
-    assert tokenauth.RequestContext is TokenRequester
+    assert not hasattr(tokenauth, "RequestContext")
     assert tokenauth.TokenRequester is not sasl_scram.endpoint.RequestContext

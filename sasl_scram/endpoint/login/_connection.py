@@ -25,6 +25,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from typing import TYPE_CHECKING
 from typing import Any
 
 from sasl_scram._errors import LEGACY_LIBRDKAFKA_NONCE
@@ -36,6 +37,7 @@ from sasl_scram._server import DecoyCredentials
 from sasl_scram._server import Grant
 from sasl_scram._server import ScramServer
 from sasl_scram._server import ScramSession
+from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint._config import LEGACY_NONCE_KEY
 from sasl_scram.endpoint.login._error_responses import error_response
 from sasl_scram.kafka import API_SPECS
@@ -54,6 +56,9 @@ from sasl_scram.kafka import encode_sasl_authenticate_response
 from sasl_scram.kafka import frame
 from sasl_scram.kafka import frame_response
 
+if TYPE_CHECKING:
+    from sasl_scram.endpoint._config import EndpointConfig
+
 __all__ = [
     "ApiCall",
     "Authenticated",
@@ -67,12 +72,6 @@ __all__ = [
 
 log = logging.getLogger("sasl_scram.endpoint")
 
-# Kafka's defaults: sasl.server.max.receive.size and socket.request.max.bytes.
-DEFAULT_SASL_MAX_RECEIVE = 524288
-DEFAULT_MAX_REQUEST = 104857600
-# Ours, for authenticated users that are not super users (docs/security.md).
-DEFAULT_USER_MAX_REQUEST = 1048576
-DEFAULT_USER_MAX_ARRAY = 10000
 # Outputs per drain before yielding to the transport's flow control. Answers
 # given without a handler are small (at most a few hundred bytes), and a
 # handler's answer ends a drain, so one drain writes at most about 128 KiB.
@@ -215,20 +214,36 @@ class ApiCall:
 Output = Send | Close | CredentialNeeded | Authenticated | ApiCall
 
 
-@dataclass(frozen=True)
+# The fields of ConnectionSettings that EndpointConfig has, by the same name.
+_FROM_CONFIG = (
+    "sasl_max_receive",
+    "max_request",
+    "max_reauth_ms",
+    "user_max_request",
+    "user_max_array",
+    "legacy_librdkafka_nonce",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
 class ConnectionSettings:
     """What a connection needs to know about the server.
+
+    The limits have the names of ``EndpointConfig``'s fields (and no defaults
+    here: the key table is the one place for them); :meth:`from_config` copies
+    them.
 
     Attributes:
         mechanisms: Enabled SASL mechanisms, in the order advertised.
         api_versions: ``(api_key, min, max)`` advertised in ApiVersions.
-        max_receive_before_auth: Frame limit until authenticated.
-        max_receive: Frame limit afterwards.
+        sasl_max_receive: Frame limit until authenticated
+            (``sasl.server.max.receive.size``).
+        max_request: Frame limit afterwards (``socket.request.max.bytes``).
         max_reauth_ms: ``connections.max.reauth.ms``; 0 disables re-authentication.
         decoy: Decoy credentials for unknown users (shared by all connections).
         super_users: Authorization ids of super users (``User:`` principals):
-            they keep ``max_receive`` and unbounded arrays.
-        user_max_receive: Frame limit for other authenticated users.
+            they keep ``max_request`` and unbounded arrays.
+        user_max_request: Frame limit for other authenticated users.
         user_max_array: The most elements one array of their requests may hold.
         min_reauth_interval_ms: Kafka's fixed second between re-authentication
             starts; only embedders that measure the exchange itself lower it.
@@ -239,13 +254,13 @@ class ConnectionSettings:
 
     mechanisms: tuple[ScramMechanism, ...]
     api_versions: tuple[tuple[int, int, int], ...]
-    max_receive_before_auth: int = DEFAULT_SASL_MAX_RECEIVE
-    max_receive: int = DEFAULT_MAX_REQUEST
+    sasl_max_receive: int
+    max_request: int
     max_reauth_ms: int = 0
     decoy: DecoyCredentials = field(default_factory=DecoyCredentials)
     super_users: frozenset[str] = frozenset()
-    user_max_receive: int = DEFAULT_USER_MAX_REQUEST
-    user_max_array: int = DEFAULT_USER_MAX_ARRAY
+    user_max_request: int
+    user_max_array: int
     min_reauth_interval_ms: int = MIN_REAUTH_INTERVAL_MS
     legacy_librdkafka_nonce: bool = False
     #: The front door: after the first login, stop at the frames that follow
@@ -265,6 +280,24 @@ class ConnectionSettings:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {m.mechanism_name: m for m in self.mechanisms})
+
+    @classmethod
+    def from_config(
+        cls,
+        config: EndpointConfig,
+        api_versions: tuple[tuple[int, int, int], ...],
+        decoy: DecoyCredentials,
+    ) -> ConnectionSettings:
+        """The settings of ``serve``'s connections: the limits by their shared names."""
+        return cls(
+            mechanisms=config.mechanisms,
+            api_versions=api_versions,
+            decoy=decoy,
+            super_users=frozenset(
+                p.name for p in config.super_users if p.principal_type == USER_TYPE
+            ),
+            **{name: getattr(config, name) for name in _FROM_CONFIG},
+        )
 
     def scram_server(self, mechanism: ScramMechanism) -> ScramServer:
         """The SCRAM exchange of one SaslHandshake."""
@@ -309,7 +342,7 @@ class ServerConnection:
         self._settings = settings
         self._clock_ms = clock_ms
         self.security_protocol = security_protocol
-        self._frames = FrameBuffer(settings.max_receive_before_auth)
+        self._frames = FrameBuffer(settings.sasl_max_receive)
         self._state = _State.HANDSHAKE_OR_VERSIONS
         self._mechanism: ScramMechanism | None = None
         self._scram: ScramServer | None = None
@@ -600,7 +633,7 @@ class ServerConnection:
             self._reauth_started_ms = now
             self._reauth = True
             self._reauth_began = self._monotonic()
-            self._frames.max_size = self._settings.max_receive_before_auth
+            self._frames.max_size = self._settings.sasl_max_receive
             return self._handshake(header, body)
         if expired:
             # KIP-368: an expired session may only re-authenticate.
@@ -664,8 +697,8 @@ def _principal_change(old: ScramSession | None, new: ScramSession) -> Authentica
 def _limits(settings: ConnectionSettings, super_user: bool) -> tuple[int, int | None]:
     """(frame limit, array cap): Kafka's for super users, our smaller caps for the rest."""
     if super_user:
-        return settings.max_receive, None
-    return min(settings.max_receive, settings.user_max_receive), settings.user_max_array
+        return settings.max_request, None
+    return min(settings.max_request, settings.user_max_request), settings.user_max_array
 
 
 def _valid_software(name: str | None, version: str | None) -> bool:

@@ -6,12 +6,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import os
-import ssl
-import tempfile
 import time
 from collections.abc import Callable
-from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +16,6 @@ from sasl_scram._errors import ScramConfigError
 from sasl_scram._server import CredentialRequest
 from sasl_scram._server import DecoyCredentials
 from sasl_scram._server import Grant
-from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
@@ -151,25 +146,16 @@ class ScramEndpoint:
                 self._token_grant = ext.token_grant
                 self._token_may_block = ext.token_grant_may_block
         keys = set(_CORE_APIS) | set(self._handlers)
-        self.settings = ConnectionSettings(
-            mechanisms=config.mechanisms,
-            api_versions=advertised_versions(sorted(keys)),
-            max_receive_before_auth=config.sasl_max_receive,
-            max_receive=config.max_request,
-            max_reauth_ms=config.max_reauth_ms,
-            decoy=DecoyCredentials(
+        self.settings = ConnectionSettings.from_config(
+            config,
+            advertised_versions(sorted(keys)),
+            DecoyCredentials(
                 _decoy_secret(config, store),
                 # An unknown user shows the count the store's users have most.
                 iterations_for=(
                     store.common_iterations if isinstance(store, DecoyIterationsSource) else None
                 ),
             ),
-            super_users=frozenset(
-                p.name for p in config.super_users if p.principal_type == USER_TYPE
-            ),
-            user_max_receive=config.user_max_request,
-            user_max_array=config.user_max_array,
-            legacy_librdkafka_nonce=config.legacy_librdkafka_nonce,
         )
         self._acceptors: list[Acceptor] = []
         self._stopped: asyncio.Future[None] | None = None
@@ -227,7 +213,9 @@ class ScramEndpoint:
                 self._listen_for_node(node_id, at_start=True)
 
     def _listen(self, listener: ListenerAddress) -> tuple[str, int]:
-        context = self._ssl_context() if listener.protocol == "SASL_SSL" else None
+        context = (
+            self.config.ssl_keystore.server_context() if listener.protocol == "SASL_SSL" else None
+        )
 
         def factory(listener: ListenerAddress = listener) -> ConnectionProtocol:
             return ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
@@ -351,39 +339,6 @@ class ScramEndpoint:
     @property
     def connection_count(self) -> int:
         return len(self.connections)
-
-    def _ssl_context(self) -> ssl.SSLContext:
-        props = self.config.ssl_keystore
-        location = props.get("ssl.keystore.location")
-        try:
-            return self._load_keystore(props, location)
-        except OSError as exc:  # ssl.SSLError too: a file that is not PEM
-            key = "ssl.keystore.location" if location else "ssl.keystore.certificate.chain"
-            source = f" from {location}" if location else ""
-            # The reason, never the file's bytes or the key's password.
-            raise ScramConfigError(
-                f"{key}: cannot load the TLS key and certificate{source}: "
-                f"{exc.strerror or exc}; give a PEM file with the certificate chain and "
-                "its private key"
-            ) from None
-
-    @staticmethod
-    def _load_keystore(props: Mapping[str, str], location: str | None) -> ssl.SSLContext:
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        password = props.get("ssl.key.password") or None
-        if location:
-            context.load_cert_chain(location, password=password)
-            return context
-        # Inline PEM (ssl.keystore.certificate.chain / ssl.keystore.key), as Kafka allows.
-        with tempfile.TemporaryDirectory() as tmp:
-            cert = os.path.join(tmp, "cert.pem")
-            key = os.path.join(tmp, "key.pem")
-            with open(cert, "w", encoding="ascii") as f:
-                f.write(props["ssl.keystore.certificate.chain"])
-            with open(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), "w", encoding="ascii") as f:
-                f.write(props.get("ssl.keystore.key", ""))
-            context.load_cert_chain(cert, key, password=password)
-        return context
 
     # -- used by the connections ----------------------------------------------------
     def handler(self, api_key: int) -> Handler | None:

@@ -24,7 +24,6 @@ certificate then gives the x509 identity the ACLs name.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -150,27 +149,6 @@ class ZooKeeperSecurity:
         return cls.from_jaas_file(path, context=context, tls=tls)
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, str]) -> ZooKeeperSecurity | None:
-        """From server properties: ``scram.zookeeper.jaas.file``,
-        ``zookeeper.sasl.clientconfig``, Kafka's ``zookeeper.set.acl`` and its
-        ``zookeeper.ssl.*`` keys (:meth:`ZooKeeperTls.from_properties`).
-
-        Raises:
-            ValueError: ``zookeeper.set.acl=true`` with neither a SASL login
-                nor TLS (Kafka refuses to start then too), an unusable JAAS
-                file or TLS setting.
-        """
-        set_acl = props.get(SET_ACL_KEY, "false").strip().lower()
-        if set_acl not in ("true", "false"):
-            raise ValueError(f"{SET_ACL_KEY}: expected true or false, got {set_acl!r}")
-        return cls.from_settings(
-            set_acl=set_acl == "true",
-            tls=ZooKeeperTls.from_properties(props),
-            jaas_file=props.get(JAAS_FILE_KEY),
-            context=props.get(CONTEXT_KEY),
-        )
-
-    @classmethod
     def from_settings(
         cls,
         *,
@@ -184,7 +162,8 @@ class ZooKeeperSecurity:
         (``None``: not set).
 
         Raises:
-            ValueError: see :meth:`from_properties`.
+            ValueError: ``set_acl`` with neither a SASL login nor TLS (Kafka
+                refuses to start then too), an unusable JAAS file.
         """
         path = (jaas_file or "").strip()
         if not path:

@@ -22,6 +22,8 @@ from sasl_scram.config import text
 from sasl_scram.endpoint import ENDPOINT_KEYS
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import ListenerAddress
+from sasl_scram.endpoint._config import SSL_KEYSTORE_KEYS
+from sasl_scram.endpoint._keystore import SslKeystore
 from sasl_scram.frontdoor import UPSTREAM_KEYS
 from sasl_scram.frontdoor import UpstreamConfig
 from sasl_scram.store import ChangeListener
@@ -89,19 +91,15 @@ def test_without_the_entry_the_key_is_unknown_and_the_field_keeps_its_default(
 
 
 def test_every_entry_names_a_field_of_its_type() -> None:
-    endpoint_fields = {f.name for f in dataclasses.fields(EndpointConfig)}
-    zookeeper_fields = {f.name for f in dataclasses.fields(ZooKeeperOptions)}
-    upstream_fields = {f.name for f in dataclasses.fields(UpstreamConfig)}
+    own_types = {
+        **{key.name: ZooKeeperOptions for key in ZOOKEEPER_KEYS},
+        **{key.name: UpstreamConfig for key in UPSTREAM_KEYS},
+        **{key.name: SslKeystore for key in SSL_KEYSTORE_KEYS},
+    }
     for key in ENDPOINT_KEYS:
-        owner = (
-            zookeeper_fields
-            if key in ZOOKEEPER_KEYS
-            else upstream_fields
-            if key in UPSTREAM_KEYS
-            else endpoint_fields
-        )
-        assert key.field in owner, key.name
-    named = [key.field for key in ENDPOINT_KEYS if key not in (*ZOOKEEPER_KEYS, *UPSTREAM_KEYS)]
+        owner = own_types.get(key.name, EndpointConfig)
+        assert key.field in {f.name for f in dataclasses.fields(owner)}, key.name
+    named = [key.field for key in ENDPOINT_KEYS if key.name not in own_types]
     assert len(named) == len(set(named))
 
 
@@ -123,7 +121,7 @@ def test_the_store_is_a_typed_location_from_the_same_parse(tmp_path: Path) -> No
         )
 
 
-def test_the_two_listeners_have_distinct_names_and_the_old_ones_still_import() -> None:
-    assert sasl_scram.endpoint.Listener is ListenerAddress
-    assert sasl_scram.store.Listener is ChangeListener
+def test_the_two_listeners_have_distinct_names_and_the_old_alias_is_gone() -> None:
+    assert not hasattr(sasl_scram.endpoint, "Listener")
+    assert not hasattr(sasl_scram.store, "Listener")
     assert ListenerAddress is not ChangeListener

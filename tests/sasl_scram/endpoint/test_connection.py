@@ -42,7 +42,10 @@ class Peer:
             ConnectionSettings(
                 mechanisms=(SCRAM_SHA_256, SCRAM_SHA_512),
                 api_versions=advertised_versions(KEYS),
-                max_receive_before_auth=max_receive,
+                sasl_max_receive=max_receive,
+                max_request=104857600,
+                user_max_request=1048576,
+                user_max_array=10000,
                 max_reauth_ms=max_reauth_ms,
             ),
             self.clock,

@@ -63,10 +63,26 @@ def test_fifo_order_and_mismatch() -> None:
 def test_bounded() -> None:
     queue = InFlightQueue(2)
     queue.push(InFlight(1, 3, 1))
-    assert not queue.full()
     queue.push(InFlight(2, 3, 1))
-    assert queue.full()
+    assert len(queue) == 2
     with pytest.raises(PeerProtocolError, match="more than 2 requests in flight"):
         queue.push(InFlight(3, 3, 1))
     with pytest.raises(ValueError, match="at least 1"):
         InFlightQueue(0)
+
+
+def test_answers_made_at_the_edge_leave_once_at_the_head() -> None:
+    queue = InFlightQueue(4)
+    queue.push(InFlight(1, 3, 12))
+    queue.push(InFlight(2, 19, 7, answer=b"\x00\x00\x00\x02no"))
+    assert queue.answers == 1 and queue.pop_answers() == []  # request 1 is first
+    assert queue.pop(1).api_key == 3
+    assert queue.pop_answers() == [b"\x00\x00\x00\x06\x00\x00\x00\x02no"]
+    assert queue.answers == 0 and len(queue) == 0
+
+
+def test_a_response_to_a_request_answered_at_the_edge_is_out_of_step() -> None:
+    queue = InFlightQueue(4)
+    queue.push(InFlight(5, 19, 7, answer=b"\x00\x00\x00\x05"))
+    with pytest.raises(PeerProtocolError, match="does not answer"):
+        queue.pop(5)
