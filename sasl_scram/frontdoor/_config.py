@@ -22,6 +22,7 @@ from sasl_scram.config import ClientConfig
 from sasl_scram.config import ClientConfigError
 from sasl_scram.config import ConfigKey
 from sasl_scram.config import bootstrap_servers
+from sasl_scram.config import format_host_port
 from sasl_scram.config import integer
 from sasl_scram.config import read_keys
 from sasl_scram.config import verbatim
@@ -200,7 +201,10 @@ def upstream_config(
                 "TCP port; set a base whose ports (base + each node id) are free"
             )
     try:
-        client = ClientConfig.from_properties(dict(family), strict=True)
+        # The client properties name the cluster too, for the connections our
+        # own client side opens (the owner tokens' RPCs).
+        servers = ",".join(format_host_port(host, port) for host, port in bootstrap)
+        client = ClientConfig.from_properties({**family, "bootstrap.servers": servers}, strict=True)
     except ClientConfigError as exc:
         # ClientConfig names the property; the user wrote it with the prefix.
         message = UPSTREAM_PREFIX + _one_line(str(exc))

@@ -37,6 +37,8 @@ def test_defaults_and_client_properties() -> None:
     assert config.identity is UpstreamIdentity.SERVICE
     assert config.node_port_base == 9093
     assert config.client.username == "svc" and config.client.mechanism_name == "SCRAM-SHA-512"
+    # Our own client side (the owner tokens' RPCs) reaches the same cluster.
+    assert config.client.bootstrap_servers == "k1:9092,k2:9093"
     assert "svc-secret" not in repr(config)
 
 
