@@ -143,7 +143,8 @@ check: venv
 # and libcrypto (make system installs both) and runs it against this tree's
 # `serve` and Apache Kafka's own broker (make brokers), pinned side by side.
 # `make bench BENCH_BASELINE=/tmp/old` also runs the code of another checkout
-# (git worktree add /tmp/old <commit>), in alternating rounds. The front-door
+# (git worktree add /tmp/old <commit>), in alternating rounds: the endpoint's
+# rows and the front door's (one worker). The front-door
 # bench runs Kafka's own ProducerPerformance and ConsumerPerformance (the
 # kafka-tools jar make brokers fetched) direct to a broker and through serve;
 # the rewrite bench weighs rewriting KIP-951's NodeEndpoints against capping
@@ -153,7 +154,7 @@ bench: venv system brokers native
 	$(PY) bench/bench_scram.py
 	$(PY) bench/bench_endpoint.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) bench/bench_stores.py
-	$(PY) bench/bench_frontdoor.py
+	$(PY) bench/bench_frontdoor.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) bench/bench_rewrite.py
 
 # `serve` under churn for SOAK_MINUTES (default 30), its RSS, descriptors,

@@ -81,6 +81,8 @@ TARGET_ADDED_P50_MS = 0.5
 TARGET_CPU_MS_PER_MB = 10.0
 MB = 1 << 20  # as the tools count MB/sec
 MODES = ("direct", "front door, 1 worker", "front door, 2 workers")
+#: With ``--baseline DIR``: the front door of another checkout, one worker.
+BASELINE_MODE = "front door, 1 worker (baseline)"
 
 
 @dataclass
@@ -110,6 +112,8 @@ class Bench:
     tmp: Path
     scaling_bytes: int = _fetch_load.PARTITION_MAX_BYTES
     scaling_connections: int = 8
+    #: ``--baseline``: another checkout whose front door runs beside this one.
+    baseline: Path | None = None
     serial: list[int] = field(default_factory=lambda: [0])
 
     def name(self, prefix: str) -> str:
@@ -132,9 +136,10 @@ def children(pid: int) -> list[int]:
 
 @contextlib.contextmanager
 def started_serve(
-    bench: Bench, workers: int, cpus: str | None = None
+    bench: Bench, workers: int, cpus: str | None = None, root: Path = ROOT
 ) -> Iterator[tuple[str, list[int]]]:
-    """``kafka-scram serve`` in front of the broker: its bootstrap and pids."""
+    """``kafka-scram serve`` in front of the broker: its bootstrap and pids
+    (``root``: the checkout whose code runs, this one or a baseline's)."""
     from tests.support.kafka_broker import ADMIN_PASSWORD
     from tests.support.kafka_broker import ADMIN_USER
     from tests.support.zookeeper_server import free_port
@@ -174,7 +179,7 @@ def started_serve(
             stderr=log,
             stdin=subprocess.DEVNULL,
             text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": str(root)},
         )
     try:
         serve_port(proc)
@@ -238,6 +243,14 @@ def measure_mode(bench: Bench, bootstrap: str, config: Path, pids: list[int], ou
     out.two_rate.append(sum(_kafka_perf.parse_producer(r).rate for r in runs))
 
 
+def build_baseline(root: Path) -> None:
+    """The baseline's compiled core, as ``make native`` builds this tree's: a
+    baseline running pure Python would flatter this tree."""
+    subprocess.run(
+        [sys.executable, str(root / "tools" / "build_native.py"), "--require"], cwd=root, check=True
+    )
+
+
 def run_round(bench: Bench, order: tuple[str, ...], results: dict[str, Figures]) -> None:
     for mode in order:
         figures = results.setdefault(mode, Figures())
@@ -245,7 +258,8 @@ def run_round(bench: Bench, order: tuple[str, ...], results: dict[str, Figures])
             measure_mode(bench, bench.broker_bootstrap, bench.direct_config, [], figures)
         else:
             workers = 1 if "1 worker" in mode else 2
-            with started_serve(bench, workers) as (bootstrap, pids):
+            root = bench.baseline if mode == BASELINE_MODE and bench.baseline else ROOT
+            with started_serve(bench, workers, root=root) as (bootstrap, pids):
                 measure_mode(bench, bootstrap, bench.edge_config, pids, figures)
         print(f"  {mode}: done", flush=True)
 
@@ -315,13 +329,32 @@ def scaling_line(one: Figures, two: Figures) -> str:
     )
 
 
+def baseline_lines(new: Figures, old: Figures) -> list[str]:
+    """This tree's front door against the baseline's, round by round (one worker)."""
+    ratio = lambda a, b: a / b  # noqa: E731
+    produce = _per_round([r.rate for r in new.produce], [r.rate for r in old.produce], ratio)
+    consume = _per_round(
+        [r.fetch_rate for r in new.consume], [r.fetch_rate for r in old.consume], ratio
+    )
+    cpu = _per_round(new.serve_ms_per_mb, old.serve_ms_per_mb, ratio)
+    return [
+        "this tree / baseline (front door, 1 worker):",
+        f"  producer records/s {span(produce, '.2f')}, consumer records/s "
+        f"{span(consume, '.2f')} (target >= 0.95)",
+        f"  serve CPU per MB {span(cpu, '.2f')} (target <= 1.05)",
+    ]
+
+
 def report(results: dict[str, Figures], paced_rate: int) -> None:
     print()
-    for mode in MODES:
+    modes = [mode for mode in (*MODES, BASELINE_MODE) if mode in results]
+    for mode in modes:
         print("\n".join(mode_lines(mode, results[mode], paced_rate)))
-    for mode in MODES[1:]:
+    for mode in modes[1:]:
         print("\n".join(ratio_lines(mode, results[mode], results["direct"])))
     print(scaling_line(results[MODES[1]], results[MODES[2]]))
+    if BASELINE_MODE in results:
+        print("\n".join(baseline_lines(results[MODES[1]], results[BASELINE_MODE])))
 
 
 # The scaling row: as much of the work on the front door as a real broker
@@ -529,6 +562,12 @@ def main() -> None:
         help="taskset's CPU list for every process (default: all this process may use)",
     )
     parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (git worktree add DIR COMMIT) whose front door, 1 worker, "
+        "runs in the same rounds; its compiled core is built first",
+    )
+    parser.add_argument(
         "--only-scaling",
         action="store_true",
         help="run the scaling row alone (1 and 2 workers under Fetch load)",
@@ -556,6 +595,8 @@ def main() -> None:
             f"bench_frontdoor.py: error: Kafka {version}'s jars are not cached; run `make brokers`"
         )
     cpu_set = {int(c) for c in args.cpus.split(",")}
+    if args.baseline:
+        build_baseline(args.baseline)
     if not args.only_scaling:
         print(
             f"\nThe front door against Kafka {version}'s ProducerPerformance and ConsumerPerformance,"
@@ -585,10 +626,12 @@ def main() -> None:
                 tmp=tmp,
                 scaling_bytes=args.scaling_fetch_bytes,
                 scaling_connections=args.scaling_connections,
+                baseline=args.baseline,
             )
             if not args.only_scaling:
+                modes = (*MODES, BASELINE_MODE) if args.baseline else MODES
                 for i in range(args.rounds):
-                    order = MODES if i % 2 == 0 else MODES[::-1]
+                    order = modes if i % 2 == 0 else modes[::-1]
                     run_round(bench, order, results)
                 report(results, args.paced_rate)
             scaling_section(bench, args.rounds)
