@@ -22,6 +22,7 @@ from sasl_scram.config import ClientConfig
 from sasl_scram.config import ClientConfigError
 from sasl_scram.config import ConfigKey
 from sasl_scram.config import bootstrap_servers
+from sasl_scram.config import build
 from sasl_scram.config import format_host_port
 from sasl_scram.config import integer
 from sasl_scram.config import read_keys
@@ -152,7 +153,7 @@ class UpstreamConfig:
     identity: UpstreamIdentity
     node_port_base: int
     client: ClientConfig
-    request_timeout_ms: int = 30000
+    request_timeout_ms: int
 
 
 def upstream_config(
@@ -209,13 +210,10 @@ def upstream_config(
         # ClientConfig names the property; the user wrote it with the prefix.
         message = UPSTREAM_PREFIX + _one_line(str(exc))
         raise UpstreamConfigError(f"{_where(message.split(':')[0], origins)}{message}") from None
-    return UpstreamConfig(
-        bootstrap,
-        settings.get(IDENTITY_KEY) or UpstreamIdentity.SERVICE,
-        base,
-        client,
-        settings.get(REQUEST_TIMEOUT_KEY) or 30000,
-    )
+    # Each key fills the field it names, its default the table's (the port
+    # base's default depends on the listener: filled above).
+    filled = [key for key in UPSTREAM_KEYS if key.name != PORT_BASE_KEY]
+    return build(UpstreamConfig, filled, settings, node_port_base=base, client=client)
 
 
 def read_upstream(properties: Mapping[str, str], listener_port: int) -> UpstreamConfig | None:
