@@ -190,15 +190,17 @@ def upstream_config(
         )
     base = settings.get(PORT_BASE_KEY)
     if base is None:
+        # The key at fault is absent: name the line that asked for a front door.
+        where = _where(BOOTSTRAP_KEY, origins)
         if listener_port == 0:
             raise UpstreamConfigError(
-                f"{PORT_BASE_KEY}: required when the listener's port is 0 (chosen at "
+                f"{where}{PORT_BASE_KEY}: required when the listener's port is 0 (chosen at "
                 "start), e.g. 9100: node N is then served on 9100 + N"
             )
         base = listener_port + 1
         if base > _MAX_PORT:
             raise UpstreamConfigError(
-                f"{PORT_BASE_KEY}: the default, the listener's port + 1, is {base}: not a "
+                f"{where}{PORT_BASE_KEY}: the default, the listener's port + 1, is {base}: not a "
                 "TCP port; set a base whose ports (base + each node id) are free"
             )
     try:

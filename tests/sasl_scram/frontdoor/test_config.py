@@ -138,3 +138,22 @@ def test_serve_names_the_file_and_line_of_an_upstream_error(tmp_path: Path) -> N
     with pytest.raises(ScramConfigError) as caught:
         EndpointConfig.from_properties(read_properties(path))
     assert str(caught.value).startswith(f"{path}:4: upstream.identity: 'everyone'")
+
+
+@pytest.mark.parametrize(
+    ("port", "message"),
+    [
+        (0, "upstream.node.port.base: required when the listener's port is 0"),
+        (65535, "upstream.node.port.base: the default, the listener's port + 1, is 65536"),
+    ],
+)
+def test_a_missing_port_base_names_the_line_that_turns_the_front_door_on(
+    tmp_path: Path, port: int, message: str
+) -> None:
+    """The key at fault is absent: the error names the line of
+    upstream.bootstrap.servers, the one that asked for a front door."""
+    path = tmp_path / "server.properties"
+    path.write_text("# the front door\nupstream.bootstrap.servers=k1:9092\n")
+    with pytest.raises(UpstreamConfigError) as caught:
+        read_upstream(read_properties(path), port)
+    assert str(caught.value).startswith(f"{path}:2: {message}"), str(caught.value)
