@@ -10,6 +10,7 @@ from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint._config import BOOTSTRAP_USER_KEY
 from sasl_scram.endpoint._config import ENDPOINT_KEYS
 from sasl_scram.endpoint._config import EVENT_LOOP_KEY
+from sasl_scram.endpoint._config import SSL_KEYSTORE_KEYS
 from sasl_scram.endpoint._config import STORE_KEYS
 from sasl_scram.endpoint._config import STORE_PATH_KEY
 from sasl_scram.endpoint._config import EndpointConfig
@@ -22,6 +23,7 @@ from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._extension import installed_extensions
 from sasl_scram.endpoint._extension import load_extensions
+from sasl_scram.endpoint._keystore import SslKeystore
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER_KEY
 from sasl_scram.endpoint.login import ApiCall
@@ -46,6 +48,7 @@ __all__ = [
     "EXTENSIONS_KEY",
     "LOG_FORMAT",
     "METRICS_LISTENER_KEY",
+    "SSL_KEYSTORE_KEYS",
     "STORE_KEYS",
     "STORE_PATH_KEY",
     "ApiCall",
@@ -62,6 +65,7 @@ __all__ = [
     "ScramEndpoint",
     "Send",
     "ServerConnection",
+    "SslKeystore",
     "ensure_bootstrap_user",
     "extension_keys",
     "installed_extensions",
