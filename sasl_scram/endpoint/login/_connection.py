@@ -241,8 +241,9 @@ class ConnectionSettings:
         max_request: Frame limit afterwards (``socket.request.max.bytes``).
         max_reauth_ms: ``connections.max.reauth.ms``; 0 disables re-authentication.
         decoy: Decoy credentials for unknown users (shared by all connections).
-        super_users: Authorization ids of super users (``User:`` principals):
-            they keep ``max_request`` and unbounded arrays.
+        super_user_names: Authorization ids of the ``User:`` principals of
+            ``super.users`` (``EndpointConfig.super_users`` holds the
+            principals): they keep ``max_request`` and unbounded arrays.
         user_max_request: Frame limit for other authenticated users.
         user_max_array: The most elements one array of their requests may hold.
         min_reauth_interval_ms: Kafka's fixed second between re-authentication
@@ -256,13 +257,13 @@ class ConnectionSettings:
     api_versions: tuple[tuple[int, int, int], ...]
     sasl_max_receive: int
     max_request: int
-    max_reauth_ms: int = 0
+    max_reauth_ms: int
     decoy: DecoyCredentials = field(default_factory=DecoyCredentials)
-    super_users: frozenset[str] = frozenset()
+    super_user_names: frozenset[str] = frozenset()
     user_max_request: int
     user_max_array: int
     min_reauth_interval_ms: int = MIN_REAUTH_INTERVAL_MS
-    legacy_librdkafka_nonce: bool = False
+    legacy_librdkafka_nonce: bool
     #: The front door: after the first login, stop at the frames that follow
     #: it and let the adapter take them (:meth:`ServerConnection.hand_off`);
     #: from then on it feeds only the requests the edge answers itself.
@@ -293,7 +294,7 @@ class ConnectionSettings:
             mechanisms=config.mechanisms,
             api_versions=api_versions,
             decoy=decoy,
-            super_users=frozenset(
+            super_user_names=frozenset(
                 p.name for p in config.super_users if p.principal_type == USER_TYPE
             ),
             **{name: getattr(config, name) for name in _FROM_CONFIG},
@@ -601,7 +602,7 @@ class ServerConnection:
         self._session = session
         self._reauth = False
         self._state = _State.AUTHENTICATED
-        self._super_user = session.authorization_id in self._settings.super_users
+        self._super_user = session.authorization_id in self._settings.super_user_names
         self._frames.max_size, self._max_array = _limits(self._settings, self._super_user)
         send_lifetime = lifetime if self._auth_version >= 1 else 0
         out: list[Output] = [

@@ -20,13 +20,16 @@ from sasl_scram.config import integer
 from sasl_scram.config import parse_properties
 from sasl_scram.config import text
 from sasl_scram.endpoint import ENDPOINT_KEYS
+from sasl_scram.endpoint import ConnectionSettings
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import ListenerAddress
+from sasl_scram.endpoint import ScramEndpoint
 from sasl_scram.endpoint._config import SSL_KEYSTORE_KEYS
 from sasl_scram.endpoint._keystore import SslKeystore
 from sasl_scram.frontdoor import UPSTREAM_KEYS
 from sasl_scram.frontdoor import UpstreamConfig
 from sasl_scram.store import ChangeListener
+from sasl_scram.store import InMemoryCredentialStore
 from sasl_scram.store import StoreLocation
 from sasl_scram.store.zookeeper import ZOOKEEPER_KEYS
 from sasl_scram.store.zookeeper import ZooKeeperOptions
@@ -103,6 +106,26 @@ def test_every_entry_names_a_field_of_its_type() -> None:
     assert len(named) == len(set(named))
 
 
+def test_the_zookeeper_keys_are_typed_once_for_the_field_and_the_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``EndpointConfig.zookeeper`` and the store's options come from one
+    ``ZooKeeperOptions`` (its login reads a JAAS file: once, not twice)."""
+    made: list[ZooKeeperOptions] = []
+    typed = ZooKeeperOptions.from_settings
+
+    def counted(settings: Mapping[str, Any]) -> ZooKeeperOptions:
+        made.append(typed(settings))
+        return made[-1]
+
+    monkeypatch.setattr(ZooKeeperOptions, "from_settings", staticmethod(counted))
+    config = EndpointConfig.from_properties(
+        {"zookeeper.connect": "127.0.0.1:2181", "zookeeper.session.timeout.ms": "6000"}, ()
+    )
+    assert made == [config.zookeeper]
+    assert config.store.options["session_timeout"] == 6.0
+
+
 def test_the_store_is_a_typed_location_from_the_same_parse(tmp_path: Path) -> None:
     config = EndpointConfig.from_properties(parse_properties(BASE, "server.properties"), ())
     assert config.store == StoreLocation.sqlite("/tmp/x/creds.db")
@@ -125,3 +148,33 @@ def test_the_two_listeners_have_distinct_names_and_the_old_alias_is_gone() -> No
     assert not hasattr(sasl_scram.endpoint, "Listener")
     assert not hasattr(sasl_scram.store, "Listener")
     assert ListenerAddress is not ChangeListener
+
+
+def test_a_connection_gets_each_serve_key_by_its_own_name() -> None:
+    """The login state machine's settings take each key's value under the
+    field the key names (no second mapping), defaults from the table alone."""
+    config = EndpointConfig.from_properties(
+        {
+            "listeners": "SASL_PLAINTEXT://127.0.0.1:9092",
+            "scram.credential.store.path": "/tmp/x/creds.db",
+            "sasl.server.max.receive.size": "1001",
+            "socket.request.max.bytes": "1002",
+            "scram.user.request.max.bytes": "1003",
+            "scram.user.request.max.array.length": "1004",
+            "connections.max.reauth.ms": "1005",
+            "scram.legacy.librdkafka.nonce.enable": "true",
+            "super.users": "User:admin;Group:ops",
+        },
+        (),
+    )
+    settings = ScramEndpoint(config, InMemoryCredentialStore()).settings
+    assert (settings.sasl_max_receive, settings.max_request) == (1001, 1002)
+    assert (settings.user_max_request, settings.user_max_array) == (1003, 1004)
+    assert settings.max_reauth_ms == 1005 and settings.legacy_librdkafka_nonce
+    assert settings.mechanisms == config.mechanisms
+    # The user names of super.users' User: principals: another fact, another name.
+    assert settings.super_user_names == frozenset({"admin"})
+    key_fields = {key.field for key in ENDPOINT_KEYS}
+    for each in dataclasses.fields(ConnectionSettings):
+        if each.name in key_fields:
+            assert each.default is dataclasses.MISSING, each.name

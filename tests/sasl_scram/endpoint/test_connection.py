@@ -17,6 +17,7 @@ from sasl_scram.endpoint import Authenticated
 from sasl_scram.endpoint import Close
 from sasl_scram.endpoint import ConnectionSettings
 from sasl_scram.endpoint import CredentialNeeded
+from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import Send
 from sasl_scram.endpoint import ServerConnection
 from sasl_scram.endpoint.login._connection import advertised_versions
@@ -28,6 +29,8 @@ from tests.support.clock import FakeClock
 
 KEYS = [3, 17, 18, 36, 50, 51]
 CRED = {m: ScramCredential.from_password(m, "alice-secret") for m in (SCRAM_SHA_256, SCRAM_SHA_512)}
+#: serve's defaults, from its key table.
+SERVE = EndpointConfig.from_properties({"scram.credential.store.path": "x.db"}, ())
 GENERIC = (
     "Authentication failed during authentication due to invalid credentials with SASL mechanism {}"
 )
@@ -36,17 +39,18 @@ GENERIC = (
 class Peer:
     """Drives a ServerConnection with encoded requests, answering its steps."""
 
-    def __init__(self, max_reauth_ms: int = 0, max_receive: int = 524288) -> None:
+    def __init__(self, max_reauth_ms: int = 0, max_receive: int | None = None) -> None:
         self.clock = FakeClock(1_000_000)
         self.conn = ServerConnection(
             ConnectionSettings(
                 mechanisms=(SCRAM_SHA_256, SCRAM_SHA_512),
                 api_versions=advertised_versions(KEYS),
-                sasl_max_receive=max_receive,
-                max_request=104857600,
-                user_max_request=1048576,
-                user_max_array=10000,
+                sasl_max_receive=max_receive or SERVE.sasl_max_receive,
+                max_request=SERVE.max_request,
+                user_max_request=SERVE.user_max_request,
+                user_max_array=SERVE.user_max_array,
                 max_reauth_ms=max_reauth_ms,
+                legacy_librdkafka_nonce=SERVE.legacy_librdkafka_nonce,
             ),
             self.clock,
         )
