@@ -26,6 +26,7 @@ from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import KafkaCodecError
+from sasl_scram.kafka import client_software
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 
@@ -206,7 +207,7 @@ class KafkaConnection:
         spec = API_SPECS[ApiKey.API_VERSIONS]
         version = spec.max_version
         try:
-            response = self._roundtrip(ApiKey.API_VERSIONS, version, _software())
+            response = self._roundtrip(ApiKey.API_VERSIONS, version, client_software())
         except KafkaConnectionError as exc:
             # The first request: a peer that cannot answer it is not a Kafka
             # listener, or one that expects TLS (or not) where we did otherwise.
@@ -217,7 +218,7 @@ class KafkaConnection:
         if response["error_code"] == ErrorCode.UNSUPPORTED_VERSION:
             theirs = {k["api_key"]: k["max_version"] for k in response["api_keys"]}
             version = min(theirs.get(ApiKey.API_VERSIONS, 0), version)
-            response = self._roundtrip(ApiKey.API_VERSIONS, version, _software())
+            response = self._roundtrip(ApiKey.API_VERSIONS, version, client_software())
         if response["error_code"] != ErrorCode.NONE:
             raise KafkaConnectionError("ApiVersions failed", response["error_code"])
         self._versions = {
@@ -297,7 +298,3 @@ class KafkaConnection:
         return self._roundtrip(
             api_key, self.version_for(api_key) if version is None else version, body
         )
-
-
-def _software() -> dict[str, Any]:
-    return {"client_software_name": "kafka-scram", "client_software_version": "0.1.0"}

@@ -26,10 +26,15 @@ from sasl_scram.kafka._errors import ErrorCode
 from sasl_scram.kafka._errors import KafkaCodecError
 from sasl_scram.kafka._errors import MalformedMessage
 from sasl_scram.kafka._errors import UnsupportedRequest
+from sasl_scram.kafka._software import SOFTWARE_NAME
+from sasl_scram.kafka._software import SOFTWARE_PATTERN
+from sasl_scram.kafka._software import client_software
 
 __all__ = [
     "ADDRESS_API_SPECS",
     "API_SPECS",
+    "SOFTWARE_NAME",
+    "SOFTWARE_PATTERN",
     "ApiKey",
     "ApiSpec",
     "ErrorCode",
@@ -39,6 +44,7 @@ __all__ = [
     "RequestHeader",
     "UnsupportedRequest",
     "api_versions_unsupported_response",
+    "client_software",
     "decode_request",
     "decode_request_header",
     "decode_response",

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import re
 import struct
 import time
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from sasl_scram.config import USER_TYPE
 from sasl_scram.endpoint._config import LEGACY_NONCE_KEY
 from sasl_scram.endpoint.login._error_responses import error_response
 from sasl_scram.kafka import API_SPECS
+from sasl_scram.kafka import SOFTWARE_PATTERN
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ApiSpec
 from sasl_scram.kafka import ErrorCode
@@ -89,11 +89,9 @@ _LEGACY_NONCE_HINT = (
     "(confluentinc/librdkafka#4895) and Kafka 3.7.2-3.9.x accept but Kafka 4.x refuses: "
     f"upgrade the client to librdkafka 2.6.1 or later, or set {LEGACY_NONCE_KEY}=true"
 )
-# ApiVersions v3+ software name and version (KIP-511; Java broker's check).
 # A cached response's frame size and correlation id, packed in one call.
 _CORRELATION = struct.Struct(">ii")
 _SIZE_PREFIX = struct.Struct(">i")
-_SOFTWARE_RE = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
 # Software pairs already found valid, bounded: a peer cannot grow it past this.
 _VALID_SOFTWARE: set[tuple[str | None, str | None]] = set()
 _MAX_VALID_SOFTWARE = 64
@@ -709,7 +707,9 @@ def _valid_software(name: str | None, version: str | None) -> bool:
     key = (name, version)
     if key in _VALID_SOFTWARE:
         return True
-    valid = bool(_SOFTWARE_RE.fullmatch(name or "") and _SOFTWARE_RE.fullmatch(version or ""))
+    valid = bool(
+        SOFTWARE_PATTERN.fullmatch(name or "") and SOFTWARE_PATTERN.fullmatch(version or "")
+    )
     if valid and len(_VALID_SOFTWARE) < _MAX_VALID_SOFTWARE:
         _VALID_SOFTWARE.add(key)
     return valid

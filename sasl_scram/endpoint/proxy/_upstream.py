@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
-import re
 import ssl
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -21,7 +20,6 @@ from dataclasses import field
 from typing import Any
 from typing import cast
 
-from sasl_scram import __version__
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
@@ -33,6 +31,7 @@ from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.kafka import FrameBuffer
 from sasl_scram.kafka import KafkaCodecError
+from sasl_scram.kafka import client_software
 from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 
@@ -51,23 +50,6 @@ log = logging.getLogger("sasl_scram.endpoint")
 # cluster is not, but stays far below this.
 _MAX_CONTROL_FRAME = 64 * 1024 * 1024
 _CLIENT_ID = "kafka-scram-front-door"
-# KIP-511: a broker refuses ApiVersions whose software name or version is not
-# of this form (ApiVersionsRequest.isValid).
-_KIP_511 = re.compile(r"[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?")
-
-
-def software_version(version: str) -> str:
-    """``version`` as KIP-511 allows it: ``0+unknown`` (a source tree never
-    installed) becomes ``0-unknown``."""
-    cleaned = re.sub(r"[^a-zA-Z0-9.-]", "-", version).strip("-.")
-    return cleaned if _KIP_511.fullmatch(cleaned) else "unknown"
-
-
-# The broker records who connects: our name and the version installed.
-_SOFTWARE = {
-    "client_software_name": "kafka-scram",
-    "client_software_version": software_version(__version__),
-}
 
 
 class UpstreamUnavailable(FrontDoorError):
@@ -284,7 +266,7 @@ async def look_at_cluster(link: UpstreamLink, addresses: Sequence[tuple[str, int
     upstream = await open_upstream(link, addresses)
     try:
         async with asyncio.timeout(timeout):
-            versions = await upstream.request(ApiKey.API_VERSIONS, 3, _SOFTWARE)
+            versions = await upstream.request(ApiKey.API_VERSIONS, 3, client_software())
             if versions["error_code"] != ErrorCode.NONE:
                 raise UpstreamUnavailable(f"ApiVersions failed with error {versions['error_code']}")
             theirs = {k["api_key"]: k["max_version"] for k in versions["api_keys"]}
