@@ -18,7 +18,7 @@ export KAFKA_SCRAM_CACHE := $(CACHE)
 export KAFKA_SCRAM_JARS := $(CACHE)/jars
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test check bench fuzz soak lint typecheck pytest system toolchain jars brokers spark venv native clean
+.PHONY: run test check bench fuzz soak lint typecheck pytest system toolchain jars brokers kroxylicious spark venv native clean
 
 # The interpreter and pip; built only when missing (or after `make clean`).
 $(PY):
@@ -71,6 +71,13 @@ jars: venv system
 # Maven Central into $(CACHE)/kafka-<version>/libs; offline once cached.
 brokers: system
 	$(PYTHON) tools/fetch_kafka_broker.py
+
+# Kroxylicious's proxy runtime and its dependencies from Maven Central into
+# $(CACHE)/kroxylicious-<version>/libs, for the front-door bench's
+# side-by-side row (the bench compiles its launcher against them); offline
+# once cached.
+kroxylicious: system
+	$(PYTHON) -m tools.fetch_kroxylicious
 
 # The compiled core (sasl_scram/_native): mypyc builds the login path's modules
 # from their sources; skipped while no source has changed. The editable
@@ -147,9 +154,11 @@ check: venv
 # rows and the front door's (one worker). The front-door
 # bench runs Kafka's own ProducerPerformance and ConsumerPerformance (the
 # kafka-tools jar make brokers fetched) direct to a broker and through serve;
+# its side-by-side row runs Kroxylicious (make kroxylicious) as a
+# pass-through beside serve, in front of the same broker;
 # the rewrite bench weighs rewriting KIP-951's NodeEndpoints against capping
 # Fetch and Produce below them, on a real broker's responses.
-bench: venv system brokers native
+bench: venv system brokers kroxylicious native
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/bench_scram.py
 	$(PY) bench/bench_endpoint.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))

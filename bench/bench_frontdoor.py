@@ -22,6 +22,17 @@ producers at once (two connections: the kernel spreads them over the
 workers, ``SO_REUSEPORT``). Serve's CPU (parent and workers, utime + stime
 from ``/proc``) per MB of record payload forwarded; the broker's beside it.
 
+Then the side-by-side row (``--only-kroxylicious`` runs it alone): direct,
+serve with 1 worker and Kroxylicious (``_kroxylicious.py``: its runtime from
+Maven Central, a pass-through with a port-per-broker gateway and no filters)
+in front of the same broker; serve and Kroxylicious are started once, and
+``--kroxylicious-warm-up`` rounds of every mode, then rounds of Kroxylicious
+alone until its JIT compiler threads are quiet, are discarded.
+Per mode and round: the producer, the consumer and the paced producer as
+above, and each proxy's CPU per MB over the producer run and over the
+consumer run apart (produce and fetch), with serve / Kroxylicious round by
+round.
+
 Then the scaling row (``--only-scaling`` runs it alone): there the perf
 tools' JVMs and the broker leave serve a small share of the CPU, so here
 ``_fetch_load.py`` (Python, raw sockets, in processes of its own) fetches
@@ -57,6 +68,7 @@ for folder in (ROOT, BENCH):  # tests/ and tools/ at the root; the bench's helpe
 
 import _fetch_load  # noqa: E402
 import _kafka_perf  # noqa: E402
+import _kroxylicious  # noqa: E402
 from _java_style import ALL_CPUS  # noqa: E402
 from _java_style import ITERATIONS  # noqa: E402
 from _java_style import PASSWORD  # noqa: E402
@@ -357,6 +369,161 @@ def report(results: dict[str, Figures], paced_rate: int) -> None:
         print("\n".join(baseline_lines(results[MODES[1]], results[BASELINE_MODE])))
 
 
+# The side-by-side row (``--only-kroxylicious`` runs it alone): serve and
+# Kroxylicious, each in front of the same broker, long-lived, in alternating
+# rounds with direct; the first ``--kroxylicious-warm-up`` rounds are
+# discarded, so that both JVMs (the broker's and Kroxylicious's) have
+# compiled their hot paths. Each proxy's CPU is taken over the producer run
+# and over the consumer run apart: per direction, per MB of record payload.
+SIDE_MODES = ("direct", "serve, 1 worker", "Kroxylicious")
+SIDE_WARM_UP_ROUNDS = 1
+# Then the JVM proxy alone, until its JIT compiler threads take under this
+# share of its CPU over a round, for at most this many more rounds: C2 is
+# still compiling Kroxylicious's hot paths after one round of 30,000 records
+# on a busy machine (58 % of its CPU in the next round).
+JIT_QUIET_SHARE = 0.05
+SIDE_WARM_UP_MAX_EXTRA = 4
+# The tests' KRaft broker is node 1 (tests/support/kafka_broker.py): the
+# one node Kroxylicious's gateway needs a port for.
+BROKER_NODE_ID = 1
+# Long enough for a few clock ticks (10 ms each) of an idle process's CPU.
+IDLE_S = 4.0
+
+
+@dataclass(frozen=True)
+class SideTarget:
+    """Where one mode's clients connect, as whom, and whose CPU counts."""
+
+    bootstrap: str
+    config: Path
+    pids: list[int]
+    jvm_pid: int | None = None
+
+
+def measure_directions(bench: Bench, target: SideTarget, out: _kroxylicious.SideFigures) -> None:
+    """One round of one mode: full-speed producer, consumer, paced producer; the
+    proxy's and the broker's CPU per MB over each of the first two."""
+    from _bench_broker import compiler_cpu_seconds
+
+    topic = bench.name("fd-side")
+    mb = bench.records * RECORD_SIZE / MB
+    pids = [bench.broker_pid, *target.pids]
+    jit = compiler_cpu_seconds(target.jvm_pid) if target.jvm_pid else 0.0
+    start = [cpu_seconds(p) for p in pids]
+    run = produce(bench, target.bootstrap, target.config, topic, bench.records, -1)
+    out.add_producer(_kafka_perf.parse_producer(run))
+    produced = [cpu_seconds(p) for p in pids]
+    consumer = _kafka_perf.consumer_args(
+        target.bootstrap, topic, bench.records, bench.name("fd-side-group"), target.config
+    )
+    command = _kafka_perf.tool_command(
+        bench.classpath, bench.cpus, _kafka_perf.CONSUMER_CLASS, *consumer
+    )
+    consumed = _kafka_perf.parse_consumer(_kafka_perf.run_tool(command))
+    out.consumer_rate.append(consumed.fetch_rate)
+    out.consumer_mb_s.append(consumed.fetch_mb_s)
+    fetched = [cpu_seconds(p) for p in pids]
+    out.broker_produce_ms_per_mb.append((produced[0] - start[0]) * 1000 / mb)
+    out.broker_fetch_ms_per_mb.append((fetched[0] - produced[0]) * 1000 / mb)
+    if target.pids:
+        out.produce_ms_per_mb.append((sum(produced[1:]) - sum(start[1:])) * 1000 / mb)
+        out.fetch_ms_per_mb.append((sum(fetched[1:]) - sum(produced[1:])) * 1000 / mb)
+    if target.jvm_pid:
+        used = sum(fetched[1:]) - sum(start[1:])
+        out.jit_share.append((compiler_cpu_seconds(target.jvm_pid) - jit) / (used or 1.0))
+    paced = bench.paced_rate * PACED_S
+    run = produce(
+        bench, target.bootstrap, target.config, bench.name("fd-side-paced"), paced, bench.paced_rate
+    )
+    out.add_paced(_kafka_perf.parse_producer(run))
+
+
+def idle_ms_per_s(pids: list[int]) -> float:
+    """CPU (ms) per second of ``pids`` with no client connected."""
+    before = sum(map(cpu_seconds, pids))
+    time.sleep(IDLE_S)
+    return (sum(map(cpu_seconds, pids)) - before) * 1000 / IDLE_S
+
+
+def side_warm_up(bench: Bench, targets: dict[str, SideTarget], rounds: int) -> None:
+    """``rounds`` discarded rounds of every mode, then rounds of the JVM proxy
+    alone until its JIT compiler threads use under ``JIT_QUIET_SHARE`` of its
+    CPU in one (at most ``SIDE_WARM_UP_MAX_EXTRA``); each round's share printed."""
+    jvm = next(mode for mode, target in targets.items() if target.jvm_pid)
+    shares: list[float] = []
+    for i in range(rounds):
+        for mode in SIDE_MODES if i % 2 == 0 else SIDE_MODES[::-1]:
+            out = _kroxylicious.SideFigures()
+            measure_directions(bench, targets[mode], out)
+            shares += out.jit_share
+    extra = 0
+    while extra < SIDE_WARM_UP_MAX_EXTRA and (not shares or shares[-1] >= JIT_QUIET_SHARE):
+        out = _kroxylicious.SideFigures()
+        measure_directions(bench, targets[jvm], out)
+        shares += out.jit_share
+        extra += 1
+    quiet = bool(shares) and shares[-1] < JIT_QUIET_SHARE
+    print(
+        f"  warm-up: {rounds} round(s) of every mode, then {extra} of {jvm} alone; its JIT"
+        f" compilers' share of its CPU per round: {', '.join(f'{s:.0%}' for s in shares)}"
+        + ("" if quiet else f" (still compiling after {extra} extra rounds)")
+        + f"; load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+
+
+def side_rounds(
+    bench: Bench, targets: dict[str, SideTarget], rounds: int, warm_up: int
+) -> dict[str, _kroxylicious.SideFigures]:
+    """The warm-up (discarded), each proxy's idle CPU, then ``rounds`` measured,
+    the order alternating."""
+    side_warm_up(bench, targets, warm_up)
+    results = {mode: _kroxylicious.SideFigures() for mode in SIDE_MODES}
+    for mode, target in targets.items():
+        if target.pids:
+            results[mode].idle_ms_per_s = idle_ms_per_s(target.pids)
+    for i in range(rounds):
+        order = SIDE_MODES if i % 2 == 0 else SIDE_MODES[::-1]
+        for mode in order:
+            measure_directions(bench, targets[mode], results[mode])
+        print(
+            f"  round {i + 1} ({', '.join(order)}): done, load average {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+    return results
+
+
+def kroxylicious_section(bench: Bench, rounds: int, warm_up: int) -> None:
+    """serve and Kroxylicious side by side, in front of the same broker."""
+    from tests.support.zookeeper_server import free_port_base
+    from tools.fetch_kroxylicious import KROXYLICIOUS_VERSION
+    from tools.fetch_kroxylicious import libs_dir
+
+    print(
+        f"\nSide by side: serve (1 worker) and Kroxylicious {KROXYLICIOUS_VERSION} (pass-through,"
+        f" port per broker, no filters) in front of the same broker, {bench.records:,} records of"
+        f" {RECORD_SIZE} B per full-speed run, paced for {PACED_S} s at {bench.paced_rate}/s;"
+        f"\n  both proxies started once; warm-up rounds discarded, then {rounds}, the"
+        f" modes in alternating order; median [min-max]; load average"
+        f" {os.getloadavg()[0]:.1f} at the start.",
+        flush=True,
+    )
+    base = free_port_base(2)
+    krox = _kroxylicious.started(
+        libs_dir(), bench.tmp, bench.broker_bootstrap, [BROKER_NODE_ID], bench.cpus, base + 1
+    )
+    with started_serve(bench, 1) as (serve_bootstrap, serve_pids), krox as (krox_bootstrap, pid):
+        targets = {
+            "direct": SideTarget(bench.broker_bootstrap, bench.direct_config, []),
+            "serve, 1 worker": SideTarget(serve_bootstrap, bench.edge_config, serve_pids),
+            # The broker's own user: Kroxylicious passes the login through.
+            "Kroxylicious": SideTarget(krox_bootstrap, bench.direct_config, [pid], pid),
+        }
+        results = side_rounds(bench, targets, rounds, warm_up)
+    print("\n".join(_kroxylicious.report_lines(results, SIDE_MODES, bench.paced_rate)))
+    print(f"  load average {os.getloadavg()[0]:.1f} at the end.")
+
+
 # The scaling row: as much of the work on the front door as a real broker
 # allows. Kafka's perf tools above leave serve a small share of the CPU (the
 # broker and the JVMs take most), so 2 workers there measure the machine, not
@@ -573,6 +740,18 @@ def main() -> None:
         help="run the scaling row alone (1 and 2 workers under Fetch load)",
     )
     parser.add_argument(
+        "--only-kroxylicious",
+        action="store_true",
+        help="run the side-by-side row alone (direct, serve and Kroxylicious)",
+    )
+    parser.add_argument(
+        "--kroxylicious-warm-up",
+        type=int,
+        default=SIDE_WARM_UP_ROUNDS,
+        help="the side-by-side row's discarded warm-up rounds of every mode (then"
+        " Kroxylicious alone until its JIT is quiet)",
+    )
+    parser.add_argument(
         "--scaling-fetch-bytes",
         type=int,
         default=_fetch_load.PARTITION_MAX_BYTES,
@@ -594,10 +773,19 @@ def main() -> None:
         sys.exit(
             f"bench_frontdoor.py: error: Kafka {version}'s jars are not cached; run `make brokers`"
         )
+    if not args.only_scaling:
+        from tools import fetch_kroxylicious
+
+        if not fetch_kroxylicious.is_fetched():
+            sys.exit(
+                f"bench_frontdoor.py: error: Kroxylicious {fetch_kroxylicious.KROXYLICIOUS_VERSION}'s"
+                " jars are not cached; run `make kroxylicious`"
+            )
     cpu_set = {int(c) for c in args.cpus.split(",")}
     if args.baseline:
         build_baseline(args.baseline)
-    if not args.only_scaling:
+    only = args.only_scaling or args.only_kroxylicious
+    if not only:
         print(
             f"\nThe front door against Kafka {version}'s ProducerPerformance and ConsumerPerformance,"
             f" {RECORD_SIZE} B records, {args.records:,} per full-speed run, paced "
@@ -628,13 +816,16 @@ def main() -> None:
                 scaling_connections=args.scaling_connections,
                 baseline=args.baseline,
             )
-            if not args.only_scaling:
+            if not only:
                 modes = (*MODES, BASELINE_MODE) if args.baseline else MODES
                 for i in range(args.rounds):
                     order = modes if i % 2 == 0 else modes[::-1]
                     run_round(bench, order, results)
                 report(results, args.paced_rate)
-            scaling_section(bench, args.rounds)
+            if not args.only_scaling:
+                kroxylicious_section(bench, args.rounds, args.kroxylicious_warm_up)
+            if not args.only_kroxylicious:
+                scaling_section(bench, args.rounds)
 
 
 if __name__ == "__main__":
