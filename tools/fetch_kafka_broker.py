@@ -44,44 +44,60 @@ def is_fetched(version: str) -> bool:
 
 def fetch(version: str) -> Path:
     """Copy one version's runtime jars into the cache; a no-op once complete."""
-    libs = libs_dir(version)
-    if is_fetched(version):
-        return libs
-    if shutil.which("mvn") is None:
-        raise SystemExit(
-            "fetch_kafka_broker: error: mvn not found; install Debian's maven (make system)"
-        )
-    partial = libs.with_name("libs.partial")
-    shutil.rmtree(partial, ignore_errors=True)
     # Kafka 3.x brings its own slf4j binding (reload4j); one binding only, so
     # both versions log through slf4j-simple the same way.
-    excluded = "slf4j-reload4j" if version.startswith("3.") else ""
+    excluded = ["slf4j-reload4j"] if version.startswith("3.") else []
+    return copy_runtime_jars(
+        "fetch_kafka_broker",
+        f"Kafka {version}",
+        POM,
+        {"kafka.version": version},
+        libs_dir(version),
+        f"kafka_2.13-{version}.jar",
+        excluded,
+    )
+
+
+def copy_runtime_jars(
+    tool: str,
+    what: str,
+    pom: Path,
+    properties: dict[str, str],
+    libs: Path,
+    marker_jar: str,
+    excluded: list[str] | None = None,
+) -> Path:
+    """Maven copies ``pom``'s runtime dependencies into ``libs`` (through a
+    partial folder, then a ``.complete`` file naming what was fetched); a no-op
+    once complete. Errors are one ``<tool>: error:`` line and exit."""
+    if (libs / ".complete").is_file():
+        return libs
+    if shutil.which("mvn") is None:
+        raise SystemExit(f"{tool}: error: mvn not found; install Debian's maven (make system)")
+    partial = libs.with_name("libs.partial")
+    shutil.rmtree(partial, ignore_errors=True)
     command = [
         "mvn",
         "-q",
         "-B",
         "-f",
-        str(POM),
+        str(pom),
         "dependency:copy-dependencies",
-        f"-Dkafka.version={version}",
+        *(f"-D{key}={value}" for key, value in properties.items()),
         "-DincludeScope=runtime",
         f"-DoutputDirectory={partial}",
     ]
     if excluded:
-        command.append(f"-DexcludeArtifactIds={excluded}")
+        command.append(f"-DexcludeArtifactIds={','.join(excluded)}")
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-20:])
-        raise SystemExit(
-            f"fetch_kafka_broker: error: Maven could not fetch Kafka {version}:\n{tail}"
-        )
-    if not any(partial.glob(f"kafka_2.13-{version}.jar")):
-        raise SystemExit(
-            f"fetch_kafka_broker: error: kafka_2.13-{version}.jar missing in {partial}"
-        )
+        raise SystemExit(f"{tool}: error: Maven could not fetch {what}:\n{tail}")
+    if not any(partial.glob(marker_jar)):
+        raise SystemExit(f"{tool}: error: {marker_jar} missing in {partial}")
     shutil.rmtree(libs, ignore_errors=True)
     partial.rename(libs)
-    (libs / ".complete").write_text(version + "\n")
+    (libs / ".complete").write_text(next(iter(properties.values())) + "\n")
     return libs
 
 

@@ -14,11 +14,10 @@ fetched again. ``bench/bench_frontdoor.py`` compiles its launcher
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 from tools.fetch_kafka_broker import cache_root
+from tools.fetch_kafka_broker import copy_runtime_jars
 
 #: The release the side-by-side row runs: the one measured by hand before the
 #: bench had the row (docs/performance.md).
@@ -38,40 +37,14 @@ def is_fetched(version: str = KROXYLICIOUS_VERSION) -> bool:
 
 def fetch(version: str = KROXYLICIOUS_VERSION) -> Path:
     """Copy the runtime's jars into the cache; a no-op once complete."""
-    libs = libs_dir(version)
-    if is_fetched(version):
-        return libs
-    if shutil.which("mvn") is None:
-        raise SystemExit(
-            "fetch_kroxylicious: error: mvn not found; install Debian's maven (make system)"
-        )
-    partial = libs.with_name("libs.partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    command = [
-        "mvn",
-        "-q",
-        "-B",
-        "-f",
-        str(POM),
-        "dependency:copy-dependencies",
-        f"-Dkroxylicious.version={version}",
-        "-DincludeScope=runtime",
-        f"-DoutputDirectory={partial}",
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-20:])
-        raise SystemExit(
-            f"fetch_kroxylicious: error: Maven could not fetch Kroxylicious {version}:\n{tail}"
-        )
-    if not any(partial.glob(f"kroxylicious-runtime-{version}.jar")):
-        raise SystemExit(
-            f"fetch_kroxylicious: error: kroxylicious-runtime-{version}.jar missing in {partial}"
-        )
-    shutil.rmtree(libs, ignore_errors=True)
-    partial.rename(libs)
-    (libs / ".complete").write_text(version + "\n")
-    return libs
+    return copy_runtime_jars(
+        "fetch_kroxylicious",
+        f"Kroxylicious {version}",
+        POM,
+        {"kroxylicious.version": version},
+        libs_dir(version),
+        f"kroxylicious-runtime-{version}.jar",
+    )
 
 
 def main() -> int:
