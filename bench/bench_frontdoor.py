@@ -371,9 +371,10 @@ def report(results: dict[str, Figures], paced_rate: int) -> None:
 
 # The side-by-side row (``--only-kroxylicious`` runs it alone): serve and
 # Kroxylicious, each in front of the same broker, long-lived, in alternating
-# rounds with direct; the first ``--kroxylicious-warm-up`` rounds are
-# discarded, so that both JVMs (the broker's and Kroxylicious's) have
-# compiled their hot paths. Each proxy's CPU is taken over the producer run
+# rounds with direct; ``--kroxylicious-warm-up`` rounds of every mode, then
+# Kroxylicious's until its JIT is quiet, are discarded, so that both JVMs
+# (the broker's and Kroxylicious's) have compiled their hot paths before
+# anything is measured. Each proxy's CPU is taken over the producer run
 # and over the consumer run apart: per direction, per MB of record payload.
 SIDE_MODES = ("direct", "serve, 1 worker", "Kroxylicious")
 SIDE_WARM_UP_ROUNDS = 1
