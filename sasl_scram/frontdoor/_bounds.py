@@ -16,7 +16,7 @@ _KIB: Final = 1024
 _MIB: Final = 1024 * _KIB
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ProxyBounds:
     """What one forwarded connection may hold, and what reaching each bound does.
 
@@ -47,14 +47,16 @@ class ProxyBounds:
             session's lifetime there (KIP-368; Kafka's clients pick 85-95%).
     """
 
-    max_request: int = 100 * _MIB
-    max_parsed_request: int = 512 * _KIB
-    max_rewritten_response: int = 100 * _MIB
+    # From the configuration (the key table holds their defaults): no default here.
+    max_request: int
+    max_parsed_request: int
+    max_rewritten_response: int
+    upstream_timeout_s: float
+    # The front door's own.
     pause_in_flight: int = 1000
     max_in_flight: int = 1000 + 4096
     pause_held: int = 64 * _KIB
     max_held: int = _MIB
-    upstream_timeout_s: float = 30.0
     reauth_at: float = 0.85
 
     def __post_init__(self) -> None:

@@ -3,6 +3,7 @@ cluster bytes and clock ticks, checked by the actions it returns."""
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from dataclasses import dataclass
 from dataclasses import field
@@ -74,6 +75,14 @@ class MarkMetadata(ResponseFilter):
         return payload + b"+rewritten"
 
 
+def limits(**given: int) -> ProxyBounds:
+    """Bounds as serve builds them with Kafka's defaults, ``given`` replaced."""
+    settled = ProxyBounds.from_settings(
+        max_request=104857600, max_parsed_request=524288, upstream_timeout_ms=30000
+    )
+    return dataclasses.replace(settled, **given)
+
+
 def chain(*requests: RequestFilter) -> FilterChain:
     return FilterChain([EdgeRequestFilter(frozenset({HANDSHAKE})), *requests], [MarkMetadata()])
 
@@ -128,7 +137,7 @@ def opened(
     session_valid: bool = True,
 ) -> Driver:
     proxy = ProxyConnection(
-        bounds or ProxyBounds(),
+        bounds or limits(),
         filters or chain(),
         forwarded=FORWARDED,
         session_valid=lambda: session_valid,
@@ -273,27 +282,27 @@ def test_an_expired_session_is_closed_at_its_next_request() -> None:
 
 # -- every bound reached ---------------------------------------------------------------
 def test_a_request_over_socket_request_max_bytes_closes() -> None:
-    d = opened(ProxyBounds(max_request=100))
+    d = opened(limits(max_request=100))
     d.client(request(FETCH, 12, 1, b"x" * 200))
     assert d.closed is not None and d.closed.event == "protocol_error"
     assert "outside" in d.closed.reason and d.to_cluster == b""
 
 
 def test_a_request_for_the_edge_over_its_cap_closes() -> None:
-    d = opened(ProxyBounds(max_parsed_request=64))
+    d = opened(limits(max_parsed_request=64))
     d.client(request(HANDSHAKE, 1, 1, b"x" * 100))
     assert d.closed is not None and "to parse exceeds 64" in d.closed.reason
 
 
 def test_a_rewritten_response_over_its_cap_closes() -> None:
-    d = opened(ProxyBounds(max_rewritten_response=64))
+    d = opened(limits(max_rewritten_response=64))
     d.client(request(METADATA, 12, 1, b""))
     d.cluster(response(1, b"b" * 100))
     assert d.closed is not None and d.closed.reason.startswith("cluster:")
 
 
 def test_requests_in_flight_pause_the_client_then_close_past_the_hard_bound() -> None:
-    d = opened(ProxyBounds(pause_in_flight=2, max_in_flight=3))
+    d = opened(limits(pause_in_flight=2, max_in_flight=3))
     d.client(request(FETCH, 12, 1, b"") + request(FETCH, 12, 2, b""))
     assert not d.reading
     d.cluster(response(1, b""))
@@ -304,7 +313,7 @@ def test_requests_in_flight_pause_the_client_then_close_past_the_hard_bound() ->
 
 
 def test_bytes_held_while_opening_pause_the_client_then_close() -> None:
-    proxy = ProxyConnection(ProxyBounds(pause_held=10, max_held=20), chain())
+    proxy = ProxyConnection(limits(pause_held=10, max_held=20), chain())
     d = Driver(proxy)
     d.client(b"x" * 5)
     assert d.reading
@@ -315,7 +324,7 @@ def test_bytes_held_while_opening_pause_the_client_then_close() -> None:
 
 
 def test_bytes_held_behind_a_request_for_the_edge_close_past_the_bound() -> None:
-    d = opened(ProxyBounds(pause_held=10, max_held=20))
+    d = opened(limits(pause_held=10, max_held=20))
     d.client(request(FETCH, 12, 1, b"") + request(HANDSHAKE, 1, 2, b""))
     assert not d.reading
     d.client(b"y" * 21)
@@ -323,7 +332,7 @@ def test_bytes_held_behind_a_request_for_the_edge_close_past_the_bound() -> None
 
 
 def test_bytes_held_during_a_relogin_close_past_the_bound() -> None:
-    d = opened(ProxyBounds(pause_held=10, max_held=20), lifetime_ms=1000)
+    d = opened(limits(pause_held=10, max_held=20), lifetime_ms=1000)
     d.run(d.proxy.tick(101.0))
     assert d.proxy.phase is Phase.RELOGGING
     d.client(b"z" * 21)
@@ -332,7 +341,7 @@ def test_bytes_held_during_a_relogin_close_past_the_bound() -> None:
 
 def test_the_bounds_refuse_a_pause_above_their_hard_limit() -> None:
     with pytest.raises(ValueError, match="pause_held"):
-        ProxyBounds(pause_held=10, max_held=5)
+        limits(pause_held=10, max_held=5)
 
 
 # -- arbitrary chunking of both streams ------------------------------------------------
