@@ -32,7 +32,9 @@ from sasl_scram.frontdoor._errors import UpstreamConfigError
 from sasl_scram.frontdoor._filters import AT_EDGE
 from sasl_scram.frontdoor._filters import PASS
 from sasl_scram.frontdoor._filters import AddressRewriteFilter
+from sasl_scram.frontdoor._filters import BoundChain
 from sasl_scram.frontdoor._filters import EdgeRequestFilter
+from sasl_scram.frontdoor._filters import EdgeSession
 from sasl_scram.frontdoor._filters import FilterChain
 from sasl_scram.frontdoor._filters import RequestFilter
 from sasl_scram.frontdoor._filters import RequestOutcome
@@ -94,8 +96,10 @@ __all__ = [
     "AddressRewriteFilter",
     "AddressRewriter",
     "AnswerLocally",
+    "BoundChain",
     "CloseConnection",
     "EdgeRequestFilter",
+    "EdgeSession",
     "FilterChain",
     "FrontDoorError",
     "InFlight",

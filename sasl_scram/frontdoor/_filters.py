@@ -17,8 +17,17 @@ no copy and no parse. For a frame it sees, a request filter answers:
   order.
 
 A response filter sees whole responses to its API keys and returns the
-payload the client gets. The address rewriter is the first response filter;
-authorization at the edge is one more request filter.
+payload the client gets. A request filter may also ask to see the one response
+to a request it let through (:attr:`InFlight.reshape`): how a request of
+which the edge refused a part gets the refused part's errors merged into the
+cluster's answer, with no cost for the responses nobody asked for. The
+address rewriter is the first response filter; authorization at the edge is
+one more request filter.
+
+Filters are shared by every connection of a front door and hold no state of a
+connection's own; :meth:`FilterChain.bind` pairs the chain with one
+connection's :class:`EdgeSession` (who logged in, from where), which every
+filter call is given.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from dataclasses import dataclass
 from typing import Final
 from typing import TypeVar
 
+from sasl_scram.config import KafkaPrincipal
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
@@ -37,7 +47,9 @@ __all__ = [
     "AT_EDGE",
     "PASS",
     "AddressRewriteFilter",
+    "BoundChain",
     "EdgeRequestFilter",
+    "EdgeSession",
     "FilterChain",
     "RequestFilter",
     "RequestOutcome",
@@ -81,13 +93,35 @@ class Respond:
 RequestOutcome = _Marker | Rewrite | Respond
 
 
+@dataclass(frozen=True, slots=True)
+class EdgeSession:
+    """Who sends a forwarded connection's requests, as the filters see them.
+
+    Attributes:
+        principal: the edge login's principal (``User:<name>``; a token login's
+            is its owner's, as Kafka's ``DelegationTokenManager`` makes it).
+        client_host: the client's address as Kafka's ``RequestContext`` gives
+            it to the authorizer (``InetAddress.getHostAddress``).
+        connection_id: the edge connection's id, as the logs name it.
+        token_id: the delegation token the client logged in with, if any.
+        cluster_principal: who the cluster sees: the upstream login in
+            ``service`` mode, the owner in ``owner-token`` mode.
+    """
+
+    principal: KafkaPrincipal
+    client_host: str
+    connection_id: str
+    token_id: str | None = None
+    cluster_principal: KafkaPrincipal | None = None
+
+
 class RequestFilter:
     """A policy on requests; subclasses set :attr:`api_keys` and override :meth:`on_request`."""
 
     #: The API keys whose whole requests this filter sees.
     api_keys: frozenset[int] = frozenset()
 
-    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         """``payload``: the request without its size, header included."""
         return PASS
 
@@ -97,7 +131,7 @@ class ResponseFilter:
 
     api_keys: frozenset[int] = frozenset()
 
-    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+    def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
         """``payload``: the response without its size, correlation id first."""
         return payload
 
@@ -109,7 +143,7 @@ class EdgeRequestFilter(RequestFilter):
     def __init__(self, api_keys: frozenset[int] = EDGE_API_KEYS) -> None:
         self.api_keys = api_keys
 
-    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         return AT_EDGE
 
 
@@ -122,7 +156,7 @@ class AddressRewriteFilter(ResponseFilter):
     def __init__(self, rewriter: AddressRewriter) -> None:
         self.rewriter = rewriter
 
-    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+    def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
         return self.rewriter.rewrite(entry.api_key, entry.api_version, payload)
 
 
@@ -150,10 +184,14 @@ class FilterChain:
         #: Likewise for responses.
         self.response_keys = frozenset(self._by_response_key)
 
-    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+    def bind(self, session: EdgeSession) -> BoundChain:
+        """The chain as one connection uses it."""
+        return BoundChain(self, session)
+
+    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         rewritten: Rewrite | None = None
         for request_filter in self._by_request_key.get(entry.api_key, ()):
-            outcome = request_filter.on_request(entry, payload)
+            outcome = request_filter.on_request(session, entry, payload)
             if type(outcome) is Rewrite:
                 rewritten = outcome
                 payload = outcome.payload
@@ -162,10 +200,32 @@ class FilterChain:
         # Only passed: the splitter forwards the frame as it came.
         return PASS if rewritten is None else rewritten
 
-    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+    def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
         for response_filter in self._by_response_key.get(entry.api_key, ()):
-            payload = response_filter.on_response(entry, payload)
+            payload = response_filter.on_response(session, entry, payload)
+        reshape = entry.reshape
+        if reshape is not None:
+            payload = reshape(payload)
         return payload
+
+
+class BoundChain:
+    """A :class:`FilterChain` and one connection's :class:`EdgeSession`: what a
+    :class:`~sasl_scram.frontdoor.ProxyConnection` calls."""
+
+    __slots__ = ("_chain", "request_keys", "response_keys", "session")
+
+    def __init__(self, chain: FilterChain, session: EdgeSession) -> None:
+        self._chain = chain
+        self.session = session
+        self.request_keys = chain.request_keys
+        self.response_keys = chain.response_keys
+
+    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+        return self._chain.on_request(self.session, entry, payload)
+
+    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+        return self._chain.on_response(self.session, entry, payload)
 
 
 def _by_key(filters: Sequence[F]) -> dict[int, tuple[F, ...]]:

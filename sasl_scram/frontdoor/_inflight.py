@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import struct
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sasl_scram.frontdoor._errors import PeerProtocolError
@@ -40,6 +41,10 @@ class InFlight:
     #: A response the edge made (a request filter's answer): sent to the client
     #: in this request's place, never asked of the cluster.
     answer: bytes | None = None
+    #: Set by a request filter that must see this request's response: the
+    #: response (correlation id first, without the size) is buffered whole and
+    #: becomes what this returns (after the response filters of its API key).
+    reshape: Callable[[bytes], bytes] | None = None
 
 
 class InFlightQueue:

@@ -36,7 +36,7 @@ from typing import Final
 
 from sasl_scram.frontdoor._bounds import ProxyBounds
 from sasl_scram.frontdoor._errors import FrontDoorError
-from sasl_scram.frontdoor._filters import FilterChain
+from sasl_scram.frontdoor._filters import BoundChain
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._splitter import Chunk
 from sasl_scram.frontdoor._splitter import LocalRequest
@@ -165,7 +165,7 @@ class ProxyConnection:
 
     Args:
         bounds: every limit, and what reaching each does.
-        chain: the request and response filters.
+        chain: the request and response filters, bound to this connection's session.
         forwarded: the ``(min, max)`` versions forwarded per API key; a request
             outside them closes the connection, as Kafka closes a connection on
             an unsupported version.
@@ -193,7 +193,7 @@ class ProxyConnection:
     def __init__(
         self,
         bounds: ProxyBounds,
-        chain: FilterChain,
+        chain: BoundChain,
         *,
         forwarded: Mapping[int, tuple[int, int]] | None = None,
         session_valid: Callable[[], bool] = lambda: True,

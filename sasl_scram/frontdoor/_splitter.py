@@ -266,7 +266,8 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         in_flight: the connection's queue; each response pops its oldest entry.
         rewrite: the payload (correlation id on, without the size) of a response
             to rewrite, to the new payload.
-        rewritten: the API keys whose responses go through ``rewrite``.
+        rewritten: the API keys whose responses go through ``rewrite``; so
+            does a response whose request has a ``reshape``.
         max_frame: the largest response accepted at all.
         max_buffered: the largest response buffered whole to rewrite.
         observe: told each response's API key and size (metrics).
@@ -296,7 +297,7 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         entry = self._in_flight.pop(_CORRELATION.unpack_from(buf, start)[0])
         if self._observe is not None:
             self._observe(entry.api_key, 4 + size)
-        return entry.api_key in self._rewritten, entry
+        return entry.api_key in self._rewritten or entry.reshape is not None, entry
 
     def _complete(self, tag: InFlight, payload: bytes) -> bytes:
         new = self._rewrite(tag, payload)

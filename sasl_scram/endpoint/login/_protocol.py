@@ -533,6 +533,12 @@ class EdgeSide:
         return self._protocol._conn
 
     @property
+    def client_host(self) -> str:
+        """The client's address (the host Kafka's authorizer matches ACLs against)."""
+        peer = self._protocol._peername
+        return str(peer[0]) if isinstance(peer, tuple) and peer else ""
+
+    @property
     def local_port(self) -> int:
         """The port the connection was accepted on (a node port names its broker)."""
         port: int = self.client_transport.get_extra_info("sockname")[1]

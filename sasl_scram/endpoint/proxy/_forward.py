@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from sasl_scram.config import KafkaPrincipal
 from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
@@ -47,6 +48,7 @@ from sasl_scram.frontdoor import AddressRewriter
 from sasl_scram.frontdoor import AnswerLocally
 from sasl_scram.frontdoor import CloseConnection
 from sasl_scram.frontdoor import EdgeRequestFilter
+from sasl_scram.frontdoor import EdgeSession
 from sasl_scram.frontdoor import FilterChain
 from sasl_scram.frontdoor import FrontDoorError
 from sasl_scram.frontdoor import OwnerTokenError
@@ -94,6 +96,8 @@ class EdgeConnection(Protocol):
     def server_connection(self) -> ServerConnection: ...
     @property
     def local_port(self) -> int: ...
+    @property
+    def client_host(self) -> str: ...
     def verdict_delay(self, verdict: Authenticated) -> float: ...
     def release_verdict(self, held: bytes, rest: list[Output]) -> None: ...
     def set_forward_paused(self, paused: bool) -> None: ...
@@ -157,6 +161,27 @@ class FrontDoor:
             self.brokers[node_id] = (host, port)
             if not known and self.on_new_node is not None:
                 self.on_new_node(node_id)
+
+    def edge_session(self, edge: EdgeConnection, verdict: Authenticated) -> EdgeSession:
+        """Who a forwarded connection's filters see sending its requests."""
+        session = verdict.session
+        return EdgeSession(
+            KafkaPrincipal.user(session.authorization_id),
+            edge.client_host,
+            edge.conn_id,
+            token_id=session.username if session.token_authenticated else None,
+            cluster_principal=self._cluster_principal(session.authorization_id),
+        )
+
+    def _cluster_principal(self, owner: str) -> KafkaPrincipal | None:
+        """Who the cluster sees; ``None`` when serve logs in with a token, whose
+        owner only the cluster knows."""
+        if self.owners is not None:
+            return KafkaPrincipal.user(owner)
+        client = self.upstream.client
+        if client.token_auth or not client.username:
+            return None
+        return KafkaPrincipal.user(client.username)
 
     def targets(self, local_port: int) -> list[tuple[str, int]]:
         """Where a connection accepted on ``local_port`` is forwarded."""
@@ -294,7 +319,7 @@ class ProxyAdapter:
         metrics = door.metrics
         self._proxy = ProxyConnection(
             door.bounds,
-            door.chain,
+            door.chain.bind(door.edge_session(edge, verdict)),
             forwarded=door.forwarded,
             session_valid=lambda: conn.authenticated and not conn.session_expired(),
             observe_request=metrics.request if metrics else None,

@@ -13,11 +13,13 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from sasl_scram.config import KafkaPrincipal
 from sasl_scram.frontdoor import PASS
 from sasl_scram.frontdoor import Action
 from sasl_scram.frontdoor import AnswerLocally
 from sasl_scram.frontdoor import CloseConnection
 from sasl_scram.frontdoor import EdgeRequestFilter
+from sasl_scram.frontdoor import EdgeSession
 from sasl_scram.frontdoor import FilterChain
 from sasl_scram.frontdoor import InFlight
 from sasl_scram.frontdoor import Phase
@@ -48,7 +50,7 @@ class DenyCreateTopics(RequestFilter):
 
     api_keys = frozenset({CREATE_TOPICS})
 
-    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         return Respond(struct.pack(">i", entry.correlation_id) + b"denied")
 
 
@@ -57,21 +59,36 @@ class TagListOffsets(RequestFilter):
 
     api_keys = frozenset({LIST_OFFSETS})
 
-    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         return Rewrite(payload + b"!tag")
 
 
 class PassEverything(RequestFilter):
     api_keys = frozenset({LIST_OFFSETS, CREATE_TOPICS})
 
-    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
+    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
+        return PASS
+
+
+class ReshapeOwnResponse(RequestFilter):
+    """Lets ListOffsets through, asking to see its response (as a filter that
+    merged a refused part's errors would); records who sent it."""
+
+    api_keys = frozenset({LIST_OFFSETS})
+
+    def __init__(self) -> None:
+        self.sessions: list[EdgeSession] = []
+
+    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
+        self.sessions.append(session)
+        entry.reshape = lambda response: response + b"+merged"
         return PASS
 
 
 class MarkMetadata(ResponseFilter):
     api_keys = frozenset({METADATA})
 
-    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
+    def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
         return payload + b"+rewritten"
 
 
@@ -81,6 +98,9 @@ def limits(**given: int) -> ProxyBounds:
         max_request=104857600, max_parsed_request=524288, upstream_timeout_ms=30000
     )
     return dataclasses.replace(settled, **given)
+
+
+SESSION = EdgeSession(KafkaPrincipal.user("alice"), "127.0.0.1", "c1")
 
 
 def chain(*requests: RequestFilter) -> FilterChain:
@@ -138,7 +158,7 @@ def opened(
 ) -> Driver:
     proxy = ProxyConnection(
         bounds or limits(),
-        filters or chain(),
+        (filters or chain()).bind(SESSION),
         forwarded=FORWARDED,
         session_valid=lambda: session_valid,
     )
@@ -183,6 +203,19 @@ def test_an_answer_made_at_the_edge_with_nothing_in_flight_goes_out_at_once() ->
     d.client(request(CREATE_TOPICS, 7, 9, b"t"))
     assert bytes(d.to_client) == response(9, b"denied")
     assert d.to_cluster == b""
+
+
+def test_a_filter_reshapes_the_response_of_its_own_request_only() -> None:
+    reshaping = ReshapeOwnResponse()
+    d = opened(filters=chain(reshaping))
+    d.client(request(LIST_OFFSETS, 5, 1, b"q") + request(FETCH, 12, 2, b"f"))
+    assert reshaping.sessions == [SESSION]
+    # Split mid-frame: the reshaped response is buffered whole, the next streams.
+    both = response(1, b"offsets") + response(2, b"records")
+    d.cluster(both[:7])
+    assert d.to_client == b""
+    d.cluster(both[7:])
+    assert bytes(d.to_client) == response(1, b"offsets+merged") + response(2, b"records")
 
 
 def test_a_rewriting_filter_changes_what_the_cluster_gets() -> None:
@@ -313,7 +346,7 @@ def test_requests_in_flight_pause_the_client_then_close_past_the_hard_bound() ->
 
 
 def test_bytes_held_while_opening_pause_the_client_then_close() -> None:
-    proxy = ProxyConnection(limits(pause_held=10, max_held=20), chain())
+    proxy = ProxyConnection(limits(pause_held=10, max_held=20), chain().bind(SESSION))
     d = Driver(proxy)
     d.client(b"x" * 5)
     assert d.reading
