@@ -31,6 +31,7 @@ __all__ = [
     "INT32",
     "INT64",
     "STRING",
+    "UINT16",
     "UNKNOWN_TAGS",
     "UUID",
     "Array",
@@ -59,6 +60,9 @@ INT8 = _Primitive("int8", 0)
 INT16 = _Primitive("int16", 0)
 INT32 = _Primitive("int32", 0)
 INT64 = _Primitive("int64", 0)
+#: Kafka's ``uint16`` (listener ports of the inter-broker registrations), two
+#: bytes read and written through ``int16``.
+UINT16 = _Primitive("uint16", 0)
 BOOL = _Primitive("bool", False)
 UUID = _Primitive("uuid", bytes(16))
 STRING = _Primitive("string", "")
@@ -68,6 +72,7 @@ FLOAT64 = _Primitive("float64", 0.0)
 _INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1),
     "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1),
     "int32": (-(2**31), 2**31 - 1),
     "int64": (-(2**63), 2**63 - 1),
 }
@@ -221,7 +226,7 @@ def _compile_write(f: Field, version: int, flexible: bool) -> _WriteStep:
     t = f.type
     if isinstance(t, _Primitive) and t.name in _INT_RANGES:
         low, high = _INT_RANGES[t.name]
-        method = getattr(Writer, t.name)
+        method = _int_writer(t.name)
 
         def write_int(w: Writer, v: Value) -> None:
             if (type(v) is not int and not isinstance(v, int)) or not low <= v <= high:
@@ -240,11 +245,23 @@ def _compile_write(f: Field, version: int, flexible: bool) -> _WriteStep:
     return lambda w, v: _write_value(w, f, v, version, flexible)
 
 
+def _write_uint16(w: Writer, v: int) -> None:
+    w.int16(v - (1 << 16) if v >= 1 << 15 else v)
+
+
+def _int_writer(name: str) -> Callable[[Writer, int], None]:
+    if name == "uint16":
+        return _write_uint16
+    method: Callable[[Writer, int], None] = getattr(Writer, name)
+    return method
+
+
 _FIXED_READERS: dict[str, _ReadStep] = {
     "int8": Reader.int8,
     "int16": Reader.int16,
     "int32": Reader.int32,
     "int64": Reader.int64,
+    "uint16": lambda r: r.int16() & 0xFFFF,
     "bool": Reader.boolean,
     "uuid": Reader.uuid,
     "float64": Reader.float64,
@@ -287,6 +304,10 @@ def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Value:
             return [el.read(r, version, flexible) for _ in range(n)]
         return [_read_primitive(r, el, flexible, f, version) for _ in range(n)]
     if isinstance(t, Struct):
+        # A nullable struct opens with an int8: -1 for null, 1 for present
+        # (Kafka's generated ``read``).
+        if f.nullable(version) and r.int8() < 0:
+            return None
         return t.read(r, version, flexible)
     return _read_primitive(r, t, flexible, f, version)
 
@@ -313,6 +334,8 @@ def _read_primitive(r: Reader, t: _Primitive, flexible: bool, f: Field, version:
         return r.uuid()
     if name == "float64":
         return r.float64()
+    if name == "uint16":
+        return r.int16() & 0xFFFF
     raise AssertionError(name)  # pragma: no cover
 
 
@@ -324,6 +347,10 @@ def _null(f: Field, version: int, what: str) -> None:
 
 def _write_value(w: Writer, f: Field, v: Value, version: int, flexible: bool) -> None:
     t = f.type
+    if isinstance(t, Struct) and f.nullable(version):
+        w.int8(-1 if v is None else 1)
+        if v is None:
+            return
     if v is None:
         if isinstance(t, Array):
             if not f.nullable(version):
@@ -359,7 +386,7 @@ def _write_primitive(w: Writer, t: _Primitive, v: Value, flexible: bool, f: Fiel
     if bounds is not None:
         if not isinstance(v, int) or not bounds[0] <= v <= bounds[1]:
             raise ValueError(f"field {f.name!r}: {v!r} is not an {name}")
-        getattr(w, name)(v)
+        _int_writer(name)(w, v)
     elif name == "string":
         w.string(v, flexible)
     elif name == "bytes":

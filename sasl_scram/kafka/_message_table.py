@@ -1,0 +1,158 @@
+"""Every API's request and response schema, built from Kafka's own specs.
+
+:mod:`sasl_scram.kafka._message_data` holds, as data, what
+``tools/gen_kafka_schemas.py`` read from the ``common/message/*.json`` files
+of kafka-clients 4.4.0 and 3.9.2. :func:`message_spec` turns one API's data
+into :class:`~sasl_scram.kafka._schema.Struct` trees on first use (the data
+module is imported then too), so a process pays only for the APIs it reads.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sasl_scram.kafka._errors import MalformedMessage
+from sasl_scram.kafka._primitives import Reader
+from sasl_scram.kafka._primitives import Writer
+from sasl_scram.kafka._schema import BOOL
+from sasl_scram.kafka._schema import BYTES
+from sasl_scram.kafka._schema import FLOAT64
+from sasl_scram.kafka._schema import INT8
+from sasl_scram.kafka._schema import INT16
+from sasl_scram.kafka._schema import INT32
+from sasl_scram.kafka._schema import INT64
+from sasl_scram.kafka._schema import STRING
+from sasl_scram.kafka._schema import UINT16
+from sasl_scram.kafka._schema import UUID
+from sasl_scram.kafka._schema import Array
+from sasl_scram.kafka._schema import Field
+from sasl_scram.kafka._schema import Struct
+
+__all__ = ["MessageSpec", "known_api_keys", "message_spec"]
+
+_PRIMITIVES = {
+    "int8": INT8,
+    "int16": INT16,
+    "int32": INT32,
+    "int64": INT64,
+    "uint16": UINT16,
+    "float64": FLOAT64,
+    "string": STRING,
+    "bytes": BYTES,
+    # Record batches stay bytes: never parsed here.
+    "records": BYTES,
+    "bool": BOOL,
+    "uuid": UUID,
+}
+
+
+@dataclass(frozen=True)
+class MessageSpec:
+    """One API: its versions, and its request and response schemas per version.
+
+    Attributes:
+        api_key: the API key.
+        name: Kafka's name for it (``ApiKeys``: ``Produce``, ``Metadata``).
+        min_version, max_version: the versions Kafka 3.9 or 4.x define.
+        flexible_from: the first flexible version (KIP-482), or ``None``.
+    """
+
+    api_key: int
+    name: str
+    min_version: int
+    max_version: int
+    flexible_from: int | None
+    _ranges: tuple[tuple[int, int, Struct, Struct], ...]
+
+    def flexible(self, version: int) -> bool:
+        return self.flexible_from is not None and version >= self.flexible_from
+
+    def supports(self, version: int) -> bool:
+        return self.min_version <= version <= self.max_version
+
+    def _range(self, version: int) -> tuple[int, int, Struct, Struct]:
+        for each in self._ranges:
+            if each[0] <= version <= each[1]:
+                return each
+        raise MalformedMessage(f"{self.name} has no version {version}")
+
+    def request(self, version: int) -> Struct:
+        return self._range(version)[2]
+
+    def response(self, version: int) -> Struct:
+        return self._range(version)[3]
+
+    def read_request_body(self, version: int, payload: bytes, start: int) -> dict[str, Any]:
+        """The request body that starts at ``payload[start]`` (after the header)."""
+        r = Reader(payload, start)
+        r.keep_unknown_tags = True
+        body = self.request(version).read(r, version, self.flexible(version))
+        if r.remaining():
+            raise MalformedMessage(f"{r.remaining()} bytes after a {self.name} request")
+        return body
+
+    def read_response_body(self, version: int, payload: bytes, start: int) -> dict[str, Any]:
+        """The response body that starts at ``payload[start]`` (after the header)."""
+        r = Reader(payload, start)
+        r.keep_unknown_tags = True
+        return self.response(version).read(r, version, self.flexible(version))
+
+    def write_request_body(self, version: int, body: dict[str, Any]) -> bytes:
+        w = Writer()
+        self.request(version).write(w, body, version, self.flexible(version))
+        return w.getvalue()
+
+    def write_response_body(self, version: int, body: dict[str, Any]) -> bytes:
+        w = Writer()
+        self.response(version).write(w, body, version, self.flexible(version))
+        return w.getvalue()
+
+
+def _field(data: Sequence[Any]) -> Field:
+    name, shape, since, until, nullable_since, tag, default, children = data
+    element: Any
+    if shape.endswith("struct"):
+        element = Struct(*(_field(child) for child in children))
+    else:
+        element = _PRIMITIVES[shape.removeprefix("[]")]
+    kind = Array(element) if shape.startswith("[]") else element
+    return Field(
+        name,
+        kind,
+        since=since,
+        until=until,
+        nullable_since=nullable_since,
+        default=None if default == "null" else default,
+        tag=tag,
+        null_default=default == "null",
+    )
+
+
+def _struct(fields: Sequence[Sequence[Any]]) -> Struct:
+    return Struct(*(_field(each) for each in fields))
+
+
+@functools.cache
+def message_spec(api_key: int) -> MessageSpec:
+    """The schemas of ``api_key``; ``KeyError`` for a key Kafka does not define."""
+    from sasl_scram.kafka._message_data import MESSAGES
+
+    name, low, high, flexible_from, ranges = MESSAGES[api_key]
+    return MessageSpec(
+        api_key,
+        name,
+        low,
+        high,
+        flexible_from,
+        tuple((lo, hi, _struct(req), _struct(resp)) for lo, hi, req, resp in ranges),
+    )
+
+
+def known_api_keys() -> frozenset[int]:
+    """Every API key Kafka 3.9 or 4.x defines."""
+    from sasl_scram.kafka._message_data import MESSAGES
+
+    return frozenset(MESSAGES)
