@@ -110,6 +110,20 @@ def _super_users(value: str, _: Mapping[str, Any]) -> frozenset[KafkaPrincipal]:
     return frozenset(KafkaPrincipal.parse(p.strip()) for p in value.split(";") if p.strip())
 
 
+#: Kafka's authorizers; both decide by the same rules (docs/front-door.md).
+EDGE_AUTHORIZERS = (
+    "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+    "kafka.security.authorizer.AclAuthorizer",
+)
+
+
+def _authorizer(value: str, _: Mapping[str, Any]) -> str:
+    name = value.strip()
+    if name and name not in EDGE_AUTHORIZERS:
+        raise ValueError(f"{name!r} is not one of Kafka's authorizers: use {EDGE_AUTHORIZERS[0]}")
+    return name
+
+
 def _event_loop(value: str, parsed: Mapping[str, Any]) -> str:
     chosen: str = choice("auto", "uvloop", "asyncio")(value, parsed)
     # Checked here, not when the loop starts, so the error names the file and line.
@@ -260,6 +274,22 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "principals like User:admin, separated by ';'",
         "principals allowed every operation",
         field="super_users",
+    ),
+    ConfigKey(
+        "authorizer.class.name",
+        "",
+        _authorizer,
+        f"empty, {EDGE_AUTHORIZERS[0]} or {EDGE_AUTHORIZERS[1]}",
+        "edge ACLs decide every forwarded request, as Kafka's authorizer would (empty: off)",
+        field="authorizer",
+    ),
+    ConfigKey(
+        "allow.everyone.if.no.acl.found",
+        "false",
+        boolean,
+        "true or false",
+        "with edge ACLs: allow what no ACL of the resource names",
+        field="allow_everyone_if_no_acl_found",
     ),
     ConfigKey(
         "connections.max.reauth.ms",
@@ -557,6 +587,9 @@ class EndpointConfig:
     cluster_id: str
     mechanisms: tuple[ScramMechanism, ...]
     super_users: frozenset[KafkaPrincipal] = frozenset()
+    #: ``authorizer.class.name``: one of :data:`EDGE_AUTHORIZERS`, or empty (off).
+    authorizer: str
+    allow_everyone_if_no_acl_found: bool
     max_reauth_ms: int
     sasl_max_receive: int
     max_request: int

@@ -91,6 +91,7 @@ class Respond:
 
 
 RequestOutcome = _Marker | Rewrite | Respond
+Buffer = bytes | bytearray | memoryview
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,17 @@ class RequestFilter:
 
     #: The API keys whose whole requests this filter sees.
     api_keys: frozenset[int] = frozenset()
+    #: Of those, the keys whose requests may stream through unread when
+    #: :meth:`on_head` says so from their first bytes (a Produce's head names
+    #: its topics before its record batches).
+    head_keys: frozenset[int] = frozenset()
+
+    def on_head(
+        self, session: EdgeSession, api_key: int, version: int, buf: Buffer, start: int, end: int
+    ) -> bool | None:
+        """From ``buf[start:end]`` (the request from its client id on): whether
+        :meth:`on_request` must see it whole; ``None`` while more bytes are needed."""
+        return True
 
     def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         """``payload``: the request without its size, header included."""
@@ -170,7 +182,14 @@ class FilterChain:
     first that does not pass decides.
     """
 
-    __slots__ = ("_by_request_key", "_by_response_key", "request_keys", "response_keys")
+    __slots__ = (
+        "_by_request_key",
+        "_by_response_key",
+        "edge_keys",
+        "head_keys",
+        "request_keys",
+        "response_keys",
+    )
 
     def __init__(
         self,
@@ -183,6 +202,12 @@ class FilterChain:
         self.request_keys = frozenset(self._by_request_key)
         #: Likewise for responses.
         self.response_keys = frozenset(self._by_response_key)
+        #: Request keys a filter may let stream after reading their heads.
+        self.head_keys = frozenset(key for each in requests for key in each.head_keys)
+        #: The API keys the edge's own machinery answers (bounded as such).
+        self.edge_keys = frozenset(
+            key for each in requests if isinstance(each, EdgeRequestFilter) for key in each.api_keys
+        )
 
     def bind(self, session: EdgeSession) -> BoundChain:
         """The chain as one connection uses it."""
@@ -200,6 +225,21 @@ class FilterChain:
         # Only passed: the splitter forwards the frame as it came.
         return PASS if rewritten is None else rewritten
 
+    def on_head(
+        self, session: EdgeSession, api_key: int, version: int, buf: Buffer, start: int, end: int
+    ) -> bool | None:
+        """Whether some filter must see the request whole (``None``: more bytes)."""
+        whole: bool | None = False
+        for request_filter in self._by_request_key.get(api_key, ()):
+            if api_key not in request_filter.head_keys:
+                return True
+            said = request_filter.on_head(session, api_key, version, buf, start, end)
+            if said:
+                return True
+            if said is None:
+                whole = None
+        return whole
+
     def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
         for response_filter in self._by_response_key.get(entry.api_key, ()):
             payload = response_filter.on_response(session, entry, payload)
@@ -213,13 +253,18 @@ class BoundChain:
     """A :class:`FilterChain` and one connection's :class:`EdgeSession`: what a
     :class:`~sasl_scram.frontdoor.ProxyConnection` calls."""
 
-    __slots__ = ("_chain", "request_keys", "response_keys", "session")
+    __slots__ = ("_chain", "edge_keys", "head_keys", "request_keys", "response_keys", "session")
 
     def __init__(self, chain: FilterChain, session: EdgeSession) -> None:
         self._chain = chain
         self.session = session
         self.request_keys = chain.request_keys
         self.response_keys = chain.response_keys
+        self.edge_keys = chain.edge_keys
+        self.head_keys = chain.head_keys
+
+    def on_head(self, api_key: int, version: int, buf: Buffer, start: int, end: int) -> bool | None:
+        return self._chain.on_head(self.session, api_key, version, buf, start, end)
 
     def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
         return self._chain.on_request(self.session, entry, payload)

@@ -212,6 +212,9 @@ class ProxyConnection:
             stop_at_local=True,
             observe=observe_request,
             decide=chain.on_request,
+            edge_keys=chain.edge_keys,
+            head=chain.on_head,
+            head_keys=chain.head_keys,
         )
         self._requests.max_rest = bounds.max_held
         self._responses = ResponseSplitter(

@@ -44,6 +44,9 @@ MAX_HEAD_BYTES = 1 << 17
 Chunk = bytes | memoryview
 #: Told each passed-on frame's API key and size.
 Observer = Callable[[int, int], None]
+#: ``(api key, version, buffer, start, end)``, ``start`` where the client id
+#: begins: read the request whole (True), stream it (False), or more bytes (None).
+HeadDecider = Callable[[int, int, "bytes | bytearray | memoryview", int, int], "bool | None"]
 T = TypeVar("T")
 Out = TypeVar("Out")
 _Buffer = bytes | bytearray | memoryview
@@ -237,9 +240,14 @@ class _FrameStream(Generic[T, Out]):
         if held >= MAX_HEAD_BYTES:
             raise PeerProtocolError(f"frame header longer than {MAX_HEAD_BYTES} bytes")
 
+    def _buffer_limit(self, tag: T) -> int:
+        """The most bytes of a frame read whole."""
+        return self.max_buffered
+
     def _start_whole(self, tag: T, size: int, first: _Buffer) -> None:
-        if size > self.max_buffered:
-            raise PeerProtocolError(f"frame of {size} bytes to parse exceeds {self.max_buffered}")
+        limit = self._buffer_limit(tag)
+        if size > limit:
+            raise PeerProtocolError(f"frame of {size} bytes to parse exceeds {limit}")
         self._whole = bytearray(first)
         self._need = size - len(first)
         self._tag = tag
@@ -318,7 +326,13 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         in_flight: the connection's queue of forwarded requests.
         local: the API keys whose requests are buffered whole.
         max_frame: the largest request accepted (Kafka's ``socket.request.max.bytes``).
-        max_buffered: the largest request the edge answers itself.
+        max_buffered: the largest request the edge answers itself (an ``edge_keys``
+            one); a request a filter reads whole is bounded by ``max_frame`` only,
+            as Kafka reads every request whole.
+        edge_keys: the API keys the edge answers itself (default: all of ``local``).
+        head, head_keys: for a ``local`` request of ``head_keys``, ``head`` is
+            asked from its first bytes whether to read it whole (``True``) or
+            let it stream through unread (``False``); ``None``: more bytes needed.
         forwarded: when given, the ``(min, max)`` versions forwarded per API key
             (what the front door advertises); a request outside them fails,
             as Kafka closes a connection on an unsupported API or version, so
@@ -341,10 +355,16 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         stop_at_local: bool = False,
         observe: Observer | None = None,
         decide: Callable[[InFlight, bytes], RequestOutcome] | None = None,
+        edge_keys: Container[int] | None = None,
+        head: HeadDecider | None = None,
+        head_keys: Container[int] = (),
     ) -> None:
         super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size, observe)
         self._in_flight = in_flight
         self._local = local
+        self._edge_keys = local if edge_keys is None else edge_keys
+        self._head = head
+        self._head_keys = head_keys
         self._forwarded = forwarded
         # A local request is answered once every forwarded one before it has
         # been: nothing after it is read (nor enters in_flight) until then.
@@ -358,7 +378,16 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
             return None
         api_key, version, correlation_id = _REQUEST_HEAD.unpack_from(buf, start)
         if api_key in self._local:
-            return True, InFlight(correlation_id, api_key, version)
+            whole = True
+            if api_key in self._head_keys:
+                assert self._head is not None
+                self._check_forwarded(api_key, version)
+                got = self._head(api_key, version, buf, start + _REQUEST_HEAD.size, end)
+                if got is None:
+                    return None
+                whole = got
+            if whole:
+                return True, InFlight(correlation_id, api_key, version)
         self._check_forwarded(api_key, version)
         answered = expects_response(buf, start + _REQUEST_HEAD.size, end, api_key, version)
         if answered is None:
@@ -368,6 +397,9 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         if self._observe is not None:
             self._observe(api_key, 4 + size)
         return False, entry
+
+    def _buffer_limit(self, tag: InFlight) -> int:
+        return self.max_buffered if tag.api_key in self._edge_keys else self.max_frame
 
     def _check_forwarded(self, api_key: int, version: int) -> None:
         if self._forwarded is not None:

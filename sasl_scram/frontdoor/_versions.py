@@ -6,6 +6,7 @@ forward. APIs the edge answers itself advertise the edge's own ranges.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
@@ -60,7 +61,11 @@ NOT_FORWARDED = frozenset({78, 79})
 
 
 def edge_api_versions(
-    upstream: Iterable[Mapping[str, Any]], edge: Mapping[int, tuple[int, int]]
+    upstream: Iterable[Mapping[str, Any]],
+    edge: Mapping[int, tuple[int, int]],
+    *,
+    only: Container[int] | None = None,
+    caps: Mapping[int, int] | None = None,
 ) -> list[dict[str, int]]:
     """The ``api_keys`` of the front door's ApiVersions response.
 
@@ -69,6 +74,10 @@ def edge_api_versions(
             ``min_version``, ``max_version``), as ApiVersions decodes them.
         edge: the APIs the edge answers itself, each with its own
             ``(min, max)``; these are advertised whatever the cluster says.
+        only: when given, the only forwarded APIs advertised (with edge ACLs,
+            those the edge can authorize).
+        caps: further per-API highest versions (with edge ACLs, the versions
+            that name topics the edge can check).
 
     Returns:
         Entries in the same shape, sorted by API key; an API whose range is
@@ -77,13 +86,13 @@ def edge_api_versions(
     ranges: dict[int, tuple[int, int]] = {}
     for entry in upstream:
         key = entry["api_key"]
-        if key in edge or key in NOT_FORWARDED:
+        if key in edge or key in NOT_FORWARDED or (only is not None and key not in only):
             continue
         low, high = entry["min_version"], entry["max_version"]
         spec = ADDRESS_API_SPECS.get(key)
         if spec is not None:
             low = max(low, spec.min_version)
-        high = min(high, FORWARD_CAPS.get(key, high))
+        high = min(high, FORWARD_CAPS.get(key, high), (caps or {}).get(key, high))
         if low <= high:
             ranges[key] = (low, high)
     ranges.update(edge)

@@ -161,11 +161,15 @@ def edge_user_store(path: Path, user: str, password: str) -> None:
 
 @contextlib.contextmanager
 def open_front_door(
-    broker: KafkaBroker, base_dir: Path, listener: Mapping[str, str] | None = None
+    broker: KafkaBroker,
+    base_dir: Path,
+    listener: Mapping[str, str] | None = None,
+    user: str | None = None,
 ) -> Iterator[FrontDoor]:
     """A front door in front of ``broker`` with ``listener``'s extra serve keys,
-    logging at DEBUG (logins and re-authentications are logged there)."""
-    user = unique_name("edge")
+    logging at DEBUG (logins and re-authentications are logged there); its edge
+    user is ``user``, or a name of its own."""
+    user = user or unique_name("edge")
     password = f"{user}-password"
     store = base_dir / "edge.db"
     base_dir.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,8 @@ from sasl_scram.endpoint.login import ConnectionSettings
 from sasl_scram.endpoint.login import Output
 from sasl_scram.endpoint.login import ServerConnection
 from sasl_scram.endpoint.login import refuse_forwarded_login
+from sasl_scram.endpoint.proxy._edge_acls import EdgeAcls
+from sasl_scram.endpoint.proxy._edge_acls import edge_authorization
 from sasl_scram.endpoint.proxy._owner_identity import OwnerIdentity
 from sasl_scram.endpoint.proxy._upstream import ClusterView
 from sasl_scram.endpoint.proxy._upstream import UpstreamLink
@@ -66,6 +68,10 @@ from sasl_scram.frontdoor import UpstreamIdentity
 from sasl_scram.frontdoor import UpstreamLogin
 from sasl_scram.frontdoor import UpstreamLoginError
 from sasl_scram.frontdoor import edge_api_versions
+from sasl_scram.frontdoor.authorization import AUTHORIZED_CAPS
+from sasl_scram.frontdoor.authorization import RULES
+from sasl_scram.frontdoor.authorization import UNCHECKED
+from sasl_scram.frontdoor.authorization import AuthorizationFilter
 
 __all__ = ["REFUSED_UPSTREAM", "EdgeConnection", "FrontDoor", "ProxyAdapter", "open_front_door"]
 
@@ -115,6 +121,7 @@ class FrontDoor:
         host: the host clients reach the front door on (node listeners, rewritten addresses).
         local_keys: the API keys the edge answers itself.
         bounds: every bound of a forwarded connection.
+        authorization: the edge's ACLs as a request filter (``None``: off).
     """
 
     def __init__(
@@ -124,10 +131,17 @@ class FrontDoor:
         host: str,
         edge: dict[int, tuple[int, int]],
         bounds: ProxyBounds,
+        authorization: AuthorizationFilter | None = None,
     ) -> None:
         self.upstream = upstream
         self.brokers = dict(cluster.brokers)
-        self.api_versions = edge_api_versions(cluster.api_keys, edge)
+        if authorization is None:
+            self.api_versions = edge_api_versions(cluster.api_keys, edge)
+        else:
+            # Only what the edge can authorize is advertised, so forwarded.
+            self.api_versions = edge_api_versions(
+                cluster.api_keys, edge, only=RULES.keys() | UNCHECKED, caps=AUTHORIZED_CAPS
+            )
         self.local_keys = frozenset(edge)
         self.forwarded = {
             e["api_key"]: (e["min_version"], e["max_version"])
@@ -137,8 +151,9 @@ class FrontDoor:
         self.rewriter = AddressRewriter(host, upstream.node_port_base, learn=self._learn)
         self.bounds = bounds
         #: What stays at the edge, then any policy; responses: the address rewriter.
+        policies = [] if authorization is None else [authorization]
         self.chain = FilterChain(
-            [EdgeRequestFilter(self.local_keys)], [AddressRewriteFilter(self.rewriter)]
+            [EdgeRequestFilter(self.local_keys), *policies], [AddressRewriteFilter(self.rewriter)]
         )
         #: The login, TLS and time-out of every connection to the cluster.
         self.link = UpstreamLink.of(upstream.client, bounds.upstream_timeout_s)
@@ -154,6 +169,8 @@ class FrontDoor:
         self.metrics: ForwardMetrics | None = None
         #: ``upstream.identity=owner-token``: each user's tokens (else ``None``).
         self.owners: OwnerIdentity | None = None
+        #: The edge's ACLs, with ``authorizer.class.name`` (else ``None``).
+        self.acls: EdgeAcls | None = None
 
     def _learn(self, node_id: int, host: str, port: int) -> None:
         if self.brokers.get(node_id) != (host, port):
@@ -276,7 +293,11 @@ async def open_front_door(
     advertised = config.advertised.get(first.name)
     host = (advertised.host if advertised else "") or first.host or socket.getfqdn()
     edge = {k: (lo, hi) for k, lo, hi in settings.api_versions if k in EDGE_API_KEYS}
-    door = FrontDoor(upstream, cluster, host, edge, bounds)
+    authorization = edge_authorization(config)
+    door = FrontDoor(
+        upstream, cluster, host, edge, bounds, authorization[1] if authorization else None
+    )
+    door.acls = authorization[0] if authorization else None
     door.metrics = metrics
     if upstream.identity is UpstreamIdentity.OWNER_TOKEN:
         door.owners = OwnerIdentity(upstream, timeout)

@@ -327,6 +327,12 @@ def test_a_request_for_the_edge_over_its_cap_closes() -> None:
     assert d.closed is not None and "to parse exceeds 64" in d.closed.reason
 
 
+def test_a_request_a_filter_reads_whole_is_bounded_by_the_request_size_only() -> None:
+    d = opened(limits(max_parsed_request=64, max_request=1000), chain(DenyCreateTopics()))
+    d.client(request(CREATE_TOPICS, 7, 1, b"x" * 100))
+    assert d.closed is None and bytes(d.to_client) == response(1, b"denied")
+
+
 def test_a_rewritten_response_over_its_cap_closes() -> None:
     d = opened(limits(max_rewritten_response=64))
     d.client(request(METADATA, 12, 1, b""))

@@ -1,0 +1,230 @@
+"""Administrative APIs, as Kafka 4.x's ``ControllerApis`` and ``KafkaApis``
+authorize them: topics, configs, and the operations on the cluster itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from sasl_scram.authz import AclOperation
+from sasl_scram.authz import ResourceType
+from sasl_scram.frontdoor.authorization._check import RequestCheck
+from sasl_scram.frontdoor.authorization._items import split_items
+from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
+from sasl_scram.frontdoor.authorization._verdicts import Body
+from sasl_scram.frontdoor.authorization._verdicts import Refused
+from sasl_scram.frontdoor.authorization._verdicts import Verdict
+from sasl_scram.frontdoor.authorization._verdicts import and_then
+from sasl_scram.kafka import ErrorCode
+
+__all__ = [
+    "CLUSTER_ONLY",
+    "alter_configs",
+    "create_partitions",
+    "create_topics",
+    "delete_topics",
+    "describe_configs",
+    "incremental_alter_configs",
+]
+
+_TOPIC: Final = ResourceType.TOPIC
+_TAF: Final = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+_GAF: Final = int(ErrorCode.GROUP_AUTHORIZATION_FAILED)
+_CAF: Final = int(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+_INVALID_REQUEST: Final = int(ErrorCode.INVALID_REQUEST)
+_CAF_TEXT: Final = ErrorCode.CLUSTER_AUTHORIZATION_FAILED.default_message
+
+# ConfigResource.Type codes.
+_TOPIC_CONFIG, _BROKER, _CLIENT_METRICS, _BROKER_LOGGER, _GROUP_CONFIG = 2, 4, 16, 8, 32
+
+
+def _topic_allowed(check: RequestCheck, operation: AclOperation) -> Callable[[str], bool]:
+    return lambda name: check.allowed(operation, _TOPIC, name)
+
+
+def create_topics(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """CREATE on the cluster (unlogged if refused) allows every topic; else CREATE
+    on each. A created topic whose configs the user may not describe comes back
+    with ``topic_config_error_code`` TOPIC_AUTHORIZATION_FAILED and no configs."""
+    everything = check.cluster(AclOperation.CREATE, log_if_denied=False)
+    verdict = split_items(
+        request,
+        "topics",
+        lambda topic: everything or check.allowed(AclOperation.CREATE, _TOPIC, topic["name"]),
+        lambda topic: {
+            "name": topic["name"],
+            "error_code": _TAF,
+            "error_message": "Authorization failed.",
+        },
+        "topics",
+    )
+    if isinstance(verdict, Refused):
+        return verdict
+
+    def configs_hidden(answer: Body) -> None:
+        for topic in answer.get("topics") or ():
+            if topic.get("error_code") == 0 and not check.allowed(
+                AclOperation.DESCRIBE_CONFIGS, _TOPIC, topic["name"], log_if_allowed=False
+            ):
+                topic.update(
+                    topic_config_error_code=_TAF,
+                    configs=None,
+                    num_partitions=-1,
+                    replication_factor=-1,
+                )
+
+    return and_then(verdict, request, configs_hidden)
+
+
+def delete_topics(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """By name (v0-5): DELETE on the cluster allows every topic; else DESCRIBE
+    then DELETE on each, either refused TOPIC_AUTHORIZATION_FAILED."""
+    if check.cluster(AclOperation.DELETE, log_if_denied=False):
+        return ALLOWED
+
+    def allowed(name: str) -> bool:
+        return check.allowed(AclOperation.DESCRIBE, _TOPIC, name) and check.allowed(
+            AclOperation.DELETE, _TOPIC, name
+        )
+
+    return split_items(
+        request,
+        "topic_names",
+        allowed,
+        lambda name: {"name": name, "error_code": _TAF},
+        "responses",
+    )
+
+
+def create_partitions(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """ALTER on each topic."""
+    return split_items(
+        request,
+        "topics",
+        lambda topic: check.allowed(AclOperation.ALTER, _TOPIC, topic["name"]),
+        lambda topic: {"name": topic["name"], "error_code": _TAF,
+                       "error_message": ErrorCode.TOPIC_AUTHORIZATION_FAILED.default_message},
+        "results",
+    )  # fmt: skip
+
+
+def _config_check(
+    check: RequestCheck, operation: AclOperation, broker_logger: bool
+) -> Callable[[Body], int]:
+    """The error for one config resource (0: allowed)."""
+
+    def error(resource: Body) -> int:
+        kind, name = resource["resource_type"], resource["resource_name"]
+        if kind in (_BROKER, _CLIENT_METRICS) or (kind == _BROKER_LOGGER and broker_logger):
+            return 0 if check.cluster(operation) else _CAF
+        if kind == _TOPIC_CONFIG:
+            return 0 if check.allowed(operation, _TOPIC, name) else _TAF
+        if kind == _GROUP_CONFIG:
+            return 0 if check.allowed(operation, ResourceType.GROUP, name) else _GAF
+        return _INVALID_REQUEST
+
+    return error
+
+
+def _configs(request: Body, key: str, response_key: str, error: Callable[[Body], int]) -> Verdict:
+    errors: dict[int, int] = {}
+
+    def allowed(resource: Body) -> bool:
+        errors[id(resource)] = code = error(resource)
+        return code == 0
+
+    def refused(resource: Body) -> Body:
+        code = errors[id(resource)]
+        return {"error_code": code, "error_message": ErrorCode(code).default_message,
+                "resource_type": resource["resource_type"],
+                "resource_name": resource["resource_name"], "configs": []}  # fmt: skip
+
+    return split_items(request, key, allowed, refused, response_key)
+
+
+def describe_configs(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """DESCRIBE_CONFIGS: brokers, broker loggers and client metrics on the
+    cluster, a topic on it, a group on it; any other type INVALID_REQUEST."""
+    error = _config_check(check, AclOperation.DESCRIBE_CONFIGS, broker_logger=True)
+    return _configs(request, "resources", "results", error)
+
+
+def alter_configs(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """ALTER_CONFIGS as DescribeConfigs; broker loggers are not alterable here."""
+    error = _config_check(check, AclOperation.ALTER_CONFIGS, broker_logger=False)
+    return _configs(request, "resources", "responses", error)
+
+
+def incremental_alter_configs(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """ALTER_CONFIGS as DescribeConfigs, broker loggers on the cluster."""
+    error = _config_check(check, AclOperation.ALTER_CONFIGS, broker_logger=True)
+    return _configs(request, "resources", "responses", error)
+
+
+def _top_level(error_message: bool) -> Callable[[Body, int], Body]:
+    def refusal(request: Body, version: int) -> Body:
+        body: Body = {"error_code": _CAF}
+        if error_message:
+            body["error_message"] = _CAF_TEXT
+        return body
+
+    return refusal
+
+
+def _log_dirs(request: Body, version: int) -> Body:
+    return {"error_code": _CAF, "results": []}
+
+
+def _replica_log_dirs(request: Body, version: int) -> Body:
+    results = [
+        {"topic_name": topic["name"],
+         "partitions": [{"partition_index": p, "error_code": _CAF} for p in topic["partitions"]]}
+        for directory in request["dirs"]
+        for topic in directory["topics"]
+    ]  # fmt: skip
+    return {"results": results}
+
+
+def _elect_leaders(request: Body, version: int) -> Body:
+    results = [
+        {"topic": topic["topic"],
+         "partition_result": [{"partition_id": p, "error_code": _CAF, "error_message": _CAF_TEXT}
+                              for p in topic["partitions"]]}
+        for topic in request.get("topic_partitions") or ()
+    ]  # fmt: skip
+    return {"error_code": _CAF, "replica_election_results": results}
+
+
+def _client_quotas(request: Body, version: int) -> Body:
+    entries = [
+        {"error_code": _CAF, "error_message": _CAF_TEXT, "entity": entry["entity"]}
+        for entry in request["entries"]
+    ]
+    return {"entries": entries}
+
+
+#: APIs that need one operation on the cluster, and their refusal.
+CLUSTER_ONLY: Final[dict[int, tuple[AclOperation, Callable[[Body, int], Body]]]] = {
+    34: (AclOperation.ALTER, _replica_log_dirs),  # AlterReplicaLogDirs
+    35: (AclOperation.DESCRIBE, _log_dirs),  # DescribeLogDirs
+    43: (AclOperation.ALTER, _elect_leaders),  # ElectLeaders
+    45: (AclOperation.ALTER, _top_level(True)),  # AlterPartitionReassignments
+    46: (AclOperation.DESCRIBE, _top_level(True)),  # ListPartitionReassignments
+    48: (AclOperation.DESCRIBE_CONFIGS, _top_level(True)),  # DescribeClientQuotas
+    49: (AclOperation.ALTER_CONFIGS, _client_quotas),  # AlterClientQuotas
+    55: (AclOperation.DESCRIBE, _top_level(True)),  # DescribeQuorum
+    57: (AclOperation.ALTER, _top_level(True)),  # UpdateFeatures
+    64: (AclOperation.ALTER, _top_level(True)),  # UnregisterBroker
+    74: (AclOperation.DESCRIBE_CONFIGS, _top_level(False)),  # ListConfigResources
+}
+
+
+def cluster_only(api_key: int) -> Callable[[RequestCheck, int, Body], Verdict]:
+    operation, refusal = CLUSTER_ONLY[api_key]
+
+    def rule(check: RequestCheck, version: int, request: Body) -> Verdict:
+        if check.cluster(operation):
+            return ALLOWED
+        return Refused(refusal(request, version))
+
+    return rule

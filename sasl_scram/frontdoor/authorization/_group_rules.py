@@ -1,0 +1,149 @@
+"""The consumer-group APIs, as ``KafkaApis`` authorizes them: READ on the group
+to take part, DESCRIBE to look, DELETE to delete; offsets need the topics too."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sasl_scram.authz import AclOperation
+from sasl_scram.authz import ResourceType
+from sasl_scram.frontdoor.authorization._check import RequestCheck
+from sasl_scram.frontdoor.authorization._items import TopicPartitions
+from sasl_scram.frontdoor.authorization._items import split_items
+from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
+from sasl_scram.frontdoor.authorization._verdicts import Body
+from sasl_scram.frontdoor.authorization._verdicts import Refused
+from sasl_scram.frontdoor.authorization._verdicts import Verdict
+from sasl_scram.kafka import ErrorCode
+
+__all__ = [
+    "consumer_group_describe",
+    "delete_groups",
+    "describe_groups",
+    "find_coordinator",
+    "group_read",
+    "offset_commit",
+    "offset_delete",
+]
+
+_GROUP: Final = ResourceType.GROUP
+_TAF: Final = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+_GAF: Final = int(ErrorCode.GROUP_AUTHORIZATION_FAILED)
+_TXAF: Final = int(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+_CAF: Final = int(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+_INVALID_REQUEST: Final = int(ErrorCode.INVALID_REQUEST)
+#: KIP-430: the authorized operations of a group nobody may describe.
+_NO_OPERATIONS: Final = -(2**31)
+
+OFFSET_COMMIT: Final = TopicPartitions(
+    "topics", "name", "partitions", "partition_index",
+    "topics", "name", "partitions", "partition_index",
+)  # fmt: skip
+OFFSET_DELETE: Final = OFFSET_COMMIT
+
+
+def group_read(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """JoinGroup, SyncGroup, Heartbeat, LeaveGroup, ConsumerGroupHeartbeat:
+    READ on the group, else the top-level GROUP_AUTHORIZATION_FAILED."""
+    if check.allowed(AclOperation.READ, _GROUP, request["group_id"]):
+        return ALLOWED
+    return Refused({"error_code": _GAF})
+
+
+def offset_commit(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """READ on the group (else every partition GROUP_AUTHORIZATION_FAILED), then
+    READ on each topic."""
+    if not check.allowed(AclOperation.READ, _GROUP, request["group_id"]):
+        return OFFSET_COMMIT.refuse_all(request, _GAF)
+    allowed = lambda name: check.allowed(AclOperation.READ, ResourceType.TOPIC, name)  # noqa: E731
+    return OFFSET_COMMIT.verdict(request, allowed, _TAF)
+
+
+def offset_delete(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """DELETE on the group (else the top-level GROUP_AUTHORIZATION_FAILED), then
+    READ on each topic."""
+    if not check.allowed(AclOperation.DELETE, _GROUP, request["group_id"]):
+        return Refused({"error_code": _GAF})
+    allowed = lambda name: check.allowed(AclOperation.READ, ResourceType.TOPIC, name)  # noqa: E731
+    return OFFSET_DELETE.verdict(request, allowed, _TAF)
+
+
+def find_coordinator(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """DESCRIBE on the group (key type 0) or the transactional id (1); a share
+    coordinator (2) needs CLUSTER_ACTION. Refused keys answer with no node."""
+    key_type = request.get("key_type", 0)
+    if key_type not in (0, 1, 2) or (key_type == 2 and version < 6):
+        return _coordinator_refusal(version, request, _INVALID_REQUEST)
+    error = (_GAF, _TXAF, _CAF)[key_type]
+
+    def allowed(key: str) -> bool:
+        if key_type == 2:
+            return check.cluster(AclOperation.CLUSTER_ACTION)
+        resource = ResourceType.GROUP if key_type == 0 else ResourceType.TRANSACTIONAL_ID
+        return check.allowed(AclOperation.DESCRIBE, resource, key)
+
+    if version < 4:
+        return ALLOWED if allowed(request["key"]) else _coordinator_refusal(version, request, error)
+    return split_items(
+        request,
+        "coordinator_keys",
+        allowed,
+        lambda key: _no_coordinator(key, error),
+        "coordinators",
+    )
+
+
+def _no_coordinator(key: str, error: int) -> Body:
+    message = ErrorCode(error).default_message
+    return {"key": key, "node_id": -1, "host": "", "port": -1, "error_code": error,
+            "error_message": message}  # fmt: skip
+
+
+def _coordinator_refusal(version: int, request: Body, error: int) -> Refused:
+    if version >= 4:
+        keys = request.get("coordinator_keys") or []
+        return Refused({"coordinators": [_no_coordinator(key, error) for key in keys]})
+    refused = _no_coordinator(request.get("key", ""), error)
+    del refused["key"]
+    return Refused(refused)
+
+
+def describe_groups(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """DESCRIBE on each group; a refused one answers GROUP_AUTHORIZATION_FAILED
+    with nothing else (``DescribeGroupsResponse.groupError``)."""
+    return split_items(
+        request,
+        "groups",
+        lambda group: check.allowed(AclOperation.DESCRIBE, _GROUP, group),
+        lambda group: {
+            "group_id": group, "error_code": _GAF, "group_state": "", "protocol_type": "",
+            "protocol_data": "", "members": [], "authorized_operations": _NO_OPERATIONS,
+        },
+        "groups",
+    )  # fmt: skip
+
+
+def consumer_group_describe(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """KIP-848's describe: DESCRIBE on each group."""
+    return split_items(
+        request,
+        "group_ids",
+        lambda group: check.allowed(AclOperation.DESCRIBE, _GROUP, group),
+        lambda group: {
+            "group_id": group, "error_code": _GAF,
+            "error_message": ErrorCode.GROUP_AUTHORIZATION_FAILED.default_message,
+            "authorized_operations": _NO_OPERATIONS,
+        },
+        "groups",
+    )  # fmt: skip
+
+
+def delete_groups(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """DELETE on each group."""
+    return split_items(
+        request,
+        "groups_names",
+        lambda group: check.allowed(AclOperation.DELETE, _GROUP, group),
+        lambda group: {"group_id": group, "error_code": _GAF},
+        "results",
+    )

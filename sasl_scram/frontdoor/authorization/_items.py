@@ -1,0 +1,108 @@
+"""Refusing some of a request's topics (or groups, or ids), as Kafka answers
+them: each refused item echoed in the response with its error, in that
+response's own shape; the rest goes on to the cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
+from sasl_scram.frontdoor.authorization._verdicts import Body
+from sasl_scram.frontdoor.authorization._verdicts import Partly
+from sasl_scram.frontdoor.authorization._verdicts import Refused
+from sasl_scram.frontdoor.authorization._verdicts import Verdict
+
+__all__ = ["TopicPartitions", "split_items"]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicPartitions:
+    """Where an API's request and response keep topics and their partitions.
+
+    Attributes:
+        request_topics, request_name, request_partitions: the request's array of
+            topics, each topic's name, and its array of partitions.
+        request_index: a partition's index in the request (``None``: the
+            partitions array holds the indexes themselves).
+        response_topics, response_name, response_partitions, response_index:
+            the same in the response.
+        refused: a refused partition's other fields, as Kafka's error response
+            fills them (``-1`` offsets, empty records).
+    """
+
+    request_topics: str
+    request_name: str
+    request_partitions: str
+    request_index: str | None
+    response_topics: str
+    response_name: str
+    response_partitions: str
+    response_index: str
+    refused: dict[str, Any] = field(default_factory=dict)
+
+    def names(self, request: Body) -> list[str]:
+        return [topic[self.request_name] for topic in request[self.request_topics]]
+
+    def entry(self, topic: Body, error: int) -> Body:
+        """The response's entry for a refused request topic: every partition asked
+        for carries ``error``."""
+        partitions = []
+        for partition in topic[self.request_partitions]:
+            index = partition if self.request_index is None else partition[self.request_index]
+            partitions.append({self.response_index: index, "error_code": error, **self.refused})
+        return {self.response_name: topic[self.request_name], self.response_partitions: partitions}
+
+    def verdict(
+        self,
+        request: Body,
+        allowed: Callable[[str], bool],
+        error: int,
+        response: Body | None = None,
+    ) -> Verdict:
+        """Refuse the topics ``allowed`` refuses; ``response``: the rest of a
+        whole refusal's body (``throttle_time_ms`` and the like)."""
+        return split_items(
+            request,
+            self.request_topics,
+            lambda topic: allowed(topic[self.request_name]),
+            lambda topic: self.entry(topic, error),
+            self.response_topics,
+            response,
+        )
+
+    def refuse_all(self, request: Body, error: int, response: Body | None = None) -> Refused:
+        """Every topic refused with ``error`` (a whole-request error)."""
+        entries = [self.entry(topic, error) for topic in request[self.request_topics]]
+        return Refused({**(response or {}), self.response_topics: entries})
+
+
+def split_items(
+    request: Body,
+    items_key: str,
+    allowed: Callable[[Any], bool],
+    refused_entry: Callable[[Any], Any],
+    response_key: str,
+    response: Body | None = None,
+) -> Verdict:
+    """Split ``request[items_key]`` by ``allowed``; refused items become
+    ``refused_entry(item)`` in ``response[response_key]``."""
+    items: Iterable[Any] = request[items_key] or ()
+    kept: list[Any] = []
+    refused: list[Any] = []
+    for item in items:
+        (kept if allowed(item) else refused).append(item)
+    if not refused:
+        return ALLOWED
+    entries = [refused_entry(item) for item in refused]
+    if not kept:
+        return Refused({**(response or {}), response_key: entries})
+
+    def merge(answer: Body) -> None:
+        answer[response_key] = [*(answer.get(response_key) or ()), *entries]
+
+    return Partly({**request, items_key: kept}, merge)

@@ -1,0 +1,117 @@
+"""OffsetFetch, as ``KafkaApis.handleOffsetFetchRequest`` authorizes it.
+
+DESCRIBE on each group, then DESCRIBE on each topic asked for; a refused topic
+comes back with its partitions carrying TOPIC_AUTHORIZATION_FAILED. A request
+for all of a group's topics (null) is answered by the cluster and the topics
+the user may not describe are left out of the answer, unlogged.
+v0-7 ask for one group; v8+ for several, each with its own answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from sasl_scram.authz import AclOperation
+from sasl_scram.authz import ResourceType
+from sasl_scram.frontdoor.authorization._check import RequestCheck
+from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
+from sasl_scram.frontdoor.authorization._verdicts import Body
+from sasl_scram.frontdoor.authorization._verdicts import Partly
+from sasl_scram.frontdoor.authorization._verdicts import Refused
+from sasl_scram.frontdoor.authorization._verdicts import Verdict
+from sasl_scram.kafka import ErrorCode
+
+__all__ = ["offset_fetch"]
+
+_TAF: Final = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+_GAF: Final = int(ErrorCode.GROUP_AUTHORIZATION_FAILED)
+_MULTI_GROUP_SINCE: Final = 8
+_TOP_LEVEL_ERROR_SINCE: Final = 2
+
+
+def _refused_topic(topic: Body) -> Body:
+    partitions = [
+        {"partition_index": index, "committed_offset": -1, "metadata": "", "error_code": _TAF}
+        for index in topic["partition_indexes"]
+    ]
+    return {"name": topic["name"], "partitions": partitions}
+
+
+def _describe(check: RequestCheck, name: str, *, logged: bool = True) -> bool:
+    return check.allowed(
+        AclOperation.DESCRIBE, ResourceType.TOPIC, name, log_if_allowed=logged, log_if_denied=logged
+    )
+
+
+def offset_fetch(check: RequestCheck, version: int, request: Body) -> Verdict:
+    if version >= _MULTI_GROUP_SINCE:
+        return _groups(check, request)
+    if not check.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, request["group_id"]):
+        if version >= _TOP_LEVEL_ERROR_SINCE:
+            return Refused({"error_code": _GAF})
+        return Refused({"topics": []})
+    topics = request.get("topics")
+    if topics is None:
+        return Partly(request, lambda answer: _drop_unlisted(check, answer.get("topics")))
+    kept = [topic for topic in topics if _describe(check, topic["name"])]
+    refused = [_refused_topic(topic) for topic in topics if topic not in kept]
+    if not refused:
+        return ALLOWED
+    if not kept:
+        return Refused({"topics": refused})
+
+    def merge(answer: Body) -> None:
+        answer["topics"] = [*answer["topics"], *refused]
+
+    return Partly({**request, "topics": kept}, merge)
+
+
+def _drop_unlisted(check: RequestCheck, topics: list[Body] | None) -> None:
+    if topics:
+        topics[:] = [topic for topic in topics if _describe(check, topic["name"], logged=False)]
+
+
+def _groups(check: RequestCheck, request: Body) -> Verdict:
+    kept: list[Body] = []
+    refused_groups: list[Body] = []
+    refused_topics: dict[str, list[Body]] = {}
+    all_topics: set[str] = set()
+    for group in request["groups"]:
+        group_id = group["group_id"]
+        if not check.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+            refused_groups.append({"group_id": group_id, "topics": [], "error_code": _GAF})
+            continue
+        topics = group.get("topics")
+        if topics is None:
+            all_topics.add(group_id)
+            kept.append(group)
+            continue
+        allowed = [topic for topic in topics if _describe(check, topic["name"])]
+        refused = [_refused_topic(topic) for topic in topics if topic not in allowed]
+        if refused:
+            refused_topics[group_id] = refused
+        kept.append({**group, "topics": allowed})
+    if not (refused_groups or refused_topics or all_topics):
+        return ALLOWED
+    if not kept:
+        return Refused({"groups": refused_groups})
+    merge = _merge_groups(check, refused_groups, refused_topics, all_topics)
+    return Partly({**request, "groups": kept}, merge)
+
+
+def _merge_groups(
+    check: RequestCheck,
+    refused_groups: list[Body],
+    refused_topics: dict[str, list[Body]],
+    all_topics: set[str],
+) -> Callable[[Body], None]:
+    def merge(answer: Body) -> None:
+        for group in answer["groups"]:
+            group_id = group["group_id"]
+            if group_id in all_topics:
+                _drop_unlisted(check, group["topics"])
+            group["topics"] = [*group["topics"], *refused_topics.get(group_id, ())]
+        answer["groups"] = [*answer["groups"], *refused_groups]
+
+    return merge
