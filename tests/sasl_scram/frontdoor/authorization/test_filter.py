@@ -173,7 +173,9 @@ def test_metadata_for_all_topics_lists_only_those_the_user_may_describe_unlogged
     edge = Edge(allow("mine", Op.DESCRIBE))
     entry, outcome = edge.ask(3, 12, {"topics": None, "allow_auto_topic_creation": False})
     assert outcome is PASS and entry.reshape is not None
-    topics = [{"name": n, "topic_id": bytes(16), "partitions": []} for n in ("mine", "theirs")]
+    topics: list[dict[str, Any]] = [
+        {"name": n, "topic_id": bytes(16), "partitions": []} for n in ("mine", "theirs")
+    ]
     merged = read_response(3, 12, entry.reshape(response(3, 12, {"topics": topics})))
     assert [t["name"] for t in merged["topics"]] == ["mine"]
     assert edge.audited == []
