@@ -2,19 +2,21 @@
 
 :mod:`sasl_scram.kafka._message_data` holds, as data, what
 ``tools/gen_kafka_schemas.py`` read from the ``common/message/*.json`` files
-of kafka-clients 4.4.0 and 3.9.2. :func:`message_spec` turns one API's data
-into :class:`~sasl_scram.kafka._schema.Struct` trees on first use (the data
-module is imported then too), so a process pays only for the APIs it reads.
+of kafka-clients 4.4.0 and 3.9.2, one JSON text per API. :func:`message_spec`
+turns one API's text into :class:`~sasl_scram.kafka._schema.Struct` trees on
+first use, so a process pays only for the APIs it reads.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sasl_scram.kafka._errors import MalformedMessage
+from sasl_scram.kafka._message_data import MESSAGES
 from sasl_scram.kafka._primitives import Reader
 from sasl_scram.kafka._primitives import Writer
 from sasl_scram.kafka._schema import BOOL
@@ -138,9 +140,7 @@ def _struct(fields: Sequence[Sequence[Any]]) -> Struct:
 @functools.cache
 def message_spec(api_key: int) -> MessageSpec:
     """The schemas of ``api_key``; ``KeyError`` for a key Kafka does not define."""
-    from sasl_scram.kafka._message_data import MESSAGES
-
-    name, low, high, flexible_from, ranges = MESSAGES[api_key]
+    name, low, high, flexible_from, ranges = json.loads(MESSAGES[api_key])
     return MessageSpec(
         api_key,
         name,
@@ -153,6 +153,4 @@ def message_spec(api_key: int) -> MessageSpec:
 
 def known_api_keys() -> frozenset[int]:
     """Every API key Kafka 3.9 or 4.x defines."""
-    from sasl_scram.kafka._message_data import MESSAGES
-
     return frozenset(MESSAGES)
