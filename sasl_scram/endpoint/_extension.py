@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_EXTENSIONS",
     "ENTRY_POINT_GROUP",
     "EXTENSIONS_KEY",
+    "CloseRequest",
     "EndpointExtension",
     "Handler",
     "RequestContext",
@@ -79,6 +80,11 @@ class RequestContext:
 
 
 Handler = Callable[[RequestContext, int, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class CloseRequest(Exception):
+    """A handler's request Kafka would not parse: the connection closes without
+    an answer (as ``RequestContext.parseRequest`` fails it), logged with this reason."""
 
 
 @dataclass

@@ -72,6 +72,7 @@ from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
 from sasl_scram.frontdoor._splitter import LocalRequest
 from sasl_scram.frontdoor._splitter import RequestSplitter
 from sasl_scram.frontdoor._splitter import ResponseSplitter
+from sasl_scram.frontdoor._versions import ACL_API_KEYS
 from sasl_scram.frontdoor._versions import EDGE_API_KEYS
 from sasl_scram.frontdoor._versions import FORWARD_CAPS
 from sasl_scram.frontdoor._versions import NOT_FORWARDED
@@ -79,6 +80,7 @@ from sasl_scram.frontdoor._versions import edge_api_versions
 from sasl_scram.frontdoor._versions import edge_ranges
 
 __all__ = [
+    "ACL_API_KEYS",
     "AT_EDGE",
     "CHECK_OWNER",
     "CLIENT_PROPERTIES_KEY",

@@ -15,7 +15,14 @@ from sasl_scram.kafka import ADDRESS_API_SPECS
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 
-__all__ = ["EDGE_API_KEYS", "FORWARD_CAPS", "NOT_FORWARDED", "edge_api_versions", "edge_ranges"]
+__all__ = [
+    "ACL_API_KEYS",
+    "EDGE_API_KEYS",
+    "FORWARD_CAPS",
+    "NOT_FORWARDED",
+    "edge_api_versions",
+    "edge_ranges",
+]
 
 #: The APIs the front door answers itself and never forwards: ApiVersions and
 #: the SASL login (the edge authenticates), the delegation-token RPCs (tokens
@@ -33,6 +40,11 @@ EDGE_API_KEYS = frozenset(
         ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
     }
 )
+
+
+#: DescribeAcls, CreateAcls and DeleteAcls: answered at the edge, on the edge's
+#: own ACLs, when the edge authorizes (``authorizer.class.name``); else forwarded.
+ACL_API_KEYS = frozenset({ApiKey.DESCRIBE_ACLS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS})
 
 
 def edge_ranges(keys: Iterable[int] = EDGE_API_KEYS) -> dict[int, tuple[int, int]]:

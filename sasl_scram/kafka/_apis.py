@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
+from sasl_scram.kafka._message_table import message_spec
 from sasl_scram.kafka._primitives import Reader
 from sasl_scram.kafka._primitives import Writer
 from sasl_scram.kafka._schema import BOOL
@@ -37,6 +38,9 @@ class ApiKey(enum.IntEnum):
     FIND_COORDINATOR = 10
     SASL_HANDSHAKE = 17
     API_VERSIONS = 18
+    DESCRIBE_ACLS = 29
+    CREATE_ACLS = 30
+    DELETE_ACLS = 31
     SASL_AUTHENTICATE = 36
     CREATE_DELEGATION_TOKEN = 38
     RENEW_DELEGATION_TOKEN = 39
@@ -410,6 +414,22 @@ _DESCRIBE_TOKEN = ApiSpec(
     ),
 )
 
+
+def _generated(key: ApiKey, low: int, high: int) -> ApiSpec:
+    """An API the edge answers, at versions ``low``..``high``, in the schemas
+    generated from Kafka's own specs (one layout across those versions)."""
+    spec = message_spec(key)
+    request, response = spec.request(high), spec.response(high)
+    assert spec.request(low) is request and spec.response(low) is response
+    return ApiSpec(key, low, high, spec.flexible_from, request, response)
+
+
+# The ACL RPCs, answered at the edge when it authorizes (Kafka 4.x's versions:
+# 4.0 removed v0, KIP-896).
+_ACL_SPECS = tuple(
+    _generated(key, 1, 3) for key in (ApiKey.DESCRIBE_ACLS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS)
+)
+
 API_SPECS: dict[int, ApiSpec] = {
     spec.key: spec
     for spec in (
@@ -424,6 +444,7 @@ API_SPECS: dict[int, ApiSpec] = {
         _RENEW_TOKEN,
         _EXPIRE_TOKEN,
         _DESCRIBE_TOKEN,
+        *_ACL_SPECS,
     )
 }
 

@@ -15,6 +15,13 @@ SQLite and ZooKeeper bases in :mod:`sasl_scram.store.sqlite` and
 
 from __future__ import annotations
 
+from sasl_scram.store._api import ACL_STORE_ERRORS
+from sasl_scram.store._api import AclBindingDeleteResult
+from sasl_scram.store._api import AclCreateResult
+from sasl_scram.store._api import AclDeleteResult
+from sasl_scram.store._api import AclStore
+from sasl_scram.store._api import AclStoreError
+from sasl_scram.store._api import AclStoreUnavailable
 from sasl_scram.store._api import AlterResult
 from sasl_scram.store._api import ChangeListener
 from sasl_scram.store._api import CredentialInfo
@@ -55,9 +62,16 @@ from sasl_scram.store.zookeeper import desanitize
 from sasl_scram.store.zookeeper import sanitize
 
 __all__ = [
+    "ACL_STORE_ERRORS",
     "DEFAULT_MAX_STALENESS",
     "MAX_STALENESS_KEY",
     "SCHEMES",
+    "AclBindingDeleteResult",
+    "AclCreateResult",
+    "AclDeleteResult",
+    "AclStore",
+    "AclStoreError",
+    "AclStoreUnavailable",
     "AlterResult",
     "Backends",
     "ChangeListener",

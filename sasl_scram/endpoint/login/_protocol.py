@@ -29,6 +29,7 @@ from sasl_scram._server import CredentialRequest
 from sasl_scram._server import Grant
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.endpoint._config import EndpointConfig
+from sasl_scram.endpoint._extension import CloseRequest
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._listeners import ListenerAddress
@@ -655,6 +656,8 @@ async def _handle(
     )
     try:
         body: dict[str, Any] = await handler(ctx, call.header.api_version, call.body)
+    except CloseRequest as exc:
+        return str(exc)
     except Exception:
         log.exception("[%s] handler for API key %s failed", conn_id, call.header.api_key)
         return "handler failed"

@@ -29,13 +29,13 @@ from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
+from sasl_scram.endpoint.acls import EdgeAcls
+from sasl_scram.endpoint.acls import log_decision
 from sasl_scram.endpoint.login import Authenticated
 from sasl_scram.endpoint.login import ConnectionSettings
 from sasl_scram.endpoint.login import Output
 from sasl_scram.endpoint.login import ServerConnection
 from sasl_scram.endpoint.login import refuse_forwarded_login
-from sasl_scram.endpoint.proxy._edge_acls import EdgeAcls
-from sasl_scram.endpoint.proxy._edge_acls import edge_authorization
 from sasl_scram.endpoint.proxy._owner_identity import OwnerIdentity
 from sasl_scram.endpoint.proxy._upstream import ClusterView
 from sasl_scram.endpoint.proxy._upstream import UpstreamLink
@@ -43,6 +43,7 @@ from sasl_scram.endpoint.proxy._upstream import UpstreamProtocol
 from sasl_scram.endpoint.proxy._upstream import UpstreamUnavailable
 from sasl_scram.endpoint.proxy._upstream import look_at_cluster
 from sasl_scram.endpoint.proxy._upstream import open_upstream
+from sasl_scram.frontdoor import ACL_API_KEYS
 from sasl_scram.frontdoor import EDGE_API_KEYS
 from sasl_scram.frontdoor import Action
 from sasl_scram.frontdoor import AddressRewriteFilter
@@ -277,6 +278,7 @@ async def open_front_door(
     config: EndpointConfig,
     settings: ConnectionSettings,
     metrics: ForwardMetrics | None = None,
+    acls: EdgeAcls | None = None,
 ) -> FrontDoor:
     """Look at the cluster (one line, and exit 1, when it cannot be reached or
     refuses the login), then advertise what can be forwarded."""
@@ -292,12 +294,12 @@ async def open_front_door(
     first = config.listeners[0]
     advertised = config.advertised.get(first.name)
     host = (advertised.host if advertised else "") or first.host or socket.getfqdn()
-    edge = {k: (lo, hi) for k, lo, hi in settings.api_versions if k in EDGE_API_KEYS}
-    authorization = edge_authorization(config)
-    door = FrontDoor(
-        upstream, cluster, host, edge, bounds, authorization[1] if authorization else None
-    )
-    door.acls = authorization[0] if authorization else None
+    # With edge ACLs, the ACL RPCs are the edge's too (when its store keeps ACLs).
+    local = EDGE_API_KEYS | (ACL_API_KEYS if acls is not None else frozenset())
+    edge = {k: (lo, hi) for k, lo, hi in settings.api_versions if k in local}
+    authorization = None if acls is None else AuthorizationFilter(acls.snapshot, log_decision)
+    door = FrontDoor(upstream, cluster, host, edge, bounds, authorization)
+    door.acls = acls
     door.metrics = metrics
     if upstream.identity is UpstreamIdentity.OWNER_TOKEN:
         door.owners = OwnerIdentity(upstream, timeout)

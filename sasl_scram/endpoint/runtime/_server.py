@@ -23,6 +23,8 @@ from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._metrics import WorkerShare
+from sasl_scram.endpoint.acls import AclRpcs
+from sasl_scram.endpoint.acls import edge_acls
 from sasl_scram.endpoint.login import Authenticated
 from sasl_scram.endpoint.login import BudgetPolicy
 from sasl_scram.endpoint.login import BusyPoller
@@ -42,6 +44,7 @@ from sasl_scram.endpoint.proxy import open_front_door
 from sasl_scram.endpoint.runtime._accept import Acceptor
 from sasl_scram.endpoint.runtime._refusals import RefusalLog
 from sasl_scram.kafka import ApiKey
+from sasl_scram.store import AclStore
 from sasl_scram.store import CredentialStore
 from sasl_scram.store import DecoyIterationsSource
 from sasl_scram.store import DecoySecretSource
@@ -115,6 +118,8 @@ class ScramEndpoint:
         worker_metrics: A worker's rows of the shared metrics block
             (``scram.workers`` above 1): counted there, served by the parent.
         reuse_port: Listen with ``SO_REUSEPORT``, beside the other workers.
+        acl_store: Where the edge's ACLs are kept (``authorizer.class.name``):
+            managed with the ACL RPCs, and every forwarded request decided on them.
     """
 
     def __init__(
@@ -126,6 +131,7 @@ class ScramEndpoint:
         clock_ms: Callable[[], int] = _wall_clock_ms,
         worker_metrics: WorkerShare | None = None,
         reuse_port: bool = False,
+        acl_store: AclStore | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -137,6 +143,18 @@ class ScramEndpoint:
             ApiKey.ALTER_USER_SCRAM_CREDENTIALS: self._alter_scram,
             ApiKey.DESCRIBE_CLIENT_QUOTAS: _handlers.describe_client_quotas,
         }
+        #: The edge's ACLs, with ``authorizer.class.name`` (else ``None``).
+        self.edge_acls = edge_acls(config, acl_store)
+        if self.edge_acls is not None and acl_store is not None:
+            zookeeper = config.store.scheme == "zookeeper"
+            rpcs = AclRpcs(acl_store, self.edge_acls, zookeeper=zookeeper)
+            self._handlers.update(
+                {
+                    ApiKey.DESCRIBE_ACLS: rpcs.describe,
+                    ApiKey.CREATE_ACLS: rpcs.create,
+                    ApiKey.DELETE_ACLS: rpcs.delete,
+                }
+            )
         self._token_grant: Callable[[CredentialRequest], Grant | None] | None = None
         self._token_may_block: Callable[[CredentialRequest], bool] | None = None
         self._refusals = RefusalLog(log)
@@ -201,7 +219,7 @@ class ScramEndpoint:
         log.info("SCRAM core: %s", _native.status())
         if self.config.upstream is not None:
             forward = self.metrics.forward if self.metrics is not None else None
-            door = await open_front_door(self.config, self.settings, forward)
+            door = await open_front_door(self.config, self.settings, forward, self.edge_acls)
             self.front_door = door
             door.on_new_node = self._listen_for_node
             assert door.settings is not None
