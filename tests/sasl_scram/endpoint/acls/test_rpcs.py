@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,6 +56,12 @@ class MemoryAcls:
             for f, found in zip(filters, matched, strict=True)
         ]
 
+    def add_listener(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        return lambda: None
+
+    def close(self) -> None:
+        pass
+
 
 def context(user: str) -> RequestContext:
     session = ScramSession(ScramMechanism.SCRAM_SHA_256, user, user, False, None)
@@ -71,8 +78,15 @@ def context(user: str) -> RequestContext:
 
 
 def creation(name: str, principal: str = "User:bob", pattern: int = LITERAL) -> dict[str, Any]:
-    return {"resource_type": TOPIC, "resource_name": name, "resource_pattern_type": pattern,
-            "principal": principal, "host": "*", "operation": READ, "permission_type": ALLOW}  # fmt: skip
+    return {
+        "resource_type": TOPIC,
+        "resource_name": name,
+        "resource_pattern_type": pattern,
+        "principal": principal,
+        "host": "*",
+        "operation": READ,
+        "permission_type": ALLOW,
+    }
 
 
 def everything(**given: Any) -> dict[str, Any]:
@@ -138,7 +152,7 @@ def test_a_plain_user_is_refused_with_cluster_authorization_failed(rpcs: Any) ->
 
 
 def test_an_acl_created_decides_the_next_request(rpcs: Any) -> None:
-    handlers, store, _ = rpcs
+    handlers, _, _ = rpcs
     admin = context("admin")
     grant = creation("kafka-cluster", "User:bob")
     grant.update(resource_type=CLUSTER, operation=DESCRIBE)
