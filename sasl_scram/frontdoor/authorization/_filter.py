@@ -1,4 +1,13 @@
-"""The edge's authorization, as one request filter on the proxy core."""
+"""The edge's authorization, as one request filter on the proxy core.
+
+The data path has fast lanes: a one-topic Produce is decided from its head
+and streams on; a consumer's Fetch is read by a walker that only collects its
+topic names. Both ask a cache of allowed decisions (per principal, host,
+operation and resource), emptied whenever the ACL snapshot changes, and build
+no audit line unless the audit logger would write the allowed ones (DEBUG).
+Everything else, and anything refused, goes the general way: the request
+decoded, its rule decided (:mod:`._table`), the answer built.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +17,7 @@ from collections.abc import Callable
 from typing import Final
 
 from sasl_scram.authz import AclOperation
+from sasl_scram.authz import Action
 from sasl_scram.authz import Authorizer
 from sasl_scram.authz import ResourceType
 from sasl_scram.authz import java_host_address
@@ -22,7 +32,8 @@ from sasl_scram.frontdoor._filters import Rewrite
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor.authorization._check import AuditSink
 from sasl_scram.frontdoor.authorization._check import RequestCheck
-from sasl_scram.frontdoor.authorization._produce_head import produce_head
+from sasl_scram.frontdoor.authorization._heads import fetch_head
+from sasl_scram.frontdoor.authorization._heads import produce_head
 from sasl_scram.frontdoor.authorization._table import RULES
 from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
@@ -35,9 +46,22 @@ from sasl_scram.kafka._primitives import Reader
 __all__ = ["AuthorizationFilter"]
 
 _I16: Final = struct.Struct(">h")
+_I32: Final = struct.Struct(">i")
 # api key, api version, correlation id.
 _HEAD: Final = 8
 _PRODUCE: Final = 0
+_FETCH: Final = 1
+#: The Fetch versions the walker reads (v13+ name topic ids: not advertised).
+_FETCH_WALKED: Final = range(4, 13)
+#: KIP-227's FINAL_EPOCH: a full fetch that opens no session.
+_SESSIONLESS: Final = -1
+#: Session id 0 and FINAL_EPOCH.
+_SESSIONLESS_IDS: Final = _I32.pack(0) + _I32.pack(_SESSIONLESS)
+#: Decisions cached at most, then the cache starts again.
+_MAX_CACHED: Final = 1 << 16
+_DEBUG: Final = 10
+_WRITE, _READ = AclOperation.WRITE, AclOperation.READ
+_TOPIC, _TXN = ResourceType.TOPIC, ResourceType.TRANSACTIONAL_ID
 
 
 def body_start(payload: bytes, flexible: bool) -> int:
@@ -77,13 +101,56 @@ class AuthorizationFilter(RequestFilter):
         acls: the current snapshot of the edge's ACLs and settings (read once
             per request: a change applies from the next request on).
         audit: told each decision Kafka's authorizer would log.
+        audit_enabled: whether the audit writes lines of a level (``logging``'s
+            numbers); allowed decisions (DEBUG) are built only when it does.
     """
 
-    def __init__(self, acls: Callable[[], Authorizer], audit: AuditSink) -> None:
+    def __init__(
+        self,
+        acls: Callable[[], Authorizer],
+        audit: AuditSink,
+        audit_enabled: Callable[[int], bool] = lambda level: True,
+    ) -> None:
         self.api_keys = frozenset(RULES)
         self.head_keys = frozenset({_PRODUCE})
         self._acls = acls
         self._audit = audit
+        self._audit_enabled = audit_enabled
+        self._cached_for: Authorizer | None = None
+        self._allowed: dict[tuple[str, str, str, int, int, str], bool] = {}
+
+    # -- the fast lanes ---------------------------------------------------------------
+    def _snapshot(self) -> Authorizer:
+        authorizer = self._acls()
+        if authorizer is not self._cached_for or len(self._allowed) > _MAX_CACHED:
+            self._cached_for = authorizer
+            self._allowed = {}
+        return authorizer
+
+    def _may(
+        self, authorizer: Authorizer, session: EdgeSession, op: AclOperation,
+        kind: ResourceType, name: str,
+    ) -> bool:  # fmt: skip
+        """One decision, cached; refusals are left to the general way (and logged there)."""
+        principal = session.principal
+        key = (principal.principal_type, principal.name, session.client_host, op, kind, name)
+        allowed = self._allowed.get(key)
+        if allowed is None:
+            action = Action.on(op, kind, name)
+            host = _java_host(session.client_host)
+            allowed = authorizer.authorize(principal, host, action).allowed
+            self._allowed[key] = allowed
+        return allowed
+
+    def _audit_allowed(
+        self, authorizer: Authorizer, session: EdgeSession, request: str,
+        checks: list[tuple[AclOperation, ResourceType, str]],
+    ) -> None:  # fmt: skip
+        if self._audit_enabled(_DEBUG):
+            check = RequestCheck(authorizer, session, _java_host(session.client_host), request)
+            for op, kind, name in checks:
+                check.allowed(op, kind, name)
+            check.audit(self._audit)
 
     def on_head(
         self, session: EdgeSession, api_key: int, version: int, buf: Buffer, start: int, end: int
@@ -92,25 +159,54 @@ class AuthorizationFilter(RequestFilter):
         batches unread; any other is read whole (refused, or split by topic)."""
         try:
             head = produce_head(buf, start, end, version)
-        except (ValueError, struct.error):
+        except ValueError:
             return True  # read whole: on_request says what is wrong
         if head is None:
             return None
-        if head.topics != 1 or head.first_topic is None:
+        topic = head.first_topic
+        if head.topics != 1 or topic is None:
             return True
-        check = RequestCheck(self._acls(), session, _java_host(session.client_host), "Produce")
-        transactional_id = head.transactional_id
-        if transactional_id is not None and not check.allowed(
-            AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id
-        ):
-            return True
-        if not check.allowed(AclOperation.WRITE, ResourceType.TOPIC, head.first_topic):
-            return True
-        check.audit(self._audit)
+        authorizer = self._snapshot()
+        checks = [(_WRITE, _TOPIC, topic)]
+        if head.transactional_id is not None:
+            checks.insert(0, (_WRITE, _TXN, head.transactional_id))
+        for op, kind, name in checks:
+            if not self._may(authorizer, session, op, kind, name):
+                return True
+        self._audit_allowed(authorizer, session, "Produce", checks)
         return False
 
+    def _fetch(
+        self, session: EdgeSession, entry: InFlight, payload: bytes
+    ) -> RequestOutcome | None:
+        """A consumer's Fetch whose every topic is allowed, made sessionless; ``None``
+        for the general way. KIP-227's incremental fetches name only what changed,
+        so a session would let a partition be read after its READ was revoked: the
+        edge sends every Fetch as a full one that opens no session, and the client,
+        told no session was made, keeps sending full fetches."""
+        try:
+            head = fetch_head(payload, _HEAD, entry.api_version)
+        except (ValueError, IndexError, struct.error):
+            return None
+        if head.replica_id >= 0:
+            return None
+        authorizer = self._snapshot()
+        for topic in head.topics:
+            if not self._may(authorizer, session, _READ, _TOPIC, topic):
+                return None
+        self._audit_allowed(authorizer, session, "Fetch", [(_READ, _TOPIC, t) for t in head.topics])
+        if head.epoch_at < 0 or head.session_epoch == _SESSIONLESS:
+            return PASS
+        at = head.epoch_at  # the session id, then the epoch
+        return Rewrite(payload[: at - 4] + _SESSIONLESS_IDS + payload[at + 4 :])
+
+    # -- the general way ------------------------------------------------------------------
     def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         key, version = entry.api_key, entry.api_version
+        if key == _FETCH and version in _FETCH_WALKED:
+            fast = self._fetch(session, entry, payload)
+            if fast is not None:
+                return fast
         spec = message_spec(key)
         flexible = spec.flexible(version)
         try:
@@ -119,10 +215,15 @@ class AuthorizationFilter(RequestFilter):
         except (KafkaCodecError, struct.error, IndexError) as exc:
             # Kafka closes a connection whose request does not parse.
             raise PeerProtocolError(f"{spec.name} v{version} request unreadable: {exc}") from None
-        check = RequestCheck(self._acls(), session, _java_host(session.client_host), spec.name)
+        sessionless = key == _FETCH and request.get("session_epoch", _SESSIONLESS) != _SESSIONLESS
+        if sessionless:  # see _fetch
+            request = {**request, "session_id": 0, "session_epoch": _SESSIONLESS}
+        check = RequestCheck(self._snapshot(), session, _java_host(session.client_host), spec.name)
         verdict = RULES[key](check, version, request)
         check.audit(self._audit)
         if verdict is ALLOWED:
+            if sessionless:
+                return Rewrite(payload[:start] + spec.write_request_body(version, request))
             return PASS
         if isinstance(verdict, Refused):
             if key == _PRODUCE and request["acks"] == 0:
@@ -131,7 +232,7 @@ class AuthorizationFilter(RequestFilter):
             return Respond(_response(spec, entry, verdict.response))
         merge = verdict.merge  # type: ignore[union-attr]
         entry.reshape = functools.partial(_reshape, spec, version, check, self._audit, merge)
-        if verdict.request is request:  # type: ignore[union-attr]
+        if verdict.request is request and not sessionless:  # type: ignore[union-attr]
             return PASS
         body = spec.write_request_body(version, verdict.request)  # type: ignore[union-attr]
         return Rewrite(payload[:start] + body)

@@ -154,6 +154,26 @@ def test_fetch_needs_read_and_a_refused_partition_has_no_records() -> None:
     assert Edge(allow("orders", Op.READ)).ask(1, 12, body)[1] is PASS
 
 
+@pytest.mark.parametrize("version", [7, 11, 12])
+def test_every_fetch_goes_up_as_a_full_fetch_that_opens_no_session(version: int) -> None:
+    """KIP-227: an incremental fetch names only what changed, so a session would
+    outlive a revoked READ; the edge sends session id 0, epoch -1 (FINAL_EPOCH)."""
+    body = {"max_wait_ms": 500, "min_bytes": 1, "session_id": 0, "session_epoch": 0,
+            "topics": [{"topic": "orders", "partitions": [{"partition": 0, "fetch_offset": 5,
+                                                           "partition_max_bytes": 1024}]}],
+            "forgotten_topics_data": [], "rack_id": ""}  # fmt: skip
+    edge = Edge(allow("orders", Op.READ))
+    _, outcome = edge.ask(1, version, body)
+    assert type(outcome) is Rewrite
+    forwarded = read_request(1, version, outcome.payload)
+    assert (forwarded["session_id"], forwarded["session_epoch"]) == (0, -1)
+    assert forwarded["topics"] == read_request(1, version, request(1, version, body))["topics"]
+    # The same through the general way (a follower's fetch is not walked).
+    _, outcome = Edge(super_users=["User:alice"]).ask(1, version, {**body, "replica_id": 1})
+    assert type(outcome) is Rewrite
+    assert read_request(1, version, outcome.payload)["session_epoch"] == -1
+
+
 def test_group_apis_need_read_on_the_group() -> None:
     body = {"group_id": "g", "generation_id": 1, "member_id": "m"}
     assert Edge(allow("g", Op.DESCRIBE, GROUP)).refused(12, 4, body)["error_code"] == GAF
@@ -327,7 +347,7 @@ def test_a_refused_or_many_topic_produce_is_read_whole() -> None:
 
 
 def test_produce_heads_cut_anywhere_decide_once_whole() -> None:
-    from sasl_scram.frontdoor.authorization._produce_head import produce_head
+    from sasl_scram.frontdoor.authorization._heads import produce_head
 
     for version in (3, 9):
         payload = request(0, version, produce_body("orders", txn="tx"))

@@ -1,0 +1,156 @@
+"""The resources named by the two requests of the data path, read without the
+generic decoder: a Produce's head (its first topic comes before its record
+batches) and a consumer's Fetch (topic names between fixed-size partitions).
+
+Each reader returns ``None`` when the bytes end before what it needs, and
+raises ``ValueError`` on a request that is not well formed (the caller then
+reads it whole, whose decoder says what is wrong). Layouts per
+ProduceRequest.json and FetchRequest.json; compact strings, arrays and tagged
+fields in flexible versions (KIP-482).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Final
+from typing import NamedTuple
+
+__all__ = ["FetchHead", "ProduceHead", "fetch_head", "produce_head"]
+
+_I16: Final = struct.Struct(">h")
+_I32: Final = struct.Struct(">i")
+_PRODUCE_TRANSACTIONAL_SINCE: Final = 3
+_PRODUCE_FLEXIBLE_SINCE: Final = 9
+_FETCH_FLEXIBLE_SINCE: Final = 12
+
+Buffer = bytes | bytearray | memoryview
+
+
+class ProduceHead(NamedTuple):
+    transactional_id: str | None
+    acks: int
+    topics: int
+    first_topic: str | None
+
+
+class FetchHead(NamedTuple):
+    replica_id: int
+    #: Where ``session_epoch`` sits in the buffer (-1 before v7, which has none).
+    epoch_at: int
+    session_epoch: int
+    topics: list[str]
+
+
+def _uvarint(buf: Buffer, pos: int, end: int) -> tuple[int, int]:
+    value = shift = 0
+    while shift < 35:
+        if pos >= end:
+            raise IndexError
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+    raise ValueError("varint longer than 5 bytes")
+
+
+def _string(buf: Buffer, pos: int, end: int, flexible: bool) -> tuple[str | None, int]:
+    if flexible:
+        length, pos = _uvarint(buf, pos, end)
+        length -= 1
+    else:
+        if pos + 2 > end:
+            raise IndexError
+        length = _I16.unpack_from(buf, pos)[0]
+        pos += 2
+    if length < 0:
+        return None, pos
+    if pos + length > end:
+        raise IndexError
+    return bytes(buf[pos : pos + length]).decode("utf-8", "replace"), pos + length
+
+
+def _tags(buf: Buffer, pos: int, end: int) -> int:
+    count, pos = _uvarint(buf, pos, end)
+    for _ in range(count):
+        _, pos = _uvarint(buf, pos, end)
+        size, pos = _uvarint(buf, pos, end)
+        pos += size
+    if pos > end:
+        raise IndexError
+    return pos
+
+
+def _count(buf: Buffer, pos: int, end: int, flexible: bool) -> tuple[int, int]:
+    if flexible:
+        count, pos = _uvarint(buf, pos, end)
+        return count - 1, pos
+    if pos + 4 > end:
+        raise IndexError
+    return _I32.unpack_from(buf, pos)[0], pos + 4
+
+
+def produce_head(buf: Buffer, start: int, end: int, version: int) -> ProduceHead | None:
+    """The head of the Produce whose client id starts at ``buf[start]``."""
+    flexible = version >= _PRODUCE_FLEXIBLE_SINCE
+    try:
+        _, pos = _string(buf, start, end, False)  # the client id: classic in every header
+        if flexible:
+            pos = _tags(buf, pos, end)
+        transactional_id = None
+        if version >= _PRODUCE_TRANSACTIONAL_SINCE:
+            transactional_id, pos = _string(buf, pos, end, flexible)
+        if pos + 6 > end:
+            return None
+        acks = _I16.unpack_from(buf, pos)[0]
+        topics, pos = _count(buf, pos + 6, end, flexible)  # after acks and timeout_ms
+        first = _string(buf, pos, end, flexible)[0] if topics > 0 else None
+    except IndexError:
+        return None
+    return ProduceHead(transactional_id, acks, topics, first)
+
+
+def _partition_size(version: int) -> int:
+    """A fetched partition's fixed fields: partition, current leader epoch (v9+),
+    fetch offset, last fetched epoch (v12+), log start offset (v5+), max bytes."""
+    return 4 + (4 if version >= 9 else 0) + 8 + (4 if version >= 12 else 0) + (
+        8 if version >= 5 else 0
+    ) + 4  # fmt: skip
+
+
+def fetch_head(buf: bytes, start: int, version: int) -> FetchHead:
+    """A whole Fetch request (``start``: its client id) up to its topics, v4-12.
+    Raises ``ValueError`` or ``IndexError`` when it is not well formed."""
+    end = len(buf)
+    flexible = version >= _FETCH_FLEXIBLE_SINCE
+    _, pos = _string(buf, start, end, False)
+    if flexible:
+        pos = _tags(buf, pos, end)
+    replica_id = _I32.unpack_from(buf, pos)[0]
+    pos += 4 + 4 + 4 + 4 + 1  # replica id, max wait, min bytes, max bytes, isolation level
+    epoch_at, epoch = -1, -1
+    if version >= 7:
+        epoch_at = pos + 4  # after the session id
+        epoch = _I32.unpack_from(buf, epoch_at)[0]
+        pos += 8
+    count, pos = _count(buf, pos, end, flexible)
+    size = _partition_size(version)
+    topics: list[str] = []
+    for _ in range(count):
+        name, pos = _string(buf, pos, end, flexible)
+        if name is None:
+            raise ValueError("a null topic name")
+        topics.append(name)
+        partitions, pos = _count(buf, pos, end, flexible)
+        if partitions < 0:
+            raise ValueError("a null partition array")
+        if flexible:
+            for _ in range(partitions):
+                pos = _tags(buf, pos + size, end)
+            pos = _tags(buf, pos, end)
+        else:
+            pos += partitions * size
+    if pos > end:
+        raise IndexError
+    return FetchHead(replica_id, epoch_at, epoch, topics)
