@@ -4,8 +4,9 @@ Kafka's authorizer log, and the ACL RPCs answered at the edge."""
 from __future__ import annotations
 
 from sasl_scram.endpoint.acls._edge_acls import EdgeAcls
+from sasl_scram.endpoint.acls._edge_acls import audit_enabled
 from sasl_scram.endpoint.acls._edge_acls import edge_acls
 from sasl_scram.endpoint.acls._edge_acls import log_decision
 from sasl_scram.endpoint.acls._rpcs import AclRpcs
 
-__all__ = ["AclRpcs", "EdgeAcls", "edge_acls", "log_decision"]
+__all__ = ["AclRpcs", "EdgeAcls", "audit_enabled", "edge_acls", "log_decision"]

@@ -23,7 +23,7 @@ from sasl_scram.frontdoor.authorization import Decided
 from sasl_scram.store import AclStore
 from sasl_scram.store import AclStoreUnavailable
 
-__all__ = ["EdgeAcls", "edge_acls", "log_decision"]
+__all__ = ["EdgeAcls", "audit_enabled", "edge_acls", "log_decision"]
 
 _log = logging.getLogger(AUDIT_LOGGER_NAME)
 log = logging.getLogger(__name__)
@@ -83,6 +83,11 @@ class EdgeAcls:
     def refresh(self) -> None:
         """The store changed through us: the next snapshot reads it again."""
         self._seen = None
+
+
+def audit_enabled(level: int) -> bool:
+    """Whether the audit logger writes lines of ``level``."""
+    return _log.isEnabledFor(level)
 
 
 def log_decision(decided: Decided) -> None:

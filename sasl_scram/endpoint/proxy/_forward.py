@@ -30,6 +30,7 @@ from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint.acls import EdgeAcls
+from sasl_scram.endpoint.acls import audit_enabled
 from sasl_scram.endpoint.acls import log_decision
 from sasl_scram.endpoint.login import Authenticated
 from sasl_scram.endpoint.login import ConnectionSettings
@@ -297,7 +298,9 @@ async def open_front_door(
     # With edge ACLs, the ACL RPCs are the edge's too (when its store keeps ACLs).
     local = EDGE_API_KEYS | (ACL_API_KEYS if acls is not None else frozenset())
     edge = {k: (lo, hi) for k, lo, hi in settings.api_versions if k in local}
-    authorization = None if acls is None else AuthorizationFilter(acls.snapshot, log_decision)
+    authorization = (
+        None if acls is None else AuthorizationFilter(acls.snapshot, log_decision, audit_enabled)
+    )
     door = FrontDoor(upstream, cluster, host, edge, bounds, authorization)
     door.acls = acls
     door.metrics = metrics
