@@ -92,7 +92,14 @@ TARGET_RATIO = 0.9
 TARGET_ADDED_P50_MS = 0.5
 TARGET_CPU_MS_PER_MB = 10.0
 MB = 1 << 20  # as the tools count MB/sec
-MODES = ("direct", "front door, 1 worker", "front door, 2 workers")
+MODES = (
+    "direct",
+    "front door, 1 worker",
+    "front door, 2 workers",
+    "front door, 1 worker, edge ACLs",
+)
+#: The mode whose front door authorizes (``authorizer.class.name``, 100 ACLs).
+ACL_MODE = MODES[3]
 #: With ``--baseline DIR``: the front door of another checkout, one worker.
 BASELINE_MODE = "front door, 1 worker (baseline)"
 
@@ -146,19 +153,57 @@ def children(pid: int) -> list[int]:
     return []
 
 
+def seed_edge_acls(db: Path) -> str:
+    """100 ACLs in the store at ``db``, 10 of them PREFIXED: the bench user's
+    on the bench's topics and groups (``fd-``), the rest other users'; the
+    keys that turn edge authorization on."""
+    from sasl_scram.authz import AccessControlEntry
+    from sasl_scram.authz import AclBinding
+    from sasl_scram.authz import AclOperation
+    from sasl_scram.authz import AclPermissionType
+    from sasl_scram.authz import PatternType
+    from sasl_scram.authz import ResourcePattern
+    from sasl_scram.authz import ResourceType
+    from sasl_scram.store import open_acl_store
+
+    def acl(
+        kind: ResourceType, name: str, pattern: PatternType, user: str, op: AclOperation
+    ) -> AclBinding:
+        entry = AccessControlEntry(f"User:{user}", "*", op, AclPermissionType.ALLOW)
+        return AclBinding(ResourcePattern(kind, name, pattern), entry)
+
+    prefixed, literal = PatternType.PREFIXED, PatternType.LITERAL
+    bindings = [
+        acl(ResourceType.TOPIC, "fd-", prefixed, USER, AclOperation.ALL),
+        acl(ResourceType.GROUP, "fd-", prefixed, USER, AclOperation.READ),
+        *(acl(ResourceType.TOPIC, f"team-{i}.", prefixed, f"user-{i}", AclOperation.ALL)
+          for i in range(8)),
+        *(acl((ResourceType.TOPIC, ResourceType.GROUP)[i % 2], f"name-{i}", literal,
+              f"user-{i % 10}", AclOperation.READ) for i in range(90)),
+    ]  # fmt: skip
+    store = open_acl_store(f"sqlite:{db}")
+    try:
+        store.create_acls(bindings)
+    finally:
+        store.close()
+    return "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer\n"
+
+
 @contextlib.contextmanager
 def started_serve(
-    bench: Bench, workers: int, cpus: str | None = None, root: Path = ROOT
+    bench: Bench, workers: int, cpus: str | None = None, root: Path = ROOT, acls: bool = False
 ) -> Iterator[tuple[str, list[int]]]:
     """``kafka-scram serve`` in front of the broker: its bootstrap and pids
-    (``root``: the checkout whose code runs, this one or a baseline's)."""
+    (``root``: the checkout whose code runs, this one or a baseline's;
+    ``acls``: with edge authorization and 100 ACLs)."""
     from tests.support.kafka_broker import ADMIN_PASSWORD
     from tests.support.kafka_broker import ADMIN_USER
     from tests.support.zookeeper_server import free_port
     from tests.support.zookeeper_server import free_port_base
 
-    db = bench.tmp / "edge.db"
+    db = bench.tmp / ("edge-acls.db" if acls else "edge.db")
     seed_bench_store(db)
+    authorizer = seed_edge_acls(db) if acls else ""
     port = free_port()
     jaas = (
         "org.apache.kafka.common.security.scram.ScramLoginModule required "
@@ -174,6 +219,7 @@ def started_serve(
         f"upstream.sasl.mechanism={MECHANISM}\n"
         f"upstream.sasl.jaas.config={jaas}\n"
         f"upstream.node.port.base={free_port_base()}\n"
+        f"{authorizer}"
     )
     exe = Path(sys.executable).parent / "kafka-scram"
     with (bench.tmp / f"serve-{workers}.log").open("a") as log:
@@ -271,7 +317,8 @@ def run_round(bench: Bench, order: tuple[str, ...], results: dict[str, Figures])
         else:
             workers = 1 if "1 worker" in mode else 2
             root = bench.baseline if mode == BASELINE_MODE and bench.baseline else ROOT
-            with started_serve(bench, workers, root=root) as (bootstrap, pids):
+            acls = mode == ACL_MODE
+            with started_serve(bench, workers, root=root, acls=acls) as (bootstrap, pids):
                 measure_mode(bench, bootstrap, bench.edge_config, pids, figures)
         print(f"  {mode}: done", flush=True)
 
@@ -341,8 +388,11 @@ def scaling_line(one: Figures, two: Figures) -> str:
     )
 
 
-def baseline_lines(new: Figures, old: Figures) -> list[str]:
-    """This tree's front door against the baseline's, round by round (one worker)."""
+def baseline_lines(
+    new: Figures, old: Figures, title: str = "this tree / baseline (front door, 1 worker):"
+) -> list[str]:
+    """This tree's front door against the baseline's (or, with ``title``, another
+    pair of modes), round by round (one worker)."""
     ratio = lambda a, b: a / b  # noqa: E731
     produce = _per_round([r.rate for r in new.produce], [r.rate for r in old.produce], ratio)
     consume = _per_round(
@@ -350,7 +400,7 @@ def baseline_lines(new: Figures, old: Figures) -> list[str]:
     )
     cpu = _per_round(new.serve_ms_per_mb, old.serve_ms_per_mb, ratio)
     return [
-        "this tree / baseline (front door, 1 worker):",
+        title,
         f"  producer records/s {span(produce, '.2f')}, consumer records/s "
         f"{span(consume, '.2f')} (target >= 0.95)",
         f"  serve CPU per MB {span(cpu, '.2f')} (target <= 1.05)",
@@ -367,6 +417,8 @@ def report(results: dict[str, Figures], paced_rate: int) -> None:
     print(scaling_line(results[MODES[1]], results[MODES[2]]))
     if BASELINE_MODE in results:
         print("\n".join(baseline_lines(results[MODES[1]], results[BASELINE_MODE])))
+    title = "edge ACLs on / off (front door, 1 worker; 100 ACLs, 10 prefixed):"
+    print("\n".join(baseline_lines(results[ACL_MODE], results[MODES[1]], title)))
 
 
 # The side-by-side row (``--only-kroxylicious`` runs it alone): serve and

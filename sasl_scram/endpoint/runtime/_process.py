@@ -32,6 +32,7 @@ from sasl_scram.endpoint.runtime._bootstrap import warn_if_others_write
 
 if TYPE_CHECKING:
     from sasl_scram.endpoint.runtime._server import ScramEndpoint
+    from sasl_scram.store import AclStore
     from sasl_scram.store import CredentialStore
 
 __all__ = [
@@ -174,6 +175,16 @@ def open_credential_store(config: EndpointConfig, *, warn: bool = True) -> Crede
     return open_store(config.store)
 
 
+def open_edge_acl_store(config: EndpointConfig) -> AclStore | None:
+    """Where the edge's ACLs are kept, with ``authorizer.class.name``: beside the
+    credentials (the same SQLite file, the same ZooKeeper chroot)."""
+    if not config.authorizer:
+        return None
+    from sasl_scram.store import open_acl_store
+
+    return open_acl_store(config.store)
+
+
 def announce_ready(
     config: EndpointConfig, addresses: dict[str, tuple[str, int]], out: TextIO
 ) -> None:
@@ -218,6 +229,7 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
         # a place (the workers' parent checks it before it forks).
         private_folder(config.bootstrap_file.parent, BOOTSTRAP_FILE_KEY)
     store = open_credential_store(config, warn=worker is None)
+    acl_store = open_edge_acl_store(config)
     extensions = load_extensions(config.properties, config.settings)
     endpoint = ScramEndpoint(
         config,
@@ -225,6 +237,7 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
         extensions=extensions,
         worker_metrics=worker.metrics if worker is not None else None,
         reuse_port=worker is not None,
+        acl_store=acl_store,
     )
     closed = False
     try:
@@ -252,4 +265,6 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
         if not closed:
             await endpoint.close(grace_seconds=0)
         store.close()
+        if acl_store is not None:
+            acl_store.close()
     return 0
