@@ -165,6 +165,7 @@ bench: venv system brokers kroxylicious native
 	$(PY) bench/bench_stores.py
 	$(PY) bench/bench_frontdoor.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) bench/bench_rewrite.py
+	$(PY) bench/bench_authorization.py
 
 # `serve` under churn for SOAK_MINUTES (default 30), its RSS, descriptors,
 # tasks and connections sampled every minute; writes docs/soak/soak.{md,png}.
