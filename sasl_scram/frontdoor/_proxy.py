@@ -182,11 +182,13 @@ class ProxyConnection:
         "_held",
         "_in_flight",
         "_local",
+        "_observe_request",
         "_reauth_at",
         "_reauth_pending",
         "_requests",
         "_responses",
         "_session_valid",
+        "_unwritten",
         "phase",
     )
 
@@ -210,7 +212,7 @@ class ProxyConnection:
             max_buffered=bounds.max_parsed_request,
             forwarded=forwarded,
             stop_at_local=True,
-            observe=observe_request,
+            observe=None if observe_request is None else self._observed,
             decide=chain.on_request,
             edge_keys=chain.edge_keys,
             head=chain.on_head,
@@ -231,6 +233,9 @@ class ProxyConnection:
         self._reauth_at: float | None = None
         self._reauth_pending = False
         self._session_valid = session_valid
+        # Forwarded frames are counted once written (see _forward), not when read.
+        self._observe_request = observe_request
+        self._unwritten: list[tuple[int, int]] = []
         self._cluster_writable = True
         self._client_reading = True  # as the adapter was last told
 
@@ -370,7 +375,18 @@ class ProxyConnection:
                 # KIP-368: an expired session may only re-authenticate.
                 return self._close("session expired without re-authentication", None)
             out.append(ToCluster(events))  # type: ignore[arg-type]
+            self._count_written()
         return self._progress(out)
+
+    def _observed(self, api_key: int, size: int) -> None:
+        self._unwritten.append((api_key, size))
+
+    def _count_written(self) -> None:
+        observe = self._observe_request
+        if observe is not None and self._unwritten:
+            for api_key, size in self._unwritten:
+                observe(api_key, size)
+            self._unwritten.clear()
 
     def _progress(self, out: list[Action]) -> list[Action]:
         """What the stream's state allows now: the edge's answers that are due, a
@@ -411,4 +427,5 @@ class ProxyConnection:
         if self.phase is Phase.CLOSED:
             return []
         self.phase = Phase.CLOSED
+        self._unwritten.clear()
         return [CloseConnection(reason, event)]

@@ -620,6 +620,10 @@ class ServerConnection:
         if key == ApiKey.SASL_HANDSHAKE:
             if self._session_expiry_ms is None:
                 return self._illegal_state(header, spec, "Re-authentication is not enabled", body)
+            if header.api_version == 0:
+                # KIP-368 re-authenticates through SaslAuthenticate frames; after a v0
+                # handshake the tokens would come unframed, among the requests.
+                return self._illegal_state(header, spec, _REAUTH_NEEDS_V1, body)
             now = self._clock_ms()
             started = self._reauth_started_ms
             if started is not None and now - started < self._settings.min_reauth_interval_ms:
@@ -724,6 +728,11 @@ def _api_versions_body(settings: ConnectionSettings, error: int) -> dict[str, An
         ],
         "throttle_time_ms": 0,
     }
+
+
+_REAUTH_NEEDS_V1 = (
+    "Re-authentication needs SaslHandshake v1 or later (KIP-368): v0's tokens are unframed"
+)
 
 
 def _handshake_body(settings: ConnectionSettings, error: int) -> dict[str, Any]:

@@ -232,6 +232,15 @@ def test_handshake_on_authenticated_connection_without_expiry_is_illegal() -> No
 
 
 class TestReauthentication:
+    def test_a_v0_handshake_cannot_reauthenticate(self) -> None:
+        """Its tokens would come unframed among the requests: error 34, then close."""
+        p = Peer(max_reauth_ms=60_000)
+        p.login()
+        out, r = p.request(17, 0, {"mechanism": "SCRAM-SHA-256"})
+        assert r is not None and r["error_code"] == 34 and p.conn.closed
+        [close] = [o for o in out if isinstance(o, Close)]
+        assert "SaslHandshake v1" in close.reason
+
     def test_lifetime_sent_only_to_v1_plus(self) -> None:
         p = Peer(max_reauth_ms=60_000)
         _, r = p.login(auth_version=1)

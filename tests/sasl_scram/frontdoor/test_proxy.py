@@ -155,12 +155,14 @@ def opened(
     *,
     lifetime_ms: int = 0,
     session_valid: bool = True,
+    counted: list[tuple[int, int]] | None = None,
 ) -> Driver:
     proxy = ProxyConnection(
         bounds or limits(),
         (filters or chain()).bind(SESSION),
         forwarded=FORWARDED,
         session_valid=lambda: session_valid,
+        observe_request=None if counted is None else lambda *seen: counted.append(seen),
     )
     driver = Driver(proxy)
     driver.run(proxy.upstream_ready(100.0, lifetime_ms))
@@ -307,10 +309,21 @@ def test_a_cluster_that_does_not_read_pauses_the_client() -> None:
 
 
 def test_an_expired_session_is_closed_at_its_next_request() -> None:
-    d = opened(session_valid=False)
+    counted: list[tuple[int, int]] = []
+    d = opened(session_valid=False, counted=counted)
     d.client(request(FETCH, 12, 1, b""))
     assert d.closed is not None and "session expired" in d.closed.reason
     assert d.to_cluster == b""
+    assert counted == []  # the forwarding metrics count what was written upstream
+
+
+def test_forwarded_requests_are_counted_once_written() -> None:
+    counted: list[tuple[int, int]] = []
+    d = opened(counted=counted)
+    first = request(FETCH, 12, 1, b"abc")
+    d.client(first[:10])
+    d.client(first[10:] + request(LIST_OFFSETS, 5, 2, b""))
+    assert counted == [(FETCH, len(first)), (LIST_OFFSETS, len(request(LIST_OFFSETS, 5, 2, b"")))]
 
 
 # -- every bound reached ---------------------------------------------------------------
