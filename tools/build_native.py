@@ -85,6 +85,10 @@ MODULES = (
     "sasl_scram.endpoint.login._deadlines",
     "sasl_scram.endpoint.login._protocol",
     "sasl_scram.endpoint.runtime._server",
+    "sasl_scram.frontdoor._inflight",
+    "sasl_scram.frontdoor._proxy",
+    "sasl_scram.frontdoor._splitter",
+    "sasl_scram.frontdoor.authorization._heads",
 )
 
 
