@@ -41,12 +41,16 @@ class ErrorCode(enum.IntEnum):
     NONE = 0
     UNKNOWN_TOPIC_OR_PARTITION = 3
     LEADER_NOT_AVAILABLE = 5
+    TOPIC_AUTHORIZATION_FAILED = 29
+    GROUP_AUTHORIZATION_FAILED = 30
     CLUSTER_AUTHORIZATION_FAILED = 31
     UNSUPPORTED_SASL_MECHANISM = 33
     ILLEGAL_SASL_STATE = 34
     UNSUPPORTED_VERSION = 35
     NOT_CONTROLLER = 41
     INVALID_REQUEST = 42
+    TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
+    SECURITY_DISABLED = 54
     SASL_AUTHENTICATION_FAILED = 58
     DELEGATION_TOKEN_AUTH_DISABLED = 61
     DELEGATION_TOKEN_NOT_FOUND = 62
@@ -92,6 +96,14 @@ _ERRORS: dict[ErrorCode, tuple[str, str]] = {
             "leadership election."
         ),
     ),
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: (
+        "TopicAuthorizationException",
+        "Topic authorization failed.",
+    ),
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: (
+        "GroupAuthorizationException",
+        "Group authorization failed.",
+    ),
     ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
         "ClusterAuthorizationException",
         "Cluster authorization failed.",
@@ -119,6 +131,14 @@ _ERRORS: dict[ErrorCode, tuple[str, str]] = {
             "or the message was sent to an incompatible broker. See the broker logs for more "
             "details."
         ),
+    ),
+    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: (
+        "TransactionalIdAuthorizationException",
+        "Transactional Id authorization failed.",
+    ),
+    ErrorCode.SECURITY_DISABLED: (
+        "SecurityDisabledException",
+        "Security features are disabled.",
     ),
     ErrorCode.SASL_AUTHENTICATION_FAILED: (
         "SaslAuthenticationException",
