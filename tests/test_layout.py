@@ -250,7 +250,7 @@ def test_the_sasl_scram_core_imports_no_adapter() -> None:
 # What a sans-IO core never imports: the network, the event loop, the clock. (The
 # owner-token table takes a lock: the cluster's RPCs call it from their threads.)
 IO_MODULES = ("asyncio", "socket", "selectors", "ssl", "time")
-SANS_IO_FOLDERS = ("sasl_scram.frontdoor",)
+SANS_IO_FOLDERS = ("sasl_scram.frontdoor", "sasl_scram.authz")
 
 
 @pytest.mark.parametrize("folder", SANS_IO_FOLDERS)
