@@ -335,3 +335,18 @@ def test_the_acl_listing_at_the_edge_is_the_edges(sides: Sides) -> None:
         }
 
     assert listing(edge) == listing(broker) and len(listing(edge)) == 6
+
+
+def test_kafka_acls_through_the_edge_is_refused_to_a_plain_user(
+    sides: Sides, tmp_path: Path
+) -> None:
+    config = sides.broker.client_properties(
+        tmp_path / "plain.properties", sides.user, sides.password, "SCRAM-SHA-512"
+    )
+    done = sides.broker.run_class(
+        ACL_COMMAND, "--bootstrap-server", sides.door.bootstrap, "--command-config", str(config),
+        "--add", "--allow-principal", f"User:{sides.user}", "--operation", "All",
+        "--topic", sides.names["denied"],
+    )  # fmt: skip
+    assert done.returncode != 0 or "ClusterAuthorizationException" in done.stdout + done.stderr
+    assert "ClusterAuthorizationException" in done.stdout + done.stderr, done.stdout + done.stderr
