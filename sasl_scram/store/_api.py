@@ -1,9 +1,12 @@
-"""The credential-store contract: a hot-path lookup plus KIP-554 describe/alter.
+"""The store contracts: credentials (a hot-path lookup plus KIP-554 describe/alter)
+and the edge's ACLs (an immutable snapshot plus CreateAcls/DeleteAcls/DescribeAcls).
 
 Every backend (in-memory, SQLite, ZooKeeper) and the remote admin client
 implement :class:`ScramAdmin`; the servers additionally need
-:class:`CredentialLookup`. Results carry Kafka's error codes so the endpoint
-can put them on the wire unchanged (docs/kafka-facts.md §7).
+:class:`CredentialLookup`. Every backend also keeps ACLs (:class:`AclStore`), in
+the same SQLite file or ZooKeeper ensemble as its credentials. Results carry
+Kafka's error codes so the endpoint can put them on the wire unchanged
+(docs/kafka-facts.md §7).
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from sasl_scram._credential import ScramCredential
 from sasl_scram._credential import kafka_salt
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.authz import AclBinding
+from sasl_scram.authz import AclBindingFilter
+from sasl_scram.authz import Authorizer
 from sasl_scram.kafka import ErrorCode
 
 
@@ -214,6 +220,102 @@ class CredentialStore(CredentialLookup, ScramAdmin, Protocol):
     def add_listener(self, listener: ChangeListener) -> Callable[[], None]:
         """Call ``listener(user)`` after any user's credentials change (here or in
         another process); returns a function that removes the listener."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# -- ACLs ---------------------------------------------------------------------------
+
+
+class AclStoreError(ScramError):
+    """An ACL store could not complete an operation, or is closed."""
+
+
+class AclStoreUnavailable(AclStoreError, StoreUnavailable):
+    """The ACL store is unreachable or too stale to trust: authorization fails closed."""
+
+
+#: An ACL store's error and its fail-closed one, as a store's kind names them.
+ACL_STORE_ERRORS = (AclStoreError, AclStoreUnavailable)
+
+
+@dataclass(frozen=True, slots=True)
+class AclCreateResult:
+    """One binding's answer to :meth:`AclStore.create_acls` (Kafka's ``AclCreateResult``):
+    ``ErrorCode.NONE`` once the ACL is stored, durably, whether it was new or not."""
+
+    binding: AclBinding
+    error: ErrorCode = ErrorCode.NONE
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AclBindingDeleteResult:
+    """One ACL a delete filter matched (Kafka's ``AclBindingDeleteResult``):
+    ``ErrorCode.NONE`` once it is removed, durably."""
+
+    binding: AclBinding
+    error: ErrorCode = ErrorCode.NONE
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AclDeleteResult:
+    """One filter's answer to :meth:`AclStore.delete_acls` (Kafka's ``AclDeleteResult``):
+    the ACLs it matched, in Kafka's describe order, each with its own outcome."""
+
+    filter: AclBindingFilter
+    matches: tuple[AclBindingDeleteResult, ...] = ()
+    error: ErrorCode = ErrorCode.NONE
+    message: str | None = None
+
+    @property
+    def deleted(self) -> tuple[AclBinding, ...]:
+        """The matched ACLs that were removed."""
+        return tuple(m.binding for m in self.matches if m.error == ErrorCode.NONE)
+
+
+@runtime_checkable
+class AclStore(Protocol):
+    """The edge's ACLs, kept where its credentials are and shared by every process on them.
+
+    Writes follow 3.9's ``AclAuthorizer`` (the authorizer that stores ACLs in
+    Kafka's ZooKeeper layout; docs/stores.md): creating an ACL that exists
+    succeeds and stores it once; a delete filter lists each ACL it removed, an
+    ACL matched by several filters under the first; a result with
+    ``ErrorCode.NONE`` is durable when the call returns.
+    """
+
+    def acls(self) -> Authorizer:
+        """The ACLs now, as an immutable :class:`~sasl_scram.authz.Authorizer`
+        (default settings: no super users, ``allow.everyone.if.no.acl.found``
+        false; ``with_settings`` applies serve's). No I/O and no lock: the hot
+        path reads it per request.
+
+        Raises:
+            AclStoreUnavailable: the store cannot vouch for its copy (ZooKeeper
+                unreachable for longer than the allowed staleness).
+        """
+        ...
+
+    def describe_acls(
+        self, filter: AclBindingFilter = AclBindingFilter.ANY
+    ) -> tuple[AclBinding, ...]:
+        """DescribeAcls: the ACLs ``filter`` matches, in Kafka's order, from the snapshot."""
+        ...
+
+    def create_acls(self, bindings: Sequence[AclBinding]) -> list[AclCreateResult]:
+        """CreateAcls: one result per binding, in order."""
+        ...
+
+    def delete_acls(self, filters: Sequence[AclBindingFilter]) -> list[AclDeleteResult]:
+        """DeleteAcls: one result per filter, in order."""
+        ...
+
+    def add_listener(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call ``listener(key)`` after a resource pattern's ACLs change (here or in
+        another process); ``key`` is ``TYPE:PATTERN_TYPE:name``. Returns the remover."""
         ...
 
     def close(self) -> None: ...
