@@ -38,7 +38,7 @@ pytestmark = pytest.mark.jvm
 ACL_COMMAND = "kafka.admin.AclCommand"
 #: How long our running store may take to follow Kafka's tool.
 WITHIN = 1.0
-_BLOCK = re.compile(r"Current ACLs for resource `(.*?)`: \n (.*?) \n\n", re.DOTALL)
+_BLOCK = re.compile(r"(?:Current|Adding) ACLs for resource `(.*?)`: \n (.*?) \n\n", re.DOTALL)
 
 Run = subprocess.CompletedProcess[str]
 AclCommand = Callable[..., Run]
@@ -76,7 +76,8 @@ def kafka_acls(acl_command: AclCommand, hosts: str, *args: str) -> Run:
 
 
 def listed(output: str) -> set[tuple[str, frozenset[str]]]:
-    """``--list``'s blocks as (pattern, entries), whatever order Kafka's maps gave them."""
+    """``--list``'s (or ``--add``'s) blocks as (pattern, entries), whatever order Kafka's
+    hash maps and sets gave them."""
     return {
         (pattern, frozenset(line.strip() for line in entries.split("\n")))
         for pattern, entries in _BLOCK.findall(output)
