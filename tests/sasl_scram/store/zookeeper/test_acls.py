@@ -275,3 +275,24 @@ def _usable(store: ZooKeeperAclStore) -> bool:
     except AclStoreUnavailable:
         return False
     return True
+
+
+def test_an_endpoints_acl_store_shares_its_credential_stores_session(
+    zookeeper_hosts: str,
+) -> None:
+    from sasl_scram.store import StoreLocation
+    from sasl_scram.store import ZooKeeperCredentialStore
+    from sasl_scram.store import open_acl_store
+
+    # The location of a lazy credential store: its cache options are not the ACLs'.
+    location = StoreLocation.zookeeper(zookeeper_hosts, mode="lazy", share_session=True)
+    creds = ZooKeeperCredentialStore(zookeeper_hosts, mode="lazy", share_session=True)
+    acls = open_acl_store(location)
+    try:
+        assert isinstance(acls, ZooKeeperAclStore)
+        assert acls.client is creds.client
+        acls.create_acls([allow("orders", Op.READ)])
+    finally:
+        acls.close()
+    assert creds.client.connected  # the session outlives the ACL store
+    creds.close()
