@@ -68,7 +68,7 @@ JVM_FIXTURES = frozenset(
 #: Fixtures that run a local SparkSession (a JVM).
 SPARK_FIXTURES = frozenset({"spark", "warm_kafka_connector"})
 #: Parametrised fixtures that pick a backend by name: which names mean ZooKeeper.
-_BACKEND_FIXTURES = ("store_factory", "kafka_broker")
+_BACKEND_FIXTURES = ("store_factory", "acl_store_factory", "kafka_broker")
 
 #: The xdist group of the tests that share the session's real brokers and Spark:
 #: one worker starts them once (``--dist loadgroup``), the others never do.

@@ -16,9 +16,7 @@ and diagnostics go to stderr.
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -34,6 +32,8 @@ from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._secret import READ_SECRET
 from sasl_scram.cli._secret import read_secret
 from sasl_scram.cli._texts import add_core_command
+from sasl_scram.cli._zookeeper import add_zookeeper_options
+from sasl_scram.cli._zookeeper import zookeeper_options
 from sasl_scram.config import bootstrap_servers
 from sasl_scram.config import zookeeper_connect
 from sasl_scram.kafka import ErrorCode
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 __all__ = ["BACKENDS", "Backend", "Dialect", "open_admin", "register"]
 
 _INT_MAX = 2**31 - 1
-# How long the command waits for ZooKeeper before failing (our choice).
-ZOOKEEPER_TIMEOUT = 10.0
 # ConfigCommand.parseConfigsToBeAdded: split on "," and "=" outside [...].
 _OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
 _SPLIT_PAIRS = re.compile("," + _OUTSIDE_BRACKETS)
@@ -109,52 +107,17 @@ class Backend:
 
 
 def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
-    import jaas
-    from sasl_scram.config import read_properties
     from sasl_scram.store import ZooKeeperCredentialStore
-    from sasl_scram.store import ZooKeeperSecurity
-    from sasl_scram.store import ZooKeeperTls
 
-    # Like kafka-configs: TLS from --zk-tls-config-file, the SASL login from the
-    # JAAS file KAFKA_OPTS names; either means secure ACLs (JaasUtils.isZkSaslEnabled).
-    tls = None
-    tls_file = getattr(args, "zk_tls_config_file", None)
-    if tls_file:
-        try:
-            tls = ZooKeeperTls.from_properties(read_properties(tls_file))
-        except (ValueError, OSError) as exc:
-            raise CommandError(f"--zk-tls-config-file: {exc}") from None
-        if tls is None:
-            # kafka-configs would quietly connect in plaintext here.
-            raise CommandError(
-                f"--zk-tls-config-file: {tls_file} does not set "
-                "zookeeper.ssl.client.enable=true, so TLS would not be used"
-            )
-    try:
-        security = ZooKeeperSecurity.from_kafka_opts(os.environ.get("KAFKA_OPTS"), tls=tls)
-    except (ValueError, OSError, jaas.JaasError) as exc:
-        raise CommandError(f"ZooKeeper login from KAFKA_OPTS: {exc}") from None
+    options = zookeeper_options(args)
     # Lazy mode: the command alters and describes, it never needs every user.
-    timeout = getattr(args, "zookeeper_timeout", None) or ZOOKEEPER_TIMEOUT
-    # Only --alter writes: a --describe creates no chroot and no path (and
-    # kazoo's warning that the chroot is missing would be a second line).
-    warnings.filterwarnings("ignore", message="No chroot path exists", category=UserWarning)
+    # Only --alter writes: a --describe creates no chroot and no path.
     return _created_only_by_adding(
         lambda create: ZooKeeperCredentialStore(
-            args.zookeeper, mode="lazy", request_timeout=timeout, security=security, create=create
+            args.zookeeper, mode="lazy", create=create, **options
         ),
         args,
     )
-
-
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
-    return value
 
 
 def _open_store(args: argparse.Namespace) -> ScramAdmin:
@@ -299,20 +262,7 @@ def register(subparsers: argparse._SubParsersAction[Any]) -> None:
         parser.add_argument(
             *backend.flags, dest=backend.dest, metavar=backend.metavar, help=backend.help
         )
-    parser.add_argument(
-        "--zk-tls-config-file",
-        dest="zk_tls_config_file",
-        metavar="FILE",
-        help="zookeeper.ssl.* properties for TLS to ZooKeeper (PEM stores), for --zookeeper",
-    )
-    parser.add_argument(
-        "--zookeeper-timeout",
-        dest="zookeeper_timeout",
-        metavar="SECONDS",
-        type=_positive_seconds,
-        default=ZOOKEEPER_TIMEOUT,
-        help=f"give up on an unreachable ZooKeeper after this long (default {ZOOKEEPER_TIMEOUT:g})",
-    )
+    add_zookeeper_options(parser, used_with="--zookeeper")
     parser.add_argument(
         "--command-config",
         dest="command_config",

@@ -1,4 +1,4 @@
-"""The help texts of the core subcommands (``configs``, ``credential``, ``serve``):
+"""The help texts of the core subcommands (``acls``, ``configs``, ``credential``, ``serve``):
 each one's line in ``kafka-scram --help``, its description and its examples,
 in one table, as ``jaas`` keeps its commands'."""
 
@@ -21,6 +21,22 @@ class CommandText(NamedTuple):
 
 
 COMMANDS = {
+    "acls": CommandText(
+        summary="add, remove and list the edge's ACLs in their store (like kafka-acls)",
+        description=(
+            "Manage the ACLs kept beside the credentials (a table of the SQLite store, or "
+            "Kafka's AclAuthorizer nodes in ZooKeeper) with kafka-acls' options: --add "
+            "--allow-principal User:alice --operation Read --topic orders. The change is made "
+            "in the store itself, where every process that follows it (a ZooKeeper-mode Kafka "
+            "broker on the same chroot too) picks it up."
+        ),
+        epilog="""examples:
+  kafka-scram acls --store sqlite:.kafka-scram/credentials.db --add \\
+      --allow-principal User:alice --operation Read --operation Describe --topic orders
+  kafka-scram acls --authorizer-properties zookeeper.connect=zk1:2181/kafka --list
+  kafka-scram acls --zookeeper zk1:2181/kafka --remove --force --group app- \\
+      --resource-pattern-type prefixed""",
+    ),
     "configs": CommandText(
         summary="add, delete and describe users' SCRAM credentials (like kafka-configs)",
         description=(

@@ -6,6 +6,12 @@ semantics: :class:`InMemoryCredentialStore` (reference and test fake),
 :class:`ZooKeeperCredentialStore` (Kafka 3.x ZooKeeper-mode layout; needs
 kazoo, imported only when a ZooKeeper store is created).
 
+The same three keep the edge's ACLs (:class:`AclStore`, with 3.9
+``AclAuthorizer``'s semantics): :class:`InMemoryAclStore`,
+:class:`SQLiteAclStore` (a table in the credential store's file) and
+:class:`ZooKeeperAclStore` (``AclAuthorizer``'s nodes); :func:`open_acl_store`
+opens the one at a credential store's location.
+
 The pieces ``tokenauth``'s token stores share with them are public too:
 :class:`Freshness` (the staleness clock that makes a store fail closed),
 :class:`ListenerSet`, :class:`StoreLocation` (where a store lives, typed), and the
@@ -51,10 +57,14 @@ from sasl_scram.store._location import Backends
 from sasl_scram.store._location import StoreLocation
 from sasl_scram.store._location import open_location
 from sasl_scram.store._location import parse_location
+from sasl_scram.store._memory import InMemoryAclStore
 from sasl_scram.store._memory import InMemoryCredentialStore
+from sasl_scram.store._open import open_acl_store
 from sasl_scram.store._open import open_store
+from sasl_scram.store.sqlite import SQLiteAclStore
 from sasl_scram.store.sqlite import SQLiteCredentialStore
 from sasl_scram.store.zookeeper import SanitizerError
+from sasl_scram.store.zookeeper import ZooKeeperAclStore
 from sasl_scram.store.zookeeper import ZooKeeperCredentialStore
 from sasl_scram.store.zookeeper import ZooKeeperSecurity
 from sasl_scram.store.zookeeper import ZooKeeperTls
@@ -84,9 +94,11 @@ __all__ = [
     "DecoySecretSource",
     "DescribeResult",
     "Freshness",
+    "InMemoryAclStore",
     "InMemoryCredentialStore",
     "ListenerSet",
     "NoStore",
+    "SQLiteAclStore",
     "SQLiteCredentialStore",
     "SanitizerError",
     "ScramAdmin",
@@ -97,10 +109,12 @@ __all__ = [
     "StoreLocation",
     "StoreUnavailable",
     "UserDescription",
+    "ZooKeeperAclStore",
     "ZooKeeperCredentialStore",
     "ZooKeeperSecurity",
     "ZooKeeperTls",
     "desanitize",
+    "open_acl_store",
     "open_location",
     "open_store",
     "parse_location",

@@ -1,4 +1,4 @@
-"""The in-memory store: KIP-554 reference semantics and the test fake."""
+"""The in-memory stores: KIP-554 and ACL reference semantics, and the test fakes."""
 
 from __future__ import annotations
 
@@ -11,14 +11,23 @@ from types import MappingProxyType
 
 from sasl_scram._credential import ScramCredential
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.authz import AclBinding
+from sasl_scram.authz import Authorizer
+from sasl_scram.authz import ResourcePattern
 from sasl_scram.store import _kip554
+from sasl_scram.store._acls import AclSnapshot
+from sasl_scram.store._acls import AclWrites
+from sasl_scram.store._acls import Change
+from sasl_scram.store._acls import acl_listeners
+from sasl_scram.store._acls import pattern_key
+from sasl_scram.store._api import ACL_STORE_ERRORS
 from sasl_scram.store._api import CREDENTIAL_STORE_ERRORS
 from sasl_scram.store._api import AlterResult
 from sasl_scram.store._api import DescribeResult
 from sasl_scram.store._iterations import IterationCounts
 from sasl_scram.store._kind import StoreKind
 
-__all__ = ["InMemoryCredentialStore"]
+__all__ = ["InMemoryAclStore", "InMemoryCredentialStore"]
 
 _Creds = Mapping[ScramMechanism, ScramCredential]
 
@@ -101,3 +110,51 @@ class InMemoryCredentialStore(_kip554.AlterByUser):
                 self._users.pop(alteration.user, None)
             self._iterations.change(current, updated)
         return AlterResult(alteration.user)
+
+
+_ACL_KIND = StoreKind(
+    what="ACL store",
+    errors=ACL_STORE_ERRORS,
+    logger=logging.getLogger("sasl_scram.store"),
+    listeners=acl_listeners,
+)
+
+
+class InMemoryAclStore(AclWrites):
+    """A process-local :class:`~sasl_scram.store.AclStore`.
+
+    Args:
+        bindings: Optional initial ACLs, created as CreateAcls would (a binding
+            CreateAcls refuses raises ``ValueError``).
+    """
+
+    kind = _ACL_KIND
+
+    def __init__(self, bindings: Sequence[AclBinding] = ()) -> None:
+        super().__init__()
+        self._snapshot = AclSnapshot()
+        self._write_lock = threading.Lock()
+        refused = [r for r in self.create_acls(bindings) if r.error]
+        if refused:
+            raise ValueError(f"cannot store {refused[0].binding}: {refused[0].message}")
+
+    def __repr__(self) -> str:
+        return f"InMemoryAclStore(acls={len(self._snapshot)})"
+
+    def acls(self) -> Authorizer:
+        """The snapshot (no lock, no I/O)."""
+        if self._closed:
+            self._check_open()
+        return self._snapshot.authorizer
+
+    def _known_patterns(self) -> list[ResourcePattern]:
+        return self._snapshot.patterns()
+
+    def _update(self, pattern: ResourcePattern, change: Change) -> bool:
+        with self._write_lock:
+            current = self._snapshot.get(pattern)
+            return bool(self._snapshot.apply({pattern: change(current)}))
+
+    def _updated(self, patterns: list[ResourcePattern]) -> None:
+        # The snapshot was changed in place: only the listeners need telling.
+        self._listeners.notify(pattern_key(p) for p in patterns)

@@ -1,5 +1,6 @@
-"""The embedded SQLite backend: the credential store and the change notification
-that every SQLite-backed store (credentials, tokens) shares.
+"""The embedded SQLite backend: the credential store, the ACL store in the same file,
+and the change notification that every SQLite-backed store (credentials, ACLs,
+tokens) shares.
 
 :class:`FollowedTable` is the base of such a store (file, lock, change log,
 poller); :class:`ChangeLog` and :class:`Poller` let several processes on one database
@@ -12,6 +13,7 @@ when its file is missing or holds none of its tables.
 from __future__ import annotations
 
 from sasl_scram.store._api import NoStore
+from sasl_scram.store.sqlite._acls import SQLiteAclStore
 from sasl_scram.store.sqlite._changes import DEFAULT_CHANGE_RETENTION
 from sasl_scram.store.sqlite._changes import DEFAULT_POLL_INTERVAL
 from sasl_scram.store.sqlite._changes import ChangeLog
@@ -29,6 +31,7 @@ __all__ = [
     "FollowedTable",
     "NoStore",
     "Poller",
+    "SQLiteAclStore",
     "SQLiteCredentialStore",
     "TableKind",
     "open_database",

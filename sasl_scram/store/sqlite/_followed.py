@@ -157,11 +157,11 @@ class FollowedTable(StoreBase):
         """Create the empty in-memory mirror (before the first load)."""
         raise NotImplementedError
 
-    def _load_all(self) -> Mapping[str, Any]:
+    def _load_all(self) -> Mapping[Any, Any]:
         """Every key's value, read from the database (under the lock)."""
         raise NotImplementedError
 
-    def _replace_all(self, values: Mapping[str, Any]) -> list[str]:
+    def _replace_all(self, values: Mapping[Any, Any]) -> list[str]:
         """Swap a full load into the mirror; returns the keys that changed."""
         raise NotImplementedError
 

@@ -32,6 +32,7 @@ from sasl_scram.store._api import AlterResult
 from sasl_scram.store._api import CredentialStoreUnavailable
 from sasl_scram.store._api import DescribeResult
 from sasl_scram.store._cache import CredentialCache
+from sasl_scram.store.sqlite._acls import ACL_SCHEMA
 from sasl_scram.store.sqlite._changes import DEFAULT_POLL_INTERVAL
 from sasl_scram.store.sqlite._followed import FollowedTable
 from sasl_scram.store.sqlite._followed import TableKind
@@ -61,7 +62,9 @@ _KIND = TableKind(
     what="credential store",
     table=_TABLE,
     changes=("scram_changes", "user"),
-    also=(_SECRETS_TABLE,),
+    # The edge's ACLs live in the same file (SQLiteAclStore): a file the
+    # credential store opens gets their tables too, existing files included.
+    also=(_SECRETS_TABLE, *ACL_SCHEMA),
     errors=CREDENTIAL_STORE_ERRORS,
     thread_name="scram-sqlite-store",
     logger=_log,

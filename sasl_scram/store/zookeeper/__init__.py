@@ -1,6 +1,7 @@
 """The ZooKeeper backend, in the layout a Kafka 3.x broker in ZooKeeper mode uses.
 
-Besides :class:`ZooKeeperCredentialStore` it exports the pieces a token store
+Besides :class:`ZooKeeperCredentialStore` and :class:`ZooKeeperAclStore`
+(``AclAuthorizer``'s nodes) it exports the pieces a token store
 reuses: the base of a followed store (:class:`ZkFollowedStore`: session, change
 watcher, staleness and fail-closed bookkeeping, pipelined reads, multi-op
 commits with their notification and their optimistic retry,
@@ -15,6 +16,7 @@ kazoo is imported only when a session is opened.
 
 from __future__ import annotations
 
+from sasl_scram.store.zookeeper._acls import ZooKeeperAclStore
 from sasl_scram.store.zookeeper._followed import MAX_WRITE_ATTEMPTS
 from sasl_scram.store.zookeeper._followed import CommitOutcomeUnknown
 from sasl_scram.store.zookeeper._followed import CommitRefused
@@ -42,6 +44,7 @@ from sasl_scram.store.zookeeper._store import ZooKeeperCredentialStore
 from sasl_scram.store.zookeeper._tls import TLS_KEYS
 from sasl_scram.store.zookeeper._tls import ZooKeeperTls
 from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY
+from sasl_scram.store.zookeeper._watcher import ChangeFeed
 from sasl_scram.store.zookeeper._watcher import ZkChangeWatcher
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "SET_ACL_KEY",
     "TLS_KEYS",
     "ZOOKEEPER_KEYS",
+    "ChangeFeed",
     "CommitOutcomeUnknown",
     "CommitRefused",
     "MalformedZnode",
@@ -62,6 +66,7 @@ __all__ = [
     "ZkFollowedStore",
     "ZkSession",
     "ZkStoreKind",
+    "ZooKeeperAclStore",
     "ZooKeeperCredentialStore",
     "ZooKeeperOptions",
     "ZooKeeperSecurity",

@@ -31,6 +31,7 @@ from sasl_scram.store.zookeeper._session import DEFAULT_REQUEST_TIMEOUT
 from sasl_scram.store.zookeeper._session import ZkSession
 from sasl_scram.store.zookeeper._session import load_kazoo
 from sasl_scram.store.zookeeper._watcher import DEFAULT_NOTIFICATION_EXPIRY
+from sasl_scram.store.zookeeper._watcher import ChangeFeed
 from sasl_scram.store.zookeeper._watcher import WatcherHooks
 from sasl_scram.store.zookeeper._watcher import ZkChangeWatcher
 
@@ -76,15 +77,25 @@ class ZkStoreKind(StoreKind):
             notification parent.
         changes: The notification parent and the sequential notification's
             name prefix (``/config/changes``, ``config_change_``).
+        also: More persistent paths the store creates with those two (and a
+            store opened only to read requires), such as more notification
+            parents (the store's :meth:`ZkFollowedStore._more_feeds`).
         names: ``what``, ``errors``, ``logger``, ``thread_name`` (the
             notification thread's) and ``listeners``, as
             :class:`~sasl_scram.store.StoreKind` takes them.
     """
 
-    def __init__(self, *, data_path: str, changes: tuple[str, str], **names: Any) -> None:
+    def __init__(
+        self,
+        *,
+        data_path: str,
+        changes: tuple[str, str],
+        also: Sequence[str] = (),
+        **names: Any,
+    ) -> None:
         super().__init__(**names)
         self.changes_path, self.change_prefix = changes
-        self.paths = (data_path, self.changes_path)
+        self.paths = (data_path, self.changes_path, *also)
 
     def change_sequence(self, name: str) -> int | None:
         """A notification's sequence number, ``None`` for any other child."""
@@ -178,6 +189,7 @@ class ZkFollowedStore(StoreBase):
             logger=kind.log,
             what=f"{kind.what} changes",
             thread_name=kind.thread_name,
+            more_feeds=self._more_feeds(),
         )
         try:
             self._watcher.start()
@@ -210,6 +222,10 @@ class ZkFollowedStore(StoreBase):
     def _on_notification(self, name: str, data: bytes) -> None:
         """One change notification: re-read what it names (:meth:`_refresh`)."""
         raise NotImplementedError
+
+    def _more_feeds(self) -> Sequence[ChangeFeed]:
+        """Notification parents followed beside ``kind.changes_path`` (none by default)."""
+        return ()
 
     def _reread(self, keys: Sequence[str]) -> list[str]:
         """Re-read ``keys`` into the mirror (under the lock); returns those that changed."""

@@ -15,7 +15,11 @@ Like a broker (docs/kafka-facts.md §5.4):
   missed meanwhile.
 
 What a notification means, how to reload and how staleness is tracked belong
-to the store, given here as its :class:`WatcherHooks`.
+to the store, given here as its :class:`WatcherHooks`. A store whose changes are
+announced under more than one parent (the ACLs: ``/kafka-acl-changes`` and
+``/kafka-acl-extended-changes``, one ``ZkNodeChangeNotificationListener`` each
+in ``AclAuthorizer``) gives the others as :class:`ChangeFeed` values: one thread and
+one resync follow them all.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any
 
 from sasl_scram.store.zookeeper._session import ZkSession
 
-__all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "WatcherHooks", "ZkChangeWatcher"]
+__all__ = ["DEFAULT_NOTIFICATION_EXPIRY", "ChangeFeed", "WatcherHooks", "ZkChangeWatcher"]
 
 # ZkNodeChangeNotificationListener.changeExpirationMs: 15 minutes.
 DEFAULT_NOTIFICATION_EXPIRY = 15 * 60.0
@@ -72,6 +76,36 @@ class WatcherHooks:
     on_idle: Callable[[], None] = _nothing
 
 
+@dataclass(frozen=True)
+class ChangeFeed:
+    """One more notification parent a watcher follows, beside its first.
+
+    Attributes:
+        path: The notification parent, e.g. ``/kafka-acl-extended-changes``.
+        sequence: A child's sequence number, ``None`` if it is not a notification.
+        handle: Handles one of its notifications ``(name, data)``.
+    """
+
+    path: str
+    sequence: Callable[[str], int | None]
+    handle: Callable[[str, bytes], None]
+
+
+class _Feed:
+    """A followed parent and how far it has been processed (the watcher's thread only,
+    but for :meth:`ZkChangeWatcher.sync`, which reads ``last_executed``)."""
+
+    def __init__(self, feed: ChangeFeed) -> None:
+        self.path = feed.path
+        self.sequence = feed.sequence
+        self.handle = feed.handle
+        self.last_executed = -1
+        self.ctimes: dict[str, int] = {}
+
+    def latest(self, children: Iterable[str]) -> int:
+        return max((s for s in map(self.sequence, children) if s is not None), default=-1)
+
+
 class ZkChangeWatcher:
     """The notification-following thread of a ZooKeeper store.
 
@@ -87,6 +121,8 @@ class ZkChangeWatcher:
         logger: The store's logger.
         what: What is followed, for the log (``"ZooKeeper changes"``).
         thread_name: The background thread's name.
+        more_feeds: Further notification parents, followed like the first
+            and resynced with it (each with its own handler).
     """
 
     def __init__(
@@ -101,18 +137,19 @@ class ZkChangeWatcher:
         logger: logging.Logger,
         what: str,
         thread_name: str,
+        more_feeds: Sequence[ChangeFeed] = (),
     ) -> None:
         self._zk = session
-        self._path = changes_path
-        self._sequence = change_sequence
+        self._feeds = [
+            _Feed(ChangeFeed(changes_path, change_sequence, hooks.on_notification)),
+            *(_Feed(feed) for feed in more_feeds),
+        ]
         self._expiry_ms = int(notification_expiry * 1000)
         self._clock = clock
         self._hooks = hooks
         self._log = logger
         self._what = what
         self._thread_name = thread_name
-        self._last_executed = -1
-        self._ctimes: dict[str, int] = {}
         self._queue: queue.Queue[str] = queue.Queue()
         self._closed = False
         self._need_resync = False
@@ -148,12 +185,11 @@ class ZkChangeWatcher:
         Returns whether that happened within ``timeout``.
         """
         try:
-            children = self._zk.children(self._path)
+            targets = [(feed, feed.latest(self._zk.children(feed.path))) for feed in self._feeds]
         except self._zk.unavailable:
             return False
-        target = self._latest(children)
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self._last_executed < target or self._need_resync:
+        while self._need_resync or any(feed.last_executed < t for feed, t in targets):
             if deadline is not None and time.monotonic() > deadline:
                 return False
             time.sleep(0.002)
@@ -207,7 +243,8 @@ class ZkChangeWatcher:
                     if self._zk.connected():
                         self.resync()
                 else:
-                    self._process_changes()
+                    for feed in self._feeds:
+                        self._process_feed(feed)
             except self._zk.unavailable as exc:
                 # The state listener has logged the loss; this is its echo.
                 self._need_resync = True
@@ -222,49 +259,51 @@ class ZkChangeWatcher:
         # After an expiry this is a new session, possibly on a lagging
         # follower: catch up with the leader first, so that the snapshot
         # swapped in is never older than what the cache already holds.
-        self._zk.sync(self._path)
-        children = self._zk.children(self._path, watch=self._on_changes)
-        latest = self._latest(children)
+        self._zk.sync(self._feeds[0].path)
+        seen = [self._zk.children(feed.path, watch=self._on_changes) for feed in self._feeds]
+        latest = [feed.latest(children) for feed, children in zip(self._feeds, seen, strict=True)]
         changed = self._hooks.reload()
-        self._last_executed = max(self._last_executed, latest)
+        for feed, newest in zip(self._feeds, latest, strict=True):
+            feed.last_executed = max(feed.last_executed, newest)
         self._hooks.on_fresh(changed)
         # Notifications that arrived during the load are handled next.
-        self._process_changes(children)
+        for feed, children in zip(self._feeds, seen, strict=True):
+            self._process_feed(feed, children)
 
-    def _process_changes(self, children: Sequence[str] | None = None) -> None:
+    def _process_feed(self, feed: _Feed, children: Sequence[str] | None = None) -> None:
         """One ``ZkNodeChangeNotificationListener.processNotifications`` pass, then the purge."""
         if children is None:
-            children = self._zk.children(self._path, watch=self._on_changes)
+            children = self._zk.children(feed.path, watch=self._on_changes)
         names = sorted(children)
         for name in names:
-            seq = self._sequence(name)
-            if seq is None or seq <= self._last_executed:
+            seq = feed.sequence(name)
+            if seq is None or seq <= feed.last_executed:
                 continue
             try:
-                data, stat = self._zk.call(self._zk.client.get_async(f"{self._path}/{name}"))
+                data, stat = self._zk.call(self._zk.client.get_async(f"{feed.path}/{name}"))
             except self._zk.ex.NoNodeError:
-                self._last_executed = seq
+                feed.last_executed = seq
                 continue
-            self._ctimes[name] = stat.ctime
-            self._hooks.on_notification(name, data)
-            self._last_executed = seq
-        self._purge(names)
+            feed.ctimes[name] = stat.ctime
+            feed.handle(name, data)
+            feed.last_executed = seq
+        self._purge(feed, names)
 
-    def _purge(self, names: Sequence[str]) -> None:
+    def _purge(self, feed: _Feed, names: Sequence[str]) -> None:
         """Delete notifications whose ctime is older than the expiry, like every broker.
 
         ``names`` are the live children: the ctimes of the others (purged,
         here or by another reader) are forgotten, so the map never outgrows them.
         """
         live = set(names)
-        for gone in [name for name in self._ctimes if name not in live]:
-            del self._ctimes[gone]
+        for gone in [name for name in feed.ctimes if name not in live]:
+            del feed.ctimes[gone]
         now_ms = int(self._clock() * 1000)
         for name in names:
-            if self._sequence(name) is None:
+            if feed.sequence(name) is None:
                 continue
-            path = f"{self._path}/{name}"
-            ctime = self._ctimes.get(name)
+            path = f"{feed.path}/{name}"
+            ctime = feed.ctimes.get(name)
             if ctime is None:
                 try:
                     stat = self._zk.call(self._zk.client.exists_async(path))
@@ -272,12 +311,9 @@ class ZkChangeWatcher:
                     stat = None
                 if stat is None:
                     continue
-                ctime = self._ctimes[name] = stat.ctime
+                ctime = feed.ctimes[name] = stat.ctime
             if now_ms - ctime > self._expiry_ms:
                 # Another reader may have purged it first.
                 with contextlib.suppress(self._zk.ex.NoNodeError):
                     self._zk.call(self._zk.client.delete_async(path))
-                self._ctimes.pop(name, None)
-
-    def _latest(self, children: Iterable[str]) -> int:
-        return max((s for s in map(self._sequence, children) if s is not None), default=-1)
+                feed.ctimes.pop(name, None)

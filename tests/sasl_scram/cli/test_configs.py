@@ -182,10 +182,10 @@ def test_zookeeper_path_output_and_layout(zookeeper_hosts: str) -> None:
 
 @pytest.mark.slow
 def test_zookeeper_unreachable_is_one_line_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sasl_scram.cli import _configs as _cli_configs
+    from sasl_scram.cli import _zookeeper as _cli_zookeeper
     from tests.support.zookeeper_server import free_port
 
-    monkeypatch.setattr(_cli_configs, "ZOOKEEPER_TIMEOUT", 1.0)
+    monkeypatch.setattr(_cli_zookeeper, "ZOOKEEPER_TIMEOUT", 1.0)
     code, out, err = run("--zookeeper", f"127.0.0.1:{free_port()}", "--describe", "--user", "a")
     assert code == 1 and out == "" and err.count("\n") == 1
 

@@ -202,7 +202,7 @@ def test_notification_ctimes_follow_the_live_notifications(
         store.alter([], [ups("last")])
         assert store.sync(5)
         live = zk.get_children("/config/changes")
-        assert set(store._watcher._ctimes) <= set(live)
+        assert set(store._watcher._feeds[0].ctimes) <= set(live)
         assert len(live) == 1
     finally:
         store.close()
