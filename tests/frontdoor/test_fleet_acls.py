@@ -132,3 +132,17 @@ def test_kafka_acls_lists_what_the_other_door_added(fleet: Fleet) -> None:
         assert time.monotonic() < deadline, done.stdout
         time.sleep(0.2)
     assert "operation=READ" in done.stdout and "permissionType=ALLOW" in done.stdout
+
+
+def test_kafka_acls_through_the_edge_is_refused_to_a_plain_user(fleet: Fleet) -> None:
+    """ALTER on the cluster is needed, and nobody but the super user has it."""
+    config = fleet.broker.client_properties(
+        fleet.base_dir / "plain.properties", USER[0], USER[1], "SCRAM-SHA-512"
+    )
+    topic = unique_name("acl-refused")
+    done = fleet.broker.run_class(
+        ACL_COMMAND, "--bootstrap-server", fleet.a.bootstrap, "--command-config", str(config),
+        "--add", "--allow-principal", f"User:{USER[0]}", "--operation", "All", "--topic", topic,
+    )  # fmt: skip
+    assert "ClusterAuthorizationException" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert topic_error(fleet.b, topic) == 29  # nothing was added
