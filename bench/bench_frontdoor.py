@@ -219,6 +219,9 @@ def started_serve(
         f"upstream.sasl.mechanism={MECHANISM}\n"
         f"upstream.sasl.jaas.config={jaas}\n"
         f"upstream.node.port.base={free_port_base()}\n"
+        # The bench's broker's super user: a cluster administrator, which serve
+        # refuses as its upstream login unless told (docs/front-door.md).
+        "upstream.allow.cluster.admin=true\n"
         f"{authorizer}"
     )
     exe = Path(sys.executable).parent / "kafka-scram"

@@ -59,7 +59,14 @@ ZOOKEEPER_FIXTURES = frozenset(
 )
 #: Fixtures that run a real Kafka broker (a JVM each).
 BROKER_FIXTURES = frozenset(
-    {"kraft_broker", "zookeeper_broker", "kafka_broker", "zookeeper_broker_serve", "kafka_tools"}
+    {
+        "kraft_broker",
+        "strict_kraft_broker",
+        "zookeeper_broker",
+        "kafka_broker",
+        "zookeeper_broker_serve",
+        "kafka_tools",
+    }
 )
 #: Fixtures that run Kafka's Java classes in a harness JVM.
 JVM_FIXTURES = frozenset(

@@ -1,11 +1,14 @@
 """The README's "Put `serve` in front of your cluster", run as written.
 
 Its one command (the front door's properties, then ``serve``) runs in a copy
-of the tree's user-facing files in front of the suite's Kafka 4.x broker;
-only names are mapped: the README's ``broker1:9093`` becomes the broker's
-address, and its ports free ones. Then, as the section says, the kafka-python
-example logs in through it with the bootstrap user's properties and lists
-the cluster's topics and, as brokers, only the front door's own ports.
+of the tree's user-facing files in front of the suite's Kafka 4.x broker that
+grants only what ACLs say (``strict_kraft_broker``), where its ``upstream.``
+login ``frontdoor`` exists with the ACLs the section names; only names are
+mapped: the README's ``broker1:9093`` becomes the broker's address, its topic
+``events`` the test's own and its ports free ones. Then, as the section says,
+the kafka-python example logs in through it with the bootstrap user's
+properties and lists the cluster's topics and, as brokers, only the front
+door's own ports.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import threading
 from pathlib import Path
 
 from tests.support.cli_process import child_env
+from tests.support.cluster_acls import add_acls
 from tests.support.cluster_acls import create_topic
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
 from tests.support.serve_process import READY
 from tests.support.zookeeper_server import free_port
 from tests.support.zookeeper_server import free_port_base
+from tests.test_readme import README
 from tests.test_readme import section_blocks
 from tests.test_readme import user_tree
 
@@ -40,16 +45,38 @@ def test_the_section_is_one_command_naming_the_upstream_keys() -> None:
         "upstream.node.port.base=",
     ):
         assert key in block
+    # A least-privilege login, never the cluster's super user, and no override.
+    assert 'username="frontdoor" password="frontdoor-secret"' in block
+    assert 'username="admin"' not in block and "upstream.allow.cluster.admin" not in block
 
 
-def test_the_front_door_runs_as_written(kraft_broker: KafkaBroker, tmp_path: Path) -> None:
+#: The ACLs the section gives its ``upstream.`` login ``frontdoor``, as its text says.
+ACLS = (
+    "--add --allow-principal User:frontdoor --operation Describe --cluster",
+    "--producer --consumer --topic events --group '*'",
+)
+
+
+def test_the_section_names_the_acls_the_test_grants() -> None:
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    section = text.split(f"## {SECTION}", 1)[1].split("## ", 1)[0]
+    for acl in ACLS:
+        assert acl in section
+
+
+def test_the_front_door_runs_as_written(strict_kraft_broker: KafkaBroker, tmp_path: Path) -> None:
+    broker = strict_kraft_broker
     topic = unique_name("frontdoor-readme")
-    create_topic(kraft_broker, topic)
+    create_topic(broker, topic)
+    broker.add_user("frontdoor", "frontdoor-secret")
+    add_acls(broker, tmp_path, "frontdoor", ["Describe"], "--cluster")
+    roles = ("--producer", "--consumer", "--topic", topic, "--group", "*")
+    add_acls(broker, tmp_path, "frontdoor", [], *roles)
     cwd = user_tree(tmp_path / "tree")
     port, base = free_port(), free_port_base()
     (block,) = section_blocks(SECTION)
     block = (
-        block.replace("broker1:9093", kraft_broker.bootstrap)
+        block.replace("broker1:9093", broker.bootstrap)
         .replace("127.0.0.1:9192", f"127.0.0.1:{port}")
         .replace("upstream.node.port.base=9200", f"upstream.node.port.base={base}")
     )

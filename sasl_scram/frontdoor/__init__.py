@@ -11,13 +11,29 @@ responses that carry broker addresses (:class:`AddressRewriter`); the
 ApiVersions answer is capped to what can be forwarded unparsed
 (:func:`edge_api_versions`); the ``upstream.`` keys are typed by
 :func:`upstream_config`; in ``upstream.identity=owner-token`` mode
-:class:`OwnerTokens` keeps a cluster-issued token per edge user. The
+:class:`OwnerTokens` keeps a cluster-issued token per edge user; whether the
+principal the cluster sees is a cluster administrator is decided from the
+cluster's own answer (:class:`ClusterOperations`, :func:`check_service_login`,
+:func:`owner_refusal`). The
 endpoint's adapter is ``sasl_scram/endpoint/proxy/_forward.py``.
 """
 
 from __future__ import annotations
 
 from sasl_scram.frontdoor._bounds import ProxyBounds
+from sasl_scram.frontdoor._cluster_admin import ADMIN_OPERATIONS
+from sasl_scram.frontdoor._cluster_admin import KAFKA_AUTHORIZERS
+from sasl_scram.frontdoor._cluster_admin import NOT_COMPUTED
+from sasl_scram.frontdoor._cluster_admin import ClusterOperation
+from sasl_scram.frontdoor._cluster_admin import ClusterOperations
+from sasl_scram.frontdoor._cluster_admin import OwnerAdminRefused
+from sasl_scram.frontdoor._cluster_admin import OwnerRefusal
+from sasl_scram.frontdoor._cluster_admin import check_service_login
+from sasl_scram.frontdoor._cluster_admin import describe_cluster_request
+from sasl_scram.frontdoor._cluster_admin import describe_cluster_version
+from sasl_scram.frontdoor._cluster_admin import edge_authorizer_enabled
+from sasl_scram.frontdoor._cluster_admin import owner_refusal
+from sasl_scram.frontdoor._cluster_admin import upstream_login_name
 from sasl_scram.frontdoor._config import CLIENT_PROPERTIES_KEY
 from sasl_scram.frontdoor._config import UPSTREAM_KEYS
 from sasl_scram.frontdoor._config import UPSTREAM_PREFIX
@@ -25,6 +41,7 @@ from sasl_scram.frontdoor._config import UpstreamConfig
 from sasl_scram.frontdoor._config import UpstreamIdentity
 from sasl_scram.frontdoor._config import read_upstream
 from sasl_scram.frontdoor._config import upstream_config
+from sasl_scram.frontdoor._errors import ClusterAdminError
 from sasl_scram.frontdoor._errors import FrontDoorError
 from sasl_scram.frontdoor._errors import OwnerTokenError
 from sasl_scram.frontdoor._errors import PeerProtocolError
@@ -81,12 +98,15 @@ from sasl_scram.frontdoor._versions import edge_ranges
 
 __all__ = [
     "ACL_API_KEYS",
+    "ADMIN_OPERATIONS",
     "AT_EDGE",
     "CHECK_OWNER",
     "CLIENT_PROPERTIES_KEY",
     "EDGE_API_KEYS",
     "FORWARD_CAPS",
+    "KAFKA_AUTHORIZERS",
     "MAX_HEAD_BYTES",
+    "NOT_COMPUTED",
     "NOT_FORWARDED",
     "PASS",
     "PROPAGATION_MS",
@@ -100,6 +120,9 @@ __all__ = [
     "AnswerLocally",
     "BoundChain",
     "CloseConnection",
+    "ClusterAdminError",
+    "ClusterOperation",
+    "ClusterOperations",
     "EdgeRequestFilter",
     "EdgeSession",
     "FilterChain",
@@ -108,6 +131,8 @@ __all__ = [
     "InFlightQueue",
     "IssuedToken",
     "LocalRequest",
+    "OwnerAdminRefused",
+    "OwnerRefusal",
     "OwnerToken",
     "OwnerTokenChange",
     "OwnerTokenError",
@@ -136,9 +161,15 @@ __all__ = [
     "UpstreamIdentity",
     "UpstreamLogin",
     "UpstreamLoginError",
+    "check_service_login",
+    "describe_cluster_request",
+    "describe_cluster_version",
     "edge_api_versions",
+    "edge_authorizer_enabled",
     "edge_ranges",
+    "owner_refusal",
     "produce_acks",
     "read_upstream",
     "upstream_config",
+    "upstream_login_name",
 ]

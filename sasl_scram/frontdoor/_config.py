@@ -1,9 +1,10 @@
 """The ``upstream.`` key family: the cluster the front door forwards to.
 
-``upstream.bootstrap.servers`` turns the front door on. It and three more keys
+``upstream.bootstrap.servers`` turns the front door on. It and five more keys
 are the front door's own, entries of the endpoint's key table
 (:data:`UPSTREAM_KEYS`: ``upstream.identity``, ``upstream.node.port.base``,
-``upstream.request.timeout.ms``); every other ``upstream.`` key is a Kafka
+``upstream.request.timeout.ms``, ``upstream.allow.cluster.admin``,
+``upstream.owner.admins``); every other ``upstream.`` key is a Kafka
 client property for the connections to the cluster with the prefix dropped,
 as Kafka Connect's ``producer.`` and ``consumer.`` prefixes pass properties on.
 """
@@ -21,6 +22,8 @@ from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import ClientConfigError
 from sasl_scram.config import ConfigKey
+from sasl_scram.config import KafkaPrincipal
+from sasl_scram.config import boolean
 from sasl_scram.config import bootstrap_servers
 from sasl_scram.config import build
 from sasl_scram.config import format_host_port
@@ -30,9 +33,11 @@ from sasl_scram.config import verbatim
 from sasl_scram.frontdoor._errors import UpstreamConfigError
 
 __all__ = [
+    "ALLOW_CLUSTER_ADMIN_KEY",
     "BOOTSTRAP_KEY",
     "CLIENT_PROPERTIES_KEY",
     "IDENTITY_KEY",
+    "OWNER_ADMINS_KEY",
     "PORT_BASE_KEY",
     "REQUEST_TIMEOUT_KEY",
     "UPSTREAM_KEYS",
@@ -49,6 +54,8 @@ BOOTSTRAP_KEY = "upstream.bootstrap.servers"
 IDENTITY_KEY = "upstream.identity"
 PORT_BASE_KEY = "upstream.node.port.base"
 REQUEST_TIMEOUT_KEY = "upstream.request.timeout.ms"
+ALLOW_CLUSTER_ADMIN_KEY = "upstream.allow.cluster.admin"
+OWNER_ADMINS_KEY = "upstream.owner.admins"
 _MAX_PORT = 65535
 _QUOTED = re.compile(r'"[^"]*"')
 
@@ -76,6 +83,19 @@ def _bootstrap(value: str, _: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
     if not servers:
         raise ValueError("empty: name the cluster's brokers, e.g. broker1:9092,broker2:9092")
     return tuple(bootstrap_servers(servers))
+
+
+def _owner_admins(value: str, _: Mapping[str, Any]) -> frozenset[KafkaPrincipal]:
+    admins = set()
+    for item in (part.strip() for part in value.split(",")):
+        if not item:
+            continue
+        principal_type, _colon, name = item.partition(":")
+        # An owner token's owner is a user (CreateDelegationToken's owner_principal_type).
+        if principal_type != "User" or not name:
+            raise ValueError(f"{item!r} is not a User principal such as User:admin")
+        admins.add(KafkaPrincipal.user(name))
+    return frozenset(admins)
 
 
 #: The front door's own keys, in the endpoint's one key table, each naming the
@@ -118,6 +138,26 @@ UPSTREAM_KEYS = (
         "own requests to it",
         field="request_timeout_ms",
     ),
+    ConfigKey(
+        ALLOW_CLUSTER_ADMIN_KEY,
+        "false",
+        boolean,
+        "true or false",
+        "upstream.identity=service: start even when the upstream login is a cluster "
+        "administrator (it holds Alter, AlterConfigs or ClusterAction on the cluster), which "
+        "makes every edge user one; said at WARNING at every start (docs/front-door.md)",
+        field="allow_cluster_admin",
+    ),
+    ConfigKey(
+        OWNER_ADMINS_KEY,
+        "",
+        _owner_admins,
+        "User principals such as User:admin, separated by ','",
+        "upstream.identity=owner-token: the owners whose logins are forwarded although they "
+        "are cluster administrators; any other such owner's login is refused "
+        "(docs/front-door.md)",
+        field="owner_admins",
+    ),
 )
 #: Keys under the prefix that are not client properties.
 _OWN_KEYS = frozenset(key.name for key in UPSTREAM_KEYS)
@@ -147,6 +187,8 @@ class UpstreamConfig:
         client: the other keys, prefix dropped, as a validated client
             configuration (its repr hides the login's secrets).
         request_timeout_ms: ``upstream.request.timeout.ms``.
+        allow_cluster_admin: ``upstream.allow.cluster.admin``.
+        owner_admins: ``upstream.owner.admins``.
     """
 
     bootstrap: tuple[tuple[str, int], ...]
@@ -154,6 +196,8 @@ class UpstreamConfig:
     node_port_base: int
     client: ClientConfig
     request_timeout_ms: int
+    allow_cluster_admin: bool
+    owner_admins: frozenset[KafkaPrincipal]
 
 
 def upstream_config(

@@ -5,7 +5,13 @@ from __future__ import annotations
 from sasl_scram._errors import ScramConfigError
 from sasl_scram._errors import ScramError
 
-__all__ = ["FrontDoorError", "OwnerTokenError", "PeerProtocolError", "UpstreamConfigError"]
+__all__ = [
+    "ClusterAdminError",
+    "FrontDoorError",
+    "OwnerTokenError",
+    "PeerProtocolError",
+    "UpstreamConfigError",
+]
 
 
 class FrontDoorError(ScramError):
@@ -37,3 +43,9 @@ class OwnerTokenError(FrontDoorError):
     def __init__(self, message: str, error_code: int | None = None) -> None:
         super().__init__(message)
         self.error_code = error_code
+
+
+class ClusterAdminError(FrontDoorError):
+    """``upstream.identity=service`` and the ``upstream.`` login is a cluster
+    administrator (or the cluster will not say): every edge user would be one.
+    One line naming the ways out."""

@@ -24,6 +24,7 @@ from dataclasses import field
 from typing import Protocol
 from typing import TypeVar
 
+from sasl_scram.frontdoor._cluster_admin import ClusterOperations
 from sasl_scram.frontdoor._errors import OwnerTokenError
 
 __all__ = [
@@ -120,6 +121,9 @@ class OwnerToken:
         expiry_ms: When the cluster ends a session begun with it now.
         created_ms: When it was created (the policy's clock): for
             :data:`PROPAGATION_MS` after, a broker may not know it yet.
+        cluster_operations: What the cluster said the owner holds on the
+            Cluster, asked once with this token (:meth:`OwnerTokens.record_operations`);
+            ``None``: not asked yet.
     """
 
     user: str
@@ -127,6 +131,7 @@ class OwnerToken:
     hmac: bytes = field(repr=False)
     expiry_ms: int
     created_ms: int
+    cluster_operations: ClusterOperations | None = None
 
     def fresh(self, now: int) -> bool:
         """Whether a broker may not know this token yet at ``now``, so a login
@@ -178,6 +183,8 @@ class _Slot:
     refusal: OwnerTokenError | None = None
     refused_ms: int = 0
     failing: bool = False  # a maintenance failure is reported, until it recovers
+    # What the cluster said the owner holds on the Cluster, asked with ``token``.
+    operations: ClusterOperations | None = None
 
     def renew_at(self, fraction: float) -> int:
         assert self.token is not None
@@ -197,7 +204,9 @@ def _ask(rpc: Callable[[_A], _R], arg: _A) -> _R:
 
 
 def _handed_out(user: str, slot: _Slot, token: IssuedToken) -> OwnerToken:
-    return OwnerToken(user, token.token_id, token.hmac, token.expiry_ms, slot.created_ms)
+    return OwnerToken(
+        user, token.token_id, token.hmac, token.expiry_ms, slot.created_ms, slot.operations
+    )
 
 
 @dataclass(frozen=True)
@@ -346,12 +355,22 @@ class OwnerTokens:
                 now = self._clock()
                 if slot.token is not None:
                     self._retired.append(_Retired(now + HANDOVER_MS, user, slot.token))
-                slot.token, slot.refusal = issued, None
+                # A new token asks the cluster again: its owner's grants may have changed.
+                slot.token, slot.refusal, slot.operations = issued, None, None
                 slot.renewed_ms = slot.created_ms = now
         if closed:
             self._expire_quietly(issued)
             raise OwnerTokenError("the front door's owner tokens are closed")
         return issued
+
+    def record_operations(self, user: str, token_id: str, operations: ClusterOperations) -> None:
+        """What the cluster answered ``user``'s token ``token_id`` about its owner's
+        cluster operations, kept with that token: later logins with it are
+        handed it (:attr:`OwnerToken.cluster_operations`) and ask nothing."""
+        with self._cond:
+            slot = self._slots.get(user)
+            if slot is not None and slot.token is not None and slot.token.token_id == token_id:
+                slot.operations = operations
 
     def check(self, owner: str = CHECK_OWNER) -> None:
         """At start: the cluster issues a token owned by ``owner``.

@@ -471,6 +471,9 @@ def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
             "super.users": "User:alice",
             "delegation.token.secret.key": "frozen-test-edge-token-secret",
             "scram.authentication.timeout.ms": str(int(FROZEN_AUTH_TIMEOUT_S * 1000)),
+            # Every owner is a cluster administrator on a broker that allows
+            # everyone on a resource without ACLs: listed, so that it is forwarded.
+            "upstream.owner.admins": ",".join(f"User:{u}" for u in ["alice", *held, late]),
         },
     )
     edge = SQLiteCredentialStore(tmp_path / "edge.db", poll_interval=0)

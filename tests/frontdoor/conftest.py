@@ -131,10 +131,12 @@ class FrontDoor:
 
 def upstream_properties(broker: KafkaBroker, bootstrap: str) -> dict[str, str]:
     """The ``upstream.`` keys: the broker's super user over SASL_PLAINTEXT, as its
-    listener wants it."""
+    listener wants it; a cluster administrator, which serve starts with only when
+    told (``upstream.allow.cluster.admin``, test_cluster_admin.py)."""
     login = jaas.scram_login_line(ADMIN_USER, ADMIN_PASSWORD)
     return {
         "upstream.bootstrap.servers": bootstrap,
+        "upstream.allow.cluster.admin": "true",
         "upstream.security.protocol": "SASL_PLAINTEXT",
         "upstream.sasl.mechanism": "SCRAM-SHA-512",
         "upstream.sasl.jaas.config": str(login),

@@ -8,6 +8,7 @@ ACL on its own resource (a ``unique_name`` topic or user) for someone else.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from sasl_scram.admin import KafkaConnection
@@ -18,6 +19,7 @@ from tests.support.kafka_broker import KafkaBroker
 __all__ = [
     "TOPIC_AUTHORIZATION_FAILED",
     "add_acl",
+    "add_acls",
     "create_topic",
     "topic_error",
     "wait_topic_error",
@@ -32,6 +34,15 @@ _ACL_COMMAND = {"kraft": "org.apache.kafka.tools.AclCommand", "zookeeper": "kafk
 def add_acl(broker: KafkaBroker, tmp_path: Path, user: str, operation: str, *resource: str) -> None:
     """``kafka-acls.sh --add --allow-principal User:<user> --operation <operation>
     <resource>`` (``--topic t``, ``--user-principal User:u``), as the super user."""
+    add_acls(broker, tmp_path, user, [operation], *resource)
+
+
+def add_acls(
+    broker: KafkaBroker, tmp_path: Path, user: str, operations: Sequence[str], *resources: str
+) -> None:
+    """:func:`add_acl` for every operation on every resource (``--cluster``,
+    ``--topic t --group g``, ``--user-principal User:a --user-principal User:b``),
+    in one run of Kafka's tool."""
     result = broker.run_class(
         _ACL_COMMAND[broker.mode],
         "--bootstrap-server",
@@ -41,9 +52,8 @@ def add_acl(broker: KafkaBroker, tmp_path: Path, user: str, operation: str, *res
         "--add",
         "--allow-principal",
         f"User:{user}",
-        "--operation",
-        operation,
-        *resource,
+        *(word for operation in operations for word in ("--operation", operation)),
+        *resources,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

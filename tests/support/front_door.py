@@ -1,5 +1,12 @@
 """What the front-door tests share: the edge user in a store of its own, and the
-``upstream.`` keys that log in to a suite broker as its super user."""
+``upstream.`` keys that log in to a suite broker as its super user.
+
+The suite's shared brokers allow everyone everything on a resource without
+ACLs (``allow.everyone.if.no.acl.found``), the Cluster included: every login
+there is a cluster administrator, which ``serve`` refuses in
+``upstream.identity=service`` mode unless ``upstream.allow.cluster.admin=true``
+(tests/frontdoor/test_cluster_admin.py tests that refusal on a broker that
+grants only what ACLs say)."""
 
 from __future__ import annotations
 
@@ -25,8 +32,11 @@ SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule"
 def upstream_keys(
     bootstrap: str, password: str = ADMIN_PASSWORD, user: str = ADMIN_USER
 ) -> dict[str, str]:
+    """The ``upstream.`` keys logging in as ``user``, a cluster administrator on the
+    shared brokers (the module's docstring)."""
     return {
         "upstream.bootstrap.servers": bootstrap,
+        "upstream.allow.cluster.admin": "true",
         "upstream.security.protocol": "SASL_PLAINTEXT",
         "upstream.sasl.mechanism": "SCRAM-SHA-256",
         "upstream.sasl.jaas.config": (

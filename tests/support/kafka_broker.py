@@ -1,6 +1,6 @@
 """Real Apache Kafka brokers for tests, from Maven Central's jars.
 
-Two brokers, each started once per test session on first use and stopped by
+Three brokers, each started once per test session on first use and stopped by
 PID at its end:
 
 - ``kraft_broker``: the newest Kafka 4.x in KRaft combined mode (broker and
@@ -8,7 +8,10 @@ PID at its end:
   user added by ``--add-scram``;
 - ``zookeeper_broker``: the newest Kafka 3.9.x in ZooKeeper mode on the
   suite's real ZooKeeper (its own chroot), the super user written there first
-  by Kafka's own ``ConfigCommand --zookeeper``.
+  by Kafka's own ``ConfigCommand --zookeeper``;
+- ``strict_kraft_broker``: the KRaft broker again, whose authorizer allows no
+  one but the super user what no ACL grants (``allow.everyone.if.no.acl.found``
+  off), for the tests of least privilege.
 
 ``kafka_broker`` is parametrised over both. Every broker listens on loopback
 with SASL_PLAINTEXT and both SCRAM mechanisms on two listeners: ``bootstrap``,
@@ -63,6 +66,7 @@ __all__ = [
     "KafkaBroker",
     "kafka_broker",
     "kraft_broker",
+    "strict_kraft_broker",
     "unique_name",
     "zookeeper_broker",
 ]
@@ -89,6 +93,12 @@ class KafkaBroker:
         base_dir: A directory this broker owns (config, data, log).
         zookeeper_connect: For ZooKeeper mode, ``host:port/chroot``.
         jvm_flags: Extra JVM flags (the bench pins and warms its own broker).
+        authorizer: Run Kafka's authorizer (StandardAuthorizer in KRaft mode,
+            AclAuthorizer in ZooKeeper mode); without it every principal may do
+            everything.
+        allow_everyone: ``allow.everyone.if.no.acl.found``: on the shared brokers,
+            so that a test denies only on a resource it puts an ACL on; off, every
+            principal but the super user needs an ACL for what it does.
     """
 
     def __init__(
@@ -97,6 +107,9 @@ class KafkaBroker:
         base_dir: Path,
         zookeeper_connect: str | None = None,
         jvm_flags: Sequence[str] = ("-XX:TieredStopAtLevel=1",),
+        *,
+        authorizer: bool = True,
+        allow_everyone: bool = True,
     ) -> None:
         if mode not in KAFKA_VERSIONS:
             raise ValueError(f"mode must be one of {sorted(KAFKA_VERSIONS)}, not {mode!r}")
@@ -107,6 +120,8 @@ class KafkaBroker:
         self.base_dir = Path(base_dir)
         self.zookeeper_connect = zookeeper_connect
         self.jvm_flags = list(jvm_flags)
+        self.authorizer = authorizer
+        self.allow_everyone = allow_everyone
         self.port = free_port()
         self.reauth_port = free_port()
         self.ssl_port = free_port()
@@ -290,13 +305,18 @@ class KafkaBroker:
         protocols = "SASL_PLAINTEXT:SASL_PLAINTEXT,REAUTH:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
         keystore = _pkcs12_keystore(self.base_dir / "tls")
         jaas = f'{_SCRAM_JAAS} required username="{ADMIN_USER}" password="{ADMIN_PASSWORD}";'
+        super_users = [f"User:{ADMIN_USER}"]
+        if self.kraft and not self.allow_everyone:
+            # The CONTROLLER listener is PLAINTEXT: the broker registers with the
+            # controller as User:ANONYMOUS, which needs ClusterAction.
+            super_users.append("User:ANONYMOUS")
         lines = [
             f"advertised.listeners={','.join(listeners)}",
             "inter.broker.listener.name=SASL_PLAINTEXT",
             "sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512",
             "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256",
-            f"super.users=User:{ADMIN_USER}",
-            "allow.everyone.if.no.acl.found=true",
+            f"super.users={';'.join(super_users)}",
+            f"allow.everyone.if.no.acl.found={str(self.allow_everyone).lower()}",
             f"delegation.token.secret.key={SECRET_KEY}",
             "delegation.token.expiry.check.interval.ms=1000",
             f"log.dirs={self.base_dir / 'data'}",
@@ -325,15 +345,14 @@ class KafkaBroker:
                 "node.id=1",
                 f"controller.quorum.voters=1@127.0.0.1:{self.controller_port}",
                 "controller.listener.names=CONTROLLER",
-                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
             ]
             protocols += ",CONTROLLER:PLAINTEXT"
+            authorizer = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
         else:
-            lines += [
-                "broker.id=0",
-                f"zookeeper.connect={self.zookeeper_connect}",
-                "authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
-            ]
+            lines += ["broker.id=0", f"zookeeper.connect={self.zookeeper_connect}"]
+            authorizer = "kafka.security.authorizer.AclAuthorizer"
+        if self.authorizer:
+            lines.append(f"authorizer.class.name={authorizer}")
         lines += [f"listeners={','.join(listeners)}", f"listener.security.protocol.map={protocols}"]
         return "\n".join(lines) + "\n"
 
@@ -496,6 +515,20 @@ def kraft_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBrok
     broker.start()
     yield broker
     broker.stop()
+
+
+@pytest.fixture(scope="session")
+def strict_kraft_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
+    """Kafka 4.x in KRaft mode with ``allow.everyone.if.no.acl.found=false``: a
+    principal holds what its ACLs grant and nothing else (the shared
+    ``kraft_broker`` lets everyone do everything on a resource without ACLs,
+    the Cluster included)."""
+    broker = KafkaBroker("kraft", tmp_path_factory.mktemp("kafka-strict"), allow_everyone=False)
+    try:
+        broker.start()
+        yield broker
+    finally:
+        broker.stop()
 
 
 @pytest.fixture(scope="session")

@@ -676,9 +676,10 @@ class ServerConnection:
         return [Send(data), self._close(reason)]
 
 
-def refuse_forwarded_login(conn: ServerConnection, message: str) -> list[Output]:
+def refuse_forwarded_login(conn: ServerConnection, message: str | None) -> list[Output]:
     """A front door could not log in to the cluster for a login the edge
-    accepted: the client gets a failed login with ``message``, then the close."""
+    accepted: the client gets a failed login with ``message`` (``None``: Kafka's
+    text for invalid credentials, a wrong password's answer), then the close."""
     session = conn.session
     return conn._auth_failed(AuthenticationFailed(message), session.username if session else None)
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from sasl_scram.audit import audit
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
@@ -42,6 +43,7 @@ from sasl_scram.endpoint.proxy._upstream import ClusterView
 from sasl_scram.endpoint.proxy._upstream import UpstreamLink
 from sasl_scram.endpoint.proxy._upstream import UpstreamProtocol
 from sasl_scram.endpoint.proxy._upstream import UpstreamUnavailable
+from sasl_scram.endpoint.proxy._upstream import cluster_operations
 from sasl_scram.endpoint.proxy._upstream import look_at_cluster
 from sasl_scram.endpoint.proxy._upstream import open_upstream
 from sasl_scram.frontdoor import ACL_API_KEYS
@@ -55,6 +57,8 @@ from sasl_scram.frontdoor import EdgeRequestFilter
 from sasl_scram.frontdoor import EdgeSession
 from sasl_scram.frontdoor import FilterChain
 from sasl_scram.frontdoor import FrontDoorError
+from sasl_scram.frontdoor import OwnerAdminRefused
+from sasl_scram.frontdoor import OwnerToken
 from sasl_scram.frontdoor import OwnerTokenError
 from sasl_scram.frontdoor import Phase
 from sasl_scram.frontdoor import ProxyBounds
@@ -69,7 +73,11 @@ from sasl_scram.frontdoor import UpstreamConfig
 from sasl_scram.frontdoor import UpstreamIdentity
 from sasl_scram.frontdoor import UpstreamLogin
 from sasl_scram.frontdoor import UpstreamLoginError
+from sasl_scram.frontdoor import check_service_login
+from sasl_scram.frontdoor import describe_cluster_version
 from sasl_scram.frontdoor import edge_api_versions
+from sasl_scram.frontdoor import owner_refusal
+from sasl_scram.frontdoor import upstream_login_name
 from sasl_scram.frontdoor.authorization import AUTHORIZED_CAPS
 from sasl_scram.frontdoor.authorization import RULES
 from sasl_scram.frontdoor.authorization import UNCHECKED
@@ -144,6 +152,9 @@ class FrontDoor:
             self.api_versions = edge_api_versions(
                 cluster.api_keys, edge, only=RULES.keys() | UNCHECKED, caps=AUTHORIZED_CAPS
             )
+        #: The DescribeCluster version an owner's first login with a token asks
+        #: its cluster operations with (``None``: the cluster has none).
+        self.describe_version = describe_cluster_version(cluster.api_keys)
         self.local_keys = frozenset(edge)
         self.forwarded = {
             e["api_key"]: (e["min_version"], e["max_version"])
@@ -247,18 +258,57 @@ class FrontDoor:
         return upstream
 
     async def _open(self, targets: list[tuple[str, int]], user: str) -> UpstreamProtocol:
-        if self.owners is None:
+        owners = self.owners
+        if owners is None:
             return await open_upstream(self.link, targets)
+        owner = KafkaPrincipal.user(user)
+        # A listed owner is forwarded whatever it holds: nothing to ask.
+        checked = owner in self.upstream.owner_admins
         # A broker learns a new token from the metadata log (KRaft) or a change
         # notification: a refusal within PROPAGATION_MS of its creation is retried.
         while True:
-            secret, token = await self.owners.login(user)
+            secret, token = await owners.login(user)
+            if not checked and token.cluster_operations is not None:
+                # Known with this token: refused before a connection is opened.
+                self._refuse_admin(owner, token)
+            link = dataclasses.replace(self.link, secret=secret)
             try:
-                return await open_upstream(dataclasses.replace(self.link, secret=secret), targets)
+                upstream = await open_upstream(link, targets)
             except UpstreamLoginError:
                 if not token.fresh(int(time.time() * 1000)):
                     raise
                 await asyncio.sleep(_TOKEN_RETRY_S)
+                continue
+            break
+        if not checked and token.cluster_operations is None:
+            try:
+                await self._ask_operations(upstream, token)
+            except BaseException:
+                upstream.close()
+                raise
+        return upstream
+
+    async def _ask_operations(self, upstream: UpstreamProtocol, token: OwnerToken) -> None:
+        """The owner's cluster operations, asked on its first connection with
+        ``token`` (the session is the owner's) and kept with the token."""
+        assert self.owners is not None
+        version = self.describe_version
+        operations = await cluster_operations(upstream, version, self.bounds.upstream_timeout_s)
+        if operations is None:  # owner tokens need Kafka 3.3+: DescribeCluster is 2.8+
+            raise UpstreamUnavailable("the cluster has no DescribeCluster")
+        self.owners.tokens.record_operations(token.user, token.token_id, operations)
+        self._refuse_admin(
+            KafkaPrincipal.user(token.user),
+            dataclasses.replace(token, cluster_operations=operations),
+        )
+
+    def _refuse_admin(self, owner: KafkaPrincipal, token: OwnerToken) -> None:
+        """Raise :class:`OwnerAdminRefused` when ``token``'s owner is a cluster
+        administrator that ``upstream.owner.admins`` does not list."""
+        assert token.cluster_operations is not None
+        refusal = owner_refusal(owner, token.cluster_operations, self.upstream.owner_admins)
+        if refusal is not None:
+            raise OwnerAdminRefused(refusal)
 
     async def secret_for(self, user: str) -> SaslCredentials | None:
         """The login of ``user``'s upstream connections now (KIP-368 re-authentication)."""
@@ -267,7 +317,9 @@ class FrontDoor:
         return (await self.owners.login(user))[0]
 
     def _opening_failed(self, conn_id: str, exc: FrontDoorError) -> None:
-        if isinstance(exc, UpstreamLoginError | OwnerTokenError):
+        if isinstance(exc, OwnerAdminRefused):
+            log.info("[%s] login refused: %s", conn_id, exc)
+        elif isinstance(exc, UpstreamLoginError | OwnerTokenError):
             self.upstream_refused(conn_id, exc)
             self.count("login_refused")
         else:
@@ -282,7 +334,13 @@ async def open_front_door(
     acls: EdgeAcls | None = None,
 ) -> FrontDoor:
     """Look at the cluster (one line, and exit 1, when it cannot be reached or
-    refuses the login), then advertise what can be forwarded."""
+    refuses the login), then advertise what can be forwarded.
+
+    ``acls``: the edge's ACLs (``authorizer.class.name``), which then decide
+    every forwarded request. In ``upstream.identity=service`` mode without them,
+    the ``upstream.`` login must not be a cluster administrator: every edge user
+    acts as it (one line, and exit 1, unless ``upstream.allow.cluster.admin``).
+    """
     upstream = config.upstream
     assert upstream is not None
     bounds = ProxyBounds.from_settings(
@@ -291,7 +349,17 @@ async def open_front_door(
         upstream_timeout_ms=upstream.request_timeout_ms,
     )
     timeout = bounds.upstream_timeout_s
-    cluster = await look_at_cluster(UpstreamLink.of(upstream.client, timeout), upstream.bootstrap)
+    check = upstream.identity is UpstreamIdentity.SERVICE and acls is None
+    link = UpstreamLink.of(upstream.client, timeout)
+    cluster = await look_at_cluster(link, upstream.bootstrap, ask_operations=check)
+    if check:
+        warning = check_service_login(
+            upstream_login_name(upstream.client),
+            cluster.operations,
+            allow_cluster_admin=upstream.allow_cluster_admin,
+        )
+        if warning is not None:
+            log.warning("%s", warning)
     first = config.listeners[0]
     advertised = config.advertised.get(first.name)
     host = (advertised.host if advertised else "") or first.host or socket.getfqdn()
@@ -364,13 +432,19 @@ class ProxyAdapter:
 
     async def _open(self, verdict: Authenticated, held: Held) -> None:
         edge = self._edge
+        # Why the login fails, for the client: the front door's reason, or (with
+        # ``wrong_password``) Kafka's answer to a wrong password; neither: closed.
         refused: str | None = None
+        wrong_password = False
         upstream: UpstreamProtocol | None = None
         try:
             delay = edge.verdict_delay(verdict)
             if delay > 0:
                 await asyncio.sleep(delay)
             upstream = await self._door.open_for(edge.local_port, edge.conn_id, self._user)
+        except OwnerAdminRefused as exc:
+            self._audit_refusal(exc)
+            wrong_password = True
         except FrontDoorError as exc:
             refused = REFUSED_UPSTREAM if isinstance(exc, UpstreamLoginError) else None
         finally:
@@ -381,15 +455,36 @@ class ProxyAdapter:
             return
         if upstream is None:
             self._proxy.close()
-            if refused is None:
+            if refused is None and not wrong_password:
                 edge.close("upstream unavailable")  # retried by the client, like a broker down
             else:
                 # The edge verdict was paced above. The password was right, so the
                 # cluster refusing our own login is no guess: it goes out as that
                 # released verdict, not charged to the user's or address's budget.
+                # An administrator owner hears a wrong password's answer: nothing
+                # tells a client what the owner may do at the cluster.
                 edge.release_verdict(b"", refuse_forwarded_login(edge.server_connection, refused))
             return
         self._attach(upstream, held)
+
+    def _audit_refusal(self, exc: OwnerAdminRefused) -> None:
+        """The audit line of a login refused for its owner's cluster operations."""
+        refusal = exc.refusal
+        held = ",".join(op.display_name for op in sorted(refusal.operations.held))
+        audit(
+            KafkaPrincipal.user(self._user),
+            False,
+            "Authenticate",
+            self._edge.client_host,
+            ("Cluster", "kafka-cluster"),
+            "SaslAuthenticate",
+            [
+                ("owner", refusal.owner),
+                ("reason", refusal.reason),
+                ("clusterOperations", held or "none"),
+                ("notListedIn", "upstream.owner.admins"),
+            ],
+        )
 
     def _attach(self, upstream: UpstreamProtocol, held: Held) -> None:
         self._upstream = upstream

@@ -23,9 +23,12 @@ from typing import cast
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import SaslCredentials
 from sasl_scram.config import format_host_port
+from sasl_scram.frontdoor import ClusterOperations
 from sasl_scram.frontdoor import FrontDoorError
 from sasl_scram.frontdoor import UpstreamLogin
 from sasl_scram.frontdoor import UpstreamLoginError
+from sasl_scram.frontdoor import describe_cluster_request
+from sasl_scram.frontdoor import describe_cluster_version
 from sasl_scram.kafka import API_SPECS
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
@@ -40,6 +43,7 @@ __all__ = [
     "UpstreamLink",
     "UpstreamProtocol",
     "UpstreamUnavailable",
+    "cluster_operations",
     "look_at_cluster",
     "open_upstream",
 ]
@@ -253,15 +257,52 @@ class ClusterView:
     Attributes:
         api_keys: the cluster's ApiVersions ``api_keys`` entries.
         brokers: node id to ``(host, port)``, from Metadata.
+        operations: what the ``upstream.`` login holds on the Cluster, when asked
+            and the cluster has DescribeCluster.
     """
 
-    def __init__(self, api_keys: list[dict[str, int]], brokers: dict[int, tuple[str, int]]):
+    def __init__(
+        self,
+        api_keys: list[dict[str, int]],
+        brokers: dict[int, tuple[str, int]],
+        operations: ClusterOperations | None = None,
+    ):
         self.api_keys = api_keys
         self.brokers = brokers
+        self.operations = operations
 
 
-async def look_at_cluster(link: UpstreamLink, addresses: Sequence[tuple[str, int]]) -> ClusterView:
-    """The cluster's API versions and brokers, through one logged-in connection."""
+async def cluster_operations(
+    upstream: UpstreamProtocol, version: int | None, timeout: float
+) -> ClusterOperations | None:
+    """What the session of ``upstream`` holds on the Cluster (KIP-430's bit field
+    of DescribeCluster); ``None`` when the cluster has no DescribeCluster
+    (``version`` ``None``: Kafka before 2.8).
+
+    Raises:
+        UpstreamUnavailable: no answer in time, or an error instead of one.
+    """
+    if version is None:
+        return None
+    try:
+        async with asyncio.timeout(timeout):
+            request = describe_cluster_request()
+            body = await upstream.request(ApiKey.DESCRIBE_CLUSTER, version, request)
+    except TimeoutError:
+        raise UpstreamUnavailable(f"DescribeCluster: no answer within {timeout:g} s") from None
+    if body["error_code"] != ErrorCode.NONE:
+        raise UpstreamUnavailable(f"DescribeCluster failed with error {body['error_code']}")
+    try:
+        return ClusterOperations.from_bits(body["cluster_authorized_operations"])
+    except ValueError as exc:
+        raise UpstreamUnavailable(f"DescribeCluster: {exc}") from None
+
+
+async def look_at_cluster(
+    link: UpstreamLink, addresses: Sequence[tuple[str, int]], *, ask_operations: bool = False
+) -> ClusterView:
+    """The cluster's API versions and brokers, through one logged-in connection;
+    with ``ask_operations``, what the ``upstream.`` login holds on the Cluster too."""
     timeout = link.timeout
     upstream = await open_upstream(link, addresses)
     try:
@@ -281,9 +322,13 @@ async def look_at_cluster(link: UpstreamLink, addresses: Sequence[tuple[str, int
                     "include_topic_authorized_operations": False,
                 },
             )
+        operations = None
+        if ask_operations:
+            asked = describe_cluster_version(versions["api_keys"])
+            operations = await cluster_operations(upstream, asked, timeout)
     except TimeoutError:
         raise UpstreamUnavailable(f"the cluster did not answer within {timeout:g} s") from None
     finally:
         upstream.close()
     brokers = {b["node_id"]: (b["host"], b["port"]) for b in metadata["brokers"]}
-    return ClusterView(list(versions["api_keys"]), brokers)
+    return ClusterView(list(versions["api_keys"]), brokers, operations)

@@ -75,6 +75,10 @@ def test_the_cluster_authorizes_each_edge_user_by_name(
         ),
         # The KRaft broker is node 1, served on base + 1: a port known free.
         "upstream.node.port.base": str(free_port() - 1),
+        # The shared brokers allow everyone everything on the Cluster, which has
+        # no ACL (allow.everyone.if.no.acl.found): every owner is a cluster
+        # administrator there, refused unless listed (test_cluster_admin.py).
+        "upstream.owner.admins": f"User:{alice},User:{bob}",
     }
     with ServeProcess(tmp_path, keys) as serve:
         for user, expected in ((bob, TOPIC_AUTHORIZATION_FAILED), (alice, ErrorCode.NONE)):

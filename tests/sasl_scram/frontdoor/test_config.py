@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import ScramConfigError
+from sasl_scram.config import KafkaPrincipal
 from sasl_scram.config import read_properties
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.frontdoor import UpstreamConfig
@@ -68,6 +69,19 @@ def test_identity_and_port_base() -> None:
         ({**SASL, "upstream.node.port.base": "x"}, "upstream.node.port.base: expected an integer"),
         ({**SASL, "upstream.node.port.base": "70000"}, "upstream.node.port.base: at most 65535"),
         ({**SASL, "upstream.request.timeout.ms": "0"}, "upstream.request.timeout.ms: must be"),
+        (
+            {**SASL, "upstream.allow.cluster.admin": "yes"},
+            "upstream.allow.cluster.admin: expected true or false, got 'yes'",
+        ),
+        (
+            {**SASL, "upstream.owner.admins": "User:admin,admin"},
+            "upstream.owner.admins: 'admin' is not a User principal such as User:admin",
+        ),
+        (
+            {**SASL, "upstream.owner.admins": "Group:ops"},
+            "upstream.owner.admins: 'Group:ops' is not a User principal",
+        ),
+        ({**SASL, "upstream.owner.admins": "User:"}, "upstream.owner.admins: 'User:' is not"),
         ({**SASL, "upstream.sasl.mechanism": "PLAIN"}, "upstream.sasl.mechanism: 'PLAIN'"),
         ({**SASL, "upstream.security.protocol": "TLS"}, "upstream.security.protocol: 'TLS'"),
         (
@@ -96,6 +110,25 @@ def test_one_line_errors_name_the_key(family: dict[str, str], message: str) -> N
 def test_a_listener_on_the_last_port_needs_a_base() -> None:
     with pytest.raises(UpstreamConfigError, match="is 65536: not a TCP port"):
         read_upstream(SASL, 65535)
+
+
+def test_the_cluster_administrator_keys_are_typed() -> None:
+    """Off and empty by default; neither is a client property."""
+    config = read_upstream(SASL, 9092)
+    assert config is not None
+    assert config.allow_cluster_admin is False and config.owner_admins == frozenset()
+    config = read_upstream(
+        {
+            **SASL,
+            "upstream.allow.cluster.admin": " TRUE ",
+            "upstream.owner.admins": " User:admin, ,User:ops:team,User:admin ",
+        },
+        9092,
+    )
+    assert config is not None and config.allow_cluster_admin is True
+    # Split at the first ':' as Kafka's SecurityUtils.parseKafkaPrincipal does.
+    assert config.owner_admins == {KafkaPrincipal.user("admin"), KafkaPrincipal.user("ops:team")}
+    assert not {"allow.cluster.admin", "owner.admins"} & config.client.properties.keys()
 
 
 def test_the_timeout_key_is_typed() -> None:

@@ -12,6 +12,8 @@ import pytest
 
 from sasl_scram.frontdoor import CHECK_OWNER
 from sasl_scram.frontdoor import PROPAGATION_MS
+from sasl_scram.frontdoor import ClusterOperation
+from sasl_scram.frontdoor import ClusterOperations
 from sasl_scram.frontdoor import IssuedToken
 from sasl_scram.frontdoor import OwnerToken
 from sasl_scram.frontdoor import OwnerTokenError
@@ -438,3 +440,30 @@ def test_an_issuer_that_breaks_its_contract_does_not_wedge_a_user(
     ]
     issuer.expire = broken  # type: ignore[assignment,method-assign]
     tokens.close()  # a failed expiry is only logged
+
+
+def test_the_owners_cluster_operations_are_kept_with_its_token(
+    clock: FakeClock[int],
+) -> None:
+    """Asked once per token: later logins with it carry the answer; a renewal keeps
+    it; a new token (the old one could not be renewed) asks again."""
+    issuer = FakeIssuer(clock, period=DAY, max_life=DAY + DAY // 2)
+    tokens = OwnerTokens(issuer, clock)
+    first = in_use(tokens)
+    assert first.cluster_operations is None
+    admin = ClusterOperations(frozenset(ClusterOperation))
+    tokens.record_operations("alice", "tok-other", admin)  # not alice's token: ignored
+    assert tokens.login_for("alice").cluster_operations is None
+    tokens.record_operations("bob", first.token_id, admin)  # nobody's slot: ignored
+    tokens.record_operations("alice", first.token_id, admin)
+    assert tokens.login_for("alice").cluster_operations == admin
+    cached = tokens.cached("alice")
+    assert cached is not None and cached.cluster_operations == admin
+    clock.advance(DAY // 2)
+    assert [c.change for c in tokens.maintain(clock())] == [TokenChange.RENEWED]
+    assert tokens.login_for("alice").cluster_operations == admin
+    clock.advance(DAY // 2)
+    assert [c.change for c in tokens.maintain(clock())] == [TokenChange.REPLACED]
+    replaced = tokens.login_for("alice")
+    assert replaced.token_id == "tok1" and replaced.cluster_operations is None
+    assert issuer.calls.count("create alice") == 2
