@@ -44,8 +44,10 @@ from sasl_scram.endpoint._listeners import LISTENER_KEYS
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
 from sasl_scram.frontdoor import CLIENT_PROPERTIES_KEY
+from sasl_scram.frontdoor import KAFKA_AUTHORIZERS
 from sasl_scram.frontdoor import UPSTREAM_KEYS
 from sasl_scram.frontdoor import UpstreamConfig
+from sasl_scram.frontdoor import edge_authorizer_enabled
 from sasl_scram.frontdoor import upstream_config
 from sasl_scram.store import StoreLocation
 from sasl_scram.store.zookeeper import ZOOKEEPER_KEYS
@@ -110,17 +112,13 @@ def _super_users(value: str, _: Mapping[str, Any]) -> frozenset[KafkaPrincipal]:
     return frozenset(KafkaPrincipal.parse(p.strip()) for p in value.split(";") if p.strip())
 
 
-#: Kafka's authorizers; both decide by the same rules (docs/front-door.md).
-EDGE_AUTHORIZERS = (
-    "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-    "kafka.security.authorizer.AclAuthorizer",
-)
+_STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
 
 
 def _authorizer(value: str, _: Mapping[str, Any]) -> str:
     name = value.strip()
-    if name and name not in EDGE_AUTHORIZERS:
-        raise ValueError(f"{name!r} is not one of Kafka's authorizers: use {EDGE_AUTHORIZERS[0]}")
+    if name and not edge_authorizer_enabled(name):
+        raise ValueError(f"{name!r} is not one of Kafka's authorizers: use {_STANDARD_AUTHORIZER}")
     return name
 
 
@@ -279,7 +277,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "authorizer.class.name",
         "",
         _authorizer,
-        f"empty, {EDGE_AUTHORIZERS[0]} or {EDGE_AUTHORIZERS[1]}",
+        f"empty, {' or '.join(sorted(KAFKA_AUTHORIZERS, reverse=True))}",
         "edge ACLs decide every forwarded request, as Kafka's authorizer would (empty: off)",
         field="authorizer",
     ),
@@ -587,7 +585,7 @@ class EndpointConfig:
     cluster_id: str
     mechanisms: tuple[ScramMechanism, ...]
     super_users: frozenset[KafkaPrincipal] = frozenset()
-    #: ``authorizer.class.name``: one of :data:`EDGE_AUTHORIZERS`, or empty (off).
+    #: ``authorizer.class.name``: one of Kafka's authorizers, or empty (off).
     authorizer: str
     allow_everyone_if_no_acl_found: bool
     max_reauth_ms: int

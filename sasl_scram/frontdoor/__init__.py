@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from sasl_scram.frontdoor._bounds import ProxyBounds
 from sasl_scram.frontdoor._cluster_admin import ADMIN_OPERATIONS
+from sasl_scram.frontdoor._cluster_admin import CLUSTER_OPERATIONS
 from sasl_scram.frontdoor._cluster_admin import KAFKA_AUTHORIZERS
 from sasl_scram.frontdoor._cluster_admin import NOT_COMPUTED
-from sasl_scram.frontdoor._cluster_admin import ClusterOperation
 from sasl_scram.frontdoor._cluster_admin import ClusterOperations
 from sasl_scram.frontdoor._cluster_admin import OwnerAdminRefused
 from sasl_scram.frontdoor._cluster_admin import OwnerRefusal
@@ -102,6 +102,7 @@ __all__ = [
     "AT_EDGE",
     "CHECK_OWNER",
     "CLIENT_PROPERTIES_KEY",
+    "CLUSTER_OPERATIONS",
     "EDGE_API_KEYS",
     "FORWARD_CAPS",
     "KAFKA_AUTHORIZERS",
@@ -121,7 +122,6 @@ __all__ = [
     "BoundChain",
     "CloseConnection",
     "ClusterAdminError",
-    "ClusterOperation",
     "ClusterOperations",
     "EdgeRequestFilter",
     "EdgeSession",

@@ -18,13 +18,16 @@ checks here refuse what they cannot see.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from typing import Final
 
+from sasl_scram.authz import AclOperation
+from sasl_scram.authz import ResourceType
+from sasl_scram.authz import supported_operations
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.frontdoor._errors import ClusterAdminError
@@ -34,9 +37,9 @@ from sasl_scram.kafka import ApiKey
 
 __all__ = [
     "ADMIN_OPERATIONS",
+    "CLUSTER_OPERATIONS",
     "KAFKA_AUTHORIZERS",
     "NOT_COMPUTED",
-    "ClusterOperation",
     "ClusterOperations",
     "OwnerAdminRefused",
     "OwnerRefusal",
@@ -60,24 +63,11 @@ KAFKA_AUTHORIZERS = frozenset(
 )
 
 
-class ClusterOperation(enum.IntEnum):
-    """The operations Kafka authorizes on the Cluster resource, by their
-    ``org.apache.kafka.common.acl.AclOperation`` codes
-    (``AclEntry.supportedOperations(CLUSTER)``)."""
-
-    CREATE = 5
-    ALTER = 7
-    DESCRIBE = 8
-    CLUSTER_ACTION = 9
-    DESCRIBE_CONFIGS = 10
-    ALTER_CONFIGS = 11
-    IDEMPOTENT_WRITE = 12
-
-    @property
-    def display_name(self) -> str:
-        """Kafka's name in ACL listings and ``kafka-acls.sh --operation``
-        (``SecurityUtils.operationName``): ``ClusterAction``."""
-        return "".join(part.capitalize() for part in self.name.split("_"))
+#: The operations Kafka authorizes on the Cluster resource
+#: (``AclEntry.supportedOperations(CLUSTER)``), Kafka's own ``AclOperation``s.
+CLUSTER_OPERATIONS: Final = tuple(
+    sorted(supported_operations(ResourceType.CLUSTER), key=lambda op: op.code)
+)
 
 
 #: What makes a principal a cluster administrator. ALTER: CreateAcls and
@@ -87,8 +77,7 @@ class ClusterOperation(enum.IntEnum):
 #: ask of each other, a follower's Fetch of any partition among them
 #: (``KafkaApis``, ``ControllerApis``). A super user holds all three, and so does
 #: every principal of a broker without an authorizer.
-ADMIN_OPERATIONS = (ClusterOperation.ALTER, ClusterOperation.ALTER_CONFIGS,
-                    ClusterOperation.CLUSTER_ACTION)  # fmt: skip
+ADMIN_OPERATIONS = (AclOperation.ALTER, AclOperation.ALTER_CONFIGS, AclOperation.CLUSTER_ACTION)
 
 
 @dataclass(frozen=True)
@@ -99,7 +88,7 @@ class ClusterOperations:
         held: the operations allowed.
     """
 
-    held: frozenset[ClusterOperation]
+    held: frozenset[AclOperation]
 
     @classmethod
     def from_bits(cls, bits: int) -> ClusterOperations:
@@ -110,15 +99,15 @@ class ClusterOperations:
         """
         if bits == NOT_COMPUTED:
             raise ValueError("the cluster did not compute its authorized operations")
-        return cls(frozenset(op for op in ClusterOperation if bits >> op & 1))
+        return cls(frozenset(op for op in CLUSTER_OPERATIONS if bits >> op.code & 1))
 
     @property
     def visible(self) -> bool:
         """Whether the answer says anything: 0 unless DESCRIBE is held."""
-        return ClusterOperation.DESCRIBE in self.held
+        return AclOperation.DESCRIBE in self.held
 
     @property
-    def admin(self) -> tuple[ClusterOperation, ...]:
+    def admin(self) -> tuple[AclOperation, ...]:
         """The administrative operations held (:data:`ADMIN_OPERATIONS`)."""
         return tuple(op for op in ADMIN_OPERATIONS if op in self.held)
 
@@ -128,7 +117,7 @@ class ClusterOperations:
         return bool(self.admin) or not self.visible
 
 
-def names(operations: Iterable[ClusterOperation]) -> str:
+def names(operations: Iterable[AclOperation]) -> str:
     """``Alter, AlterConfigs, ClusterAction``."""
     return ", ".join(op.display_name for op in operations)
 

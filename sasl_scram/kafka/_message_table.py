@@ -87,6 +87,24 @@ class MessageSpec:
     def response(self, version: int) -> Struct:
         return self._range(version)[3]
 
+    def request_body_start(self, version: int, payload: bytes) -> int:
+        """Where a request's body starts in ``payload`` (the frame without its
+        size): after api key, version, correlation id and client id (request
+        header v1) and, in flexible versions, the header's tagged fields (v2)."""
+        r = Reader(payload, 8)
+        r.string(False)
+        if self.flexible(version):
+            _skip_tags(r)
+        return r.pos
+
+    def response_body_start(self, version: int, payload: bytes) -> int:
+        """Where a response's body starts: after the correlation id and, in
+        flexible versions, the header's tagged fields (response header v1)."""
+        r = Reader(payload, 4)
+        if self.flexible(version):
+            _skip_tags(r)
+        return r.pos
+
     def read_request_body(self, version: int, payload: bytes, start: int) -> dict[str, Any]:
         """The request body that starts at ``payload[start]`` (after the header)."""
         r = Reader(payload, start)
@@ -111,6 +129,12 @@ class MessageSpec:
         w = Writer()
         self.response(version).write(w, body, version, self.flexible(version))
         return w.getvalue()
+
+
+def _skip_tags(r: Reader) -> None:
+    for _ in range(r.uvarint()):
+        r.uvarint()
+        r.raw(r.uvarint())
 
 
 def _field(data: Sequence[Any]) -> Field:

@@ -25,8 +25,9 @@ from sasl_scram import SCRAM_SHA_512
 from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
+from sasl_scram.authz import AclOperation
 from sasl_scram.frontdoor import CHECK_OWNER
-from sasl_scram.frontdoor import ClusterOperation
+from sasl_scram.frontdoor import CLUSTER_OPERATIONS
 from sasl_scram.frontdoor import ClusterOperations
 from sasl_scram.frontdoor import describe_cluster_request
 from sasl_scram.kafka import ApiKey
@@ -49,8 +50,8 @@ from tests.support.zookeeper_server import free_port_base
 
 pytestmark = pytest.mark.broker
 
-C = ClusterOperation
-EVERY = frozenset(ClusterOperation)
+C = AclOperation
+EVERY = frozenset(CLUSTER_OPERATIONS)
 #: What Kafka answers a SCRAM login whose proof is wrong (ScramSaslServer's
 #: SaslException, in SaslServerAuthenticator's words).
 WRONG_PASSWORD = (
@@ -72,7 +73,7 @@ def operations(bootstrap: str, login: SaslCredentials) -> ClusterOperations:
     return ClusterOperations.from_bits(body["cluster_authorized_operations"])
 
 
-def wait_operations(broker: KafkaBroker, user: str, password: str, held: set[C]) -> None:
+def wait_operations(broker: KafkaBroker, user: str, password: str, held: set[AclOperation]) -> None:
     """Until the cluster answers ``user`` ``held``: ACLs reach the authorizer
     through the metadata log."""
     login = broker.credentials(user, password)

@@ -542,7 +542,9 @@ class ServerConnection:
             raise ScramStateError("no credential request is outstanding")
         self._waiting = None
         server_first = self._scram.provide(grant)
-        out: list[Output] = [Send(self._auth_reply(server_first, ErrorCode.NONE, None, 0))]
+        out: list[Output] = [
+            Send(_auth_reply(self._auth_header, server_first, ErrorCode.NONE, None, 0))
+        ]
         return self._then_drain(out)
 
     def _then_drain(self, out: list[Output]) -> list[Output]:
@@ -552,14 +554,6 @@ class ServerConnection:
         else:
             self.backlog = False
         return out
-
-    def _auth_reply(self, token: bytes, error: int, message: str | None, lifetime: int) -> bytes:
-        header = self._auth_header
-        if header is None:  # SaslHandshake v0: raw token framing
-            return frame(token)
-        return encode_sasl_authenticate_response(
-            header.api_version, header.correlation_id, error, message, token, lifetime
-        )
 
     def _auth_failed(self, exc: AuthenticationFailed, user: str | None = None) -> list[Output]:
         """Refuse the login; ``user``: the claimed name once the exchange is over."""
@@ -574,7 +568,11 @@ class ServerConnection:
         out: list[Output] = []
         if self._auth_header is not None:
             out.append(
-                Send(self._auth_reply(b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0))
+                Send(
+                    _auth_reply(
+                        self._auth_header, b"", ErrorCode.SASL_AUTHENTICATION_FAILED, message, 0
+                    )
+                )
             )
         user = self._scram.requested_username if self._scram is not None else user
         close = self._close(message, failed_authentication=True)
@@ -604,7 +602,7 @@ class ServerConnection:
         self._frames.max_size, self._max_array = _limits(self._settings, self._super_user)
         send_lifetime = lifetime if self._auth_version >= 1 else 0
         out: list[Output] = [
-            Send(self._auth_reply(server_final, ErrorCode.NONE, None, send_lifetime)),
+            Send(_auth_reply(self._auth_header, server_final, ErrorCode.NONE, None, send_lifetime)),
             Authenticated(session, was_reauth, self._auth_version > 0, self._reauth_began),
         ]
         return out
@@ -671,9 +669,27 @@ class ServerConnection:
     def _illegal_state(
         self, header: RequestHeader, spec: ApiSpec, reason: str, request: dict[str, Any]
     ) -> list[Output]:
-        body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason, request)
-        data = encode_response(header.api_key, header.api_version, header.correlation_id, body)
-        return [Send(data), self._close(reason)]
+        return [_illegal_state_answer(header, spec, reason, request), self._close(reason)]
+
+
+def _illegal_state_answer(
+    header: RequestHeader, spec: ApiSpec, reason: str, request: dict[str, Any]
+) -> Send:
+    """ILLEGAL_SASL_STATE in the request's own response shape."""
+    body = error_response(spec, ErrorCode.ILLEGAL_SASL_STATE, reason, request)
+    return Send(encode_response(header.api_key, header.api_version, header.correlation_id, body))
+
+
+def _auth_reply(
+    header: RequestHeader | None, token: bytes, error: int, message: str | None, lifetime: int
+) -> bytes:
+    """A login step's answer, framed as the login was: a raw token after a
+    SaslHandshake v0 (``header`` None), else a SaslAuthenticate response."""
+    if header is None:
+        return frame(token)
+    return encode_sasl_authenticate_response(
+        header.api_version, header.correlation_id, error, message, token, lifetime
+    )
 
 
 def refuse_forwarded_login(conn: ServerConnection, message: str | None) -> list[Output]:

@@ -39,9 +39,8 @@ from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
 from sasl_scram.frontdoor.authorization._verdicts import Refused
 from sasl_scram.kafka import KafkaCodecError
-from sasl_scram.kafka._message_table import MessageSpec
-from sasl_scram.kafka._message_table import message_spec
-from sasl_scram.kafka._primitives import Reader
+from sasl_scram.kafka import MessageSpec
+from sasl_scram.kafka import message_spec
 
 __all__ = ["AuthorizationFilter"]
 
@@ -62,30 +61,6 @@ _MAX_CACHED: Final = 1 << 16
 _DEBUG: Final = 10
 _WRITE, _READ = AclOperation.WRITE, AclOperation.READ
 _TOPIC, _TXN = ResourceType.TOPIC, ResourceType.TRANSACTIONAL_ID
-
-
-def body_start(payload: bytes, flexible: bool) -> int:
-    """Where a request's body starts: after the header's client id (request
-    header v1) and, in flexible versions, its tagged fields (v2)."""
-    length: int = _I16.unpack_from(payload, _HEAD)[0]
-    start = _HEAD + 2 + max(length, 0)
-    if flexible:
-        r = Reader(payload, start)
-        for _ in range(r.uvarint()):
-            r.uvarint()
-            r.raw(r.uvarint())
-        start = r.pos
-    return start
-
-
-def _response_body_start(payload: bytes, flexible: bool) -> int:
-    if not flexible:
-        return 4
-    r = Reader(payload, 4)
-    for _ in range(r.uvarint()):
-        r.uvarint()
-        r.raw(r.uvarint())
-    return r.pos
 
 
 @functools.lru_cache(maxsize=4096)
@@ -208,9 +183,8 @@ class AuthorizationFilter(RequestFilter):
             if fast is not None:
                 return fast
         spec = message_spec(key)
-        flexible = spec.flexible(version)
         try:
-            start = body_start(payload, flexible)
+            start = spec.request_body_start(version, payload)
             request = spec.read_request_body(version, payload, start)
         except (KafkaCodecError, struct.error, IndexError) as exc:
             # Kafka closes a connection whose request does not parse.
@@ -255,7 +229,7 @@ def _reshape(
     payload: bytes,
 ) -> bytes:
     """The cluster's answer with the edge's part merged in."""
-    start = _response_body_start(payload, spec.flexible(version))
+    start = spec.response_body_start(version, payload)
     try:
         answer = spec.read_response_body(version, payload, start)
     except (KafkaCodecError, struct.error, IndexError) as exc:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pytest
 
+from sasl_scram.authz import AclOperation
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.frontdoor import ADMIN_OPERATIONS
+from sasl_scram.frontdoor import CLUSTER_OPERATIONS
 from sasl_scram.frontdoor import KAFKA_AUTHORIZERS
 from sasl_scram.frontdoor import NOT_COMPUTED
 from sasl_scram.frontdoor import ClusterAdminError
-from sasl_scram.frontdoor import ClusterOperation
 from sasl_scram.frontdoor import ClusterOperations
 from sasl_scram.frontdoor import OwnerAdminRefused
 from sasl_scram.frontdoor import check_service_login
@@ -29,7 +30,7 @@ from sasl_scram.kafka import encode_request
 from sasl_scram.kafka import frame
 from sasl_scram.kafka._primitives import Writer
 
-C = ClusterOperation
+C = AclOperation
 #: What a super user, or anyone on a broker without an authorizer, is answered:
 #: bit ``1 << code`` of every operation of AclEntry.supportedOperations(CLUSTER)
 #: (CREATE 5, ALTER 7, DESCRIBE 8, CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10,
@@ -47,7 +48,7 @@ def ops(bits: int) -> ClusterOperations:
 
 def test_the_codes_are_kafkas_acl_operations() -> None:
     """``org.apache.kafka.common.acl.AclOperation``'s codes and Kafka's display names."""
-    assert {op.display_name: int(op) for op in ClusterOperation} == {
+    assert {op.display_name: op.code for op in CLUSTER_OPERATIONS} == {
         "Create": 5,
         "Alter": 7,
         "Describe": 8,
@@ -57,13 +58,13 @@ def test_the_codes_are_kafkas_acl_operations() -> None:
         "IdempotentWrite": 12,
     }
     assert ADMIN_OPERATIONS == (C.ALTER, C.ALTER_CONFIGS, C.CLUSTER_ACTION)
-    assert EVERY_CLUSTER_OPERATION == sum(1 << op for op in ClusterOperation) == 8096
+    assert EVERY_CLUSTER_OPERATION == sum(1 << op.code for op in CLUSTER_OPERATIONS) == 8096
 
 
 @pytest.mark.parametrize(
     ("bits", "held", "admin", "visible"),
     [
-        (EVERY_CLUSTER_OPERATION, set(ClusterOperation), ADMIN_OPERATIONS, True),
+        (EVERY_CLUSTER_OPERATION, set(CLUSTER_OPERATIONS), ADMIN_OPERATIONS, True),
         (DESCRIBE_ONLY, {C.DESCRIBE}, (), True),
         # IdempotentWrite and Create: a producer's grants, no administrator.
         ((1 << 8) | (1 << 12) | (1 << 5), {C.DESCRIBE, C.IDEMPOTENT_WRITE, C.CREATE}, (), True),
@@ -83,7 +84,7 @@ def test_the_codes_are_kafkas_acl_operations() -> None:
     ],
 )
 def test_the_bit_field_read(
-    bits: int, held: set[ClusterOperation], admin: tuple[ClusterOperation, ...], visible: bool
+    bits: int, held: set[AclOperation], admin: tuple[AclOperation, ...], visible: bool
 ) -> None:
     operations = ops(bits)
     assert operations.held == held

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import pytest
 
 from sasl_scram.frontdoor import CHECK_OWNER
+from sasl_scram.frontdoor import CLUSTER_OPERATIONS
 from sasl_scram.frontdoor import PROPAGATION_MS
-from sasl_scram.frontdoor import ClusterOperation
 from sasl_scram.frontdoor import ClusterOperations
 from sasl_scram.frontdoor import IssuedToken
 from sasl_scram.frontdoor import OwnerToken
@@ -451,7 +451,7 @@ def test_the_owners_cluster_operations_are_kept_with_its_token(
     tokens = OwnerTokens(issuer, clock)
     first = in_use(tokens)
     assert first.cluster_operations is None
-    admin = ClusterOperations(frozenset(ClusterOperation))
+    admin = ClusterOperations(frozenset(CLUSTER_OPERATIONS))
     tokens.record_operations("alice", "tok-other", admin)  # not alice's token: ignored
     assert tokens.login_for("alice").cluster_operations is None
     tokens.record_operations("bob", first.token_id, admin)  # nobody's slot: ignored
