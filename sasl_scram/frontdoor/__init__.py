@@ -9,7 +9,8 @@ into frames as they stream (:class:`RequestSplitter`, :class:`ResponseSplitter`)
 matched in order (:class:`InFlightQueue`), passed on unparsed except the
 responses that carry broker addresses (:class:`AddressRewriter`); the
 ApiVersions answer is capped to what can be forwarded unparsed
-(:func:`edge_api_versions`); the ``upstream.`` keys are typed by
+(:func:`edge_api_versions`); whether the cluster answers, and when to look
+again, is one :class:`Reachability` per set of addresses; the ``upstream.`` keys are typed by
 :func:`upstream_config`; in ``upstream.identity=owner-token`` mode
 :class:`OwnerTokens` keeps a cluster-issued token per edge user. The
 endpoint's adapter is ``sasl_scram/endpoint/proxy/_forward.py``.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from sasl_scram.frontdoor._bounds import ProxyBounds
 from sasl_scram.frontdoor._config import CLIENT_PROPERTIES_KEY
+from sasl_scram.frontdoor._config import START_WAIT_KEY
 from sasl_scram.frontdoor._config import UPSTREAM_KEYS
 from sasl_scram.frontdoor._config import UPSTREAM_PREFIX
 from sasl_scram.frontdoor._config import UpstreamConfig
@@ -66,6 +68,8 @@ from sasl_scram.frontdoor._proxy import Relogin
 from sasl_scram.frontdoor._proxy import SetTimer
 from sasl_scram.frontdoor._proxy import ToClient
 from sasl_scram.frontdoor._proxy import ToCluster
+from sasl_scram.frontdoor._reachability import Backoff
+from sasl_scram.frontdoor._reachability import Reachability
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
 from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
@@ -90,12 +94,14 @@ __all__ = [
     "PROPAGATION_MS",
     "RELOGIN",
     "REWRITTEN_APIS",
+    "START_WAIT_KEY",
     "UPSTREAM_KEYS",
     "UPSTREAM_PREFIX",
     "Action",
     "AddressRewriteFilter",
     "AddressRewriter",
     "AnswerLocally",
+    "Backoff",
     "BoundChain",
     "CloseConnection",
     "EdgeRequestFilter",
@@ -114,6 +120,7 @@ __all__ = [
     "Phase",
     "ProxyBounds",
     "ProxyConnection",
+    "Reachability",
     "ReadClient",
     "ReadCluster",
     "Relogin",

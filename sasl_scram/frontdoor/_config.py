@@ -1,9 +1,9 @@
 """The ``upstream.`` key family: the cluster the front door forwards to.
 
-``upstream.bootstrap.servers`` turns the front door on. It and three more keys
+``upstream.bootstrap.servers`` turns the front door on. It and four more keys
 are the front door's own, entries of the endpoint's key table
 (:data:`UPSTREAM_KEYS`: ``upstream.identity``, ``upstream.node.port.base``,
-``upstream.request.timeout.ms``); every other ``upstream.`` key is a Kafka
+``upstream.request.timeout.ms``, ``upstream.start.wait``); every other ``upstream.`` key is a Kafka
 client property for the connections to the cluster with the prefix dropped,
 as Kafka Connect's ``producer.`` and ``consumer.`` prefixes pass properties on.
 """
@@ -21,6 +21,7 @@ from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import ClientConfig
 from sasl_scram.config import ClientConfigError
 from sasl_scram.config import ConfigKey
+from sasl_scram.config import boolean
 from sasl_scram.config import bootstrap_servers
 from sasl_scram.config import build
 from sasl_scram.config import format_host_port
@@ -35,6 +36,7 @@ __all__ = [
     "IDENTITY_KEY",
     "PORT_BASE_KEY",
     "REQUEST_TIMEOUT_KEY",
+    "START_WAIT_KEY",
     "UPSTREAM_KEYS",
     "UPSTREAM_PREFIX",
     "UpstreamConfig",
@@ -49,6 +51,7 @@ BOOTSTRAP_KEY = "upstream.bootstrap.servers"
 IDENTITY_KEY = "upstream.identity"
 PORT_BASE_KEY = "upstream.node.port.base"
 REQUEST_TIMEOUT_KEY = "upstream.request.timeout.ms"
+START_WAIT_KEY = "upstream.start.wait"
 _MAX_PORT = 65535
 _QUOTED = re.compile(r'"[^"]*"')
 
@@ -118,6 +121,15 @@ UPSTREAM_KEYS = (
         "own requests to it",
         field="request_timeout_ms",
     ),
+    ConfigKey(
+        START_WAIT_KEY,
+        "true",
+        boolean,
+        "true or false",
+        "a cluster that cannot be reached at start: listen, and answer clients once it is "
+        "reached, as a broker that is not ready (true), or exit with status 1 (false)",
+        field="start_wait",
+    ),
 )
 #: Keys under the prefix that are not client properties.
 _OWN_KEYS = frozenset(key.name for key in UPSTREAM_KEYS)
@@ -147,6 +159,7 @@ class UpstreamConfig:
         client: the other keys, prefix dropped, as a validated client
             configuration (its repr hides the login's secrets).
         request_timeout_ms: ``upstream.request.timeout.ms``.
+        start_wait: ``upstream.start.wait``.
     """
 
     bootstrap: tuple[tuple[str, int], ...]
@@ -154,6 +167,7 @@ class UpstreamConfig:
     node_port_base: int
     client: ClientConfig
     request_timeout_ms: int
+    start_wait: bool = True
 
 
 def upstream_config(
