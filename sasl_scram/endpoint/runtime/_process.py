@@ -243,7 +243,13 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
         else:
             os.write(worker.ready_fd, b"%d\n" % worker.index)
         serving = asyncio.ensure_future(endpoint.serve_forever())
-        await stop.wait()
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait((serving, stopping), return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if serving.done():
+            # Ended before a signal: a failure found after start (a front door
+            # whose cluster, once reached, refuses its login), one line, exit 1.
+            serving.result()
         logging.getLogger("sasl_scram.endpoint").info("Shutting down")
         serving.cancel()
         await endpoint.close()
