@@ -20,6 +20,7 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramConfigError
+from sasl_scram.config import install_hint
 from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint._config import EVENT_LOOP_KEY
 from sasl_scram.endpoint._config import STORE_PATH_KEY
@@ -71,6 +72,12 @@ def run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
         except ImportError:
             if choice == "uvloop":  # found by the parser, yet broken
                 raise ScramConfigError(f"{EVENT_LOOP_KEY}: uvloop cannot be imported") from None
+            # auto: a client-only install serves too, slower; one line says why and the fix.
+            logging.getLogger("sasl_scram.endpoint").warning(
+                "Event loop: asyncio's, as uvloop is not installed (logins cost 20-50%% more "
+                "CPU; docs/performance.md); %s",
+                install_hint("server"),
+            )
         else:
             # Typed as int where uvloop is installed; Any in a build environment without it.
             status: int = uvloop.run(main)
