@@ -29,8 +29,13 @@ from tests.test_readme import user_tree
 SECTION = "Put `serve` in front of your cluster"
 
 
-def test_the_section_is_one_command_naming_the_upstream_keys() -> None:
-    (block,) = section_blocks(SECTION)
+def test_the_section_installs_the_server_extra_then_is_one_command_naming_the_upstream_keys() -> (
+    None
+):
+    """The existing-cluster install before it has no ``[server]``: the section
+    adds it, from the checkout (the package is on no index)."""
+    install, block = section_blocks(SECTION)
+    assert install.strip() == ".venv/bin/pip install -e '.[server]'"
     assert block.splitlines()[0].endswith(
         "kafka-scram serve --config .kafka-scram/frontdoor.properties"
     )
@@ -47,7 +52,8 @@ def test_the_front_door_runs_as_written(kraft_broker: KafkaBroker, tmp_path: Pat
     create_topic(kraft_broker, topic)
     cwd = user_tree(tmp_path / "tree")
     port, base = free_port(), free_port_base()
-    (block,) = section_blocks(SECTION)
+    # The section's first block installs [server]; this venv has it (the tests' extras).
+    _, block = section_blocks(SECTION)
     block = (
         block.replace("broker1:9093", kraft_broker.bootstrap)
         .replace("127.0.0.1:9192", f"127.0.0.1:{port}")
