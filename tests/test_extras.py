@@ -2,7 +2,8 @@
 
 kazoo (``[zookeeper]``), uvloop and prometheus-client (``[server]``) are not
 among the package's own dependencies: every module imports without them, and
-what needs one of them says, in one line, which extra to install. A missing
+what needs one of them says, in one line, which extra to install and the
+command that installs it here (the package is on no index: from this tree). A missing
 library is simulated by blocking its import (``None`` in ``sys.modules``).
 ``tests/sasl_scram/integrations/test_client_only_install.py`` proves the same
 of a real client-only install.
@@ -10,7 +11,9 @@ of a real client-only install.
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -20,6 +23,7 @@ import pytest
 
 from sasl_scram import ScramConfigError
 from sasl_scram.cli import main
+from sasl_scram.config import install_hint
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.store import CredentialStoreError
 from sasl_scram.store.zookeeper import ZooKeeperCredentialStore
@@ -31,8 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 OPTIONAL = {"kazoo": "zookeeper", "uvloop": "server", "prometheus_client": "server"}
 #: Their distribution names, as pyproject.toml lists them.
 DISTRIBUTIONS = {"kazoo": "kazoo", "uvloop": "uvloop", "prometheus_client": "prometheus-client"}
-ZOOKEEPER_HINT = "pip install 'kafka-scram[zookeeper]'"
-SERVER_HINT = "pip install 'kafka-scram[server]'"
+#: kafka-scram is on no package index: each hint installs the extra from this tree.
+ZOOKEEPER_HINT = install_hint("zookeeper")
+SERVER_HINT = install_hint("server")
 # No ZooKeeper is ever reached: the store fails before it connects.
 NOWHERE = "127.0.0.1:1"
 
@@ -157,3 +162,63 @@ def test_serve_needs_neither_server_library_unless_a_key_asks(
         _block(monkeypatch, module)
     config = EndpointConfig.from_properties(BASE)
     assert config.event_loop == "auto"
+
+
+def test_each_hint_is_a_command_that_installs_the_extra_from_this_tree() -> None:
+    """Not ``pip install 'kafka-scram[server]'``, which no index can answer: this
+    interpreter's pip, on this checkout, with the extra."""
+    for extra in ("server", "zookeeper"):
+        assert install_hint(extra) == (
+            f"install the [{extra}] extra: {sys.executable} -m pip install -e '{ROOT}[{extra}]'"
+        )
+
+
+def test_a_hint_where_the_source_is_not_known_says_where_to_run_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sasl_scram.config import _extras
+
+    monkeypatch.setattr(_extras, "_checkout", lambda: None)
+    monkeypatch.setattr(_extras, "_installed_from", lambda: None)
+    assert install_hint("server") == (
+        "install the [server] extra: pip install '.[server]' in the kafka-scram source tree "
+        "(kafka-scram is on no package index)"
+    )
+
+
+def test_a_wheel_install_is_pointed_at_the_wheel_it_came_from(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """PEP 610: pip records where it installed the package from."""
+    from sasl_scram.config import _extras
+
+    wheel = tmp_path / "kafka_scram-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    recorded = f'{{"url": "{wheel.as_uri()}", "archive_info": {{}}}}'
+
+    class Distribution:
+        def read_text(self, name: str) -> str | None:
+            return recorded if name == "direct_url.json" else None
+
+    monkeypatch.setattr(_extras, "_checkout", lambda: None)
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: Distribution())
+    assert install_hint("zookeeper") == (
+        f"install the [zookeeper] extra: {sys.executable} -m pip install '{wheel}[zookeeper]'"
+    )
+
+
+@pytest.mark.slow
+def test_the_hint_printed_here_runs(tmp_path: Path) -> None:
+    """The command a missing extra prints, run as printed (``--dry-run``: pip
+    resolves it, from this tree and the package index, and installs nothing)."""
+    command = shlex.split(SERVER_HINT.split(": ", 1)[1])
+    done = subprocess.run(
+        [*command, "--dry-run"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Would install kafka-scram" in done.stdout, done.stdout

@@ -34,8 +34,13 @@ from tests.test_readme import user_tree
 SECTION = "Put `serve` in front of your cluster"
 
 
-def test_the_section_is_one_command_naming_the_upstream_keys() -> None:
-    (block,) = section_blocks(SECTION)
+def test_the_section_installs_the_server_extra_then_is_one_command_naming_the_upstream_keys() -> (
+    None
+):
+    """The existing-cluster install before it has no ``[server]``: the section
+    adds it, from the checkout (the package is on no index)."""
+    install, block = section_blocks(SECTION)
+    assert install.strip() == ".venv/bin/pip install -e '.[server]'"
     assert block.splitlines()[0].endswith(
         "kafka-scram serve --config .kafka-scram/frontdoor.properties"
     )
@@ -74,7 +79,8 @@ def test_the_front_door_runs_as_written(strict_kraft_broker: KafkaBroker, tmp_pa
     add_acls(broker, tmp_path, "frontdoor", [], *roles)
     cwd = user_tree(tmp_path / "tree")
     port, base = free_port(), free_port_base()
-    (block,) = section_blocks(SECTION)
+    # The section's first block installs [server]; this venv has it (the tests' extras).
+    _, block = section_blocks(SECTION)
     block = (
         block.replace("broker1:9093", broker.bootstrap)
         .replace("127.0.0.1:9192", f"127.0.0.1:{port}")

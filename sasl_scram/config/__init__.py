@@ -2,7 +2,8 @@
 (``User:alice``) and a Kafka client's SASL configuration (``ClientConfig``).
 
 These sit above the SCRAM core: they read files and JAAS text and hand typed
-values down to it.
+values down to it. :func:`install_hint` says how to install an extra a
+configuration needs (the package is on no index: from where it came from).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from sasl_scram.config._client_config import ClientConfig
 from sasl_scram.config._client_config import ClientConfigError
 from sasl_scram.config._client_config import SaslCredentials
 from sasl_scram.config._client_config import read_jaas_login
+from sasl_scram.config._extras import install_hint
+from sasl_scram.config._extras import install_source
 from sasl_scram.config._keys import ConfigKey
 from sasl_scram.config._keys import ConfigValueError
 from sasl_scram.config._keys import Parser
@@ -53,6 +56,8 @@ __all__ = [
     "choice",
     "format_host_port",
     "format_properties",
+    "install_hint",
+    "install_source",
     "integer",
     "is_known",
     "parse_properties",

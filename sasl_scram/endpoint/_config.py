@@ -27,6 +27,7 @@ from sasl_scram.config import KafkaPrincipal
 from sasl_scram.config import boolean
 from sasl_scram.config import build
 from sasl_scram.config import choice
+from sasl_scram.config import install_hint
 from sasl_scram.config import integer
 from sasl_scram.config import is_known
 from sasl_scram.config import read_keys
@@ -126,7 +127,7 @@ def _event_loop(value: str, parsed: Mapping[str, Any]) -> str:
     chosen: str = choice("auto", "uvloop", "asyncio")(value, parsed)
     # Checked here, not when the loop starts, so the error names the file and line.
     if chosen == "uvloop" and importlib.util.find_spec("uvloop") is None:
-        raise ValueError("uvloop is not installed: pip install 'kafka-scram[server]'")
+        raise ValueError(f"uvloop is not installed: {install_hint('server')}")
     return chosen
 
 

@@ -4,7 +4,9 @@ Per API (labelled with Kafka's name for it, ``Produce``, ``Fetch``, ...):
 requests forwarded, and the bytes of requests and of responses, counted per
 frame from its size and API key, which the splitters read anyway. Per
 process: upstream connections opened and closed (their difference is the
-open gauge) and the upstream failures, by kind.
+open gauge), the upstream failures, by kind, the logins the edge took that
+could not be forwarded, by reason, and how many sets of cluster addresses
+cannot be reached now.
 
 The figures are float cells, like the authentication rows: a list in a
 single process, a worker's slice of the shared block with ``scram.workers``
@@ -17,7 +19,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["FORWARD_CELLS", "ForwardMetrics", "forward_families"]
+__all__ = ["FORWARD_CELLS", "UNFORWARDED_REASONS", "ForwardMetrics", "forward_families"]
 
 PREFIX = "kafka_scram_"
 # Kafka's API keys are below this (share groups, 4.x, end in the 90s).
@@ -26,8 +28,16 @@ _REQUESTS, _REQUEST_BYTES, _RESPONSE_BYTES = 0, _APIS, 2 * _APIS
 _UPSTREAM = 3 * _APIS
 #: The upstream events, in cell order after the per-API cells.
 UPSTREAM_EVENTS = ("opened", "closed", "unreachable", "login_refused", "protocol_error")
-FORWARD_CELLS = _UPSTREAM + len(UPSTREAM_EVENTS)
 _EVENT_CELL = {name: _UPSTREAM + i for i, name in enumerate(UPSTREAM_EVENTS)}
+#: Why a login the edge took was not forwarded: the cluster refused the front
+#: door's login for it, or could not be reached while the login waited.
+UNFORWARDED_REASONS = ("login_refused", "unreachable")
+_UNFORWARDED = _UPSTREAM + len(UPSTREAM_EVENTS)
+_REASON_CELL = {name: _UNFORWARDED + i for i, name in enumerate(UNFORWARDED_REASONS)}
+#: The gauge: sets of cluster addresses (the bootstrap servers, a node's
+#: broker) the front door cannot reach now.
+_UNREACHABLE = _UNFORWARDED + len(UNFORWARDED_REASONS)
+FORWARD_CELLS = _UNREACHABLE + 1
 
 
 class ForwardMetrics:
@@ -57,8 +67,23 @@ class ForwardMetrics:
         """One of :data:`UPSTREAM_EVENTS`."""
         self.cells[_EVENT_CELL[event]] += 1
 
+    def unforwarded(self, reason: str) -> None:
+        """A login the edge took was not forwarded; ``reason``: one of
+        :data:`UNFORWARDED_REASONS`."""
+        self.cells[_REASON_CELL[reason]] += 1
+
+    def set_unreachable(self, count: int) -> None:
+        """How many sets of cluster addresses cannot be reached now."""
+        self.cells[_UNREACHABLE] = count
+
     def used(self) -> bool:
-        return bool(self.cells[_EVENT_CELL["opened"]] or self.cells[_EVENT_CELL["unreachable"]])
+        cells = self.cells
+        return bool(
+            cells[_EVENT_CELL["opened"]]
+            or cells[_EVENT_CELL["unreachable"]]
+            or any(cells[i] for i in _REASON_CELL.values())
+            or cells[_UNREACHABLE]
+        )
 
 
 #: The names of Kafka's ``ApiKeys`` (the request names its own metrics use), by key.
@@ -176,3 +201,22 @@ def forward_families(cells: Sequence[float]) -> Iterator[Any]:
     open_now = GaugeMetricFamily(PREFIX + "upstream_connections", "Open connections to the cluster")
     open_now.add_metric([], cells[_EVENT_CELL["opened"]] - cells[_EVENT_CELL["closed"]])
     yield open_now
+    # Not Kafka's failed-authentication-total: the edge took these logins (the
+    # password was right); the cluster is what failed them.
+    unforwarded = CounterMetricFamily(
+        PREFIX + "unforwarded_logins",
+        "Logins the edge took that could not be forwarded: the cluster refused the front "
+        "door's login for them (login_refused), or could not be reached while they waited "
+        "(unreachable)",
+        labels=["reason"],
+    )
+    for reason in UNFORWARDED_REASONS:
+        unforwarded.add_metric([reason], cells[_REASON_CELL[reason]])
+    yield unforwarded
+    unreachable = GaugeMetricFamily(
+        PREFIX + "upstream_unreachable",
+        "Sets of cluster addresses (the bootstrap servers, a node's broker) the front door "
+        "cannot reach now; new connections to them wait",
+    )
+    unreachable.add_metric([], cells[_UNREACHABLE])
+    yield unreachable

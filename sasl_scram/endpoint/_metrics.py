@@ -43,6 +43,7 @@ from typing import Protocol
 
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import ConfigKey
+from sasl_scram.config import install_hint
 from sasl_scram.endpoint._forward_metrics import FORWARD_CELLS
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint._forward_metrics import forward_families
@@ -97,7 +98,7 @@ def _listener_address(value: str, _: Mapping[str, Any]) -> tuple[str, int] | Non
         raise ValueError(f"expected HOST:PORT (e.g. 127.0.0.1:9404), got {value!r}")
     # Checked here, not when serve starts, so the error names the file and line.
     if importlib.util.find_spec("prometheus_client") is None:
-        raise ValueError("the metrics need prometheus-client: pip install 'kafka-scram[server]'")
+        raise ValueError(f"the metrics need prometheus-client: {install_hint('server')}")
     return host.strip("[]") or "0.0.0.0", int(port)  # noqa: S104 - the operator asked for it
 
 

@@ -9,7 +9,8 @@ into frames as they stream (:class:`RequestSplitter`, :class:`ResponseSplitter`)
 matched in order (:class:`InFlightQueue`), passed on unparsed except the
 responses that carry broker addresses (:class:`AddressRewriter`); the
 ApiVersions answer is capped to what can be forwarded unparsed
-(:func:`edge_api_versions`); the ``upstream.`` keys are typed by
+(:func:`edge_api_versions`); whether the cluster answers, and when to look
+again, is one :class:`Reachability` per set of addresses; the ``upstream.`` keys are typed by
 :func:`upstream_config`; in ``upstream.identity=owner-token`` mode
 :class:`OwnerTokens` keeps a cluster-issued token per edge user; whether the
 principal the cluster sees is a cluster administrator is decided from the
@@ -35,6 +36,7 @@ from sasl_scram.frontdoor._cluster_admin import edge_authorizer_enabled
 from sasl_scram.frontdoor._cluster_admin import owner_refusal
 from sasl_scram.frontdoor._cluster_admin import upstream_login_name
 from sasl_scram.frontdoor._config import CLIENT_PROPERTIES_KEY
+from sasl_scram.frontdoor._config import START_WAIT_KEY
 from sasl_scram.frontdoor._config import UPSTREAM_KEYS
 from sasl_scram.frontdoor._config import UPSTREAM_PREFIX
 from sasl_scram.frontdoor._config import UpstreamConfig
@@ -83,6 +85,8 @@ from sasl_scram.frontdoor._proxy import Relogin
 from sasl_scram.frontdoor._proxy import SetTimer
 from sasl_scram.frontdoor._proxy import ToClient
 from sasl_scram.frontdoor._proxy import ToCluster
+from sasl_scram.frontdoor._reachability import Backoff
+from sasl_scram.frontdoor._reachability import Reachability
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
 from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
@@ -113,12 +117,14 @@ __all__ = [
     "PROPAGATION_MS",
     "RELOGIN",
     "REWRITTEN_APIS",
+    "START_WAIT_KEY",
     "UPSTREAM_KEYS",
     "UPSTREAM_PREFIX",
     "Action",
     "AddressRewriteFilter",
     "AddressRewriter",
     "AnswerLocally",
+    "Backoff",
     "BoundChain",
     "CloseConnection",
     "ClusterAdminError",
@@ -141,6 +147,7 @@ __all__ = [
     "Phase",
     "ProxyBounds",
     "ProxyConnection",
+    "Reachability",
     "ReadClient",
     "ReadCluster",
     "Relogin",

@@ -1,10 +1,10 @@
 """The ``upstream.`` key family: the cluster the front door forwards to.
 
-``upstream.bootstrap.servers`` turns the front door on. It and five more keys
+``upstream.bootstrap.servers`` turns the front door on. It and six more keys
 are the front door's own, entries of the endpoint's key table
 (:data:`UPSTREAM_KEYS`: ``upstream.identity``, ``upstream.node.port.base``,
 ``upstream.request.timeout.ms``, ``upstream.allow.cluster.admin``,
-``upstream.owner.admins``); every other ``upstream.`` key is a Kafka
+``upstream.owner.admins``, ``upstream.start.wait``); every other ``upstream.`` key is a Kafka
 client property for the connections to the cluster with the prefix dropped,
 as Kafka Connect's ``producer.`` and ``consumer.`` prefixes pass properties on.
 """
@@ -40,6 +40,7 @@ __all__ = [
     "OWNER_ADMINS_KEY",
     "PORT_BASE_KEY",
     "REQUEST_TIMEOUT_KEY",
+    "START_WAIT_KEY",
     "UPSTREAM_KEYS",
     "UPSTREAM_PREFIX",
     "UpstreamConfig",
@@ -56,6 +57,7 @@ PORT_BASE_KEY = "upstream.node.port.base"
 REQUEST_TIMEOUT_KEY = "upstream.request.timeout.ms"
 ALLOW_CLUSTER_ADMIN_KEY = "upstream.allow.cluster.admin"
 OWNER_ADMINS_KEY = "upstream.owner.admins"
+START_WAIT_KEY = "upstream.start.wait"
 _MAX_PORT = 65535
 _QUOTED = re.compile(r'"[^"]*"')
 
@@ -158,6 +160,15 @@ UPSTREAM_KEYS = (
         "(docs/front-door.md)",
         field="owner_admins",
     ),
+    ConfigKey(
+        START_WAIT_KEY,
+        "true",
+        boolean,
+        "true or false",
+        "a cluster that cannot be reached at start: listen, and answer clients once it is "
+        "reached, as a broker that is not ready (true), or exit with status 1 (false)",
+        field="start_wait",
+    ),
 )
 #: Keys under the prefix that are not client properties.
 _OWN_KEYS = frozenset(key.name for key in UPSTREAM_KEYS)
@@ -189,6 +200,7 @@ class UpstreamConfig:
         request_timeout_ms: ``upstream.request.timeout.ms``.
         allow_cluster_admin: ``upstream.allow.cluster.admin``.
         owner_admins: ``upstream.owner.admins``.
+        start_wait: ``upstream.start.wait``.
     """
 
     bootstrap: tuple[tuple[str, int], ...]
@@ -198,6 +210,7 @@ class UpstreamConfig:
     request_timeout_ms: int
     allow_cluster_admin: bool
     owner_admins: frozenset[KafkaPrincipal]
+    start_wait: bool = True
 
 
 def upstream_config(

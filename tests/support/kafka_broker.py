@@ -399,6 +399,12 @@ class KafkaBroker:
         self._prepare()
         self._launch(timeout)
 
+    def start_again(self, timeout: float = 120.0) -> None:
+        """Start a stopped broker on its ports, storage and users (after
+        :meth:`stop`, for an outage of the test's length); returns once the
+        super user logs in."""
+        self._launch(timeout)
+
     def restart(self, timeout: float = 120.0) -> None:
         """Stop the JVM (a controlled shutdown) and start it again on the same
         ports, storage and users; returns once the super user logs in again."""

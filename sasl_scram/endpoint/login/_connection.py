@@ -24,6 +24,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -138,6 +139,10 @@ class Close:
     username: str | None = None
     #: Whether the failure ended a re-authentication (for the metrics).
     reauthentication: bool = False
+    #: The edge took the login and the cluster refused the front door's own
+    #: login for it: not the edge's verdict, so not counted in Kafka's
+    #: failed-authentication-total (the front door counts it apart).
+    cluster_refused: bool = False
 
 
 class CredentialNeeded:
@@ -697,7 +702,8 @@ def refuse_forwarded_login(conn: ServerConnection, message: str | None) -> list[
     accepted: the client gets a failed login with ``message`` (``None``: Kafka's
     text for invalid credentials, a wrong password's answer), then the close."""
     session = conn.session
-    return conn._auth_failed(AuthenticationFailed(message), session.username if session else None)
+    out = conn._auth_failed(AuthenticationFailed(message), session.username if session else None)
+    return [replace(o, cluster_refused=True) if isinstance(o, Close) else o for o in out]
 
 
 def _principal_change(old: ScramSession | None, new: ScramSession) -> AuthenticationFailed | None:

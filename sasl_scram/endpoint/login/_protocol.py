@@ -594,7 +594,8 @@ def _log_close(conn_id: str, peer: str, listener: str, item: Close) -> None:
 
 
 def _count_failure(metrics: AuthMetrics | None, listener: str, item: Close) -> None:
-    if item.after_failed_authentication and metrics is not None:
+    # Kafka's failed-authentication-total counts the authenticator's verdicts only.
+    if item.after_failed_authentication and not item.cluster_refused and metrics is not None:
         metrics.failed(listener, item.mechanism or "", item.reauthentication)
 
 

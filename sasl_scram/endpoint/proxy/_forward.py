@@ -39,6 +39,8 @@ from sasl_scram.endpoint.login import Output
 from sasl_scram.endpoint.login import ServerConnection
 from sasl_scram.endpoint.login import refuse_forwarded_login
 from sasl_scram.endpoint.proxy._owner_identity import OwnerIdentity
+from sasl_scram.endpoint.proxy._reachable import ClusterGates
+from sasl_scram.endpoint.proxy._reachable import open_when_reachable
 from sasl_scram.endpoint.proxy._upstream import ClusterView
 from sasl_scram.endpoint.proxy._upstream import UpstreamLink
 from sasl_scram.endpoint.proxy._upstream import UpstreamProtocol
@@ -184,6 +186,8 @@ class FrontDoor:
         self.owners: OwnerIdentity | None = None
         #: The edge's ACLs, with ``authorizer.class.name`` (else ``None``).
         self.acls: EdgeAcls | None = None
+        #: Whether each set of cluster addresses answers (``_reachable.py``).
+        self.gates = ClusterGates(self.link, lambda: self.metrics)
 
     def _learn(self, node_id: int, host: str, port: int) -> None:
         if self.brokers.get(node_id) != (host, port):
@@ -441,12 +445,19 @@ class ProxyAdapter:
             delay = edge.verdict_delay(verdict)
             if delay > 0:
                 await asyncio.sleep(delay)
-            upstream = await self._door.open_for(edge.local_port, edge.conn_id, self._user)
+            door, port = self._door, edge.local_port
+            upstream = await open_when_reachable(
+                door.gates,
+                door.targets(port),
+                lambda: door.open_for(port, edge.conn_id, self._user),
+            )
         except OwnerAdminRefused as exc:
             self._audit_refusal(exc)
             wrong_password = True
         except FrontDoorError as exc:
             refused = REFUSED_UPSTREAM if isinstance(exc, UpstreamLoginError) else None
+            if refused is not None:
+                self._door.gates.unforwarded("login_refused")
         finally:
             self._task = None
         if self._proxy.phase is Phase.CLOSED:  # the client left meanwhile

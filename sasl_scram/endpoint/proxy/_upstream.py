@@ -43,9 +43,11 @@ __all__ = [
     "UpstreamLink",
     "UpstreamProtocol",
     "UpstreamUnavailable",
+    "UpstreamUntrusted",
     "cluster_operations",
     "look_at_cluster",
     "open_upstream",
+    "why_unreachable",
 ]
 
 log = logging.getLogger("sasl_scram.endpoint")
@@ -58,6 +60,20 @@ _CLIENT_ID = "kafka-scram-front-door"
 
 class UpstreamUnavailable(FrontDoorError):
     """No broker of the cluster could be reached, or it refused our login."""
+
+
+#: How :func:`open_upstream`'s failure begins; :func:`why_unreachable` drops it.
+CANNOT_REACH = "cannot reach the cluster: "
+
+
+def why_unreachable(exc: BaseException) -> str:
+    """What :func:`open_upstream` found at each address, without its opening words."""
+    return str(exc).removeprefix(CANNOT_REACH)
+
+
+class UpstreamUntrusted(UpstreamUnavailable):
+    """A broker's certificate is not trusted (``upstream.ssl.truststore.location``):
+    a configuration to fix, which waiting for the cluster would not."""
 
 
 Sink = Callable[[bytes], None]
@@ -219,11 +235,13 @@ async def open_upstream(
     """A logged-in connection to the first of ``addresses`` that answers.
 
     Raises:
-        UpstreamUnavailable: none could be reached (each one's reason named).
+        UpstreamUnavailable: none could be reached (each one's reason named);
+            ``UpstreamUntrusted`` when a broker's certificate was not trusted.
         UpstreamLoginError: the cluster refused the login.
     """
     loop = asyncio.get_running_loop()
     problems = []
+    untrusted = False
     for host, port in addresses:
         protocol = UpstreamProtocol(UpstreamLogin(link.secret) if link.secret else None, loop)
         try:
@@ -244,11 +262,13 @@ async def open_upstream(
             raise
         except (OSError, TimeoutError, UpstreamUnavailable, ssl.SSLError) as exc:
             protocol.close()
+            untrusted = untrusted or isinstance(exc, ssl.SSLCertVerificationError)
             why = f"no answer within {link.timeout:g} s" if isinstance(exc, TimeoutError) else exc
             problems.append(f"{format_host_port(host, port)}: {why}")
             continue
         return protocol
-    raise UpstreamUnavailable("cannot reach the cluster: " + "; ".join(problems))
+    error = UpstreamUntrusted if untrusted else UpstreamUnavailable
+    raise error(CANNOT_REACH + "; ".join(problems))
 
 
 class ClusterView:

@@ -20,6 +20,7 @@ from typing import Any
 from typing import TextIO
 
 from sasl_scram._errors import ScramConfigError
+from sasl_scram.config import install_hint
 from sasl_scram.endpoint._config import BOOTSTRAP_FILE_KEY
 from sasl_scram.endpoint._config import EVENT_LOOP_KEY
 from sasl_scram.endpoint._config import STORE_PATH_KEY
@@ -72,6 +73,12 @@ def run_loop(main: Coroutine[Any, Any, int], choice: str) -> int:
         except ImportError:
             if choice == "uvloop":  # found by the parser, yet broken
                 raise ScramConfigError(f"{EVENT_LOOP_KEY}: uvloop cannot be imported") from None
+            # auto: a client-only install serves too, slower; one line says why and the fix.
+            logging.getLogger("sasl_scram.endpoint").warning(
+                "Event loop: asyncio's, as uvloop is not installed (logins cost 20-50%% more "
+                "CPU; docs/performance.md); %s",
+                install_hint("server"),
+            )
         else:
             # Typed as int where uvloop is installed; Any in a build environment without it.
             status: int = uvloop.run(main)
@@ -256,7 +263,13 @@ async def serve(config: EndpointConfig, stdout: TextIO, worker: WorkerRole | Non
         else:
             os.write(worker.ready_fd, b"%d\n" % worker.index)
         serving = asyncio.ensure_future(endpoint.serve_forever())
-        await stop.wait()
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait((serving, stopping), return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if serving.done():
+            # Ended before a signal: a failure found after start (a front door
+            # whose cluster, once reached, refuses its login), one line, exit 1.
+            serving.result()
         logging.getLogger("sasl_scram.endpoint").info("Shutting down")
         serving.cancel()
         await endpoint.close()

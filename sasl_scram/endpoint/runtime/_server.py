@@ -39,8 +39,8 @@ from sasl_scram.endpoint.login import VerdictPacer
 from sasl_scram.endpoint.login import advertised_versions
 from sasl_scram.endpoint.login import handlers as _handlers
 from sasl_scram.endpoint.proxy import FrontDoor
+from sasl_scram.endpoint.proxy import FrontDoorStart
 from sasl_scram.endpoint.proxy import ProxyAdapter
-from sasl_scram.endpoint.proxy import open_front_door
 from sasl_scram.endpoint.runtime._accept import Acceptor
 from sasl_scram.endpoint.runtime._refusals import RefusalLog
 from sasl_scram.kafka import ApiKey
@@ -191,8 +191,11 @@ class ScramEndpoint:
             config.settings, lambda: self.connections, worker_metrics
         )
         self._reuse_port = reuse_port
-        #: Set by :meth:`start` when ``upstream.bootstrap.servers`` is.
+        #: Set by :meth:`start` when ``upstream.bootstrap.servers`` is, once
+        #: the cluster has been reached; until then nothing is accepted.
         self.front_door: FrontDoor | None = None
+        self._forwarding = config.upstream is not None
+        self._door_start: FrontDoorStart | None = None
         #: How long each login's verdict is held (KIP-306's delay, the budget).
         self.pacer = _pacer(config, self.metrics)
 
@@ -217,18 +220,36 @@ class ScramEndpoint:
             self.metrics.start()
         # Which login path runs, compiled or pure Python (and why): see docs/performance.md.
         log.info("SCRAM core: %s", _native.status())
-        if self.config.upstream is not None:
+        door: FrontDoor | None = None
+        if self._forwarding:
             forward = self.metrics.forward if self.metrics is not None else None
-            door = await open_front_door(self.config, self.settings, forward, self.edge_acls)
-            self.front_door = door
-            door.on_new_node = self._listen_for_node
-            assert door.settings is not None
-            self.settings = door.settings
+            self._door_start = FrontDoorStart(
+                self.config, self.settings, forward, acls=self.edge_acls
+            )
+            door = await self._door_start.first()
         for listener in self.config.listeners:
             self._bound[listener.name] = self._listen(listener)
-        if self.front_door is not None:
-            for node_id in sorted(self.front_door.brokers):
-                self._listen_for_node(node_id, at_start=True)
+        if door is not None:
+            self._open_front_door(door)
+        elif self._door_start is not None:
+            # The cluster cannot be reached: the listeners accept nothing until it is.
+            self._door_start.keep_trying(self._open_front_door, self._fail)
+
+    def _open_front_door(self, door: FrontDoor) -> None:
+        """The cluster answered: serve its brokers, then accept connections."""
+        door.on_new_node = self._listen_for_node
+        assert door.settings is not None
+        self.settings = door.settings
+        for node_id in sorted(door.brokers):
+            self._listen_for_node(node_id, at_start=True, door=door)
+        self.front_door = door
+
+    def _fail(self, exc: BaseException) -> None:
+        """What waiting cannot fix, found after start: :meth:`serve_forever` raises it."""
+        if self._stopped is None:
+            self._stopped = self.loop.create_future()
+        if not self._stopped.done():
+            self._stopped.set_exception(exc)
 
     def _listen(self, listener: ListenerAddress) -> tuple[str, int]:
         context = (
@@ -246,7 +267,7 @@ class ScramEndpoint:
             backlog=self.config.listen_backlog,
             ssl_context=context,
             reuse_port=self._reuse_port,
-            has_room=self._has_room,
+            has_room=self._has_room if not self._forwarding else self._forwarding_room(listener),
         )
         sock = acceptor.sockets[0].getsockname()
         self._acceptors.append(acceptor)
@@ -256,9 +277,11 @@ class ScramEndpoint:
         return sock[0], sock[1]
 
     # -- the front door ---------------------------------------------------------------
-    def _listen_for_node(self, node_id: int, at_start: bool = False) -> None:
+    def _listen_for_node(
+        self, node_id: int, at_start: bool = False, door: FrontDoor | None = None
+    ) -> None:
         """Upstream node ``node_id`` is served on ``upstream.node.port.base`` + its id."""
-        door = self.front_door
+        door = door or self.front_door
         assert door is not None
         first = self.config.listeners[0]
         port = door.rewriter.port(node_id)
@@ -295,6 +318,20 @@ class ScramEndpoint:
         # Those accepted but not yet made count too: one wake-up accepts a batch.
         pending = sum(acceptor.pending for acceptor in self._acceptors)
         return len(self.connections) + pending < self.config.max_connections
+
+    def _forwarding_room(self, listener: ListenerAddress) -> Callable[[], bool]:
+        """A front door's listener accepts while there is room and the cluster
+        behind its port answers: until then connections wait in its queue, as
+        at a broker that is not ready (``proxy/_reachable.py``)."""
+        port = listener.port
+
+        def has_room() -> bool:
+            door = self.front_door
+            if door is None or not self._has_room():
+                return False
+            return door.gates.accepting(door.targets(port))
+
+        return has_room
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -345,8 +382,12 @@ class ScramEndpoint:
                     task.cancel()
         if self.deadlines is not None:
             self.deadlines.close()
-        if self.front_door is not None and self.front_door.owners is not None:
-            await self.front_door.owners.close()
+        if self._door_start is not None:
+            self._door_start.close()
+        if self.front_door is not None:
+            self.front_door.gates.close()
+            if self.front_door.owners is not None:
+                await self.front_door.owners.close()
         if self.metrics is not None:
             self.metrics.close()
         for ext in self._extensions:

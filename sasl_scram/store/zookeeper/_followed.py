@@ -21,6 +21,7 @@ from typing import Any
 from typing import ClassVar
 from typing import TypeVar
 
+from sasl_scram.config import install_hint
 from sasl_scram.store._freshness import DEFAULT_MAX_STALENESS
 from sasl_scram.store._freshness import Freshness
 from sasl_scram.store._kind import StoreBase
@@ -154,7 +155,7 @@ class ZkFollowedStore(StoreBase):
         kind = self.kind
         kz = load_kazoo(
             kind.error,
-            f"the ZooKeeper {kind.what} needs kazoo: pip install 'kafka-scram[zookeeper]'",
+            f"the ZooKeeper {kind.what} needs kazoo: {install_hint('zookeeper')}",
         )
         super().__init__()
         self._lock = threading.RLock()

@@ -47,10 +47,18 @@ def serve_config(tmp_path: Path, keys: dict[str, str]) -> Path:
     return config
 
 
-def test_an_unreachable_cluster_at_start_is_one_line_and_exit_1(tmp_path: Path) -> None:
+FAIL_FAST = {"upstream.start.wait": "false"}
+
+
+def test_an_unreachable_cluster_at_start_is_one_line_and_exit_1_when_asked(
+    tmp_path: Path,
+) -> None:
+    """``upstream.start.wait=false``: the start of old, for a supervisor that
+    restarts serve itself (by default serve waits for the cluster:
+    ``tests/faults/test_cluster_down.py``)."""
     port = free_port()
     edge_store(tmp_path)
-    config = serve_config(tmp_path, upstream_keys(f"127.0.0.1:{port}"))
+    config = serve_config(tmp_path, {**upstream_keys(f"127.0.0.1:{port}"), **FAIL_FAST})
     result = kafka_scram("serve", "--config", str(config), timeout=60)
     line = assert_one_error(result, "serve")
     assert f"cannot reach the cluster: 127.0.0.1:{port}" in line, line
@@ -63,6 +71,7 @@ def test_a_silent_cluster_at_start_is_given_upstream_request_timeout_ms(tmp_path
         port = silent.getsockname()[1]
         edge_store(tmp_path)
         keys = {**upstream_keys(f"127.0.0.1:{port}"), "upstream.request.timeout.ms": "1500"}
+        keys |= FAIL_FAST
         config = serve_config(tmp_path, keys)
         began = time.monotonic()
         result = kafka_scram("serve", "--config", str(config), timeout=60)

@@ -1,8 +1,10 @@
-"""A client-only install: ``pip install 'kafka-scram[kafka-python,aiokafka]'`` into a
+"""A client-only install: ``pip install '<wheel>[kafka-python,aiokafka]'`` into a
 new virtualenv outside this tree holds no ZooKeeper client, event loop or metrics
 library (they come with the ``[zookeeper]`` and ``[server]`` extras), and its
 kafka-python and aiokafka log in with a delegation token to an endpoint that runs
-from this checkout.
+from this checkout. What needs a missing extra names it with a command that
+installs it from that wheel, and ``serve`` says in one line that it runs on
+asyncio's loop for want of ``[server]``.
 
 The wheel is built as in ``tests/sasl_scram/native/test_install.py``, pure Python
 (no C compiler): what it holds does not matter here, only what it depends on.
@@ -11,6 +13,8 @@ pip takes the client libraries from its cache when it has them.
 
 from __future__ import annotations
 
+import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +25,7 @@ from tests.sasl_scram.native.test_install import _build
 from tests.sasl_scram.native.test_install import _copy_tree
 from tests.sasl_scram.native.test_install import _installed_env
 from tests.sasl_scram.native.test_install import _new_venv
+from tests.support.zookeeper_server import free_port
 
 from .conftest import TokenEndpoint
 from .conftest import client_properties
@@ -89,14 +94,72 @@ def test_a_client_only_install_imports_the_packages_and_integrations(
     assert done.stdout.startswith(str(client_venv)), done.stdout
 
 
-def test_a_client_only_install_names_the_zookeeper_extra(client_venv: Path, tmp_path: Path) -> None:
+def _hinted_command(line: str, extra: str, venv: Path) -> list[str]:
+    """The command after ``install the [extra] extra: ``: this venv's pip, on the
+    wheel the package was installed from (pip recorded it, PEP 610)."""
+    head = f"install the [{extra}] extra: "
+    assert head in line, line
+    command = shlex.split(line.split(head, 1)[1])
+    assert Path(command[0]).parent == venv / "bin", command  # python or python3.11
+    assert command[1:4] == ["-m", "pip", "install"], command
+    assert len(command) == 5 and command[4].endswith(f".whl[{extra}]"), command
+    return command
+
+
+def test_a_client_only_install_names_the_zookeeper_extra_and_a_command_that_installs_it(
+    client_venv: Path, tmp_path: Path
+) -> None:
+    """Not ``pip install 'kafka-scram[zookeeper]'``, which no index answers: the
+    command names the wheel, and pip resolves it (``--dry-run``: kazoo would
+    be installed, nothing is)."""
     argv = ["configs", "--zookeeper", "127.0.0.1:1", "--describe", "--entity-type", "users"]
     done = _run([str(client_venv / "bin" / "kafka-scram"), *argv], tmp_path)
-    assert (done.returncode, done.stderr) == (
-        1,
+    assert done.returncode == 1, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(
         "kafka-scram configs: error: the ZooKeeper credential store needs kazoo: "
-        "pip install 'kafka-scram[zookeeper]'\n",
+        "install the [zookeeper] extra: "
+    ), line
+    command = _hinted_command(line, "zookeeper", client_venv)
+    dry = subprocess.run(
+        [*command, "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=_installed_env(),
+        check=False,
     )
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    (would,) = [x for x in dry.stdout.splitlines() if x.startswith("Would install")]
+    assert "kazoo-" in would, dry.stdout
+
+
+def test_a_client_only_install_serves_on_asyncio_and_says_so_naming_the_server_extra(
+    client_venv: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "server.properties"
+    config.write_text(
+        f"listeners=SASL_PLAINTEXT://127.0.0.1:{free_port()}\n"
+        f"scram.credential.store.path={tmp_path / 'credentials.db'}\n"
+    )
+    proc = subprocess.Popen(
+        [str(client_venv / "bin" / "kafka-scram"), "serve", "--config", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=_installed_env(),
+    )
+    assert proc.stdout is not None
+    ready = proc.stdout.readline()
+    proc.send_signal(signal.SIGTERM)
+    _, log = proc.communicate(timeout=30)
+    assert "kafka-scram endpoint ready" in ready, log
+    lines = [line for line in log.splitlines() if "Event loop" in line]
+    assert len(lines) == 1, log
+    assert "asyncio's, as uvloop is not installed" in lines[0], lines
+    _hinted_command(lines[0], "server", client_venv)
 
 
 @pytest.mark.parametrize("example", ["kafka_python_client", "aiokafka_client"])
