@@ -1,20 +1,24 @@
 """Every API's request and response schema, built from Kafka's own specs.
 
-:mod:`sasl_scram.kafka._message_data` holds, as data, what
+:mod:`sasl_scram.kafka._message_data` holds, one JSON text per API, what
 ``tools/gen_kafka_schemas.py`` read from the ``common/message/*.json`` files
-of kafka-clients 4.4.0 and 3.9.2. :func:`message_spec` turns one API's data
-into :class:`~sasl_scram.kafka._schema.Struct` trees on first use (the data
-module is imported then too), so a process pays only for the APIs it reads.
+of the kafka-clients jars of Kafka 4.4.0 and 3.9.2: every API either defines,
+over the union of their versions, one tree per request and per response with
+each field's own versions. :func:`message_spec` turns one API's text into
+:class:`~sasl_scram.kafka._schema.Struct` trees on first use, so a process
+pays only for the APIs it reads (importing the data costs a millisecond).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sasl_scram.kafka._errors import MalformedMessage
+from sasl_scram.kafka._message_data import MESSAGES
 from sasl_scram.kafka._primitives import Reader
 from sasl_scram.kafka._primitives import Writer
 from sasl_scram.kafka._schema import BOOL
@@ -24,6 +28,7 @@ from sasl_scram.kafka._schema import INT8
 from sasl_scram.kafka._schema import INT16
 from sasl_scram.kafka._schema import INT32
 from sasl_scram.kafka._schema import INT64
+from sasl_scram.kafka._schema import RECORDS
 from sasl_scram.kafka._schema import STRING
 from sasl_scram.kafka._schema import UINT16
 from sasl_scram.kafka._schema import UUID
@@ -42,21 +47,24 @@ _PRIMITIVES = {
     "float64": FLOAT64,
     "string": STRING,
     "bytes": BYTES,
-    # Record batches stay bytes: never parsed here.
-    "records": BYTES,
+    "records": RECORDS,
     "bool": BOOL,
     "uuid": UUID,
 }
+#: ApiKeys.CONTROLLED_SHUTDOWN, whose v0 has a request header of its own.
+_CONTROLLED_SHUTDOWN = 7
+#: ApiKeys.API_VERSIONS, whose response header is always v0.
+_API_VERSIONS = 18
 
 
 @dataclass(frozen=True)
 class MessageSpec:
-    """One API: its versions, and its request and response schemas per version.
+    """One API: its versions, and its request and response schemas.
 
     Attributes:
         api_key: the API key.
         name: Kafka's name for it (``ApiKeys``: ``Produce``, ``Metadata``).
-        min_version, max_version: the versions Kafka 3.9 or 4.x define.
+        min_version, max_version: the stable versions Kafka 3.9 or 4.x define.
         flexible_from: the first flexible version (KIP-482), or ``None``.
     """
 
@@ -65,7 +73,8 @@ class MessageSpec:
     min_version: int
     max_version: int
     flexible_from: int | None
-    _ranges: tuple[tuple[int, int, Struct, Struct], ...]
+    _request: Struct
+    _response: Struct
 
     def flexible(self, version: int) -> bool:
         return self.flexible_from is not None and version >= self.flexible_from
@@ -73,17 +82,31 @@ class MessageSpec:
     def supports(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
 
-    def _range(self, version: int) -> tuple[int, int, Struct, Struct]:
-        for each in self._ranges:
-            if each[0] <= version <= each[1]:
-                return each
-        raise MalformedMessage(f"{self.name} has no version {version}")
+    def _check(self, version: int) -> None:
+        if not self.supports(version):
+            raise MalformedMessage(f"{self.name} has no version {version}")
 
     def request(self, version: int) -> Struct:
-        return self._range(version)[2]
+        """The request schema of ``version`` (one tree serves every version)."""
+        self._check(version)
+        return self._request
 
     def response(self, version: int) -> Struct:
-        return self._range(version)[3]
+        self._check(version)
+        return self._response
+
+    def request_header_version(self, version: int) -> int:
+        """ApiMessageType.requestHeaderVersion: 2 when flexible, else 1, but 0
+        for ControlledShutdown v0, whose header has no client id."""
+        if self.flexible(version):
+            return 2
+        return 0 if self.api_key == _CONTROLLED_SHUTDOWN and version == 0 else 1
+
+    def response_header_version(self, version: int) -> int:
+        """ApiMessageType.responseHeaderVersion: 1 when flexible, else 0, but
+        always 0 for ApiVersions (KIP-511: a client reads it before it knows
+        the versions the server speaks)."""
+        return 1 if self.flexible(version) and self.api_key != _API_VERSIONS else 0
 
     def read_request_body(self, version: int, payload: bytes, start: int) -> dict[str, Any]:
         """The request body that starts at ``payload[start]`` (after the header)."""
@@ -115,7 +138,7 @@ def _field(data: Sequence[Any]) -> Field:
     name, shape, since, until, nullable_since, tag, default, children = data
     element: Any
     if shape.endswith("struct"):
-        element = Struct(*(_field(child) for child in children))
+        element = _struct(children)
     else:
         element = _PRIMITIVES[shape.removeprefix("[]")]
     kind = Array(element) if shape.startswith("[]") else element
@@ -138,21 +161,10 @@ def _struct(fields: Sequence[Sequence[Any]]) -> Struct:
 @functools.cache
 def message_spec(api_key: int) -> MessageSpec:
     """The schemas of ``api_key``; ``KeyError`` for a key Kafka does not define."""
-    from sasl_scram.kafka._message_data import MESSAGES
-
-    name, low, high, flexible_from, ranges = MESSAGES[api_key]
-    return MessageSpec(
-        api_key,
-        name,
-        low,
-        high,
-        flexible_from,
-        tuple((lo, hi, _struct(req), _struct(resp)) for lo, hi, req, resp in ranges),
-    )
+    name, low, high, flexible_from, request, response = json.loads(MESSAGES[api_key])
+    return MessageSpec(api_key, name, low, high, flexible_from, _struct(request), _struct(response))
 
 
 def known_api_keys() -> frozenset[int]:
-    """Every API key Kafka 3.9 or 4.x defines."""
-    from sasl_scram.kafka._message_data import MESSAGES
-
+    """Every API key Kafka 3.9 or 4.x defines a stable version of."""
     return frozenset(MESSAGES)
