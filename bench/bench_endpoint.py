@@ -17,7 +17,8 @@
   the load generator unpinned and sharing the cores with the workers.
 * Password guessing (``bench/_guessing.py``): wrong-password verdicts per
   second against one user, one and 1,000 guessing connections, the failure
-  budget off and at its defaults.
+  budget off and at its defaults, and another user's logins per second from
+  the guesser's own address, alone and under the attack.
 * The cost of the authentication metrics per login, in process.
 * Token authentications per second with 100,000 live tokens cached.
   Target: the same as user authentication.

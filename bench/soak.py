@@ -8,7 +8,10 @@ run, in one-minute rounds:
 - logins at ``--concurrency`` (1000) from the Java-style load generator
   (``bench/java_style_client.c``), as a stable user;
 - KIP-368 re-authentications on open connections (10 connections);
-- wrong passwords (5 connections), each a failed login;
+- wrong passwords (5 connections) at another user, from the same address
+  (127.0.0.1) as the honest logins, each a failed login: the failure budget
+  (its defaults) paces the guessed (name, address) pair, and must neither let
+  more than its pace through nor slow anyone else (docs/security.md);
 - peers that vanish mid-exchange: connect, send part of a login, reset;
 - a credential change every ``--churn-seconds`` (3) through the store: a
   second user's password is replaced, and a login with the new one must work
@@ -19,7 +22,8 @@ and connections (``/proc`` and ``/metrics``). It passes when, after the
 warm-up (the first quarter of the samples, at least two), no series grows
 (its fitted slope, projected over the measured span, stays within noise: 10%
 of its mean, or 2 descriptors/tasks), no login that should succeed failed,
-and no traceback reached the server's log. It writes ``soak.md`` (the
+each minute's wrong passwords were refused at the budget's pace (some held,
+none beyond it), and no traceback reached the server's log. It writes ``soak.md`` (the
 samples and the verdict) and ``soak.png`` (matplotlib) to ``--out``.
 """
 
@@ -59,6 +63,12 @@ from tests.support.zookeeper_server import free_port  # noqa: E402
 
 STABLE = ("soak", "soak-password")
 CHURN_USER = "churn"
+#: The user the wrong passwords are tried at, and one of them.
+GUESSED = ("guessed", "guessed-password")
+WRONG = "not-the-password"
+#: The failure budget's defaults (scram.login.failure.budget, .interval.ms):
+#: the guessed pair's 20 failures, then one verdict a second.
+BUDGET, INTERVAL_S = 20, 1.0
 SERIES = ("rss_mb", "fds", "tasks", "connections")
 #: How soon a credential change made through the store must be served.
 FOLLOW_S = 5.0
@@ -82,6 +92,8 @@ class Sample:
     reauths: int
     reauth_errors: int
     refused: int
+    slowed: int
+    seconds: float
 
 
 @dataclass
@@ -113,6 +125,7 @@ class Soak:
         try:
             upserts = [ScramUpsertion.from_password(STABLE[0], SCRAM_SHA_256, STABLE[1])]
             upserts.append(ScramUpsertion.from_password(CHURN_USER, SCRAM_SHA_256, "churn-0"))
+            upserts.append(ScramUpsertion.from_password(GUESSED[0], SCRAM_SHA_256, GUESSED[1]))
             store.alter([], upserts)
         finally:
             store.close()
@@ -222,10 +235,13 @@ def _minute(
         _load(client, soak.port, STABLE, concurrency, seconds, "login"),
         # Kafka refuses a second re-authentication within a second: pace them.
         _load(client, soak.port, STABLE, 10, seconds, "reauth", "1100"),
+        # Another name than the honest loads', from their address: the budget
+        # paces this pair alone (wrong passwords at STABLE would pace STABLE's
+        # own logins from 127.0.0.1, as a guesser sharing a user's NAT does).
         _load(
             client,
             soak.port,
-            (STABLE[0], "not-the-password"),
+            (GUESSED[0], WRONG),
             5,
             seconds,
             "login",
@@ -264,11 +280,13 @@ def run(minutes: int, concurrency: int, churn_every: float, out: Path) -> int:
         t.start()
     samples: list[Sample] = []
     started = time.monotonic()
+    slowed = 0.0
     try:
         for _ in range(minutes):
             login, reauth, wrong = _minute(soak, client, concurrency, 60)
             rss, fds = _proc_sample(server.pid)
             m = soak.metrics()
+            slowed, slowed_before = m.get("kafka_scram_slowed_authentication_total", 0.0), slowed
             samples.append(
                 Sample(
                     round((time.monotonic() - started) / 60, 2),
@@ -281,6 +299,8 @@ def run(minutes: int, concurrency: int, churn_every: float, out: Path) -> int:
                     int(reauth.get("logins", 0)),
                     int(reauth.get("errors", 0)),
                     int(wrong.get("errors", 0)),
+                    int(slowed - slowed_before),
+                    round(wrong.get("seconds", 60.0), 1),
                 )
             )
             print(json.dumps(samples[-1].__dict__), flush=True)
@@ -294,6 +314,26 @@ def run(minutes: int, concurrency: int, churn_every: float, out: Path) -> int:
     return report(samples, soak, log_text, out)
 
 
+def budget_failures(s: Sample) -> list[str]:
+    """What a minute's wrong passwords say of the failure budget: the guessed pair
+    was paced (some verdicts held), at its pace: within a window, its budget at
+    once, then one per interval. A minute (a little more, with the logins in
+    flight at its end) may see two windows start, and each of the 5
+    connections may have a verdict queued from the window before."""
+    most = 2 * BUDGET + s.seconds / INTERVAL_S + 10
+    failures = []
+    if s.refused < s.seconds / INTERVAL_S / 2:
+        failures.append(f"minute {s.minute}: only {s.refused} wrong passwords refused")
+    if s.refused > most:
+        failures.append(
+            f"minute {s.minute}: {s.refused} wrong passwords refused, past the budget's "
+            f"pace ({most:.0f})"
+        )
+    if s.slowed == 0:
+        failures.append(f"minute {s.minute}: no verdict held past the failure budget")
+    return failures
+
+
 def report(samples: list[Sample], soak: Soak, log_text: str, out: Path) -> int:
     warm = max(2, len(samples) // 4)
     measured = samples[warm:] if len(samples) > warm else samples[-1:]
@@ -301,8 +341,7 @@ def report(samples: list[Sample], soak: Soak, log_text: str, out: Path) -> int:
     for s in samples:
         if s.login_errors or s.reauth_errors:
             failures.append(f"minute {s.minute}: {s.login_errors + s.reauth_errors} logins failed")
-        if s.refused < 100:
-            failures.append(f"minute {s.minute}: only {s.refused} wrong passwords refused")
+        failures.extend(budget_failures(s))
     if "Traceback" in log_text:
         failures.append("a traceback reached the server's log")
     rows = []
@@ -322,7 +361,9 @@ def report(samples: list[Sample], soak: Soak, log_text: str, out: Path) -> int:
         [
             f"Soak of {len(samples)} minutes, {sum(s.logins for s in samples):,} logins, "
             f"{sum(s.reauths for s in samples):,} re-authentications, "
-            f"{sum(s.refused for s in samples):,} wrong passwords refused, "
+            f"{sum(s.refused for s in samples):,} wrong passwords refused "
+            f"({min(s.refused for s in samples)}-{max(s.refused for s in samples)} a minute, "
+            f"the failure budget's pace; {sum(s.slowed for s in samples):,} verdicts held), "
             f"{soak.churned} credential changes. Warm-up: {warm} samples.",
             "",
             "| series | first measured | last | fitted growth | verdict |",

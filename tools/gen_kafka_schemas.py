@@ -1,18 +1,33 @@
 """Generate ``sasl_scram/kafka/_message_data.py`` from Kafka's own message specs.
 
 Kafka's request and response schemas are JSON files (``common/message/*.json``)
-inside its ``kafka-clients`` jar. This reads them from the 4.x and 3.9 jars
-that ``make brokers`` caches and writes every request/response pair as plain
-data (tuples of field descriptions) for :mod:`sasl_scram.kafka._message_table`
-to build :class:`~sasl_scram.kafka._schema.Struct` trees from on first use.
+inside its ``kafka-clients`` jar. This reads them from the jars of the two
+Kafka versions the test suite runs (``KAFKA_VERSIONS`` of
+``tools/fetch_kafka_broker.py``: 4.4.0 and 3.9.2, cached by ``make brokers``)
+and writes every request/response pair as one JSON text per API key, which
+:mod:`sasl_scram.kafka._message_table` turns into
+:class:`~sasl_scram.kafka._schema.Struct` trees on first use.
 
-Kafka 4.0 dropped old versions that 3.9 brokers still accept (KIP-896). Each
-API's range here is the union of both; the tree comes from the 4.x file, and
-for every version the 3.9 file also defines, both files must lay the fields
-out the same way, else generation fails, naming the API and version.
+One tree per API serves every version either Kafka defines:
 
-Usage: ``python tools/gen_kafka_schemas.py [--check]`` (``--check``: exit 1
-if the committed module differs from what the jars give).
+- The version range is the union of both. Kafka 4.0 dropped old versions
+  that 3.9 brokers still accept (KIP-896), and the APIs of ZooKeeper mode
+  (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown) that 4.x
+  keeps with ``"validVersions": "none"``: those come from 3.9 alone.
+- A version marked unstable (``latestVersionUnstable``) is left out: a broker
+  accepts it only with ``unstable.api.versions.enable``, and it may change
+  before its release (3.9's share-group v0 is not 4.x's).
+- The tree is 4.x's, its field names included. For every version both define,
+  both files must lay the fields out the same way on the wire (types, order,
+  nullability, tags, defaults), else generation fails naming the API and the
+  version. The fields 4.x's file dropped with its old versions (ListOffsets
+  v0's ``MaxNumOffsets``) are put back from 3.9's file, limited to those
+  versions; the merged tree is then checked to lay out every version as the
+  file that defines it does.
+
+Usage: ``python tools/gen_kafka_schemas.py [--check] [--output PATH]``
+(``--check``: exit 1 if the committed module differs from what the jars give;
+``--output``: write there instead of the committed module).
 """
 
 from __future__ import annotations
@@ -23,29 +38,40 @@ import re
 import subprocess
 import sys
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools.fetch_kafka_broker import KAFKA_VERSIONS  # noqa: E402
+from tools.fetch_kafka_broker import is_fetched  # noqa: E402
+from tools.fetch_kafka_broker import libs_dir  # noqa: E402
+
 OUT = ROOT / "sasl_scram" / "kafka" / "_message_data.py"
-CACHE = Path.home() / ".cache" / "kafka-scram"
-JARS = {
-    "4.4.0": CACHE / "kafka-4.4.0" / "libs" / "kafka-clients-4.4.0.jar",
-    "3.9.2": CACHE / "kafka-3.9.2" / "libs" / "kafka-clients-3.9.2.jar",
-}
-#: Inter-broker APIs whose 3.9 layouts 4.x replaced (ZooKeeper mode's, early
-#: KRaft's, and KIP-932's share-group state, unreleased in 3.9): only 4.x's
-#: versions are kept. A client never sends them, and the front door forwards
-#: none of them.
-_BROKER_ONLY_REWORKED = frozenset({4, 5, 6, 7, 52, 63, 87})
+#: The newer Kafka, whose files win, and the older one.
+NEWER, OLDER = KAFKA_VERSIONS["kraft"], KAFKA_VERSIONS["zookeeper"]
+
 _PRIMITIVES = frozenset(
     {"int8", "int16", "int32", "int64", "uint16", "float64", "string", "bytes", "bool", "uuid"}
 )
 
-#: One field: (name, type, since, until, nullable_since, tag, default, children).
-#: ``type`` is a primitive's name, ``records``, ``[]<primitive>`` or ``struct``
-#: / ``[]struct`` (then ``children`` holds the fields).
-Field = tuple[Any, ...]
+#: One field: ``[name, type, since, until, nullable_since, tag, default,
+#: children]``. ``type`` is a primitive's name, ``records``, ``[]<primitive>``,
+#: ``struct`` or ``[]struct`` (then ``children`` holds the fields).
+Field = list[Any]
+#: One file's message, read: ``(name, low, high, flexible_from, fields)``.
+Message = tuple[str, int, int, int | None, list[Field]]
+
+
+class SpecError(Exception):
+    """Kafka's files say something the codec cannot hold, or the two disagree."""
+
+
+def jar(version: str) -> Path:
+    return libs_dir(version) / f"kafka-clients-{version}.jar"
 
 
 def snake(name: str) -> str:
@@ -66,6 +92,7 @@ def versions(text: str) -> tuple[int, int | None] | None:
 
 
 def load(raw: bytes) -> dict[str, Any]:
+    """One spec file: JSON with whole-line ``//`` comments."""
     lines = [line for line in raw.decode().splitlines() if not line.strip().startswith("//")]
     loaded: dict[str, Any] = json.loads("\n".join(lines))
     return loaded
@@ -73,13 +100,16 @@ def load(raw: bytes) -> dict[str, Any]:
 
 def _default(spec: dict[str, Any], kind: str) -> object:
     """The field's ``default`` as the codec holds it (None: the type's own)."""
+    if kind == "records":
+        # FieldSpec.fieldDefault: a records field's default is always null.
+        return "null" if "nullableVersions" in spec else None
     if "default" not in spec:
         return None
     value = spec["default"]
     if value == "null":
         return "null"
     if kind in {"int8", "int16", "int32", "int64", "uint16"}:
-        return int(value, 0) if isinstance(value, str) else int(value)
+        return int(value.strip(), 0) if isinstance(value, str) else int(value)
     if kind == "bool":
         return value in (True, "true")
     if kind == "float64":
@@ -89,128 +119,210 @@ def _default(spec: dict[str, Any], kind: str) -> object:
     return None
 
 
+def _array_default(spec: dict[str, Any]) -> object:
+    """An array's default: null when the JSON says so, else empty (None here)."""
+    return "null" if spec.get("default") == "null" else None
+
+
+def _nullable(spec: dict[str, Any], span: tuple[int, int | None], valid: range) -> int | None:
+    """The first version the field may be null in.
+
+    The codec's fields are nullable from a version on, to their last. A
+    ``nullableVersions`` range that ends before the field does is taken only
+    when it ends before the API's first valid version (ShareFetch's records,
+    nullable in v0 alone, which 4.x no longer defines: never null).
+    """
+    nullable = versions(spec.get("nullableVersions", "none"))
+    if nullable is None:
+        return None
+    since, until = nullable
+    last = valid[-1] if span[1] is None else span[1]
+    if until is None or until >= last:
+        return since
+    if until < max(span[0], valid[0]):
+        return None
+    raise SpecError(f"{spec['name']}: nullable in versions {since}-{until} only")
+
+
 def fields(
-    specs: list[dict[str, Any]], common: dict[str, list[dict[str, Any]]]
-) -> tuple[Field, ...]:
-    out = []
+    specs: Sequence[dict[str, Any]], common: dict[str, list[dict[str, Any]]], valid: range
+) -> list[Field]:
+    out: list[Field] = []
     for spec in specs:
         span = versions(spec["versions"])
         if span is None:
             continue
-        since, until = span
-        nullable = versions(spec.get("nullableVersions", "none"))
-        tagged = spec.get("tag")
-        kind: str = spec["type"]
+        kind: str = spec["type"].strip()
         array = kind.startswith("[]")
         element = kind[2:] if array else kind
-        children: tuple[Field, ...] = ()
+        children: list[Field] = []
         if element in _PRIMITIVES or element == "records":
             shape = kind
         else:
             shape = "[]struct" if array else "struct"
-            children = fields(spec.get("fields") or common[element], common)
-        default = _default(spec, element) if not array else None
+            children = fields(spec.get("fields") or common[element], common, valid)
+        tag = spec.get("tag")
+        if tag is not None and spec.get("taggedVersions") != spec["versions"]:
+            raise SpecError(f"{spec['name']}: tagged in {spec.get('taggedVersions')} only")
         out.append(
-            (
+            [
                 snake(spec["name"]),
                 shape,
-                since,
-                until,
-                None if nullable is None else nullable[0],
-                tagged,
-                default,
+                *span,
+                _nullable(spec, span, valid),
+                # 3.9's files write some tags as strings ("0").
+                None if tag is None else int(tag),
+                _default(spec, element) if not array else _array_default(spec),
                 children,
-            )
+            ]
         )
-    return tuple(out)
+    names = [f[0] for f in out]
+    if len(set(names)) != len(names):
+        raise SpecError(f"two fields share a snake_case name in {names}")
+    return out
 
 
-def _messages(jar: Path) -> dict[tuple[int, str], dict[str, Any]]:
+def stable_range(message: dict[str, Any]) -> tuple[int, int] | None:
+    """``validVersions`` without an unstable latest version; None if none is left."""
+    span = versions(message["validVersions"])
+    if span is None:
+        return None
+    low, high = span
+    assert high is not None
+    if message.get("latestVersionUnstable"):
+        high -= 1
+    return (low, high) if low <= high else None
+
+
+def read_jar(path: Path) -> dict[int, tuple[Message, Message]]:
+    """Every API of one kafka-clients jar that has a stable version: its
+    request and response, read."""
     found: dict[tuple[int, str], dict[str, Any]] = {}
-    with zipfile.ZipFile(jar) as archive:
+    with zipfile.ZipFile(path) as archive:
         for name in archive.namelist():
             if name.startswith("common/message/") and name.endswith(".json"):
                 message = load(archive.read(name))
                 if message.get("type") in {"request", "response"} and "apiKey" in message:
                     found[(message["apiKey"], message["type"])] = message
-    return found
+    apis: dict[int, tuple[Message, Message]] = {}
+    for key in sorted(k for k, kind in found if kind == "request"):
+        request, response = found[(key, "request")], found[(key, "response")]
+        span = stable_range(request)
+        if span is not None:
+            flexible = versions(request.get("flexibleVersions", "none"))
+            first_flexible = None if flexible is None else flexible[0]
+            name = request["name"].removesuffix("Request")
+            valid = range(span[0], span[1] + 1)
+            apis[key] = (
+                (name, *span, first_flexible, _tree(request, valid)),
+                (name, *span, first_flexible, _tree(response, valid)),
+            )
+    return apis
 
 
-def _tree(message: dict[str, Any]) -> tuple[Field, ...]:
+def _tree(message: dict[str, Any], valid: range) -> list[Field]:
     common = {c["name"]: c["fields"] for c in message.get("commonStructs", ())}
-    return fields(message.get("fields", []), common)
+    return fields(message.get("fields", []), common, valid)
 
 
-def _layout(tree: tuple[Field, ...], version: int) -> list[object]:
-    """The fields present at ``version``, recursively: what must agree (on the
-    wire: a field renamed between the two, as 4.x did to some, still agrees)."""
-    out: list[object] = []
-    for _, shape, since, until, nullable, tag, default, children in tree:
-        if since <= version and (until is None or version <= until):
-            nullable_here = nullable is not None and version >= nullable
-            out.append((shape, nullable_here, tag, default, _layout(children, version)))
-    return out
+def layout(tree: Sequence[Field], version: int) -> list[object]:
+    """What reaches the wire at ``version``, recursively: every field present,
+    with its shape, nullability, tag and default (the names may differ: 4.x
+    renamed some fields of versions both define)."""
+    return [
+        (shape, nullable is not None and version >= nullable, tag, default, layout(kids, version))
+        for _, shape, since, until, nullable, tag, default, kids in tree
+        if since <= version and (until is None or version <= until)
+    ]
 
 
-class _Differs(Exception):
-    pass
+def merge(newer: list[Field], older: Sequence[Field], below: int) -> list[Field]:
+    """``newer``'s fields, with ``older``'s that exist before version ``below``
+    (where only the older file defines the API) put back in their place."""
+    merged = [list(f) for f in newer]
+    after = 0  # where the next field taken from ``older`` goes
+    for field in older:
+        match = next((i for i, f in enumerate(merged) if f[0] == field[0]), None)
+        if match is not None:
+            if field[2] < below:
+                merged[match][2] = min(merged[match][2], field[2])
+                merged[match][7] = merge(merged[match][7], field[7], below)
+            after = match + 1
+        elif field[2] < below:
+            until = below - 1 if field[3] is None else min(field[3], below - 1)
+            merged.insert(after, [*field[:3], until, *field[4:]])
+            after += 1
+    return merged
 
 
-def _check_shared(
-    name: str, kind: str, old: tuple[Field, ...], new: tuple[Field, ...], span: range
-) -> None:
+def _check(name: str, tree: Sequence[Field], other: Sequence[Field], span: range) -> None:
     for version in span:
-        if _layout(old, version) != _layout(new, version):
-            raise _Differs(
-                f"gen_kafka_schemas: {name} {kind} v{version}: "
-                "3.9.2 and 4.4.0 lay its fields out differently"
+        if layout(tree, version) != layout(other, version):
+            raise SpecError(
+                f"{name} v{version}: Kafka {OLDER} and {NEWER} lay its fields out differently"
             )
 
 
-def _entry(key: int, newest: dict[Any, Any], older: dict[Any, Any]) -> tuple[Any, ...]:
-    """One API: name, versions, first flexible version, and its trees by version range."""
-    request = newest[(key, "request")]
-    low, high = versions(request["validVersions"]) or (0, 0)
-    assert high is not None
-    trees = tuple(_tree(newest[(key, kind)]) for kind in ("request", "response"))
-    ranges = [(low, high, *trees)]
-    if (key, "request") in older and key not in _BROKER_ONLY_REWORKED:
-        old_low, old_high = versions(older[(key, "request")]["validVersions"]) or (0, 0)
-        assert old_high is not None
-        old_trees = tuple(_tree(older[(key, kind)]) for kind in ("request", "response"))
-        for kind, old, new in zip(("request", "response"), old_trees, trees, strict=True):
-            _check_shared(request["name"], kind, old, new, range(max(low, old_low), old_high + 1))
-        if old_low < low:
-            only_old = range(old_low, low)
-            same = all(
-                _layout(old, v) == _layout(new, v)
-                for old, new in zip(old_trees, trees, strict=True)
-                for v in only_old
-            )
-            if same:
-                ranges = [(old_low, high, *trees)]
-            else:
-                ranges.append((old_low, low - 1, *old_trees))
-            low = old_low
-    flexible = versions(request.get("flexibleVersions", "none"))
-    name = request["name"].removesuffix("Request")
-    return (name, low, high, None if flexible is None else flexible[0], tuple(ranges))
+def entry(newer: tuple[Message, Message] | None, older: tuple[Message, Message] | None) -> Any:
+    """One API: ``[name, low, high, flexible_from, request fields, response fields]``."""
+    base = newer or older
+    assert base is not None
+    name, low, high, flexible_from, _ = base[0]
+    trees = [base[0][4], base[1][4]]
+    if newer is not None and older is not None:
+        _, old_low, old_high, old_flexible, _ = older[0]
+        if old_flexible != flexible_from or not low - 1 <= old_high <= high:
+            raise SpecError(f"{name}: Kafka {OLDER} and {NEWER} version it differently")
+        for i, kind in enumerate(("Request", "Response")):
+            old_tree = older[i][4]
+            _check(f"{name}{kind}", trees[i], old_tree, range(low, old_high + 1))
+            if old_low < low:
+                merged = merge(trees[i], old_tree, low)
+                _check(f"{name}{kind}", merged, old_tree, range(old_low, low))
+                _check(f"{name}{kind}", merged, trees[i], range(low, high + 1))
+                trees[i] = merged
+        low = min(low, old_low)
+    return [name, low, high, flexible_from, *trees]
+
+
+def _pieces(tree: Sequence[Field], out: list[str]) -> None:
+    """Append ``tree`` as JSON to ``out``, one field a piece (a struct's
+    closing brackets end the piece of its last field)."""
+    for i, field in enumerate(tree):
+        comma = "," if i < len(tree) - 1 else ""
+        head = json.dumps(field[:7], separators=(",", ":"))[:-1]
+        if field[7]:
+            out.append(f"{head},[")
+            _pieces(field[7], out)
+            out[-1] += f"]]{comma}"
+        else:
+            out.append(f"{head},[]]{comma}")
+
+
+def render(key: int, api: list[Any]) -> str:
+    """One API's JSON text as a Python literal of one line per field."""
+    name, low, high, flexible_from, request, response = api
+    pieces = [json.dumps([name, low, high, flexible_from], separators=(",", ":"))[:-1] + ",["]
+    _pieces(request, pieces)
+    pieces[-1] += "],["
+    _pieces(response, pieces)
+    pieces[-1] += "]]"
+    body = "\n".join(f"        {piece!r}" for piece in pieces)
+    return f"    {key}: (\n{body}\n    ),"
 
 
 def generate() -> str:
-    newest, older = (_messages(JARS[v]) for v in ("4.4.0", "3.9.2"))
-    entries = {key: _entry(key, newest, older) for key in sorted({k for k, _ in newest})}
-    compact = {key: json.dumps(entry, separators=(",", ":")) for key, entry in entries.items()}
-    body = "\n".join(f"    {key}: {text!r}," for key, text in compact.items())
+    newer, older = read_jar(jar(NEWER)), read_jar(jar(OLDER))
+    apis = {key: entry(newer.get(key), older.get(key)) for key in sorted({*newer, *older})}
+    body = "\n".join(render(key, api) for key, api in apis.items())
     text = (
         '"""Kafka\'s request and response schemas, as data.\n\n'
         "Generated by tools/gen_kafka_schemas.py from the ``common/message/*.json``\n"
-        "specs in kafka-clients 4.4.0 and 3.9.2: do not edit. Per API key, one JSON\n"
-        "text (read on first use, so importing this costs next to nothing): name,\n"
-        "lowest and highest version, first flexible version (or null), then\n"
-        "``[low, high, request fields, response fields]`` per range of versions\n"
-        "sharing a layout, each field ``[name, type, since, until, nullable_since,\n"
-        "tag, default, children]``.\n"
+        f"specs in kafka-clients {NEWER} and {OLDER}: do not edit, run it again.\n"
+        "Per API key one JSON text, read on first use (importing this module costs\n"
+        "next to nothing): ``[name, lowest version, highest version, first flexible\n"
+        "version or null, request fields, response fields]``, each field ``[name,\n"
+        "type, since, until, nullable_since, tag, default, children]``.\n"
         '"""\n\n'
         "from __future__ import annotations\n\n"
         "MESSAGES: dict[int, str] = {\n"
@@ -232,18 +344,23 @@ def _formatted(text: str) -> str:
     return done.stdout.decode()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed module")
-    args = parser.parse_args()
-    missing = [str(jar) for jar in JARS.values() if not jar.exists()]
+    parser.add_argument("--output", type=Path, default=OUT, help="where to write the module")
+    args = parser.parse_args(argv)
+    missing = [v for v in (NEWER, OLDER) if not is_fetched(v)]
     if missing:
-        print(f"gen_kafka_schemas: {missing[0]} is missing: run make brokers", file=sys.stderr)
+        print(
+            f"gen_kafka_schemas: error: Kafka {missing[0]} is not in {libs_dir(missing[0])}: "
+            "run make brokers",
+            file=sys.stderr,
+        )
         return 2
     try:
         text = generate()
-    except _Differs as exc:
-        print(exc, file=sys.stderr)
+    except SpecError as exc:
+        print(f"gen_kafka_schemas: error: {exc}", file=sys.stderr)
         return 1
     if args.check:
         if OUT.read_text() != text:
@@ -253,7 +370,7 @@ def main() -> int:
             )
             return 1
         return 0
-    OUT.write_text(text)
+    args.output.write_text(text)
     return 0
 
 

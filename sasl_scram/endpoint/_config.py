@@ -456,23 +456,41 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "endpoint extensions to load (tokens: delegation tokens)",
         field="extensions",
     ),
-    # The failure budget per claimed name and per source address, beyond
-    # Kafka's per-connection delay (docs/security.md).
+    # The failure budget per (claimed name, source address) pair, per name and
+    # per address, beyond Kafka's per-connection delay (docs/security.md).
     ConfigKey(
         FAILURE_BUDGET_KEY,
         "20",
         integer(0),
         _INT0,
-        "failed logins per name and per address within the window before verdicts "
-        "are paced (0: off)",
+        "failed logins per (name, address) pair within the window before that pair's "
+        "verdicts are paced (0: the whole budget off)",
         field="failure_budget",
+    ),
+    ConfigKey(
+        f"{FAILURE_BUDGET_KEY}.per.user",
+        "500",
+        integer(0),
+        _INT0,
+        "failed logins per name, from all addresses, within the window before that "
+        "name's verdicts are paced everywhere (0: never)",
+        field="failure_budget_per_user",
+    ),
+    ConfigKey(
+        f"{FAILURE_BUDGET_KEY}.per.address",
+        "500",
+        integer(0),
+        _INT0,
+        "failed logins per address, at all names, within the window before that "
+        "address's verdicts are paced for every name (0: never)",
+        field="failure_budget_per_address",
     ),
     ConfigKey(
         f"{FAILURE_BUDGET_KEY}.window.ms",
         "60000",
         integer(1),
         _INT1,
-        "how long a failed login counts against its name and address",
+        "how long a failed login counts against its pair, name and address",
         field="failure_budget_window_ms",
     ),
     ConfigKey(
@@ -480,7 +498,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "1000",
         integer(1),
         _INT1,
-        "past the budget, least time between two verdicts of one name or one address",
+        "past a threshold, least time between two verdicts of one pair, name or address",
         field="failure_budget_interval_ms",
     ),
     ConfigKey(
@@ -488,7 +506,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "100000",
         integer(1),
         _INT1,
-        "most names, and most addresses, the budget remembers",
+        "most pairs, most names and most addresses the budget remembers (each)",
         field="failure_budget_max_entries",
     ),
     # The front door: its own keys, then every other key under the prefix, read
@@ -631,9 +649,12 @@ class EndpointConfig:
     ssl_keystore: SslKeystore = field(default_factory=SslKeystore)
     #: ``scram.endpoint.extensions``: the extensions loaded, by entry-point name.
     extensions: tuple[str, ...]
-    #: ``scram.login.failure.budget*``: failures per name and per address within
-    #: the window, then one verdict per interval (0: off; see ``_budget.py``).
+    #: ``scram.login.failure.budget*``: failures per (name, address) pair, per
+    #: name and per address within the window, then one verdict per interval
+    #: (0: off; see ``_budget.py``).
     failure_budget: int
+    failure_budget_per_user: int
+    failure_budget_per_address: int
     failure_budget_window_ms: int
     failure_budget_interval_ms: int
     failure_budget_max_entries: int

@@ -1,34 +1,29 @@
-"""The API subset this project speaks, transcribed from Kafka's message JSON
-(docs/kafka-facts.md §9.3). Versions: Kafka 3.9 ranges, plus Metadata v13
-from Kafka 4.x; DescribeClientQuotas' 0-1 are both versions' ranges.
-FindCoordinator 0-6 and DescribeCluster 0-2 are Kafka 4.x's ranges: the front
-door rewrites the broker addresses they carry (``ADDRESS_API_SPECS``)."""
+"""The API subset this project speaks itself, and the versions it speaks.
+
+The schemas are the generated table's (:mod:`._message_table`, from Kafka's
+own ``common/message/*.json``); what is written here is only which APIs the
+edge answers and at which versions (docs/kafka-facts.md §9.3): Kafka 3.9's
+ranges, plus Metadata v13 from Kafka 4.x; DescribeClientQuotas' 0-1 are both
+versions' ranges. FindCoordinator 0-6 and DescribeCluster 0-2 are Kafka 4.x's
+ranges: the front door rewrites the broker addresses they carry
+(``ADDRESS_API_SPECS``)."""
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from sasl_scram.kafka._message_table import message_spec
 from sasl_scram.kafka._primitives import Reader
 from sasl_scram.kafka._primitives import Writer
-from sasl_scram.kafka._schema import BOOL
-from sasl_scram.kafka._schema import BYTES
-from sasl_scram.kafka._schema import FLOAT64
-from sasl_scram.kafka._schema import INT8
-from sasl_scram.kafka._schema import INT16
-from sasl_scram.kafka._schema import INT32
-from sasl_scram.kafka._schema import INT64
-from sasl_scram.kafka._schema import STRING
-from sasl_scram.kafka._schema import UUID
 from sasl_scram.kafka._schema import Array
 from sasl_scram.kafka._schema import Field
 from sasl_scram.kafka._schema import Struct
 
 __all__ = ["ADDRESS_API_SPECS", "API_SPECS", "ApiKey", "ApiSpec"]
-
-_INT32_MIN = -(2**31)
 
 
 class ApiKey(enum.IntEnum):
@@ -105,422 +100,103 @@ class ApiSpec:
         return w.getvalue()
 
 
-# Every response's optional error text: nullable, null unless set.
-_ERROR_MESSAGE = Field("error_message", STRING, nullable_since=0, null_default=True)
-# KIP-554: each user's entry in Describe- and AlterUserScramCredentials' responses
-# opens with these (then Describe adds the credential infos).
-_USER_OUTCOME = (Field("user", STRING), Field("error_code", INT16), _ERROR_MESSAGE)
-_PRINCIPAL = Struct(Field("principal_type", STRING), Field("principal_name", STRING))
-
-
-def _version_ranges(key: Field, low: str, high: str) -> Array:
-    """ApiVersions' arrays of ``key`` with an INT16 version range (names and order differ)."""
-    return Array(Struct(key, Field(low, INT16), Field(high, INT16)))
-
-
-_API_VERSIONS = ApiSpec(
-    ApiKey.API_VERSIONS,
-    0,
-    4,
-    3,
-    Struct(
-        Field("client_software_name", STRING, since=3),
-        Field("client_software_version", STRING, since=3),
-    ),
-    Struct(
-        Field("error_code", INT16),
-        Field("api_keys", _version_ranges(Field("api_key", INT16), "min_version", "max_version")),
-        Field("throttle_time_ms", INT32, since=1),
-        Field(
-            "supported_features",
-            _version_ranges(Field("name", STRING), "min_version", "max_version"),
-            since=3,
-            tag=0,
-        ),
-        Field("finalized_features_epoch", INT64, since=3, tag=1, default=-1),
-        Field(
-            "finalized_features",
-            # max before min, as in Kafka's ApiVersionsResponse.json.
-            _version_ranges(Field("name", STRING), "max_version_level", "min_version_level"),
-            since=3,
-            tag=2,
-        ),
-        Field("zk_migration_ready", BOOL, since=3, tag=3),
-    ),
-)
-
-_SASL_HANDSHAKE = ApiSpec(
-    ApiKey.SASL_HANDSHAKE,
-    0,
-    1,
-    None,
-    Struct(Field("mechanism", STRING)),
-    Struct(Field("error_code", INT16), Field("mechanisms", Array(STRING))),
-)
-
-_SASL_AUTHENTICATE = ApiSpec(
-    ApiKey.SASL_AUTHENTICATE,
-    0,
-    2,
-    2,
-    Struct(Field("auth_bytes", BYTES)),
-    Struct(
-        Field("error_code", INT16),
-        _ERROR_MESSAGE,
-        Field("auth_bytes", BYTES),
-        Field("session_lifetime_ms", INT64, since=1),
-    ),
-)
-
-_METADATA = ApiSpec(
-    ApiKey.METADATA,
-    0,
-    13,
-    9,
-    Struct(
-        Field(
-            "topics",
-            Array(
-                Struct(
-                    Field("topic_id", UUID, since=10),
-                    Field("name", STRING, nullable_since=10),
-                )
-            ),
-            nullable_since=1,
-        ),
-        Field("allow_auto_topic_creation", BOOL, since=4, default=True),
-        Field("include_cluster_authorized_operations", BOOL, since=8, until=10),
-        Field("include_topic_authorized_operations", BOOL, since=8),
-    ),
-    Struct(
-        Field("throttle_time_ms", INT32, since=3),
-        Field(
-            "brokers",
-            Array(
-                Struct(
-                    Field("node_id", INT32),
-                    Field("host", STRING),
-                    Field("port", INT32),
-                    Field("rack", STRING, since=1, nullable_since=1, null_default=True),
-                )
-            ),
-        ),
-        Field("cluster_id", STRING, since=2, nullable_since=2, null_default=True),
-        Field("controller_id", INT32, since=1, default=-1),
-        Field(
-            "topics",
-            Array(
-                Struct(
-                    Field("error_code", INT16),
-                    Field("name", STRING, nullable_since=12),
-                    Field("topic_id", UUID, since=10),
-                    Field("is_internal", BOOL, since=1),
-                    Field(
-                        "partitions",
-                        Array(
-                            Struct(
-                                Field("error_code", INT16),
-                                Field("partition_index", INT32),
-                                Field("leader_id", INT32),
-                                Field("leader_epoch", INT32, since=7, default=-1),
-                                Field("replica_nodes", Array(INT32)),
-                                Field("isr_nodes", Array(INT32)),
-                                Field("offline_replicas", Array(INT32), since=5),
-                            )
-                        ),
-                    ),
-                    Field("topic_authorized_operations", INT32, since=8, default=_INT32_MIN),
-                )
-            ),
-        ),
-        Field("cluster_authorized_operations", INT32, since=8, until=10, default=_INT32_MIN),
-        Field("error_code", INT16, since=13),
-    ),
-)
-
-_DESCRIBE_SCRAM = ApiSpec(
-    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
-    0,
-    0,
-    0,
-    Struct(Field("users", Array(Struct(Field("name", STRING))), nullable_since=0)),
-    Struct(
-        Field("throttle_time_ms", INT32),
-        Field("error_code", INT16),
-        _ERROR_MESSAGE,
-        Field(
-            "results",
-            Array(
-                Struct(
-                    *_USER_OUTCOME,
-                    Field(
-                        "credential_infos",
-                        Array(Struct(Field("mechanism", INT8), Field("iterations", INT32))),
-                    ),
-                )
-            ),
-        ),
-    ),
-)
-
-_ALTER_SCRAM = ApiSpec(
-    ApiKey.ALTER_USER_SCRAM_CREDENTIALS,
-    0,
-    0,
-    0,
-    Struct(
-        Field("deletions", Array(Struct(Field("name", STRING), Field("mechanism", INT8)))),
-        Field(
-            "upsertions",
-            Array(
-                Struct(
-                    Field("name", STRING),
-                    Field("mechanism", INT8),
-                    Field("iterations", INT32),
-                    Field("salt", BYTES),
-                    Field("salted_password", BYTES),
-                )
-            ),
-        ),
-    ),
-    Struct(
-        Field("throttle_time_ms", INT32),
-        Field("results", Array(Struct(*_USER_OUTCOME))),
-    ),
-)
-
-
-# KIP-546. Kafka's tools ask for quotas before SCRAM credentials when describing
-# users (ConfigCommand.describeClientQuotaAndUserScramCredentialConfigs); Kafka
-# 3.9 to 4.x speak versions 0-1, flexible from 1.
-_DESCRIBE_CLIENT_QUOTAS = ApiSpec(
-    ApiKey.DESCRIBE_CLIENT_QUOTAS,
-    0,
-    1,
-    1,
-    Struct(
-        Field(
-            "components",
-            Array(
-                Struct(
-                    Field("entity_type", STRING),
-                    Field("match_type", INT8),
-                    Field("match", STRING, nullable_since=0),
-                )
-            ),
-        ),
-        Field("strict", BOOL),
-    ),
-    Struct(
-        Field("throttle_time_ms", INT32),
-        Field("error_code", INT16),
-        _ERROR_MESSAGE,
-        Field(
-            "entries",
-            Array(
-                Struct(
-                    Field(
-                        "entity",
-                        Array(
-                            Struct(
-                                Field("entity_type", STRING),
-                                Field("entity_name", STRING, nullable_since=0),
-                            )
-                        ),
-                    ),
-                    Field("values", Array(Struct(Field("key", STRING), Field("value", FLOAT64)))),
-                )
-            ),
-            nullable_since=0,
-        ),
-    ),
-)
-
-
-def _token_fields(timestamp_suffix: str) -> tuple[Field, ...]:
-    """A token as CreateDelegationToken's response and each DescribeDelegationToken
-    entry carry it, in the same order; only the timestamps' names differ
-    (``IssueTimestampMs`` in Create, ``IssueTimestamp`` in Describe)."""
-    return (
-        Field("principal_type", STRING),
-        Field("principal_name", STRING),
-        Field("token_requester_principal_type", STRING, since=3),
-        Field("token_requester_principal_name", STRING, since=3),
-        Field(f"issue_timestamp{timestamp_suffix}", INT64),
-        Field(f"expiry_timestamp{timestamp_suffix}", INT64),
-        Field(f"max_timestamp{timestamp_suffix}", INT64),
-        Field("token_id", STRING),
-        Field("hmac", BYTES),
-    )
-
-
-_CREATE_TOKEN = ApiSpec(
-    ApiKey.CREATE_DELEGATION_TOKEN,
-    0,
-    3,
-    2,
-    Struct(
-        Field("owner_principal_type", STRING, since=3, nullable_since=3),
-        Field("owner_principal_name", STRING, since=3, nullable_since=3),
-        Field("renewers", Array(_PRINCIPAL)),
-        Field("max_lifetime_ms", INT64),
-    ),
-    Struct(
-        Field("error_code", INT16),
-        *_token_fields("_ms"),
-        Field("throttle_time_ms", INT32),
-    ),
-)
-
-
-def _token_period_spec(key: ApiKey, period: str) -> ApiSpec:
-    """Renew and Expire: Kafka's two schemas differ only in the period's name
-    (``RenewPeriodMs``, ``ExpiryTimePeriodMs``)."""
-    return ApiSpec(
-        key,
-        0,
-        2,
-        2,
-        Struct(Field("hmac", BYTES), Field(period, INT64)),
-        Struct(
-            Field("error_code", INT16),
-            Field("expiry_timestamp_ms", INT64),
-            Field("throttle_time_ms", INT32),
-        ),
-    )
-
-
-_RENEW_TOKEN = _token_period_spec(ApiKey.RENEW_DELEGATION_TOKEN, "renew_period_ms")
-_EXPIRE_TOKEN = _token_period_spec(ApiKey.EXPIRE_DELEGATION_TOKEN, "expiry_time_period_ms")
-
-_DESCRIBE_TOKEN = ApiSpec(
-    ApiKey.DESCRIBE_DELEGATION_TOKEN,
-    0,
-    3,
-    2,
-    Struct(Field("owners", Array(_PRINCIPAL), nullable_since=0)),
-    Struct(
-        Field("error_code", INT16),
-        Field(
-            "tokens",
-            Array(
-                Struct(
-                    *_token_fields(""),
-                    Field("renewers", Array(_PRINCIPAL)),
-                )
-            ),
-        ),
-        Field("throttle_time_ms", INT32),
-    ),
-)
-
-
 def _generated(key: ApiKey, low: int, high: int) -> ApiSpec:
-    """An API the edge answers, at versions ``low``..``high``, in the schemas
-    generated from Kafka's own specs (one layout across those versions)."""
+    """``key`` at versions ``low``..``high``, in the generated table's schemas
+    (one tree per request and response serves every version), without the
+    fields of other versions only: a body read has the keys of the versions
+    spoken (an ApiVersions v3 request has no ``cluster_id``, a v5 field)."""
     spec = message_spec(key)
-    request, response = spec.request(high), spec.response(high)
-    assert spec.request(low) is request and spec.response(low) is response
-    return ApiSpec(key, low, high, spec.flexible_from, request, response)
+    if not spec.supports(low) or not spec.supports(high):
+        raise AssertionError(f"Kafka has no {spec.name} v{low}-{high}")  # pragma: no cover
+
+    def spoken(f: Field) -> Field | None:
+        return None if f.since > high or (f.until is not None and f.until < low) else f
+
+    request, response = spec.request(low), spec.response(low)
+    return ApiSpec(
+        key, low, high, spec.flexible_from, _rebuilt(request, spoken), _rebuilt(response, spoken)
+    )
 
 
-# The ACL RPCs, answered at the edge when it authorizes (Kafka 4.x's versions:
-# 4.0 removed v0, KIP-896).
-_ACL_SPECS = tuple(
-    _generated(key, 1, 3) for key in (ApiKey.DESCRIBE_ACLS, ApiKey.CREATE_ACLS, ApiKey.DELETE_ACLS)
-)
+def _answered(key: ApiKey, low: int, high: int) -> ApiSpec:
+    """An API the edge answers itself: the generated schemas, but for one
+    deliberate difference in what the edge writes (never in what it reads).
 
+    Kafka's generated classes default an unset error text to "" where the JSON
+    gives no default (SaslAuthenticate, the KIP-554 and KIP-546 responses);
+    the edge's answers have always written null for it, as in the byte
+    examples of docs/kafka-facts.md §9.6 that every client tried accepts, and
+    go on doing so: its handlers set the text only when there is one.
+    """
+
+    def null_text(f: Field) -> Field:
+        if f.name == "error_message" and f.nullable_since is not None:
+            return replace(f, default=None, null_default=True)
+        return f
+
+    spec = _generated(key, low, high)
+    return replace(spec, response=_rebuilt(spec.response, null_text))
+
+
+def _rebuilt(struct: Struct, change: Callable[[Field], Field | None]) -> Struct:
+    """``struct`` with ``change`` applied to every field at every depth (None
+    drops the field); the same object when nothing changes, so its compiled
+    plans are shared."""
+    fields: list[Field] = []
+    for f in struct.fields:
+        kind = f.type
+        if isinstance(kind, Struct):
+            kind = _rebuilt(kind, change)
+        elif isinstance(kind, Array) and isinstance(kind.element, Struct):
+            element = _rebuilt(kind.element, change)
+            kind = kind if element is kind.element else Array(element)
+        changed = change(f if kind is f.type else replace(f, type=kind))
+        if changed is not None:
+            fields.append(changed)
+    same = len(fields) == len(struct.fields) and all(
+        new is old for new, old in zip(fields, struct.fields, strict=True)
+    )
+    return struct if same else Struct(*fields)
+
+
+#: The APIs the edge answers itself, at the versions it answers (Kafka 4.x
+#: defines ApiVersions v5, KIP-1242's cluster and node id checks, which the
+#: edge does not speak).
 API_SPECS: dict[int, ApiSpec] = {
-    spec.key: spec
-    for spec in (
-        _API_VERSIONS,
-        _SASL_HANDSHAKE,
-        _SASL_AUTHENTICATE,
-        _METADATA,
-        _DESCRIBE_SCRAM,
-        _ALTER_SCRAM,
-        _DESCRIBE_CLIENT_QUOTAS,
-        _CREATE_TOKEN,
-        _RENEW_TOKEN,
-        _EXPIRE_TOKEN,
-        _DESCRIBE_TOKEN,
-        *_ACL_SPECS,
+    key: _answered(key, low, high)
+    for key, low, high in (
+        (ApiKey.API_VERSIONS, 0, 4),
+        (ApiKey.SASL_HANDSHAKE, 0, 1),
+        (ApiKey.SASL_AUTHENTICATE, 0, 2),
+        (ApiKey.METADATA, 0, 13),
+        (ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS, 0, 0),
+        (ApiKey.ALTER_USER_SCRAM_CREDENTIALS, 0, 0),
+        # KIP-546. Kafka's tools ask for quotas before SCRAM credentials when
+        # describing users (ConfigCommand.describeClientQuotaAndUserScramCredentialConfigs).
+        (ApiKey.DESCRIBE_CLIENT_QUOTAS, 0, 1),
+        (ApiKey.CREATE_DELEGATION_TOKEN, 0, 3),
+        (ApiKey.RENEW_DELEGATION_TOKEN, 0, 2),
+        (ApiKey.EXPIRE_DELEGATION_TOKEN, 0, 2),
+        (ApiKey.DESCRIBE_DELEGATION_TOKEN, 0, 3),
+        # The ACL RPCs, answered at the edge when it authorizes (Kafka 4.x's
+        # versions: 4.0 removed v0, KIP-896).
+        (ApiKey.DESCRIBE_ACLS, 1, 3),
+        (ApiKey.CREATE_ACLS, 1, 3),
+        (ApiKey.DELETE_ACLS, 1, 3),
     )
 }
 
-
-# KIP-699 batched FindCoordinator from v4; flexible from v3 (FindCoordinatorResponse.json).
-_FIND_COORDINATOR = ApiSpec(
-    ApiKey.FIND_COORDINATOR,
-    0,
-    6,
-    3,
-    Struct(
-        Field("key", STRING, until=3),
-        Field("key_type", INT8, since=1),
-        Field("coordinator_keys", Array(STRING), since=4),
-    ),
-    Struct(
-        Field("throttle_time_ms", INT32, since=1),
-        Field("error_code", INT16, until=3),
-        Field("error_message", STRING, since=1, until=3, nullable_since=1),
-        Field("node_id", INT32, until=3),
-        Field("host", STRING, until=3),
-        Field("port", INT32, until=3),
-        Field(
-            "coordinators",
-            Array(
-                Struct(
-                    Field("key", STRING),
-                    Field("node_id", INT32),
-                    Field("host", STRING),
-                    Field("port", INT32),
-                    Field("error_code", INT16),
-                    Field("error_message", STRING, nullable_since=4),
-                )
-            ),
-            since=4,
-        ),
-    ),
-)
-
-# KIP-700; v1 adds the endpoint type (KIP-919), v2 fenced brokers (Kafka 4.0).
-_DESCRIBE_CLUSTER = ApiSpec(
-    ApiKey.DESCRIBE_CLUSTER,
-    0,
-    2,
-    0,
-    Struct(
-        Field("include_cluster_authorized_operations", BOOL),
-        Field("endpoint_type", INT8, since=1, default=1),
-        Field("include_fenced_brokers", BOOL, since=2),
-    ),
-    Struct(
-        Field("throttle_time_ms", INT32),
-        Field("error_code", INT16),
-        _ERROR_MESSAGE,
-        Field("endpoint_type", INT8, since=1, default=1),
-        Field("cluster_id", STRING),
-        Field("controller_id", INT32, default=-1),
-        Field(
-            "brokers",
-            Array(
-                Struct(
-                    Field("broker_id", INT32),
-                    Field("host", STRING),
-                    Field("port", INT32),
-                    Field("rack", STRING, nullable_since=0, null_default=True),
-                    Field("is_fenced", BOOL, since=2),
-                )
-            ),
-        ),
-        Field("cluster_authorized_operations", INT32, default=_INT32_MIN),
-    ),
-)
-
-#: The responses that carry broker addresses, by API key: what a proxy in front
-#: of a cluster parses and rewrites. FindCoordinator and DescribeCluster are
-#: kept out of ``API_SPECS`` so the endpoint keeps refusing them as unknown.
+#: The responses that carry broker addresses, by API key, at the versions whose
+#: addresses the front door rewrites: Metadata's brokers, FindCoordinator's
+#: coordinator (one up to v3, a KIP-699 batch from v4) and DescribeCluster's
+#: brokers (KIP-700; v1 adds the endpoint type, KIP-919, v2 fenced brokers,
+#: Kafka 4.0). FindCoordinator and DescribeCluster are kept out of
+#: ``API_SPECS`` so the endpoint keeps refusing them as unknown.
 ADDRESS_API_SPECS: dict[int, ApiSpec] = {
-    spec.key: spec for spec in (_METADATA, _FIND_COORDINATOR, _DESCRIBE_CLUSTER)
+    key: API_SPECS.get(key) or _generated(key, low, high)
+    for key, low, high in (
+        (ApiKey.METADATA, 0, 13),
+        (ApiKey.FIND_COORDINATOR, 0, 6),
+        (ApiKey.DESCRIBE_CLUSTER, 0, 2),
+    )
 }

@@ -1,10 +1,12 @@
 """Every API's request and response schema, built from Kafka's own specs.
 
-:mod:`sasl_scram.kafka._message_data` holds, as data, what
+:mod:`sasl_scram.kafka._message_data` holds, one JSON text per API, what
 ``tools/gen_kafka_schemas.py`` read from the ``common/message/*.json`` files
-of kafka-clients 4.4.0 and 3.9.2, one JSON text per API. :func:`message_spec`
-turns one API's text into :class:`~sasl_scram.kafka._schema.Struct` trees on
-first use, so a process pays only for the APIs it reads.
+of the kafka-clients jars of Kafka 4.4.0 and 3.9.2: every API either defines,
+over the union of their versions, one tree per request and per response with
+each field's own versions. :func:`message_spec` turns one API's text into
+:class:`~sasl_scram.kafka._schema.Struct` trees on first use, so a process
+pays only for the APIs it reads (importing the data costs a millisecond).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from sasl_scram.kafka._schema import INT8
 from sasl_scram.kafka._schema import INT16
 from sasl_scram.kafka._schema import INT32
 from sasl_scram.kafka._schema import INT64
+from sasl_scram.kafka._schema import RECORDS
 from sasl_scram.kafka._schema import STRING
 from sasl_scram.kafka._schema import UINT16
 from sasl_scram.kafka._schema import UUID
@@ -44,21 +47,24 @@ _PRIMITIVES = {
     "float64": FLOAT64,
     "string": STRING,
     "bytes": BYTES,
-    # Record batches stay bytes: never parsed here.
-    "records": BYTES,
+    "records": RECORDS,
     "bool": BOOL,
     "uuid": UUID,
 }
+#: ApiKeys.CONTROLLED_SHUTDOWN, whose v0 has a request header of its own.
+_CONTROLLED_SHUTDOWN = 7
+#: ApiKeys.API_VERSIONS, whose response header is always v0.
+_API_VERSIONS = 18
 
 
 @dataclass(frozen=True)
 class MessageSpec:
-    """One API: its versions, and its request and response schemas per version.
+    """One API: its versions, and its request and response schemas.
 
     Attributes:
         api_key: the API key.
         name: Kafka's name for it (``ApiKeys``: ``Produce``, ``Metadata``).
-        min_version, max_version: the versions Kafka 3.9 or 4.x define.
+        min_version, max_version: the stable versions Kafka 3.9 or 4.x define.
         flexible_from: the first flexible version (KIP-482), or ``None``.
     """
 
@@ -67,7 +73,8 @@ class MessageSpec:
     min_version: int
     max_version: int
     flexible_from: int | None
-    _ranges: tuple[tuple[int, int, Struct, Struct], ...]
+    _request: Struct
+    _response: Struct
 
     def flexible(self, version: int) -> bool:
         return self.flexible_from is not None and version >= self.flexible_from
@@ -75,33 +82,49 @@ class MessageSpec:
     def supports(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
 
-    def _range(self, version: int) -> tuple[int, int, Struct, Struct]:
-        for each in self._ranges:
-            if each[0] <= version <= each[1]:
-                return each
-        raise MalformedMessage(f"{self.name} has no version {version}")
+    def _check(self, version: int) -> None:
+        if not self.supports(version):
+            raise MalformedMessage(f"{self.name} has no version {version}")
 
     def request(self, version: int) -> Struct:
-        return self._range(version)[2]
+        """The request schema of ``version`` (one tree serves every version)."""
+        self._check(version)
+        return self._request
 
     def response(self, version: int) -> Struct:
-        return self._range(version)[3]
+        self._check(version)
+        return self._response
+
+    def request_header_version(self, version: int) -> int:
+        """ApiMessageType.requestHeaderVersion: 2 when flexible, else 1, but 0
+        for ControlledShutdown v0, whose header has no client id."""
+        if self.flexible(version):
+            return 2
+        return 0 if self.api_key == _CONTROLLED_SHUTDOWN and version == 0 else 1
+
+    def response_header_version(self, version: int) -> int:
+        """ApiMessageType.responseHeaderVersion: 1 when flexible, else 0, but
+        always 0 for ApiVersions (KIP-511: a client reads it before it knows
+        the versions the server speaks)."""
+        return 1 if self.flexible(version) and self.api_key != _API_VERSIONS else 0
 
     def request_body_start(self, version: int, payload: bytes) -> int:
         """Where a request's body starts in ``payload`` (the frame without its
-        size): after api key, version, correlation id and client id (request
-        header v1) and, in flexible versions, the header's tagged fields (v2)."""
+        size): after api key, version and correlation id, then the client id
+        (request header v1+) and the header's tagged fields (v2)."""
         r = Reader(payload, 8)
-        r.string(False)
-        if self.flexible(version):
+        header = self.request_header_version(version)
+        if header >= 1:
+            r.string(False)
+        if header >= 2:
             _skip_tags(r)
         return r.pos
 
     def response_body_start(self, version: int, payload: bytes) -> int:
         """Where a response's body starts: after the correlation id and, in
-        flexible versions, the header's tagged fields (response header v1)."""
+        response header v1, its tagged fields."""
         r = Reader(payload, 4)
-        if self.flexible(version):
+        if self.response_header_version(version) >= 1:
             _skip_tags(r)
         return r.pos
 
@@ -141,7 +164,7 @@ def _field(data: Sequence[Any]) -> Field:
     name, shape, since, until, nullable_since, tag, default, children = data
     element: Any
     if shape.endswith("struct"):
-        element = Struct(*(_field(child) for child in children))
+        element = _struct(children)
     else:
         element = _PRIMITIVES[shape.removeprefix("[]")]
     kind = Array(element) if shape.startswith("[]") else element
@@ -164,17 +187,10 @@ def _struct(fields: Sequence[Sequence[Any]]) -> Struct:
 @functools.cache
 def message_spec(api_key: int) -> MessageSpec:
     """The schemas of ``api_key``; ``KeyError`` for a key Kafka does not define."""
-    name, low, high, flexible_from, ranges = json.loads(MESSAGES[api_key])
-    return MessageSpec(
-        api_key,
-        name,
-        low,
-        high,
-        flexible_from,
-        tuple((lo, hi, _struct(req), _struct(resp)) for lo, hi, req, resp in ranges),
-    )
+    name, low, high, flexible_from, request, response = json.loads(MESSAGES[api_key])
+    return MessageSpec(api_key, name, low, high, flexible_from, _struct(request), _struct(response))
 
 
 def known_api_keys() -> frozenset[int]:
-    """Every API key Kafka 3.9 or 4.x defines."""
+    """Every API key Kafka 3.9 or 4.x defines a stable version of."""
     return frozenset(MESSAGES)

@@ -12,6 +12,8 @@ __all__ = ["Reader", "Writer"]
 
 _I8 = struct.Struct(">b")
 _I16 = struct.Struct(">h")
+# Kafka's uint16 (Readable.readUnsignedShort): a port of the inter-broker registrations.
+_U16 = struct.Struct(">H")
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
 _U32 = struct.Struct(">I")
@@ -65,6 +67,9 @@ class Reader:
 
     def int16(self) -> int:
         return self._fixed(_I16)
+
+    def uint16(self) -> int:
+        return self._fixed(_U16)
 
     def int32(self) -> int:
         return self._fixed(_I32)
@@ -152,6 +157,9 @@ class Writer:
 
     def int16(self, value: int) -> None:
         self._parts.append(_I16.pack(value))
+
+    def uint16(self, value: int) -> None:
+        self._parts.append(_U16.pack(value))
 
     def int32(self, value: int) -> None:
         self._parts.append(_I32.pack(value))

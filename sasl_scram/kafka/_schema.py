@@ -30,6 +30,7 @@ __all__ = [
     "INT16",
     "INT32",
     "INT64",
+    "RECORDS",
     "STRING",
     "UINT16",
     "UNKNOWN_TAGS",
@@ -60,14 +61,22 @@ INT8 = _Primitive("int8", 0)
 INT16 = _Primitive("int16", 0)
 INT32 = _Primitive("int32", 0)
 INT64 = _Primitive("int64", 0)
-#: Kafka's ``uint16`` (listener ports of the inter-broker registrations), two
-#: bytes read and written through ``int16``.
+#: Kafka's ``uint16`` (the listener ports of the inter-broker registrations
+#: and KIP-951's node endpoints): two bytes, unsigned.
 UINT16 = _Primitive("uint16", 0)
 BOOL = _Primitive("bool", False)
 UUID = _Primitive("uuid", bytes(16))
 STRING = _Primitive("string", "")
 BYTES = _Primitive("bytes", b"")
 FLOAT64 = _Primitive("float64", 0.0)
+#: Kafka's ``records`` (Produce's and Fetch's record batches, MemoryRecords):
+#: bytes on the wire, nullable where the field is, and kept as those raw bytes,
+#: never parsed: batches are the broker's and the client's business (their
+#: compression, CRCs and versions), and a proxy passes them on unchanged.
+#: Kafka's default for a records field is null (FieldSpec.fieldDefault).
+RECORDS = _Primitive("records", b"")
+#: The primitives written as a length then bytes.
+_SIZED = frozenset({"string", "bytes", "records"})
 
 _INT_RANGES = {
     "int8": (-(2**7), 2**7 - 1),
@@ -154,7 +163,7 @@ class Struct:
         dict[str, Value],
         dict[int, Field],
         list[tuple[str, Value, _WriteStep]],
-        list[tuple[Field, Value]],
+        list[tuple[Field, Value, bytes | None]],
     ]:
         key = (version, flexible)
         plans: dict[tuple[int, bool], Any] = self._plans  # type: ignore[attr-defined]
@@ -164,7 +173,7 @@ class Struct:
             writes: list[tuple[str, Value, _WriteStep]] = []
             defaults: dict[str, Value] = {}
             tagged: dict[int, Field] = {}
-            tagged_writes: list[tuple[Field, Value]] = []
+            tagged_writes: list[tuple[Field, Value, bytes | None]] = []
             for f in self.fields:
                 default = f.default_value()
                 if not f.present(version) or (f.tag is not None and not flexible):
@@ -172,7 +181,7 @@ class Struct:
                 elif f.tag is not None:
                     tagged[f.tag] = f
                     defaults[f.name] = default
-                    tagged_writes.append((f, default))
+                    tagged_writes.append((f, default, _default_struct(f, version)))
                 else:
                     reads.append((f.name, _compile_read(f, version, flexible)))
                     writes.append((f.name, default, _compile_write(f, version, flexible)))
@@ -198,13 +207,15 @@ class Struct:
             step(w, get(name, default))
         if flexible:
             tagged: list[tuple[int, bytes]] = []
-            for f, default in tagged_writes:
+            for f, default, default_bytes in tagged_writes:
                 v = get(f.name, default)
                 if v != default:
                     sub = Writer()
                     _write_value(sub, f, v, version, flexible)
-                    assert f.tag is not None
-                    tagged.append((f.tag, sub.getvalue()))
+                    data = sub.getvalue()
+                    if data != default_bytes:
+                        assert f.tag is not None
+                        tagged.append((f.tag, data))
             unknown = get(UNKNOWN_TAGS)
             if unknown:
                 tagged.extend(unknown)
@@ -213,6 +224,21 @@ class Struct:
                 w.uvarint(tag)
                 w.uvarint(len(data))
                 w.raw(data)
+
+
+def _default_struct(f: Field, version: int) -> bytes | None:
+    """A tagged struct's default instance as written, or None for other fields.
+
+    Kafka writes a tagged field only when it differs from its default, for a
+    struct a new instance with every default (FieldSpec's
+    generateNonDefaultValueCheck): Fetch's DivergingEpoch with epoch -1 and
+    offset -1 is left out like an absent one.
+    """
+    if not isinstance(f.type, Struct) or f.null_default:
+        return None
+    w = Writer()
+    f.type.write(w, {}, version, True)
+    return w.getvalue()
 
 
 def _compile_read(f: Field, version: int, flexible: bool) -> _ReadStep:
@@ -234,7 +260,7 @@ def _compile_write(f: Field, version: int, flexible: bool) -> _WriteStep:
             method(w, v)
 
         return write_int
-    if isinstance(t, _Primitive) and t.name in ("string", "bytes") and not f.nullable(version):
+    if isinstance(t, _Primitive) and t.name in _SIZED and not f.nullable(version):
         encode = Writer.string if t.name == "string" else Writer.bytes_
         default = f.default_value()
 
@@ -245,13 +271,7 @@ def _compile_write(f: Field, version: int, flexible: bool) -> _WriteStep:
     return lambda w, v: _write_value(w, f, v, version, flexible)
 
 
-def _write_uint16(w: Writer, v: int) -> None:
-    w.int16(v - (1 << 16) if v >= 1 << 15 else v)
-
-
 def _int_writer(name: str) -> Callable[[Writer, int], None]:
-    if name == "uint16":
-        return _write_uint16
     method: Callable[[Writer, int], None] = getattr(Writer, name)
     return method
 
@@ -261,7 +281,7 @@ _FIXED_READERS: dict[str, _ReadStep] = {
     "int16": Reader.int16,
     "int32": Reader.int32,
     "int64": Reader.int64,
-    "uint16": lambda r: r.int16() & 0xFFFF,
+    "uint16": Reader.uint16,
     "bool": Reader.boolean,
     "uuid": Reader.uuid,
     "float64": Reader.float64,
@@ -321,9 +341,9 @@ def _read_primitive(r: Reader, t: _Primitive, flexible: bool, f: Field, version:
     if name == "string":
         s = r.string(flexible)
         return _null(f, version, "string") if s is None else s
-    if name == "bytes":
+    if name == "bytes" or name == "records":
         b = r.bytes_(flexible)
-        return _null(f, version, "bytes") if b is None else b
+        return _null(f, version, name) if b is None else b
     if name == "int8":
         return r.int8()
     if name == "int64":
@@ -335,7 +355,7 @@ def _read_primitive(r: Reader, t: _Primitive, flexible: bool, f: Field, version:
     if name == "float64":
         return r.float64()
     if name == "uint16":
-        return r.int16() & 0xFFFF
+        return r.uint16()
     raise AssertionError(name)  # pragma: no cover
 
 
@@ -357,7 +377,7 @@ def _write_value(w: Writer, f: Field, v: Value, version: int, flexible: bool) ->
                 raise ValueError(f"field {f.name!r} is not nullable in version {version}")
             w.length(-1, flexible, "array")
             return
-        if isinstance(t, _Primitive) and t.name in ("string", "bytes"):
+        if isinstance(t, _Primitive) and t.name in _SIZED:
             if not f.nullable(version):
                 raise ValueError(f"field {f.name!r} is not nullable in version {version}")
             w.length(-1, flexible, t.name)
@@ -389,7 +409,7 @@ def _write_primitive(w: Writer, t: _Primitive, v: Value, flexible: bool, f: Fiel
         _int_writer(name)(w, v)
     elif name == "string":
         w.string(v, flexible)
-    elif name == "bytes":
+    elif name == "bytes" or name == "records":
         w.bytes_(v, flexible)
     elif name == "bool":
         w.boolean(bool(v))

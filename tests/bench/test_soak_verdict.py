@@ -1,5 +1,6 @@
 """The soak's verdict (bench/soak.py): a series that grows fails, one that
-wanders within noise passes, and a failed login or a traceback fails the run."""
+wanders within noise passes, and a failed login, a traceback or wrong passwords
+refused off the failure budget's pace fail the run."""
 
 from __future__ import annotations
 
@@ -22,8 +23,23 @@ def test_a_leaking_series_fails_and_a_flat_noisy_one_passes() -> None:
     assert not soak.slope_verdict("fds", [18.0 + m for m in range(10)], minutes)[1]
 
 
-def _sample(minute: float, rss: float, errors: int = 0) -> soak.Sample:
-    return soak.Sample(minute, rss, 18, 3, 0, 1000, errors, 100, 0, 500)
+def _sample(
+    minute: float, rss: float, errors: int = 0, refused: int = 80, slowed: int = 60
+) -> soak.Sample:
+    return soak.Sample(minute, rss, 18, 3, 0, 1000, errors, 100, 0, refused, slowed, 60.0)
+
+
+def test_wrong_passwords_must_be_refused_at_the_budgets_pace() -> None:
+    # The guessed pair: 20 at once, then one a second; two windows may start in
+    # one minute.
+    assert soak.budget_failures(_sample(1.0, 40.0, refused=80)) == []
+    assert soak.budget_failures(_sample(1.0, 40.0, refused=100)) == []
+    (unpaced,) = soak.budget_failures(_sample(1.0, 40.0, refused=1600))
+    assert "past the budget's pace (110)" in unpaced
+    (few,) = soak.budget_failures(_sample(1.0, 40.0, refused=10))
+    assert "only 10 wrong passwords refused" in few
+    (held,) = soak.budget_failures(_sample(1.0, 40.0, slowed=0))
+    assert "no verdict held past the failure budget" in held
 
 
 @pytest.mark.slow

@@ -151,7 +151,7 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
         "zookeeper.session.timeout.ms": "6000",
         # The probers guess: while an endpoint is without ZooKeeper (about 1 s
         # after the kill) each round refuses pw-n and the passwords below it,
-        # dozens in all; past the failure budget (20 per name and per address)
+        # dozens in all; past the failure budget (20 per name and address pair)
         # every verdict, a success too, waits 1 s, and a prober chasing a
         # write every 0.5 s fell 5-7 s behind an endpoint that had them all.
         "scram.login.failure.budget": "0",

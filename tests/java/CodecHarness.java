@@ -1,6 +1,8 @@
 // Kafka's generated message classes (org.apache.kafka.common.message.*Data) as an oracle for
 // our wire codec (sasl_scram/kafka). Line protocol (LineProtocol.java):
 //   range <apiKey>                        -> ok <lowest> <highest>
+//   stable <apiKey>                       -> ok <lowest> <highest stable>
+//   empty <apiKey> <version> req|resp     -> ok <body>
 //   req|resp <apiKey> <version> <payload> <json>
 //                                         -> ok <reread> <fromJson>
 // <payload> is a frame's payload as ours wrote it (header then body). <reread> is what Kafka's
@@ -8,6 +10,8 @@
 // version); the read must consume every byte. <json> is {"header": {...}, "body": {...}} in the
 // form of Kafka's generated *JsonConverter classes; <fromJson> is what Kafka writes for it, so
 // the message is encoded by Kafka's code alone. Both outputs are whole payloads, base64.
+// <highest stable> leaves out a version the JSON marks unstable (latestVersionUnstable). <body>
+// is what Kafka writes for a new message object, every field at its default, without a header.
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.lang.reflect.Method;
@@ -49,6 +53,17 @@ public class CodecHarness extends LineProtocol {
         ApiMessageType type = ApiMessageType.fromApiKey(Short.parseShort(a[1]));
         if (a[0].equals("range")) {
             return "ok " + type.lowestSupportedVersion() + " " + type.highestSupportedVersion(true);
+        }
+        if (a[0].equals("stable")) {
+            return "ok " + type.lowestSupportedVersion() + " " + type.highestSupportedVersion(false);
+        }
+        if (a[0].equals("empty")) {
+            ApiMessage empty = a[3].equals("req") ? type.newRequest() : type.newResponse();
+            short version = Short.parseShort(a[2]);
+            ObjectSerializationCache cache = new ObjectSerializationCache();
+            ByteBuffer buf = ByteBuffer.allocate(empty.size(cache, version));
+            empty.write(new ByteBufferAccessor(buf), cache, version);
+            return "ok " + enc(buf.array());
         }
         boolean request = a[0].equals("req");
         if (!request && !a[0].equals("resp")) return "err " + enc("unknown command " + a[0]);

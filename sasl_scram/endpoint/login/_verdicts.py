@@ -6,10 +6,11 @@ only when that fires does ``KafkaChannel.completeCloseOnAuthenticationFailure``
 send the failed SaslAuthenticate response, then close: the response waits
 with the close, so a sequential guesser waits the whole delay per guess.
 
-Past the failure budget (``_budget.py``) every verdict waits, success or
-failure, at least that long and until its turn, so that a right password
-looks, in timing, like a wrong one, and a known name like an unknown one. The
-connection holds the verdict on a loop timer: no other connection waits.
+Past the failure budget (``_budget.py``: per name and address pair, per name,
+per address) every verdict waits, success or failure, at least that long and
+until its turn, so that a right password looks, in timing, like a wrong one,
+and a known name like an unknown one. The connection holds the verdict on a
+loop timer: no other connection waits.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ class VerdictPacer:
 
         Args:
             listener: The listener's name (the metric's label).
-            peername: The socket's peer address; its host counts against the budget.
+            peername: The socket's peer address; its host counts against the budget
+                (with the name, and alone).
             verdict: A login's success, or the close of a failed one.
         """
         budget = self.budget
@@ -60,9 +62,7 @@ class VerdictPacer:
         if budget is None:
             return delay
         address = str(peername[0]) if isinstance(peername, tuple) and peername else None
-        paced = budget.hold(user, address)
-        if failed:
-            budget.failed(user, address)
+        paced = budget.verdict(user, address, failed)
         if paced is None:
             return delay
         if self.metrics is not None:

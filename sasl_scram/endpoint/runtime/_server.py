@@ -90,21 +90,41 @@ def _decoy_secret(config: EndpointConfig, store: CredentialStore) -> bytes | Non
 
 
 def _pacer(config: EndpointConfig, metrics: AuthMetrics | None) -> VerdictPacer:
-    # Failed logins per claimed name and per address (``scram.login.failure.budget``).
+    # Failed logins per (claimed name, address) pair, per name and per address
+    # (``scram.login.failure.budget*``).
     budget: FailureBudget | None = None
     if config.failure_budget > 0:
-        budget = FailureBudget(
-            BudgetPolicy(
-                budget=config.failure_budget,
-                window_s=config.failure_budget_window_ms / 1000,
-                interval_s=config.failure_budget_interval_ms / 1000,
-                max_entries=config.failure_budget_max_entries,
-                # Held no longer than a login may take: its deadline ends it first.
-                max_hold_s=config.auth_timeout_ms / 1000,
-            )
+        policy = BudgetPolicy(
+            per_pair=config.failure_budget,
+            per_user=config.failure_budget_per_user,
+            per_address=config.failure_budget_per_address,
+            window_s=config.failure_budget_window_ms / 1000,
+            interval_s=config.failure_budget_interval_ms / 1000,
+            max_entries=config.failure_budget_max_entries,
+            # Held no longer than a login may take: its deadline ends it first.
+            max_hold_s=config.auth_timeout_ms / 1000,
         )
-
+        _warn_budget_lever(policy)
+        budget = FailureBudget(policy)
     return VerdictPacer(config.failed_auth_delay_ms / 1000, budget, metrics)
+
+
+def _warn_budget_lever(policy: BudgetPolicy) -> None:
+    """A name's or an address's threshold that one guesser at one address reaches
+    alone makes the budget a lockout lever again (docs/security.md)."""
+    most = policy.one_pair_most()
+    for suffix, limit in (("per.user", policy.per_user), ("per.address", policy.per_address)):
+        if 0 < limit <= most:
+            log.warning(
+                "scram.login.failure.budget.%s=%d: one guesser at one address, at one "
+                "name, reaches %d failures in a window alone and would slow that %s for "
+                "everyone; set it above %d",
+                suffix,
+                limit,
+                most,
+                "name" if suffix == "per.user" else "address",
+                most,
+            )
 
 
 class ScramEndpoint:

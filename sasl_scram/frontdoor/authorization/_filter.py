@@ -215,7 +215,7 @@ class AuthorizationFilter(RequestFilter):
 def _response(spec: MessageSpec, entry: InFlight, body: Body) -> bytes:
     version = entry.api_version
     header = entry.correlation_id.to_bytes(4, "big", signed=True)
-    if spec.flexible(version):
+    if spec.response_header_version(version) >= 1:
         header += b"\x00"  # response header v1: no tagged fields
     return header + spec.write_response_body(version, body)
 

@@ -65,8 +65,10 @@ class Serve(ServeProcess):
 class Peer(contextlib.AbstractContextManager["Peer"]):
     """One raw connection speaking Kafka's protocol; closed on leaving a ``with`` block."""
 
-    def __init__(self, port: int, timeout: float = 15) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def __init__(self, port: int, timeout: float = 15, source: str | None = None) -> None:
+        # ``source``: another loopback address (127.0.0.2) to connect from.
+        bind = None if source is None else (source, 0)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout, bind)
         self.frames = FrameBuffer(1 << 27)
         self.corr = 0
 

@@ -19,6 +19,7 @@ from sasl_scram import SCRAM_SHA_256
 from sasl_scram import ScramClient
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
 from tests.sasl_scram.endpoint.serve_process import Peer
+from tests.support.endpoint_harness import ADMIN
 from tests.support.endpoint_harness import ALICE
 from tests.support.endpoint_harness import RunningEndpoint
 
@@ -144,3 +145,75 @@ def test_the_failure_is_logged_before_its_response_leaves(
         endpoint_log.removeFilter(slow)
     assert answer["error_code"] == 58
     assert len(lines) == 1, caplog.messages
+
+
+# A name and an address past their own, higher thresholds (docs/security.md):
+# the pair's budget is 2 here, the name's and the address's 4, so that four
+# failures of one failure each reach them while every pair stays within its own.
+WIDE = {
+    "connection.failed.authentication.delay.ms": "300",
+    "scram.login.failure.budget": "2",
+    "scram.login.failure.budget.per.user": "4",
+    "scram.login.failure.budget.per.address": "4",
+    "scram.login.failure.budget.interval.ms": "100",
+    "scram.metrics.listener": "127.0.0.1:0",
+}
+
+
+def _timed_login(port: int, user: tuple[str, str], source: str) -> float:
+    """A right password's login from ``source``: the seconds its verdict took."""
+    with Peer(port, source=source) as peer:
+        client = ScramClient(SCRAM_SHA_256, *user)
+        final = client.receive_server_first(peer.server_first(client.client_first()))
+        began = time.monotonic()
+        answer = peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})
+        waited = time.monotonic() - began
+    assert answer["error_code"] == 0  # slowed, never refused
+    return waited
+
+
+def _wrong(port: int, user: str, source: str) -> None:
+    with Peer(port, source=source) as peer:
+        final = _wrong_final(peer, user)
+        assert peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})["error_code"] == 58
+
+
+def test_an_address_spraying_names_is_paced_for_every_name_from_it() -> None:
+    with RunningEndpoint(properties=WIDE) as ep:
+        for i in range(4):
+            _wrong(ep.port, f"sprayed-{i}", "127.0.0.1")
+        assert _slowed(ep) == 0
+        # Alice never failed, but the address sprayed: her verdict waits there...
+        assert _timed_login(ep.port, ALICE, "127.0.0.1") >= 0.3 * 0.95
+        assert _slowed(ep) == 1
+        # ... and not from another address.
+        assert _timed_login(ep.port, ALICE, "127.0.0.2") < 0.3
+        assert _slowed(ep) == 1
+
+
+def test_a_name_guessed_from_many_addresses_is_paced_at_every_address() -> None:
+    with RunningEndpoint(properties=WIDE) as ep:
+        for i in range(4):
+            _wrong(ep.port, ALICE[0], f"127.0.0.{i + 1}")
+        assert _slowed(ep) == 0
+        # Alice's name waits at an address that never failed...
+        assert _timed_login(ep.port, ALICE, "127.0.0.9") >= 0.3 * 0.95
+        assert _slowed(ep) == 1
+        # ... another name at the addresses that guessed does not.
+        assert _timed_login(ep.port, ADMIN, "127.0.0.1") < 0.3
+        assert _slowed(ep) == 1
+
+
+def test_a_threshold_one_guesser_reaches_alone_is_warned(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="sasl_scram.endpoint")
+    with RunningEndpoint(properties=WIDE):
+        pass
+    lines = [m for m in caplog.messages if "would slow that" in m]
+    assert len(lines) == 2, caplog.messages
+    assert "scram.login.failure.budget.per.user=4" in lines[0] and "set it above" in lines[0]
+    caplog.clear()
+    with RunningEndpoint():  # the defaults: far above what one pair reaches
+        pass
+    assert not [m for m in caplog.messages if "would slow that" in m]

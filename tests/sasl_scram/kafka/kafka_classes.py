@@ -24,8 +24,16 @@ from tools.fetch_kafka_broker import KAFKA_VERSIONS
 from tools.fetch_kafka_broker import is_fetched
 from tools.fetch_kafka_broker import libs_dir
 
-#: Kafka's JSON converters need Jackson.
-_JAR_PREFIXES = ("kafka-clients-", "jackson-core-", "jackson-databind-", "jackson-annotations-")
+#: Kafka's JSON converters need Jackson, and the records fields' MemoryRecords
+#: a logger (slf4j, through slf4j-simple to stderr, as the brokers log).
+_JAR_PREFIXES = (
+    "kafka-clients-",
+    "jackson-core-",
+    "jackson-databind-",
+    "jackson-annotations-",
+    "slf4j-api-",
+    "slf4j-simple-",
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,22 @@ class KafkaMessageClasses:
             assert status == "ok", (status, low)
             self._ranges[api_key] = (int(low), int(high))
         return self._ranges[api_key]
+
+    def stable(self, api_key: int) -> tuple[int, int] | None:
+        """The lowest and highest stable version (``highestSupportedVersion(false)``),
+        or None for an API this Kafka has no ``ApiMessageType`` of."""
+        fields = self._harness.call("stable", str(api_key))
+        if fields[0] != "ok":
+            return None
+        return int(fields[1]), int(fields[2])
+
+    def empty(self, kind: str, api_key: int, version: int) -> bytes:
+        """What Kafka writes for a new message object (every field at its default):
+        ``kind`` is ``req`` or ``resp``; the body alone, no header."""
+        fields = self._harness.call("empty", str(api_key), str(version), kind)
+        if fields[0] != "ok":
+            raise AssertionError(f"Kafka {self.version}: {unb64(fields[1]).decode()}")
+        return unb64(fields[1])
 
     def write(
         self, kind: str, api_key: int, version: int, payload: bytes, message: dict[str, Any]
@@ -117,13 +141,15 @@ def kafka_json(struct: Struct, value: dict[str, Any], version: int, flexible: bo
 
 
 def _json_value(f: Field, t: Any, raw: Any, version: int, flexible: bool) -> Any:
+    if raw is None and isinstance(t, Struct) and not f.nullable(version):
+        raw = {}  # the codec's None for a struct that cannot be null: its defaults
     if raw is None:
         return None
     if isinstance(t, Array):
         return [_json_value(f, t.element, item, version, flexible) for item in raw]
     if isinstance(t, Struct):
         return kafka_json(t, raw, version, flexible)
-    if t.name == "bytes":
+    if t.name in ("bytes", "records"):
         return base64.b64encode(raw).decode("ascii")
     if t.name == "uuid":
         return kafka_uuid(raw)

@@ -203,6 +203,8 @@ def sample_value(struct: Struct, version: int, flexible: bool, draw: Any) -> dic
                 out[f.name] = None
         elif isinstance(t, Struct):
             out[f.name] = sample_value(t, version, flexible, draw)
+            if f.nullable(version) and draw(st.booleans()):
+                out[f.name] = None
         else:
             value = draw(_primitive(t.name))
             if f.nullable(version) and draw(st.booleans()):
@@ -215,12 +217,15 @@ def _primitive(name: str) -> st.SearchStrategy[Any]:
     return {
         "int8": st.integers(-128, 127),
         "int16": st.integers(-(2**15), 2**15 - 1),
+        "uint16": st.integers(0, 2**16 - 1),
         "int32": st.integers(-(2**31), 2**31 - 1),
         "int64": st.integers(-(2**63), 2**63 - 1),
         "bool": st.booleans(),
         "uuid": st.binary(min_size=16, max_size=16),
         "string": st.text(max_size=12),
         "bytes": st.binary(max_size=12),
+        # Never parsed: any bytes stand for a record batch.
+        "records": st.binary(max_size=12),
         # Finite: NaN never equals itself, and Kafka's JSON form has no infinities.
         "float64": st.floats(allow_nan=False, allow_infinity=False),
     }[name]
