@@ -44,6 +44,7 @@ from sasl_scram.endpoint._keystore import SslKeystore
 from sasl_scram.endpoint._listeners import LISTENER_KEYS
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
+from sasl_scram.endpoint._metrics import METRICS_MAX_USERS
 from sasl_scram.frontdoor import CLIENT_PROPERTIES_KEY
 from sasl_scram.frontdoor import UPSTREAM_KEYS
 from sasl_scram.frontdoor import UpstreamConfig
@@ -335,6 +336,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         field="listen_backlog",
     ),
     METRICS_LISTENER,
+    METRICS_MAX_USERS,
     # Kafka's broker-wide cap (ConnectionQuotas): at it, the acceptor waits for a
     # connection to close and new ones wait in the listen queue. Here per process:
     # each of scram.workers counts its own.
@@ -575,6 +577,8 @@ class EndpointConfig:
     max_connections: int
     #: ``scram.metrics.listener``: where /metrics is served (``None``: off).
     metrics_listener: tuple[str, int] | None = None
+    #: ``scram.metrics.max.users``: edge users with a label of their own in /metrics.
+    metrics_max_users: int
     #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.
     event_loop: str
     #: ``scram.legacy.librdkafka.nonce.enable``: accept librdkafka < 2.6.1's
