@@ -1,4 +1,4 @@
-"""What ``/metrics`` says per edge user.
+"""What ``/metrics`` says per edge user, and the connections the caps refused.
 
 Per user, the front door counts what it forwarded for that user's
 connections: requests, and the bytes of requests and of responses, each for
@@ -28,6 +28,7 @@ from typing import Any
 from typing import Protocol
 
 __all__ = [
+    "CAPS",
     "NAME_BYTES",
     "OTHER",
     "EdgeMetrics",
@@ -38,6 +39,8 @@ __all__ = [
 ]
 
 PREFIX = "kafka_scram_"
+#: The caps whose refusals are counted, by the key that sets each.
+CAPS = ("max.connections.per.ip", "scram.max.connections.per.user")
 #: The label of the users counted together.
 OTHER = "other"
 #: Bytes of one name in the shared table: its length, then up to 255 bytes of UTF-8.
@@ -47,11 +50,11 @@ API_GROUPS = ("Produce", "Fetch", OTHER)
 #: Per user and group of APIs: requests, request bytes, response bytes.
 GROUP_CELLS = 3
 USER_CELLS = len(API_GROUPS) * GROUP_CELLS
-_USERS = 0  # where the users' rows begin
+_USERS = len(CAPS)  # the cells of the users' rows begin after the refusals
 
 
 def edge_cells(max_users: int) -> int:
-    """Cells of one process: a row per labelled user, and ``other``'s."""
+    """Cells of one process: the refusals, a row per labelled user, and ``other``'s."""
     return _USERS + (max_users + 1) * USER_CELLS
 
 
@@ -150,7 +153,7 @@ class UserNames:
 
 
 class EdgeMetrics:
-    """The rows of the users, on the event loop.
+    """The refusals of the caps and the rows of the users, on the event loop.
 
     Args:
         names: The users' table.
@@ -164,6 +167,10 @@ class EdgeMetrics:
         self.names = names
         self.cells: Any = cells if cells is not None else [0.0] * edge_cells(names.max_users)
 
+    def refused(self, cap: int) -> None:
+        """A connection refused by ``CAPS[cap]``."""
+        self.cells[cap] += 1
+
     def row(self, user: str) -> int:
         """The first cell of ``user``'s row."""
         return _USERS + self.names.index(user) * USER_CELLS
@@ -173,6 +180,14 @@ def edge_families(cells: Sequence[float], labels: Sequence[str]) -> Iterator[Any
     """The metric families of one set of cells and the users' labels (prometheus-client's)."""
     from prometheus_client.core import CounterMetricFamily
 
+    refused = CounterMetricFamily(
+        PREFIX + "refused_connections",
+        "Connections refused by a connection cap, by the key that sets it",
+        labels=["cap"],
+    )
+    for i, cap in enumerate(CAPS):
+        refused.add_metric([cap], cells[i])
+    yield refused
     max_users = (len(cells) - _USERS) // USER_CELLS - 1
     rows = [(name, _USERS + i * USER_CELLS) for i, name in enumerate(labels)]
     rows.append((OTHER, _USERS + max_users * USER_CELLS))

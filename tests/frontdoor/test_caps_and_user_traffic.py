@@ -1,5 +1,12 @@
-"""The front door's figures per edge user, against a real broker: ``/metrics``
-ties the forwarded requests and bytes to the edge user who sent them.
+"""The front door's caps and its figures per edge user, against a real broker.
+
+Behind the front door every connection reaches the cluster from ``serve``'s
+one address, one upstream connection per logged-in edge connection: the
+cluster's ``max.connections.per.ip`` is shared by every edge user. So
+``scram.max.connections.per.user`` refuses a user's login past its cap
+before any upstream connection is opened for it, while another user still
+logs in; and ``/metrics`` ties the forwarded requests and bytes to the edge
+user who sent them.
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from sasl_scram import ScramMechanism
+from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import SaslCredentials
+from tests.support.broker_and_serve import REFUSED
 from tests.support.broker_and_serve import login_error
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
@@ -96,3 +105,35 @@ def test_metrics_tie_each_produce_to_its_edge_user(
         ]
         assert sum(by_user) == produced
         assert not any('user="other"' in name for name in figures)  # both under the bound
+
+
+def test_a_user_past_its_cap_gets_no_cluster_connection_while_another_logs_in(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    with open_front_door(kraft_broker, tmp_path, {"scram.max.connections.per.user": "2"}) as door:
+        alice = door.credentials(MECHANISM)
+        bob = SaslCredentials(
+            ScramMechanism.from_name(MECHANISM), *second_user(door, tmp_path / "edge.db")
+        )
+        opened = door.upstream_opened()
+        held = [KafkaConnection(door.bootstrap, alice, timeout=10) for _ in range(2)]
+        try:
+            assert wait_until(lambda: door.upstream_opened() == opened + 2) is not None
+            # Her third login is refused at the edge, with the cap's reason ...
+            assert login_error(door.bootstrap, alice) == REFUSED
+            # ... and no connection to the cluster was opened for it.
+            assert door.upstream_opened() == opened + 2, door.log_tail()
+            # Another user is not held back by hers.
+            with KafkaConnection(door.bootstrap, bob, timeout=10):
+                assert wait_until(lambda: door.upstream_opened() == opened + 3) is not None
+            # One of hers closed gives its place back.
+            held.pop().close()
+            assert wait_until(lambda: login_error(door.bootstrap, alice) == 0, 10) is not None
+        finally:
+            for connection in held:
+                connection.close()
+        figures = scrape(door)
+        refused = 'kafka_scram_refused_connections_total{cap="scram.max.connections.per.user"}'
+        assert figures[refused] == 1
+        said = [line for line in door.serve.log_lines() if "Refused User:" in line]
+        assert len(said) == 1 and "scram.max.connections.per.user" in said[0], said

@@ -81,6 +81,7 @@ def test_each_frame_counts_per_api_and_per_user() -> None:
     # The per-API figures are the sums over the users.
     assert got['kafka_scram_forwarded_request_bytes_total{api="Produce"}'] == 157
     assert got['kafka_scram_forwarded_response_bytes_total{api="Metadata"}'] == 300
+    assert got['kafka_scram_refused_connections_total{cap="max.connections.per.ip"}'] == 0
 
 
 def test_workers_share_the_names_and_the_parent_sums_each_users_rows() -> None:
@@ -92,6 +93,7 @@ def test_workers_share_the_names_and_the_parent_sums_each_users_rows() -> None:
             child = ForwardMetrics(share.forward, EdgeMetrics(share.names, share.edge))
             observed(child, "bob", [(PRODUCE, 5, 1)])
             observed(child, "alice", [(FETCH, 9, 99)])
+            EdgeMetrics(share.names, share.edge).refused(1)
         finally:
             os._exit(0)
     assert os.waitpid(pid, 0)[1] == 0
@@ -106,4 +108,5 @@ def test_workers_share_the_names_and_the_parent_sums_each_users_rows() -> None:
     assert got[user.format("response_bytes", "Fetch", "alice")] == 100
     assert got[user.format("request_bytes", "Produce", "bob")] == 5
     assert got[user.format("request_bytes", "Produce", "other")] == 4
+    assert got['kafka_scram_refused_connections_total{cap="scram.max.connections.per.user"}'] == 1
     assert blocks.names.labels() == ["bob", "alice"]
