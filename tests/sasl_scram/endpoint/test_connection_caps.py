@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+import ssl
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +30,7 @@ from tests.support.endpoint_harness import ADMIN
 from tests.support.endpoint_harness import ALICE
 from tests.support.endpoint_harness import RunningEndpoint
 from tests.support.polling import wait_until
+from tests.support.tls import self_signed
 
 REFUSED_ADDRESS = "address already has the configured maximum of"
 REFUSED_USER = "already has the configured maximum of"
@@ -172,6 +175,29 @@ def test_zero_refuses_every_address_but_the_overrides() -> None:
             assert refused[0].closed_by_server()
         with clients(ep.port, 1, source="127.0.0.2") as allowed:
             assert allowed[0].login(*ALICE)["error_code"] == 0
+
+
+def test_a_failed_tls_handshake_gives_its_place_back(tmp_path: Path) -> None:
+    """Counted from accept, before TLS (as Kafka counts); a handshake that fails,
+    which no protocol ever sees, still frees its address's place."""
+    truststore, keystore = self_signed(tmp_path)
+    props = {
+        "listeners": "SASL_SSL://127.0.0.1:0",
+        "ssl.keystore.location": str(keystore),
+        "max.connections.per.ip": "1",
+    }
+    with RunningEndpoint(properties=props) as ep:
+        for _ in range(3):
+            with clients(ep.port, 1) as plain:
+                plain[0].sock.sendall(b"not a TLS client hello" * 10)
+                assert plain[0].closed_by_server()
+        context = ssl.create_default_context(cafile=str(truststore))
+        context.check_hostname = False
+        with (
+            socket.create_connection(("127.0.0.1", ep.port), timeout=5) as raw,
+            context.wrap_socket(raw) as tls,
+        ):
+            assert tls.version() is not None  # the handshake was served
 
 
 # -- scram.max.connections.per.user ---------------------------------------------------------
