@@ -35,6 +35,8 @@ from sasl_scram.config import suggest_key
 from sasl_scram.config import text
 from sasl_scram.config import verbatim
 from sasl_scram.config import zookeeper_connect
+from sasl_scram.endpoint._connection_caps import CAP_KEYS
+from sasl_scram.endpoint._connection_caps import JAVA_INT_MAX
 from sasl_scram.endpoint._extension import DEFAULT_EXTENSIONS
 from sasl_scram.endpoint._extension import EXTENSIONS_KEY
 from sasl_scram.endpoint._extension import extension_factories
@@ -44,6 +46,7 @@ from sasl_scram.endpoint._keystore import SslKeystore
 from sasl_scram.endpoint._listeners import LISTENER_KEYS
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import METRICS_LISTENER
+from sasl_scram.endpoint._metrics import METRICS_MAX_USERS
 from sasl_scram.frontdoor import CLIENT_PROPERTIES_KEY
 from sasl_scram.frontdoor import KAFKA_AUTHORIZERS
 from sasl_scram.frontdoor import UPSTREAM_KEYS
@@ -59,6 +62,7 @@ __all__ = [
     "BOOTSTRAP_USER_KEY",
     "ENDPOINT_KEYS",
     "EVENT_LOOP_KEY",
+    "JAVA_INT_MAX",
     "STORE_KEYS",
     "WORKERS_KEY",
     "EndpointConfig",
@@ -87,8 +91,6 @@ BOOTSTRAP_USER_KEY = "scram.bootstrap.user"
 BOOTSTRAP_FILE_KEY = "scram.bootstrap.client.properties"
 WORKERS_KEY = "scram.workers"
 MAX_CONNECTIONS_KEY = "max.connections"
-#: Kafka's default for max.connections (Int.MaxValue): no limit.
-JAVA_INT_MAX = 2**31 - 1
 FAILURE_BUDGET_KEY = "scram.login.failure.budget"
 LEGACY_NONCE_KEY = "scram.legacy.librdkafka.nonce.enable"
 # More processes than this is a typo, not a machine.
@@ -363,6 +365,7 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         field="listen_backlog",
     ),
     METRICS_LISTENER,
+    METRICS_MAX_USERS,
     # Kafka's broker-wide cap (ConnectionQuotas): at it, the acceptor waits for a
     # connection to close and new ones wait in the listen queue. Here per process:
     # each of scram.workers counts its own.
@@ -374,6 +377,8 @@ ENDPOINT_KEYS: tuple[ConfigKey, ...] = (
         "connections each serve process holds at most (more wait in the listen queue)",
         field="max_connections",
     ),
+    # Kafka's per-address caps, and ours per user (_connection_caps.py); per process.
+    *CAP_KEYS,
     ConfigKey(
         USER_MAX_REQUEST_KEY,
         "1048576",
@@ -622,8 +627,16 @@ class EndpointConfig:
     listen_backlog: int
     #: ``max.connections``: connections one process holds at most.
     max_connections: int
+    #: ``max.connections.per.ip``, and the caps of ``max.connections.per.ip.overrides``
+    #: by IP address (host names resolved once, at start).
+    max_connections_per_ip: int
+    max_connections_per_ip_overrides: dict[str, int] = field(default_factory=dict)
+    #: ``scram.max.connections.per.user``: logged-in connections per user and process.
+    max_connections_per_user: int
     #: ``scram.metrics.listener``: where /metrics is served (``None``: off).
     metrics_listener: tuple[str, int] | None = None
+    #: ``scram.metrics.max.users``: edge users with a label of their own in /metrics.
+    metrics_max_users: int
     #: ``scram.event.loop``: ``auto``, ``uvloop`` or ``asyncio``.
     event_loop: str
     #: ``scram.legacy.librdkafka.nonce.enable``: accept librdkafka < 2.6.1's

@@ -19,7 +19,17 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["FORWARD_CELLS", "UNFORWARDED_REASONS", "ForwardMetrics", "forward_families"]
+from sasl_scram.endpoint._edge_metrics import GROUP_CELLS
+from sasl_scram.endpoint._edge_metrics import USER_CELLS
+from sasl_scram.endpoint._edge_metrics import EdgeMetrics
+
+__all__ = [
+    "FORWARD_CELLS",
+    "UNFORWARDED_REASONS",
+    "ForwardMetrics",
+    "TrafficObserver",
+    "forward_families",
+]
 
 PREFIX = "kafka_scram_"
 # Kafka's API keys are below this (share groups, 4.x, end in the 90s).
@@ -38,6 +48,9 @@ _REASON_CELL = {name: _UNFORWARDED + i for i, name in enumerate(UNFORWARDED_REAS
 #: broker) the front door cannot reach now.
 _UNREACHABLE = _UNFORWARDED + len(UNFORWARDED_REASONS)
 FORWARD_CELLS = _UNREACHABLE + 1
+#: Where an API's figures start in a user's row: Produce (0) and Fetch (1) apart,
+#: every other API together.
+_USER_GROUP = (0, GROUP_CELLS) + (2 * GROUP_CELLS,) * (_APIS - 2)
 
 
 class ForwardMetrics:
@@ -48,10 +61,19 @@ class ForwardMetrics:
             or ``None`` for the process's own list.
     """
 
-    __slots__ = ("cells",)
+    __slots__ = ("cells", "edge")
 
-    def __init__(self, cells: Any = None) -> None:
+    def __init__(self, cells: Any = None, edge: EdgeMetrics | None = None) -> None:
         self.cells: Any = cells if cells is not None else [0.0] * FORWARD_CELLS
+        #: The rows per edge user (``None``: per API only).
+        self.edge = edge
+
+    def observer(self, user: str) -> TrafficObserver:
+        """The counting of one forwarded connection of ``user``: per API and per user."""
+        edge = self.edge
+        if edge is None:  # a row of its own, read by nobody
+            return TrafficObserver(self.cells, [0.0] * USER_CELLS, 0)
+        return TrafficObserver(self.cells, edge.cells, edge.row(user))
 
     def request(self, api_key: int, size: int) -> None:
         if 0 <= api_key < _APIS:
@@ -84,6 +106,34 @@ class ForwardMetrics:
             or any(cells[i] for i in _REASON_CELL.values())
             or cells[_UNREACHABLE]
         )
+
+
+class TrafficObserver:
+    """One forwarded connection's counting, told each frame's API key and size by
+    its splitters: the per-API cells and its user's row, a few list items each
+    (a frame already costs microseconds; see docs/metrics.md, "Cost")."""
+
+    __slots__ = ("_cells", "_row", "_users")
+
+    def __init__(self, cells: Any, users: Any, row: int) -> None:
+        self._cells = cells
+        self._users = users
+        self._row = row
+
+    def request(self, api_key: int, size: int) -> None:
+        if 0 <= api_key < _APIS:
+            cells = self._cells
+            cells[_REQUESTS + api_key] += 1
+            cells[_REQUEST_BYTES + api_key] += size
+            users = self._users
+            i = self._row + _USER_GROUP[api_key]
+            users[i] += 1
+            users[i + 1] += size
+
+    def response(self, api_key: int, size: int) -> None:
+        if 0 <= api_key < _APIS:
+            self._cells[_RESPONSE_BYTES + api_key] += size
+            self._users[self._row + _USER_GROUP[api_key] + 2] += size
 
 
 #: The names of Kafka's ``ApiKeys`` (the request names its own metrics use), by key.

@@ -44,6 +44,13 @@ from typing import Protocol
 from sasl_scram._errors import ScramConfigError
 from sasl_scram.config import ConfigKey
 from sasl_scram.config import install_hint
+from sasl_scram.config import integer
+from sasl_scram.endpoint._edge_metrics import NAME_BYTES
+from sasl_scram.endpoint._edge_metrics import EdgeMetrics
+from sasl_scram.endpoint._edge_metrics import SharedLock
+from sasl_scram.endpoint._edge_metrics import UserNames
+from sasl_scram.endpoint._edge_metrics import edge_cells
+from sasl_scram.endpoint._edge_metrics import edge_families
 from sasl_scram.endpoint._forward_metrics import FORWARD_CELLS
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint._forward_metrics import forward_families
@@ -54,6 +61,8 @@ if TYPE_CHECKING:
 __all__ = [
     "METRICS_LISTENER",
     "METRICS_LISTENER_KEY",
+    "METRICS_MAX_USERS",
+    "METRICS_MAX_USERS_KEY",
     "AuthMetrics",
     "LiveConnection",
     "WorkerBlocks",
@@ -64,6 +73,9 @@ __all__ = [
 log = logging.getLogger("sasl_scram.endpoint")
 
 METRICS_LISTENER_KEY = "scram.metrics.listener"
+METRICS_MAX_USERS_KEY = "scram.metrics.max.users"
+#: More labels than this is no longer a dashboard (and a shared block of MBs).
+MAX_USER_LABELS = 10_000
 PREFIX = "kafka_scram_"
 # Latency buckets in milliseconds, as Kafka reports reauthentication-latency.
 BUCKETS_MS = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0)
@@ -110,6 +122,16 @@ METRICS_LISTENER = ConfigKey(
     "HOST:PORT (empty: off)",
     "where Prometheus scrapes /metrics",
     field="metrics_listener",
+)
+#: How many edge users get a label of their own (``_edge_metrics.py``).
+METRICS_MAX_USERS = ConfigKey(
+    METRICS_MAX_USERS_KEY,
+    "100",
+    integer(0, MAX_USER_LABELS),
+    f"an integer from 0 to {MAX_USER_LABELS}",
+    "edge users with a label of their own in /metrics, first come first labelled; the "
+    "rest are summed as user=other",
+    field="metrics_max_users",
 )
 
 
@@ -195,14 +217,22 @@ class _SharedRow(_Row):
 
 
 class WorkerShare:
-    """One worker's part of the shared block: its authentication rows and its
-    forwarding cells."""
+    """One worker's part of the shared block: its authentication rows, its
+    forwarding cells and its edge cells, and the users' table all workers share."""
 
-    __slots__ = ("forward", "rows")
+    __slots__ = ("edge", "forward", "names", "rows")
 
-    def __init__(self, rows: dict[tuple[str, str], _SharedRow], forward: memoryview[float]):
+    def __init__(
+        self,
+        rows: dict[tuple[str, str], _SharedRow],
+        forward: memoryview[float],
+        edge: memoryview[float],
+        names: UserNames,
+    ):
         self.rows = rows
         self.forward = forward
+        self.edge = edge
+        self.names = names
 
 
 class WorkerBlocks:
@@ -213,16 +243,24 @@ class WorkerBlocks:
         mechanisms: The enabled mechanisms' names (a failed login before one
             is chosen counts under ``?``).
         workers: How many workers.
+        max_users: ``scram.metrics.max.users``.
     """
 
-    def __init__(self, listeners: Sequence[str], mechanisms: Sequence[str], workers: int) -> None:
+    def __init__(
+        self, listeners: Sequence[str], mechanisms: Sequence[str], workers: int, max_users: int = 0
+    ) -> None:
         self.keys = [(lis, mech) for lis in listeners for mech in (*mechanisms, "?", "")]
         self.workers = workers
         self._rows_cells = len(self.keys) * ROW_CELLS
-        # Each worker: its rows, then the front door's forwarding cells.
-        self._stride = self._rows_cells + FORWARD_CELLS
-        self._map = mmap.mmap(-1, 8 * self._stride * workers)
-        self._cells = memoryview(self._map).cast("d")
+        self._edge_cells = edge_cells(max_users)
+        # Each worker: its rows, the front door's forwarding cells, the edge cells;
+        # after every worker's, the users' names, one table for all.
+        self._stride = self._rows_cells + FORWARD_CELLS + self._edge_cells
+        cells = self._stride * workers
+        self._map = mmap.mmap(-1, 8 * cells + max_users * NAME_BYTES)
+        self._cells = memoryview(self._map)[: 8 * cells].cast("d")
+        self.lock = SharedLock()
+        self.names = UserNames(max_users, memoryview(self._map)[8 * cells :], self.lock)
 
     def rows(self, worker: int) -> dict[tuple[str, str], _SharedRow]:
         """Worker ``worker``'s rows, over the shared cells."""
@@ -233,15 +271,29 @@ class WorkerBlocks:
         }
 
     def share(self, worker: int) -> WorkerShare:
-        """Worker ``worker``'s rows and forwarding cells, over the shared block."""
+        """Worker ``worker``'s rows, forwarding and edge cells, over the shared block."""
         start = worker * self._stride + self._rows_cells
-        return WorkerShare(self.rows(worker), self._cells[start : start + FORWARD_CELLS])
+        edge = start + FORWARD_CELLS
+        return WorkerShare(
+            self.rows(worker),
+            self._cells[start:edge],
+            self._cells[edge : edge + self._edge_cells],
+            self.names,
+        )
 
     def forward_total(self) -> list[float]:
         """The forwarding cells summed over the workers."""
-        out = [0.0] * FORWARD_CELLS
+        return self._total(self._rows_cells, FORWARD_CELLS)
+
+    def edge_total(self) -> list[float]:
+        """The edge cells summed over the workers."""
+        return self._total(self._rows_cells + FORWARD_CELLS, self._edge_cells)
+
+    def _total(self, offset: int, n: int) -> list[float]:
+        out = [0.0] * n
         for worker in range(self.workers):
-            for i, value in enumerate(self.share(worker).forward.tolist()):
+            start = worker * self._stride + offset
+            for i, value in enumerate(self._cells[start : start + n].tolist()):
                 out[i] += value
         return out
 
@@ -277,6 +329,8 @@ class AuthMetrics:
         host: Address to serve ``/metrics`` on.
         port: Port (0 picks a free one; see :attr:`address`).
         connections: Returns the endpoint's live connections, for the gauges.
+        shared: A worker's part of the shared block.
+        max_users: ``scram.metrics.max.users`` (a worker: its block's).
     """
 
     def __init__(
@@ -285,6 +339,7 @@ class AuthMetrics:
         port: int,
         connections: Callable[[], Iterable[LiveConnection]],
         shared: WorkerShare | None = None,
+        max_users: int = 0,
     ) -> None:
         self._host = host
         self._port = port
@@ -298,8 +353,14 @@ class AuthMetrics:
         self._publishing = threading.Event()
         if shared is not None:
             self._rows.update(shared.rows)
+        #: The caps' refusals and the rows per edge user.
+        self.edge = (
+            EdgeMetrics(shared.names, shared.edge)
+            if shared is not None
+            else EdgeMetrics(UserNames(max_users))
+        )
         #: The front door's forwarding figures (counted only in front-door mode).
-        self.forward = ForwardMetrics(shared.forward if shared is not None else None)
+        self.forward = ForwardMetrics(shared.forward if shared is not None else None, self.edge)
         #: The endpoint's event loop once started: its task count is a gauge,
         #: so that a soak can see tasks leak (docs/security.md).
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -321,7 +382,7 @@ class AuthMetrics:
         if address is None:
             return None
         host, port = address
-        return cls(host, port, connections, shared)
+        return cls(host, port, connections, shared, settings.get(METRICS_MAX_USERS_KEY, 0))
 
     # -- counting (event loop) ---------------------------------------------------
     def _row(self, listener: str, mechanism: str) -> _Row:
@@ -361,6 +422,7 @@ class AuthMetrics:
     # -- exposition (prometheus-client's thread) ----------------------------------
     def collect(self) -> Iterator[Any]:
         yield from _families(list(self._rows.items()), *self._gauges())
+        yield from edge_families(self.edge.cells, self.edge.names.labels())
         if self.forward.used():
             yield from forward_families(self.forward.cells)
         if self.loop is not None:
@@ -426,6 +488,7 @@ class WorkersMetrics:
             if mechanism == "" and row.cells[_OPEN]:
                 open_by[listener] = int(row.cells[_OPEN])
         yield from _families(rows, open_by, auth_by)
+        yield from edge_families(self.blocks.edge_total(), self.blocks.names.labels())
         forward = self.blocks.forward_total()
         if ForwardMetrics(forward).used():
             yield from forward_families(forward)

@@ -63,12 +63,15 @@ class Door:
     serve: ServeProcess
     metrics_port: int
 
-    def forwarded(self, api: str) -> float:
-        """``kafka_scram_forwarded_requests_total{api=...}`` from its ``/metrics``."""
+    def forwarded(self, api: str, user: str | None = None) -> float:
+        """``kafka_scram_forwarded_requests_total{api=...}`` from its ``/metrics``;
+        with ``user``, that user's ``kafka_scram_user_forwarded_requests_total``."""
         url = f"http://127.0.0.1:{self.metrics_port}/metrics"
         with urllib.request.urlopen(url, timeout=10) as response:
             text = response.read().decode()
         name = f'kafka_scram_forwarded_requests_total{{api="{api}"}} '
+        if user is not None:
+            name = f'kafka_scram_user_forwarded_requests_total{{api="{api}",user="{user}"}} '
         return sum(float(line[len(name) :]) for line in text.splitlines() if line.startswith(name))
 
     def workers(self) -> list[int]:
@@ -236,6 +239,8 @@ def test_each_door_counts_what_it_forwarded_b_summed_over_its_workers(fleet: Fle
     assert len(spread) == 2 and all(spread), f"B's workers held {spread} connections"
     middle = (fleet.a.forwarded("Metadata"), fleet.b.forwarded("Metadata"))
     assert middle == (before[0], before[1] + 12)
+    # The user's row is one in both workers (one shared table of names): exact.
+    assert fleet.b.forwarded("other", user) == 12
     _metadata_through(fleet.a, login, 3, fleet.broker)
     after = (fleet.a.forwarded("Metadata"), fleet.b.forwarded("Metadata"))
     assert after == (middle[0] + 3, middle[1])

@@ -43,6 +43,7 @@ from sasl_scram.endpoint.login._connection import CredentialNeeded
 from sasl_scram.endpoint.login._connection import Output
 from sasl_scram.endpoint.login._connection import Send
 from sasl_scram.endpoint.login._connection import ServerConnection
+from sasl_scram.endpoint.login._connection import refuse_forwarded_login
 from sasl_scram.endpoint.login._deadlines import ConnectionDeadlines
 from sasl_scram.endpoint.login._verdicts import VerdictPacer
 
@@ -97,6 +98,13 @@ class ConnectionHost(Protocol):
         """Whether connections are forwarded to a cluster after login (a front door)."""
 
     def handler(self, api_key: int) -> Handler | None: ...
+    def admit_user(self, user: str, conn_id: str) -> Callable[[], None] | None:
+        """``scram.max.connections.per.user``: the release of the place a first
+        login of ``user`` takes, or ``None``: refused (said and counted)."""
+
+    def user_refusal(self, user: str) -> str:
+        """What a login refused by that cap is told."""
+
     def lookup_may_block(self, request: CredentialRequest) -> bool: ...
     def grant(self, request: CredentialRequest, conn_id: str) -> Grant | None: ...
     def forward(
@@ -146,7 +154,9 @@ class ConnectionProtocol(asyncio.Protocol):
         "_released",
         "_task",
         "_transport",
+        "_user_place",
         "_write_paused",
+        "address_place",
         "conn_id",
     )
 
@@ -184,6 +194,8 @@ class ConnectionProtocol(asyncio.Protocol):
         # A front door: after the first login, the connection is forwarded.
         self._forwards = endpoint.forwards
         self._forward: Forwarding | None = None
+        self.address_place: Callable[[], None] | None = None  # see _give_places_back
+        self._user_place: Callable[[], None] | None = None
 
     async def wait_closed(self) -> None:
         """Return once the connection is gone."""
@@ -302,6 +314,7 @@ class ConnectionProtocol(asyncio.Protocol):
             self._task.cancel()
         self._endpoint.connections.pop(self, None)
         self._lost = True
+        _give_places_back(self)
         if self._forward is not None:
             self._forward.close()
         if self._closed_event is not None:
@@ -384,6 +397,8 @@ class ConnectionProtocol(asyncio.Protocol):
                 self._update_reading()
                 return
             elif isinstance(item, Authenticated):
+                if self._user_place is None and not _admit_user(self, transport, item, sends):
+                    return
                 if not self._released and self._hold_verdict(item, outputs[i - 1 :], sends):
                     return
                 # The client waits for server-final: send it before the bookkeeping.
@@ -464,6 +479,44 @@ class ConnectionProtocol(asyncio.Protocol):
         self._run(outputs)
         if self._forward is not None:
             self._forward.local_settled()
+
+
+# The connection caps: the places a connection holds in their counts.
+def _admit_user(
+    p: ConnectionProtocol, transport: asyncio.Transport, verdict: Authenticated, sends: list[bytes]
+) -> bool:
+    """``scram.max.connections.per.user`` at a first login: True when the user has
+    room (a re-authentication keeps its place). Else the login fails with the cap's
+    reason in place of its success (the last answer due), before any cluster
+    connection is opened for it, and the connection closes after
+    ``connection.failed.authentication.delay.ms``, so that the client reads why.
+    The host logs it, at most once a minute per user."""
+    if verdict.reauthentication:
+        return True
+    user = verdict.session.authorization_id
+    place = p._endpoint.admit_user(user, p.conn_id)
+    if place is not None:
+        p._user_place = place
+        return True
+    if sends:
+        sends.pop()  # the success (server-final) goes no further
+    for out in refuse_forwarded_login(p._conn, p._endpoint.user_refusal(user)):
+        if type(out) is Send:
+            sends.append(out.data)
+    _flush(transport, sends)
+    p._hold = True
+    p._update_reading()
+    p._loop.call_later(p._endpoint.pacer.failed_delay_s, p.close, "")
+    return False
+
+
+def _give_places_back(p: ConnectionProtocol) -> None:
+    """A connection lost gives back its address's place (``max.connections.per.ip``,
+    set by the acceptor as it made the protocol) and its user's."""
+    if p.address_place is not None:
+        p.address_place()
+    if p._user_place is not None:
+        p._user_place()
 
 
 # A connection's work off the loop, one piece at a time (its ``_task``): each

@@ -414,7 +414,9 @@ class ProxyAdapter:
         self._door = door
         self._edge = edge
         conn = edge.server_connection
-        metrics = door.metrics
+        self._user = verdict.session.authorization_id
+        # Counted per API and per edge user (the metrics' row of this user).
+        metrics = door.metrics.observer(self._user) if door.metrics else None
         self._proxy = ProxyConnection(
             door.bounds,
             door.chain.bind(door.edge_session(edge, verdict)),
@@ -423,7 +425,6 @@ class ProxyAdapter:
             observe_request=metrics.request if metrics else None,
             observe_response=metrics.response if metrics else None,
         )
-        self._user = verdict.session.authorization_id
         self._upstream: UpstreamProtocol | None = None
         self._to_cluster: asyncio.Transport | None = None
         self._timer: asyncio.TimerHandle | None = None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import _socket
 import asyncio
 import errno
+import functools
 import logging
 import resource
 import socket
@@ -72,13 +73,21 @@ class _Connecting:
     (the call of ``connection_made``, or a TLS handshake).
     """
 
-    __slots__ = ("_acceptor", "_conn", "_coro")
+    __slots__ = ("_acceptor", "_conn", "_coro", "_release")
 
-    def __init__(self, acceptor: Acceptor, conn: socket.socket) -> None:
+    def __init__(
+        self, acceptor: Acceptor, conn: socket.socket, release: Callable[[], None] | None = None
+    ) -> None:
         self._acceptor = acceptor
         self._conn = conn
+        # The place its address holds (max.connections.per.ip): the protocol gives
+        # it back when it is lost; here, if the connection fails before that.
+        self._release = release
+        factory = (
+            acceptor.factory if release is None else functools.partial(acceptor.factory, release)
+        )
         self._coro: Coroutine[Any, Any, object] = acceptor.loop.connect_accepted_socket(
-            acceptor.factory, conn, ssl=acceptor.ssl_context
+            factory, conn, ssl=acceptor.ssl_context
         )
 
     def step(self, _: object = None) -> None:
@@ -92,6 +101,8 @@ class _Connecting:
             self._acceptor.connecting.discard(self)
             log.debug("connection from an accepted socket failed: %s", exc)
             self._conn.close()
+            if self._release is not None:
+                self._release()
             return
         self._acceptor.connecting.add(self)
         if waiting is None:
@@ -103,6 +114,8 @@ class _Connecting:
         """Give up (the listener closes): the coroutine closes its transport, which
         owns the descriptor from then on."""
         self._coro.close()
+        if self._release is not None:
+            self._release()
 
 
 def listener_options(sock: socket.socket, family: int) -> None:
@@ -136,6 +149,11 @@ def _listen(host: str | None, port: int, backlog: int, reuse_port: bool) -> list
 class Acceptor:
     """One listener's sockets, accepting on ``loop`` into ``factory``'s protocols.
 
+    With ``admit`` (the per-address caps), each connection's address is admitted
+    first: a connection refused is closed at once, as Kafka's ``Acceptor``
+    closes one past ``max.connections.per.ip``; one admitted gets a protocol from
+    ``factory(release)``, ``release`` giving its address's place back.
+
     Raises (constructor):
         OSError: an address cannot be bound (in use, not on this host).
     """
@@ -143,7 +161,7 @@ class Acceptor:
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,
-        factory: Callable[[], asyncio.Protocol],
+        factory: Callable[..., asyncio.Protocol],
         address: tuple[str | None, int],
         *,
         name: str,
@@ -152,6 +170,7 @@ class Acceptor:
         reuse_port: bool = False,
         has_room: Callable[[], bool] = lambda: True,
         clock: Callable[[], float] = time.monotonic,
+        admit: Callable[[str], Callable[[], None] | None] | None = None,
     ) -> None:
         self.loop = loop
         self.factory = factory
@@ -161,6 +180,8 @@ class Acceptor:
         self.clock = clock
         #: False at ``max.connections``: new connections wait in the listen queue.
         self.has_room = has_room
+        #: ``max.connections.per.ip``: the address's place, or ``None`` (refused).
+        self.admit = admit
         self._paused = False
         self._closed = False
         self._logged_at: float | None = None
@@ -189,7 +210,7 @@ class Acceptor:
             try:
                 # The C half of socket.accept(); no setblocking(False) either:
                 # libuv's uv_tcp_open and asyncio's transport both set O_NONBLOCK.
-                fd, _ = sock._accept()  # type: ignore[attr-defined]
+                fd, peer = sock._accept()  # type: ignore[attr-defined]
             except (BlockingIOError, InterruptedError):
                 return
             except ConnectionAbortedError:
@@ -200,7 +221,15 @@ class Acceptor:
                     return
                 self._short_of_descriptors(exc)
                 return
-            _Connecting(self, _Accepted(*kind, fileno=fd)).step()
+            if self.admit is None:
+                _Connecting(self, _Accepted(*kind, fileno=fd)).step()
+                continue
+            release = self.admit(peer[0])
+            if release is None:
+                # Kafka's Acceptor: TooManyConnectionsException, the channel closed.
+                socket.close(fd)
+                continue
+            _Connecting(self, _Accepted(*kind, fileno=fd), release).step()
 
     def _short_of_descriptors(self, exc: OSError) -> None:
         """Pause (the connections wait in the kernel's queue), retry soon, say it once

@@ -42,6 +42,7 @@ from sasl_scram.endpoint.proxy import FrontDoor
 from sasl_scram.endpoint.proxy import FrontDoorStart
 from sasl_scram.endpoint.proxy import ProxyAdapter
 from sasl_scram.endpoint.runtime._accept import Acceptor
+from sasl_scram.endpoint.runtime._caps import ConnectionCaps
 from sasl_scram.endpoint.runtime._refusals import RefusalLog
 from sasl_scram.kafka import ApiKey
 from sasl_scram.store import AclStore
@@ -218,6 +219,13 @@ class ScramEndpoint:
         self._door_start: FrontDoorStart | None = None
         #: How long each login's verdict is held (KIP-306's delay, the budget).
         self.pacer = _pacer(config, self.metrics)
+        #: ``max.connections.per.ip`` (and its overrides), ``scram.max.connections.per.user``.
+        self.caps = ConnectionCaps(
+            config.max_connections_per_ip,
+            config.max_connections_per_ip_overrides,
+            config.max_connections_per_user,
+            self.metrics.edge if self.metrics is not None else None,
+        )
 
     # -- lifecycle --------------------------------------------------------------
     async def start(self) -> None:
@@ -276,8 +284,12 @@ class ScramEndpoint:
             self.config.ssl_keystore.server_context() if listener.protocol == "SASL_SSL" else None
         )
 
-        def factory(listener: ListenerAddress = listener) -> ConnectionProtocol:
-            return ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
+        def factory(
+            release: Callable[[], None] | None = None, listener: ListenerAddress = listener
+        ) -> ConnectionProtocol:
+            protocol = ConnectionProtocol(self, listener, f"{listener.name}-{next(self._ids)}")
+            protocol.address_place = release
+            return protocol
 
         acceptor = Acceptor(
             self.loop,
@@ -288,6 +300,8 @@ class ScramEndpoint:
             ssl_context=context,
             reuse_port=self._reuse_port,
             has_room=self._has_room if not self._forwarding else self._forwarding_room(listener),
+            # Counted per address only when a cap is set (Kafka's default: none).
+            admit=self.caps.admit_address if self.caps.per_address else None,
         )
         sock = acceptor.sockets[0].getsockname()
         self._acceptors.append(acceptor)
@@ -422,6 +436,15 @@ class ScramEndpoint:
     # -- used by the connections ----------------------------------------------------
     def handler(self, api_key: int) -> Handler | None:
         return self._handlers.get(api_key)
+
+    def admit_user(self, user: str, conn_id: str) -> Callable[[], None] | None:
+        """``scram.max.connections.per.user``: the release of the place a new login
+        of ``user`` takes; ``None``: the user is at its cap (said and counted)."""
+        return self.caps.admit_user(user, conn_id)
+
+    def user_refusal(self, user: str) -> str:
+        """What a login refused by ``scram.max.connections.per.user`` is told."""
+        return self.caps.user_refusal(user)
 
     def lookup_may_block(self, request: CredentialRequest) -> bool:
         """Whether answering ``request`` may wait on the network (a lazy ZooKeeper

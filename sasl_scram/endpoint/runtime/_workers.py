@@ -215,6 +215,7 @@ class Supervisor:
             [entry.name for entry in self.config.listeners],
             [m.mechanism_name for m in self.config.mechanisms],
             self.config.workers,
+            self.config.metrics_max_users,
         )
         self._metrics, _ = serve_metrics(WorkersMetrics(self.blocks), *address)
 
