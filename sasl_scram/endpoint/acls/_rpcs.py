@@ -26,17 +26,21 @@ from sasl_scram.authz import check_create_acls
 from sasl_scram.authz import check_delete_filters
 from sasl_scram.authz import check_describe_filter
 from sasl_scram.authz import java_host_address
+from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._extension import CloseRequest
+from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint.acls._edge_acls import EdgeAcls
+from sasl_scram.endpoint.acls._edge_acls import edge_acls
 from sasl_scram.endpoint.acls._edge_acls import log_decision
 from sasl_scram.frontdoor import EdgeSession
 from sasl_scram.frontdoor.authorization import Decided
+from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import ErrorCode
 from sasl_scram.store import ACL_STORE_ERRORS
 from sasl_scram.store import AclStore
 
-__all__ = ["AclRpcs"]
+__all__ = ["AclRpcs", "acl_handlers"]
 
 Body = dict[str, Any]
 _CAF = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
@@ -204,3 +208,19 @@ class AclRpcs:
             results.append({"error_code": outcome.error, "error_message": outcome.message,
                             "matching_acls": matching})  # fmt: skip
         return {"filter_results": results}
+
+
+def acl_handlers(
+    config: EndpointConfig, store: AclStore | None
+) -> tuple[EdgeAcls | None, dict[int, Handler]]:
+    """The edge's ACLs (``authorizer.class.name``), and the ACL RPCs answered on
+    them when they are kept in ``store``."""
+    acls = edge_acls(config, store)
+    if acls is None or store is None:
+        return acls, {}
+    rpcs = AclRpcs(store, acls, zookeeper=config.store.scheme == "zookeeper")
+    return acls, {
+        ApiKey.DESCRIBE_ACLS: rpcs.describe,
+        ApiKey.CREATE_ACLS: rpcs.create,
+        ApiKey.DELETE_ACLS: rpcs.delete,
+    }

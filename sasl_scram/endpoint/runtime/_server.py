@@ -23,8 +23,7 @@ from sasl_scram.endpoint._extension import RequestContext
 from sasl_scram.endpoint._listeners import ListenerAddress
 from sasl_scram.endpoint._metrics import AuthMetrics
 from sasl_scram.endpoint._metrics import WorkerShare
-from sasl_scram.endpoint.acls import AclRpcs
-from sasl_scram.endpoint.acls import edge_acls
+from sasl_scram.endpoint.acls import acl_handlers
 from sasl_scram.endpoint.login import Authenticated
 from sasl_scram.endpoint.login import BudgetPolicy
 from sasl_scram.endpoint.login import BusyPoller
@@ -128,6 +127,23 @@ def _warn_budget_lever(policy: BudgetPolicy) -> None:
             )
 
 
+def _extended(
+    handlers: dict[int, Handler], extensions: Sequence[EndpointExtension]
+) -> tuple[
+    Callable[[CredentialRequest], Grant | None] | None,
+    Callable[[CredentialRequest], bool] | None,
+]:
+    """Add the extensions' handlers to ``handlers``; their token grant (the
+    last one's), and whether it may block."""
+    grant: Callable[[CredentialRequest], Grant | None] | None = None
+    may_block: Callable[[CredentialRequest], bool] | None = None
+    for ext in extensions:
+        handlers.update(ext.handlers)
+        if ext.token_grant is not None:
+            grant, may_block = ext.token_grant, ext.token_grant_may_block
+    return grant, may_block
+
+
 class ScramEndpoint:
     """A Kafka-protocol endpoint that authenticates with SCRAM and serves KIP-554.
 
@@ -165,25 +181,10 @@ class ScramEndpoint:
             ApiKey.DESCRIBE_CLIENT_QUOTAS: _handlers.describe_client_quotas,
         }
         #: The edge's ACLs, with ``authorizer.class.name`` (else ``None``).
-        self.edge_acls = edge_acls(config, acl_store)
-        if self.edge_acls is not None and acl_store is not None:
-            zookeeper = config.store.scheme == "zookeeper"
-            rpcs = AclRpcs(acl_store, self.edge_acls, zookeeper=zookeeper)
-            self._handlers.update(
-                {
-                    ApiKey.DESCRIBE_ACLS: rpcs.describe,
-                    ApiKey.CREATE_ACLS: rpcs.create,
-                    ApiKey.DELETE_ACLS: rpcs.delete,
-                }
-            )
-        self._token_grant: Callable[[CredentialRequest], Grant | None] | None = None
-        self._token_may_block: Callable[[CredentialRequest], bool] | None = None
+        self.edge_acls, acl_rpcs = acl_handlers(config, acl_store)
+        self._handlers.update(acl_rpcs)
         self._refusals = RefusalLog(log)
-        for ext in self._extensions:
-            self._handlers.update(ext.handlers)
-            if ext.token_grant is not None:
-                self._token_grant = ext.token_grant
-                self._token_may_block = ext.token_grant_may_block
+        self._token_grant, self._token_may_block = _extended(self._handlers, self._extensions)
         keys = set(_CORE_APIS) | set(self._handlers)
         self.settings = ConnectionSettings.from_config(
             config,
