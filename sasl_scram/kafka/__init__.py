@@ -1,6 +1,7 @@
 """The Kafka wire protocol subset this project speaks, sans-IO.
 
-Schemas are data (:mod:`._apis`); one generic codec encodes and decodes
+Schemas are data (:mod:`._apis`; every API's, generated from Kafka's own
+specs, through :func:`message_spec`); one generic codec encodes and decodes
 requests and responses for both the endpoint and our own admin client.
 """
 
@@ -26,6 +27,9 @@ from sasl_scram.kafka._errors import ErrorCode
 from sasl_scram.kafka._errors import KafkaCodecError
 from sasl_scram.kafka._errors import MalformedMessage
 from sasl_scram.kafka._errors import UnsupportedRequest
+from sasl_scram.kafka._message_table import MessageSpec
+from sasl_scram.kafka._message_table import known_api_keys
+from sasl_scram.kafka._message_table import message_spec
 from sasl_scram.kafka._software import SOFTWARE_NAME
 from sasl_scram.kafka._software import SOFTWARE_PATTERN
 from sasl_scram.kafka._software import client_software
@@ -41,6 +45,7 @@ __all__ = [
     "FrameBuffer",
     "KafkaCodecError",
     "MalformedMessage",
+    "MessageSpec",
     "RequestHeader",
     "UnsupportedRequest",
     "api_versions_unsupported_response",
@@ -54,4 +59,6 @@ __all__ = [
     "encode_sasl_authenticate_response",
     "frame",
     "frame_response",
+    "known_api_keys",
+    "message_spec",
 ]
