@@ -24,6 +24,13 @@ cluster's answer, with no cost for the responses nobody asked for. The
 address rewriter is the first response filter; authorization at the edge is
 one more request filter.
 
+A *watcher* (:attr:`RequestFilter.watcher`: the audit trail) only reads: it
+never rewrites nor answers, so traffic never depends on it. A request of its
+keys that is too large to read whole (past the splitter's ``max_buffered``)
+streams through unread and the watcher is told so (:meth:`RequestFilter.on_unread`);
+it may watch a response likewise (:attr:`InFlight.watch`), read whole only
+when it is small enough, and told when the connection closes before it came.
+
 Filters are shared by every connection of a front door and hold no state of a
 connection's own; :meth:`FilterChain.bind` pairs the chain with one
 connection's :class:`EdgeSession` (who logged in, from where), which every
@@ -120,10 +127,17 @@ class RequestFilter:
 
     #: The API keys whose whole requests this filter sees.
     api_keys: frozenset[int] = frozenset()
+    #: The filter only reads: :meth:`on_request` always passes. A request of
+    #: its keys too large to read whole then streams through unread (when no
+    #: other filter needs it whole) and :meth:`on_unread` is told instead.
+    watcher: bool = False
 
     def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         """``payload``: the request without its size, header included."""
         return PASS
+
+    def on_unread(self, session: EdgeSession, entry: InFlight) -> None:
+        """A watcher's request, forwarded unread: it was too large to read whole."""
 
 
 class ResponseFilter:
@@ -170,7 +184,13 @@ class FilterChain:
     first that does not pass decides.
     """
 
-    __slots__ = ("_by_request_key", "_by_response_key", "request_keys", "response_keys")
+    __slots__ = (
+        "_by_request_key",
+        "_by_response_key",
+        "request_keys",
+        "response_keys",
+        "watched_keys",
+    )
 
     def __init__(
         self,
@@ -183,6 +203,12 @@ class FilterChain:
         self.request_keys = frozenset(self._by_request_key)
         #: Likewise for responses.
         self.response_keys = frozenset(self._by_response_key)
+        #: The request keys only watchers see: one too large to read whole streams.
+        self.watched_keys = frozenset(
+            key
+            for key, chain in self._by_request_key.items()
+            if all(each.watcher for each in chain)
+        )
 
     def bind(self, session: EdgeSession) -> BoundChain:
         """The chain as one connection uses it."""
@@ -200,12 +226,19 @@ class FilterChain:
         # Only passed: the splitter forwards the frame as it came.
         return PASS if rewritten is None else rewritten
 
+    def on_unread(self, session: EdgeSession, entry: InFlight) -> None:
+        for request_filter in self._by_request_key.get(entry.api_key, ()):
+            request_filter.on_unread(session, entry)
+
     def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
         for response_filter in self._by_response_key.get(entry.api_key, ()):
             payload = response_filter.on_response(session, entry, payload)
         reshape = entry.reshape
         if reshape is not None:
             payload = reshape(payload)
+        watch = entry.watch
+        if watch is not None:
+            watch.response(payload)
         return payload
 
 
@@ -213,16 +246,20 @@ class BoundChain:
     """A :class:`FilterChain` and one connection's :class:`EdgeSession`: what a
     :class:`~sasl_scram.frontdoor.ProxyConnection` calls."""
 
-    __slots__ = ("_chain", "request_keys", "response_keys", "session")
+    __slots__ = ("_chain", "request_keys", "response_keys", "session", "watched_keys")
 
     def __init__(self, chain: FilterChain, session: EdgeSession) -> None:
         self._chain = chain
         self.session = session
         self.request_keys = chain.request_keys
         self.response_keys = chain.response_keys
+        self.watched_keys = chain.watched_keys
 
     def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
         return self._chain.on_request(self.session, entry, payload)
+
+    def on_unread(self, entry: InFlight) -> None:
+        self._chain.on_unread(self.session, entry)
 
     def on_response(self, entry: InFlight, payload: bytes) -> bytes:
         return self._chain.on_response(self.session, entry, payload)

@@ -212,6 +212,8 @@ class ProxyConnection:
             stop_at_local=True,
             observe=observe_request,
             decide=chain.on_request,
+            watched=chain.watched_keys,
+            unread=chain.on_unread,
         )
         self._requests.max_rest = bounds.max_held
         self._responses = ResponseSplitter(
@@ -220,6 +222,7 @@ class ProxyConnection:
             chain.response_keys,
             max_frame=_ANY_FRAME,
             max_buffered=bounds.max_rewritten_response,
+            max_watched=bounds.max_parsed_request,
             observe=observe_response,
         )
         self._held = bytearray()
@@ -340,7 +343,9 @@ class ProxyConnection:
 
     def close(self) -> None:
         """The client connection is gone."""
-        self.phase = Phase.CLOSED
+        if self.phase is not Phase.CLOSED:
+            self.phase = Phase.CLOSED
+            self._lose_in_flight()
 
     # -- what follows ---------------------------------------------------------------
     def _go_on(self, now: float, lifetime_ms: int, first: bytes = b"") -> list[Action]:
@@ -408,4 +413,16 @@ class ProxyConnection:
         if self.phase is Phase.CLOSED:
             return []
         self.phase = Phase.CLOSED
+        self._lose_in_flight()
         return [CloseConnection(reason, event)]
+
+    def _lose_in_flight(self) -> None:
+        """Tell each request's watch that its response will never be seen: the
+        cluster may have acted on the request all the same."""
+        entries = self._in_flight.drain()
+        pending = self._responses.pending()
+        if pending is not None:
+            entries.insert(0, pending)
+        for entry in entries:
+            if entry.watch is not None:
+                entry.watch.lost()
