@@ -17,6 +17,7 @@ from sasl_scram.audit._trail import AUDIT_LOGGER_NAME
 from sasl_scram.audit._trail import audit
 from sasl_scram.audit._trail import audit_event
 from sasl_scram.audit._trail import audit_message
+from sasl_scram.audit._trail import error_name
 from sasl_scram.audit._trail import escape
 from sasl_scram.audit._trail import event_message
 from sasl_scram.audit._trail import request_name
@@ -26,6 +27,7 @@ __all__ = [
     "audit",
     "audit_event",
     "audit_message",
+    "error_name",
     "escape",
     "event_message",
     "request_name",

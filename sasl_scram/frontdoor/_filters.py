@@ -113,6 +113,8 @@ class EdgeSession:
         token_id: the delegation token the client logged in with, if any.
         cluster_principal: who the cluster sees: the upstream login in
             ``service`` mode, the owner in ``owner-token`` mode.
+        cluster_token_id: when the upstream login is a delegation token
+            (whose owner only the cluster knows): its id.
     """
 
     principal: KafkaPrincipal
@@ -120,6 +122,7 @@ class EdgeSession:
     connection_id: str
     token_id: str | None = None
     cluster_principal: KafkaPrincipal | None = None
+    cluster_token_id: str | None = None
 
 
 class RequestFilter:

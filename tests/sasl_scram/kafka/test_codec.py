@@ -217,6 +217,7 @@ def _primitive(name: str) -> st.SearchStrategy[Any]:
         "int16": st.integers(-(2**15), 2**15 - 1),
         "int32": st.integers(-(2**31), 2**31 - 1),
         "int64": st.integers(-(2**63), 2**63 - 1),
+        "uint16": st.integers(0, 2**16 - 1),
         "bool": st.booleans(),
         "uuid": st.binary(min_size=16, max_size=16),
         "string": st.text(max_size=12),
