@@ -64,6 +64,7 @@ from sasl_scram.frontdoor import ProxyConnection
 from sasl_scram.frontdoor import ReadClient
 from sasl_scram.frontdoor import ReadCluster
 from sasl_scram.frontdoor import Relogin
+from sasl_scram.frontdoor import RequestFilter
 from sasl_scram.frontdoor import SetTimer
 from sasl_scram.frontdoor import ToClient
 from sasl_scram.frontdoor import ToCluster
@@ -76,6 +77,9 @@ from sasl_scram.frontdoor import describe_cluster_version
 from sasl_scram.frontdoor import edge_api_versions
 from sasl_scram.frontdoor import owner_refusal
 from sasl_scram.frontdoor import upstream_login_name
+from sasl_scram.frontdoor.audit import AdminAuditFilter
+from sasl_scram.frontdoor.audit import audit_enabled
+from sasl_scram.frontdoor.audit import cluster_identity
 
 __all__ = ["REFUSED_UPSTREAM", "EdgeConnection", "FrontDoor", "ProxyAdapter", "open_front_door"]
 
@@ -149,10 +153,14 @@ class FrontDoor:
         }
         self.rewriter = AddressRewriter(host, upstream.node_port_base, learn=self._learn)
         self.bounds = bounds
-        #: What stays at the edge, then any policy; responses: the address rewriter.
-        self.chain = FilterChain(
-            [EdgeRequestFilter(self.local_keys)], [AddressRewriteFilter(self.rewriter)]
-        )
+        #: What stays at the edge, then any policy, then the audit of the
+        #: administrative requests; responses: the address rewriter.
+        requests: list[RequestFilter] = [EdgeRequestFilter(self.local_keys)]
+        if audit_enabled():
+            # Checked once, here: with the audit logger off, administrative
+            # requests stream through unread like any other.
+            requests.append(AdminAuditFilter())
+        self.chain = FilterChain(requests, [AddressRewriteFilter(self.rewriter)])
         #: The login, TLS and time-out of every connection to the cluster.
         self.link = UpstreamLink.of(upstream.client, bounds.upstream_timeout_s)
         #: Node id by the port of its node listener.
@@ -180,12 +188,16 @@ class FrontDoor:
     def edge_session(self, edge: EdgeConnection, verdict: Authenticated) -> EdgeSession:
         """Who a forwarded connection's filters see sending its requests."""
         session = verdict.session
+        client = self.upstream.client
         return EdgeSession(
             KafkaPrincipal.user(session.authorization_id),
             edge.client_host,
             edge.conn_id,
             token_id=session.username if session.token_authenticated else None,
             cluster_principal=self._cluster_principal(session.authorization_id),
+            cluster_token_id=(
+                client.username if self.owners is None and client.token_auth else None
+            ),
         )
 
     def _cluster_principal(self, owner: str) -> KafkaPrincipal | None:
@@ -383,7 +395,17 @@ class ProxyAdapter:
     the client hears it once the cluster has taken our login for it too.
     """
 
-    __slots__ = ("_door", "_edge", "_proxy", "_task", "_timer", "_to_cluster", "_upstream", "_user")
+    __slots__ = (
+        "_door",
+        "_edge",
+        "_proxy",
+        "_session",
+        "_task",
+        "_timer",
+        "_to_cluster",
+        "_upstream",
+        "_user",
+    )
 
     def __init__(
         self, door: FrontDoor, edge: EdgeConnection, verdict: Authenticated, held: Held
@@ -392,9 +414,10 @@ class ProxyAdapter:
         self._edge = edge
         conn = edge.server_connection
         metrics = door.metrics
+        self._session = session = door.edge_session(edge, verdict)
         self._proxy = ProxyConnection(
             door.bounds,
-            door.chain.bind(door.edge_session(edge, verdict)),
+            door.chain.bind(session),
             forwarded=door.forwarded,
             session_valid=lambda: conn.authenticated and not conn.session_expired(),
             observe_request=metrics.request if metrics else None,
@@ -410,6 +433,9 @@ class ProxyAdapter:
     @property
     def phase(self) -> Phase:
         return self._proxy.phase
+
+    def cluster_identity(self) -> tuple[str, str]:
+        return cluster_identity(self._session)
 
     async def _open(self, verdict: Authenticated, held: Held) -> None:
         edge = self._edge
