@@ -19,27 +19,27 @@ from dataclasses import dataclass
 from typing import Any
 from typing import Final
 
+from sasl_scram.authz import CLUSTER_NAME as CLUSTER
+from sasl_scram.authz import AclOperation
+from sasl_scram.authz import AclPermissionType
+from sasl_scram.authz import PatternType
 from sasl_scram.frontdoor.audit._lines import Key
 from sasl_scram.frontdoor.audit._lines import Line
 from sasl_scram.frontdoor.audit._lines import Results
 from sasl_scram.frontdoor.audit._lines import joined
 from sasl_scram.frontdoor.audit._lines import kafka_uuid
 from sasl_scram.frontdoor.audit._lines import partition_keys
-from sasl_scram.frontdoor.audit._names import ACL_OPERATIONS
 from sasl_scram.frontdoor.audit._names import CONFIG_OPERATIONS
 from sasl_scram.frontdoor.audit._names import CONFIG_RESOURCES
 from sasl_scram.frontdoor.audit._names import ELECTION_TYPES
-from sasl_scram.frontdoor.audit._names import PATTERN_TYPES
-from sasl_scram.frontdoor.audit._names import PERMISSION_TYPES
-from sasl_scram.frontdoor.audit._names import RESOURCE_TYPES
 from sasl_scram.frontdoor.audit._names import UPGRADE_TYPES
+from sasl_scram.frontdoor.audit._names import acl_name
 from sasl_scram.frontdoor.audit._names import named
+from sasl_scram.frontdoor.audit._names import resource_type_name
 
 __all__ = ["ADMIN_APIS", "AdminApi"]
 
 Body = dict[str, Any]
-#: Kafka's name of the one cluster resource (``CLUSTER_NAME``).
-CLUSTER = "kafka-cluster"
 #: What a DeleteAcls filter's null field matches: anything.
 ANY = "<any>"
 #: The name of an entity's default (a broker's cluster-wide configs, a quota's
@@ -364,19 +364,19 @@ def _acl_details(acl: Body, prefix: str = "acl") -> tuple[tuple[str, object], ..
     return (
         (f"{prefix}Principal", ANY if principal is None else principal),
         (f"{prefix}Host", ANY if host is None else host),
-        (f"{prefix}Operation", named(ACL_OPERATIONS, acl["operation"])),
-        (f"{prefix}PermissionType", named(PERMISSION_TYPES, acl["permission_type"])),
+        (f"{prefix}Operation", acl_name(AclOperation, acl["operation"])),
+        (f"{prefix}PermissionType", acl_name(AclPermissionType, acl["permission_type"])),
     )
 
 
 def _create_acls(body: Body) -> list[Line]:
     return [
         Line(
-            named(RESOURCE_TYPES, c["resource_type"]),
+            resource_type_name(c["resource_type"]),
             c["resource_name"],
             _acl_details(c),
             ((i, ""),),
-            named(PATTERN_TYPES, c["resource_pattern_type"]),
+            acl_name(PatternType, c["resource_pattern_type"]),
         )
         for i, c in enumerate(body["creations"])
     ]
@@ -389,11 +389,11 @@ def _positional(entries: list[Body]) -> Results:
 def _delete_acls(body: Body) -> list[Line]:
     return [
         Line(
-            named(RESOURCE_TYPES, f["resource_type_filter"]),
+            resource_type_name(f["resource_type_filter"]),
             ANY if f["resource_name_filter"] is None else f["resource_name_filter"],
             _acl_details(f, "filter"),
             ((i, ""),),
-            named(PATTERN_TYPES, f["pattern_type_filter"]),
+            acl_name(PatternType, f["pattern_type_filter"]),
         )
         for i, f in enumerate(body["filters"])
     ]
@@ -414,11 +414,11 @@ def _acls_deleted(lines: list[Line], body: Body) -> list[Line]:
         for j, acl in enumerate(result["matching_acls"]):
             out.append(
                 Line(
-                    named(RESOURCE_TYPES, acl["resource_type"]),
+                    resource_type_name(acl["resource_type"]),
                     acl["resource_name"],
                     _acl_details(acl),
                     (((index, j), ""),),
-                    named(PATTERN_TYPES, acl["pattern_type"]),
+                    acl_name(PatternType, acl["pattern_type"]),
                 )
             )
     return out

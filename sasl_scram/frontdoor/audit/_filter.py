@@ -22,6 +22,7 @@ from typing import Final
 
 from sasl_scram.audit import AUDIT_LOGGER_NAME
 from sasl_scram.audit import audit_message
+from sasl_scram.authz import CLUSTER_NAME as CLUSTER
 from sasl_scram.frontdoor._filters import PASS
 from sasl_scram.frontdoor._filters import EdgeSession
 from sasl_scram.frontdoor._filters import RequestFilter
@@ -29,7 +30,6 @@ from sasl_scram.frontdoor._filters import RequestOutcome
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._inflight import _uvarint as uvarint
 from sasl_scram.frontdoor.audit._apis import ADMIN_APIS
-from sasl_scram.frontdoor.audit._apis import CLUSTER
 from sasl_scram.frontdoor.audit._apis import AdminApi
 from sasl_scram.frontdoor.audit._lines import Details
 from sasl_scram.frontdoor.audit._lines import Line
