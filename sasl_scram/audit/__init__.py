@@ -1,7 +1,9 @@
 """The audit trail of ``kafka-scram serve``: one INFO line on its own logger,
-:data:`AUDIT_LOGGER_NAME` (``kafka_scram.audit``), for each credential change,
-each refused administrative or token request, and each delegation token
-created, renewed or expired.
+:data:`AUDIT_LOGGER_NAME` (``kafka_scram.audit``), for each successful login
+(and KIP-368 re-authentication), each credential change, each refused
+administrative or token request, each delegation token created, renewed or
+expired, and, at a front door, each resource an administrative request it
+forwarded changes, with the cluster's answer.
 
 The lines take the shape of Kafka's authorizer log (``AclAuthorizer``'s
 ``logAuditMessage``, logger ``kafka.authorizer.logger``), so the tools that read
@@ -17,6 +19,7 @@ from sasl_scram.audit._trail import AUDIT_LOGGER_NAME
 from sasl_scram.audit._trail import audit
 from sasl_scram.audit._trail import audit_event
 from sasl_scram.audit._trail import audit_message
+from sasl_scram.audit._trail import error_name
 from sasl_scram.audit._trail import escape
 from sasl_scram.audit._trail import event_message
 from sasl_scram.audit._trail import request_name
@@ -26,6 +29,7 @@ __all__ = [
     "audit",
     "audit_event",
     "audit_message",
+    "error_name",
     "escape",
     "event_message",
     "request_name",

@@ -21,6 +21,8 @@ from typing import ParamSpec
 
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.kafka import ApiKey
+from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import message_spec
 
 #: The logger every audit line goes to (Kafka's is ``kafka.authorizer.logger``).
 AUDIT_LOGGER_NAME = "kafka_scram.audit"
@@ -62,8 +64,20 @@ def request_name(api_key: int) -> str:
     try:
         key = ApiKey(api_key)
     except ValueError:
-        return str(api_key)
+        try:
+            return message_spec(api_key).name
+        except KeyError:
+            return str(api_key)
     return "".join(word.capitalize() for word in key.name.split("_"))
+
+
+def error_name(code: int) -> str:
+    """Kafka's name of an error code (``Errors``: ``TOPIC_ALREADY_EXISTS``), or
+    the number of one newer than our table."""
+    try:
+        return ErrorCode(code).name
+    except ValueError:
+        return str(code)
 
 
 def _principal(principal: KafkaPrincipal) -> str:
@@ -84,6 +98,7 @@ def audit_message(
     resource: tuple[str, str],
     request: str,
     details: Details = (),
+    pattern: str = _LITERAL,
 ) -> str:
     """One audit line (without logging it).
 
@@ -98,12 +113,14 @@ def audit_message(
             ``("Cluster", "kafka-cluster")``, ``("DelegationToken", token_id)``.
         request: Kafka's request name (:func:`request_name`).
         details: ``(name, value)`` pairs for the ``with`` part; never a secret.
+        pattern: The resource's pattern type (``PREFIXED`` for an ACL on a
+            prefix); ``LITERAL``, an exact name, for every other line.
     """
     kind, name = resource
     return (
         f"Principal = {_principal(principal)} is {'Allowed' if allowed else 'Denied'} "
         f"Operation = {operation} from host = {escape(host) or 'unknown'} "
-        f"on resource = {kind}:{_LITERAL}:{escape(name)} for request = {request}"
+        f"on resource = {kind}:{pattern}:{escape(name)} for request = {request}"
         f"{_details(details)}"
     )
 

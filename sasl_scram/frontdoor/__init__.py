@@ -62,6 +62,7 @@ from sasl_scram.frontdoor._filters import ResponseFilter
 from sasl_scram.frontdoor._filters import Rewrite
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._inflight import InFlightQueue
+from sasl_scram.frontdoor._inflight import ResponseWatch
 from sasl_scram.frontdoor._inflight import produce_acks
 from sasl_scram.frontdoor._login import UpstreamLogin
 from sasl_scram.frontdoor._login import UpstreamLoginError
@@ -157,6 +158,7 @@ __all__ = [
     "Respond",
     "ResponseFilter",
     "ResponseSplitter",
+    "ResponseWatch",
     "Rewrite",
     "SetTimer",
     "ToClient",

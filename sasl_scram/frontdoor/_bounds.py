@@ -26,7 +26,9 @@ class ProxyBounds:
             closes it (``InvalidReceiveException``).
         max_parsed_request: the largest request read whole, by the edge's own
             handlers or a request filter (``sasl.server.max.receive.size``);
-            a bigger one closes the connection.
+            a bigger one closes the connection. Also the largest request or
+            response read whole only to be watched (the audit trail): a bigger
+            one streams through unread, so watching never closes a connection.
         max_rewritten_response: the largest response read whole to rewrite
             (Metadata, FindCoordinator, DescribeCluster); a bigger one closes
             the connection. Other responses stream through unbuffered.

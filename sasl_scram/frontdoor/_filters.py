@@ -24,6 +24,13 @@ cluster's answer, with no cost for the responses nobody asked for. The
 address rewriter is the first response filter; authorization at the edge is
 one more request filter.
 
+A *watcher* (:attr:`RequestFilter.watcher`: the audit trail) only reads: it
+never rewrites nor answers, so traffic never depends on it. A request of its
+keys that is too large to read whole (past the splitter's ``max_buffered``)
+streams through unread and the watcher is told so (:meth:`RequestFilter.on_unread`);
+it may watch a response likewise (:attr:`InFlight.watch`), read whole only
+when it is small enough, and told when the connection closes before it came.
+
 Filters are shared by every connection of a front door and hold no state of a
 connection's own; :meth:`FilterChain.bind` pairs the chain with one
 connection's :class:`EdgeSession` (who logged in, from where), which every
@@ -107,6 +114,8 @@ class EdgeSession:
         token_id: the delegation token the client logged in with, if any.
         cluster_principal: who the cluster sees: the upstream login in
             ``service`` mode, the owner in ``owner-token`` mode.
+        cluster_token_id: when the upstream login is a delegation token
+            (whose owner only the cluster knows): its id.
     """
 
     principal: KafkaPrincipal
@@ -114,6 +123,7 @@ class EdgeSession:
     connection_id: str
     token_id: str | None = None
     cluster_principal: KafkaPrincipal | None = None
+    cluster_token_id: str | None = None
 
 
 class RequestFilter:
@@ -133,9 +143,17 @@ class RequestFilter:
         :meth:`on_request` must see it whole; ``None`` while more bytes are needed."""
         return True
 
+    #: The filter only reads: :meth:`on_request` always passes. A request of
+    #: its keys too large to read whole then streams through unread (when no
+    #: other filter needs it whole) and :meth:`on_unread` is told instead.
+    watcher: bool = False
+
     def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
         """``payload``: the request without its size, header included."""
         return PASS
+
+    def on_unread(self, session: EdgeSession, entry: InFlight) -> None:
+        """A watcher's request, forwarded unread: it was too large to read whole."""
 
 
 class ResponseFilter:
@@ -189,6 +207,7 @@ class FilterChain:
         "head_keys",
         "request_keys",
         "response_keys",
+        "watched_keys",
     )
 
     def __init__(
@@ -207,6 +226,12 @@ class FilterChain:
         #: The API keys the edge's own machinery answers (bounded as such).
         self.edge_keys = frozenset(
             key for each in requests if isinstance(each, EdgeRequestFilter) for key in each.api_keys
+        )
+        #: The request keys only watchers see: one too large to read whole streams.
+        self.watched_keys = frozenset(
+            key
+            for key, chain in self._by_request_key.items()
+            if all(each.watcher for each in chain)
         )
 
     def bind(self, session: EdgeSession) -> BoundChain:
@@ -240,12 +265,19 @@ class FilterChain:
                 whole = None
         return whole
 
+    def on_unread(self, session: EdgeSession, entry: InFlight) -> None:
+        for request_filter in self._by_request_key.get(entry.api_key, ()):
+            request_filter.on_unread(session, entry)
+
     def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
         for response_filter in self._by_response_key.get(entry.api_key, ()):
             payload = response_filter.on_response(session, entry, payload)
         reshape = entry.reshape
         if reshape is not None:
             payload = reshape(payload)
+        watch = entry.watch
+        if watch is not None:
+            watch.response(payload)
         return payload
 
 
@@ -253,7 +285,15 @@ class BoundChain:
     """A :class:`FilterChain` and one connection's :class:`EdgeSession`: what a
     :class:`~sasl_scram.frontdoor.ProxyConnection` calls."""
 
-    __slots__ = ("_chain", "edge_keys", "head_keys", "request_keys", "response_keys", "session")
+    __slots__ = (
+        "_chain",
+        "edge_keys",
+        "head_keys",
+        "request_keys",
+        "response_keys",
+        "session",
+        "watched_keys",
+    )
 
     def __init__(self, chain: FilterChain, session: EdgeSession) -> None:
         self._chain = chain
@@ -262,12 +302,16 @@ class BoundChain:
         self.response_keys = chain.response_keys
         self.edge_keys = chain.edge_keys
         self.head_keys = chain.head_keys
+        self.watched_keys = chain.watched_keys
 
     def on_head(self, api_key: int, version: int, buf: Buffer, start: int, end: int) -> bool | None:
         return self._chain.on_head(self.session, api_key, version, buf, start, end)
 
     def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
         return self._chain.on_request(self.session, entry, payload)
+
+    def on_unread(self, entry: InFlight) -> None:
+        self._chain.on_unread(self.session, entry)
 
     def on_response(self, entry: InFlight, payload: bytes) -> bytes:
         return self._chain.on_response(self.session, entry, payload)

@@ -12,10 +12,11 @@ import struct
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from sasl_scram.frontdoor._errors import PeerProtocolError
 
-__all__ = ["InFlight", "InFlightQueue", "produce_acks"]
+__all__ = ["InFlight", "InFlightQueue", "ResponseWatch", "produce_acks"]
 
 _I16 = struct.Struct(">h")
 _SIZE = struct.Struct(">i")
@@ -24,6 +25,19 @@ _PRODUCE = 0
 # request header v2) from v9.
 _PRODUCE_TRANSACTIONAL_SINCE = 3
 _PRODUCE_FLEXIBLE_SINCE = 9
+
+
+class ResponseWatch(Protocol):
+    """What a request filter that only reads its request's response is told
+    (:attr:`InFlight.watch`), once: the response, or that it was lost."""
+
+    def response(self, payload: bytes | None) -> None:
+        """The response as the client gets it (correlation id first, without
+        the size), or ``None``: it was too large to read whole and streamed
+        through unread."""
+
+    def lost(self) -> None:
+        """No response will be seen: the connection closed first."""
 
 
 @dataclass(slots=True)
@@ -45,6 +59,10 @@ class InFlight:
     #: response (correlation id first, without the size) is buffered whole and
     #: becomes what this returns (after the response filters of its API key).
     reshape: Callable[[bytes], bytes] | None = None
+    #: Set by a request filter that only reads this request's response (the
+    #: audit trail): the response is read whole only when it is small enough
+    #: (``ResponseSplitter``'s ``max_watched``), and never changed.
+    watch: ResponseWatch | None = None
 
 
 class InFlightQueue:
@@ -86,6 +104,13 @@ class InFlightQueue:
             self.answers -= 1
             out.append(_SIZE.pack(len(answer)) + answer)
         return out
+
+    def drain(self) -> list[InFlight]:
+        """Every entry, oldest first, leaving the queue empty: the connection closed."""
+        entries = list(self._entries)
+        self._entries.clear()
+        self.answers = 0
+        return entries
 
     def pop(self, correlation_id: int) -> InFlight:
         """The oldest entry, which a response with ``correlation_id`` answers."""

@@ -217,6 +217,8 @@ class ProxyConnection:
             edge_keys=chain.edge_keys,
             head=chain.on_head,
             head_keys=chain.head_keys,
+            watched=chain.watched_keys,
+            unread=chain.on_unread,
         )
         self._requests.max_rest = bounds.max_held
         self._responses = ResponseSplitter(
@@ -225,6 +227,7 @@ class ProxyConnection:
             chain.response_keys,
             max_frame=_ANY_FRAME,
             max_buffered=bounds.max_rewritten_response,
+            max_watched=bounds.max_parsed_request,
             observe=observe_response,
         )
         self._held = bytearray()
@@ -348,7 +351,9 @@ class ProxyConnection:
 
     def close(self) -> None:
         """The client connection is gone."""
-        self.phase = Phase.CLOSED
+        if self.phase is not Phase.CLOSED:
+            self.phase = Phase.CLOSED
+            self._lose_in_flight()
 
     # -- what follows ---------------------------------------------------------------
     def _go_on(self, now: float, lifetime_ms: int, first: bytes = b"") -> list[Action]:
@@ -428,4 +433,16 @@ class ProxyConnection:
             return []
         self.phase = Phase.CLOSED
         self._unwritten.clear()
+        self._lose_in_flight()
         return [CloseConnection(reason, event)]
+
+    def _lose_in_flight(self) -> None:
+        """Tell each request's watch that its response will never be seen: the
+        cluster may have acted on the request all the same."""
+        entries = self._in_flight.drain()
+        pending = self._responses.pending()
+        if pending is not None:
+            entries.insert(0, pending)
+        for entry in entries:
+            if entry.watch is not None:
+                entry.watch.lost()

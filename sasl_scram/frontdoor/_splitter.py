@@ -275,9 +275,12 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         rewrite: the payload (correlation id on, without the size) of a response
             to rewrite, to the new payload.
         rewritten: the API keys whose responses go through ``rewrite``; so
-            does a response whose request has a ``reshape``.
+            does a response whose request has a ``reshape``, and one whose
+            request has a ``watch``, when it is at most ``max_watched`` bytes.
         max_frame: the largest response accepted at all.
         max_buffered: the largest response buffered whole to rewrite.
+        max_watched: the largest response buffered whole only to be watched; a
+            bigger one streams through, its watch told ``None``.
         observe: told each response's API key and size (metrics).
     """
 
@@ -289,6 +292,7 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         *,
         max_frame: int,
         max_buffered: int,
+        max_watched: int = 0,
         observe: Observer | None = None,
     ) -> None:
         super().__init__(max_frame, max_buffered, 4, observe)
@@ -296,6 +300,7 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         self._rewrite = rewrite
         self._rewritten = rewritten
         self._answers = in_flight
+        self.max_watched = max_watched
 
     def _classify(
         self, buf: _Buffer, start: int, end: int, size: int
@@ -305,7 +310,19 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         entry = self._in_flight.pop(_CORRELATION.unpack_from(buf, start)[0])
         if self._observe is not None:
             self._observe(entry.api_key, 4 + size)
-        return entry.api_key in self._rewritten or entry.reshape is not None, entry
+        if entry.api_key in self._rewritten or entry.reshape is not None:
+            return True, entry
+        watch = entry.watch
+        if watch is None:
+            return False, entry
+        if size <= self.max_watched:
+            return True, entry
+        watch.response(None)
+        return False, entry
+
+    def pending(self) -> InFlight | None:
+        """The request whose response is being read whole, if one is."""
+        return self._tag if self._whole is not None else None
 
     def _complete(self, tag: InFlight, payload: bytes) -> bytes:
         new = self._rewrite(tag, payload)
@@ -342,6 +359,9 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
             until :meth:`resume`, so its answer can wait for those of the
             forwarded requests before it without anything after it moving.
         observe: told each forwarded request's API key and size (metrics).
+        watched, unread: of the ``local`` keys, those only watched (the audit
+            trail): a request of theirs larger than ``max_buffered`` streams
+            through unread, as any other, and ``unread`` is told its entry.
     """
 
     def __init__(
@@ -358,6 +378,8 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         edge_keys: Container[int] | None = None,
         head: HeadDecider | None = None,
         head_keys: Container[int] = (),
+        watched: Container[int] = (),
+        unread: Callable[[InFlight], None] | None = None,
     ) -> None:
         super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size, observe)
         self._in_flight = in_flight
@@ -365,6 +387,8 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         self._edge_keys = local if edge_keys is None else edge_keys
         self._head = head
         self._head_keys = head_keys
+        self._watched = watched
+        self._unread = unread
         self._forwarded = forwarded
         # A local request is answered once every forwarded one before it has
         # been: nothing after it is read (nor enters in_flight) until then.
@@ -377,6 +401,7 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         if end - start < _REQUEST_HEAD.size:
             return None
         api_key, version, correlation_id = _REQUEST_HEAD.unpack_from(buf, start)
+        unread = False
         if api_key in self._local:
             whole = True
             if api_key in self._head_keys:
@@ -387,7 +412,10 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
                     return None
                 whole = got
             if whole:
-                return True, InFlight(correlation_id, api_key, version)
+                if size <= self.max_buffered or api_key not in self._watched:
+                    return True, InFlight(correlation_id, api_key, version)
+                # Only watched, and too large to read whole: it streams as any other.
+                unread = True
         self._check_forwarded(api_key, version)
         answered = expects_response(buf, start + _REQUEST_HEAD.size, end, api_key, version)
         if answered is None:
@@ -396,6 +424,8 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         self._in_flight.push(entry)
         if self._observe is not None:
             self._observe(api_key, 4 + size)
+        if unread and self._unread is not None:
+            self._unread(entry)
         return False, entry
 
     def _buffer_limit(self, tag: InFlight) -> int:

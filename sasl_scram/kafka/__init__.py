@@ -1,6 +1,7 @@
 """The Kafka wire protocol subset this project speaks, sans-IO.
 
-Schemas are data (:mod:`._apis`); one generic codec encodes and decodes
+Schemas are data (:mod:`._apis`; every API's, generated from Kafka's own
+specs, through :func:`message_spec`); one generic codec encodes and decodes
 requests and responses for both the endpoint and our own admin client.
 """
 

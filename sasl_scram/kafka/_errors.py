@@ -1,8 +1,10 @@
 """Codec errors and the one table of Kafka's error codes.
 
-Every Kafka error code this project sends or reads is here, with Kafka's
-default message (``org.apache.kafka.common.protocol.Errors``): the endpoint, the
-stores' KIP-554 results, the admin client and ``tokenauth`` all use it.
+Every error code of Kafka 4.4 (``org.apache.kafka.common.protocol.Errors``) is
+here, by Kafka's name, with its exception class and default message
+(``_error_texts.py``): the endpoint, the stores' KIP-554 results, the admin
+client, ``tokenauth`` and the front door's audit trail, which names whatever a
+cluster answers, all use it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import enum
 from typing import Any
 
 from sasl_scram._errors import ScramError
+from sasl_scram.kafka._error_texts import ERROR_TEXTS
 
 __all__ = ["ErrorCode", "KafkaCodecError", "MalformedMessage", "UnsupportedRequest"]
 
@@ -35,24 +38,70 @@ class UnsupportedRequest(KafkaCodecError):
 
 
 class ErrorCode(enum.IntEnum):
-    """The error codes used on the paths served here. Values never change in Kafka."""
+    """Kafka's error codes, by ``Errors``' names. Values never change in Kafka."""
 
     UNKNOWN_SERVER_ERROR = -1
     NONE = 0
+    OFFSET_OUT_OF_RANGE = 1
+    CORRUPT_MESSAGE = 2
     UNKNOWN_TOPIC_OR_PARTITION = 3
+    INVALID_FETCH_SIZE = 4
     LEADER_NOT_AVAILABLE = 5
+    NOT_LEADER_OR_FOLLOWER = 6
+    REQUEST_TIMED_OUT = 7
+    BROKER_NOT_AVAILABLE = 8
+    REPLICA_NOT_AVAILABLE = 9
+    MESSAGE_TOO_LARGE = 10
+    STALE_CONTROLLER_EPOCH = 11
+    OFFSET_METADATA_TOO_LARGE = 12
+    NETWORK_EXCEPTION = 13
+    COORDINATOR_LOAD_IN_PROGRESS = 14
+    COORDINATOR_NOT_AVAILABLE = 15
+    NOT_COORDINATOR = 16
+    INVALID_TOPIC_EXCEPTION = 17
+    RECORD_LIST_TOO_LARGE = 18
+    NOT_ENOUGH_REPLICAS = 19
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND = 20
+    INVALID_REQUIRED_ACKS = 21
+    ILLEGAL_GENERATION = 22
+    INCONSISTENT_GROUP_PROTOCOL = 23
+    INVALID_GROUP_ID = 24
+    UNKNOWN_MEMBER_ID = 25
+    INVALID_SESSION_TIMEOUT = 26
+    REBALANCE_IN_PROGRESS = 27
+    INVALID_COMMIT_OFFSET_SIZE = 28
     TOPIC_AUTHORIZATION_FAILED = 29
     GROUP_AUTHORIZATION_FAILED = 30
     CLUSTER_AUTHORIZATION_FAILED = 31
+    INVALID_TIMESTAMP = 32
     UNSUPPORTED_SASL_MECHANISM = 33
     ILLEGAL_SASL_STATE = 34
     UNSUPPORTED_VERSION = 35
+    TOPIC_ALREADY_EXISTS = 36
+    INVALID_PARTITIONS = 37
+    INVALID_REPLICATION_FACTOR = 38
+    INVALID_REPLICA_ASSIGNMENT = 39
+    INVALID_CONFIG = 40
     NOT_CONTROLLER = 41
     INVALID_REQUEST = 42
+    UNSUPPORTED_FOR_MESSAGE_FORMAT = 43
+    POLICY_VIOLATION = 44
+    OUT_OF_ORDER_SEQUENCE_NUMBER = 45
+    DUPLICATE_SEQUENCE_NUMBER = 46
+    INVALID_PRODUCER_EPOCH = 47
+    INVALID_TXN_STATE = 48
+    INVALID_PRODUCER_ID_MAPPING = 49
+    INVALID_TRANSACTION_TIMEOUT = 50
+    CONCURRENT_TRANSACTIONS = 51
+    TRANSACTION_COORDINATOR_FENCED = 52
     TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
     SECURITY_DISABLED = 54
     OPERATION_NOT_ATTEMPTED = 55
+    KAFKA_STORAGE_ERROR = 56
+    LOG_DIR_NOT_FOUND = 57
     SASL_AUTHENTICATION_FAILED = 58
+    UNKNOWN_PRODUCER_ID = 59
+    REASSIGNMENT_IN_PROGRESS = 60
     DELEGATION_TOKEN_AUTH_DISABLED = 61
     DELEGATION_TOKEN_NOT_FOUND = 62
     DELEGATION_TOKEN_OWNER_MISMATCH = 63
@@ -60,142 +109,82 @@ class ErrorCode(enum.IntEnum):
     DELEGATION_TOKEN_AUTHORIZATION_FAILED = 65
     DELEGATION_TOKEN_EXPIRED = 66
     INVALID_PRINCIPAL_TYPE = 67
+    NON_EMPTY_GROUP = 68
+    GROUP_ID_NOT_FOUND = 69
+    FETCH_SESSION_ID_NOT_FOUND = 70
+    INVALID_FETCH_SESSION_EPOCH = 71
+    LISTENER_NOT_FOUND = 72
+    TOPIC_DELETION_DISABLED = 73
+    FENCED_LEADER_EPOCH = 74
+    UNKNOWN_LEADER_EPOCH = 75
+    UNSUPPORTED_COMPRESSION_TYPE = 76
+    STALE_BROKER_EPOCH = 77
+    OFFSET_NOT_AVAILABLE = 78
+    MEMBER_ID_REQUIRED = 79
+    PREFERRED_LEADER_NOT_AVAILABLE = 80
+    GROUP_MAX_SIZE_REACHED = 81
+    FENCED_INSTANCE_ID = 82
+    ELIGIBLE_LEADERS_NOT_AVAILABLE = 83
+    ELECTION_NOT_NEEDED = 84
+    NO_REASSIGNMENT_IN_PROGRESS = 85
+    GROUP_SUBSCRIBED_TO_TOPIC = 86
+    INVALID_RECORD = 87
+    UNSTABLE_OFFSET_COMMIT = 88
+    THROTTLING_QUOTA_EXCEEDED = 89
+    PRODUCER_FENCED = 90
     RESOURCE_NOT_FOUND = 91
     DUPLICATE_RESOURCE = 92
     UNACCEPTABLE_CREDENTIAL = 93
+    INCONSISTENT_VOTER_SET = 94
+    INVALID_UPDATE_VERSION = 95
+    FEATURE_UPDATE_FAILED = 96
+    PRINCIPAL_DESERIALIZATION_FAILURE = 97
+    SNAPSHOT_NOT_FOUND = 98
+    POSITION_OUT_OF_RANGE = 99
     UNKNOWN_TOPIC_ID = 100
+    DUPLICATE_BROKER_REGISTRATION = 101
+    BROKER_ID_NOT_REGISTERED = 102
+    INCONSISTENT_TOPIC_ID = 103
+    INCONSISTENT_CLUSTER_ID = 104
+    TRANSACTIONAL_ID_NOT_FOUND = 105
+    FETCH_SESSION_TOPIC_ID_ERROR = 106
+    INELIGIBLE_REPLICA = 107
+    NEW_LEADER_ELECTED = 108
+    OFFSET_MOVED_TO_TIERED_STORAGE = 109
+    FENCED_MEMBER_EPOCH = 110
+    UNRELEASED_INSTANCE_ID = 111
+    UNSUPPORTED_ASSIGNOR = 112
+    STALE_MEMBER_EPOCH = 113
+    MISMATCHED_ENDPOINT_TYPE = 114
+    UNSUPPORTED_ENDPOINT_TYPE = 115
+    UNKNOWN_CONTROLLER_ID = 116
+    UNKNOWN_SUBSCRIPTION_ID = 117
+    TELEMETRY_TOO_LARGE = 118
+    INVALID_REGISTRATION = 119
+    TRANSACTION_ABORTABLE = 120
+    INVALID_RECORD_STATE = 121
+    SHARE_SESSION_NOT_FOUND = 122
+    INVALID_SHARE_SESSION_EPOCH = 123
+    FENCED_STATE_EPOCH = 124
+    INVALID_VOTER_KEY = 125
+    DUPLICATE_VOTER = 126
+    VOTER_NOT_FOUND = 127
+    INVALID_REGULAR_EXPRESSION = 128
+    REBOOTSTRAP_REQUIRED = 129
+    STREAMS_INVALID_TOPOLOGY = 130
+    STREAMS_INVALID_TOPOLOGY_EPOCH = 131
+    STREAMS_TOPOLOGY_FENCED = 132
+    SHARE_SESSION_LIMIT_REACHED = 133
+    GROUP_DELETION_FAILED = 134
+    STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED = 135
+    CONTROLLER_ID_NOT_REGISTERED = 136
 
     @property
     def default_message(self) -> str:
         """Kafka's text for the code when a response carries no message (``Errors``)."""
-        return _ERRORS[self][1]
+        return ERROR_TEXTS[self][1]
 
     @property
     def exception_name(self) -> str:
         """The simple name of Kafka's exception for the code, as its tools print it."""
-        return _ERRORS[self][0]
-
-
-# Each code's exception class (org.apache.kafka.common.errors) and default message.
-_ERRORS: dict[ErrorCode, tuple[str, str]] = {
-    ErrorCode.UNKNOWN_SERVER_ERROR: (
-        "UnknownServerException",
-        ("The server experienced an unexpected error when processing the request."),
-    ),
-    ErrorCode.NONE: (
-        "",
-        "",
-    ),
-    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: (
-        "UnknownTopicOrPartitionException",
-        "This server does not host this topic-partition.",
-    ),
-    ErrorCode.LEADER_NOT_AVAILABLE: (
-        "LeaderNotAvailableException",
-        (
-            "There is no leader for this topic-partition as we are in the middle of a "
-            "leadership election."
-        ),
-    ),
-    ErrorCode.TOPIC_AUTHORIZATION_FAILED: (
-        "TopicAuthorizationException",
-        "Topic authorization failed.",
-    ),
-    ErrorCode.GROUP_AUTHORIZATION_FAILED: (
-        "GroupAuthorizationException",
-        "Group authorization failed.",
-    ),
-    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
-        "ClusterAuthorizationException",
-        "Cluster authorization failed.",
-    ),
-    ErrorCode.UNSUPPORTED_SASL_MECHANISM: (
-        "UnsupportedSaslMechanismException",
-        ("The broker does not support the requested SASL mechanism."),
-    ),
-    ErrorCode.ILLEGAL_SASL_STATE: (
-        "IllegalSaslStateException",
-        "Request is not valid given the current SASL state.",
-    ),
-    ErrorCode.UNSUPPORTED_VERSION: (
-        "UnsupportedVersionException",
-        "The version of API is not supported.",
-    ),
-    ErrorCode.NOT_CONTROLLER: (
-        "NotControllerException",
-        "This is not the correct controller for this cluster.",
-    ),
-    ErrorCode.INVALID_REQUEST: (
-        "InvalidRequestException",
-        (
-            "This most likely occurs because of a request being malformed by the client library "
-            "or the message was sent to an incompatible broker. See the broker logs for more "
-            "details."
-        ),
-    ),
-    ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED: (
-        "TransactionalIdAuthorizationException",
-        "Transactional Id authorization failed.",
-    ),
-    ErrorCode.OPERATION_NOT_ATTEMPTED: (
-        "OperationNotAttemptedException",
-        "The broker did not attempt to execute this operation. This may happen for batched RPCs "
-        "where some operations in the batch failed, causing the broker to respond without "
-        "trying the rest.",
-    ),
-    ErrorCode.SECURITY_DISABLED: (
-        "SecurityDisabledException",
-        "Security features are disabled.",
-    ),
-    ErrorCode.SASL_AUTHENTICATION_FAILED: (
-        "SaslAuthenticationException",
-        "SASL Authentication failed.",
-    ),
-    ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED: (
-        "DelegationTokenDisabledException",
-        "Delegation Token feature is not enabled.",
-    ),
-    ErrorCode.DELEGATION_TOKEN_NOT_FOUND: (
-        "DelegationTokenNotFoundException",
-        "Delegation Token is not found on server.",
-    ),
-    ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH: (
-        "DelegationTokenOwnerMismatchException",
-        "Specified Principal is not valid Owner/Renewer.",
-    ),
-    ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: (
-        "UnsupportedByAuthenticationException",
-        (
-            "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on "
-            "delegation token authenticated channels."
-        ),
-    ),
-    ErrorCode.DELEGATION_TOKEN_AUTHORIZATION_FAILED: (
-        "DelegationTokenAuthorizationException",
-        "Delegation Token authorization failed.",
-    ),
-    ErrorCode.DELEGATION_TOKEN_EXPIRED: (
-        "DelegationTokenExpiredException",
-        "Delegation Token is expired.",
-    ),
-    ErrorCode.INVALID_PRINCIPAL_TYPE: (
-        "InvalidPrincipalTypeException",
-        "Supplied principalType is not supported.",
-    ),
-    ErrorCode.RESOURCE_NOT_FOUND: (
-        "ResourceNotFoundException",
-        ("A request illegally referred to a resource that does not exist."),
-    ),
-    ErrorCode.DUPLICATE_RESOURCE: (
-        "DuplicateResourceException",
-        "A request illegally referred to the same resource twice.",
-    ),
-    ErrorCode.UNACCEPTABLE_CREDENTIAL: (
-        "UnacceptableCredentialException",
-        ("Requested credential would not meet criteria for acceptability."),
-    ),
-    ErrorCode.UNKNOWN_TOPIC_ID: (
-        "UnknownTopicIdException",
-        "This server does not host this topic ID.",
-    ),
-}
+        return ERROR_TEXTS[self][0]

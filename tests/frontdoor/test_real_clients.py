@@ -27,6 +27,7 @@ from tests.support.broker_and_serve import login_within
 from tests.support.javaharness import JavaHarness
 from tests.support.javaharness import b64
 from tests.support.javaharness import unb64
+from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import unique_name
 from tokenauth import DelegationTokenClient
 
@@ -207,3 +208,13 @@ def test_a_producer_keeps_going_across_edge_reauthentications(
     # Sessions of 2 s, renewed at 85-95% of them (Kafka's clients), for 5 s.
     assert sum(reauthenticated in line for line in log) >= 2, log[-40:]
     assert not any("session expired" in line for line in log), log[-40:]
+    # Each re-authentication is a line of the audit trail too, saying whom the
+    # cluster sees (the front door's upstream login, its own session renewed apart).
+    audited = (
+        f"Principal = User:{door.user} is Allowed Operation = Authenticate from host = "
+        f"127.0.0.1 on resource = User:LITERAL:{door.user} for request = SaslAuthenticate "
+        f"with mechanism = {mechanism}, reauthentication = true, "
+    )
+    reauth_lines = [line for line in log if audited in line]
+    assert len(reauth_lines) >= 2, log[-40:]
+    assert all(line.endswith(f"clusterPrincipal = User:{ADMIN_USER}") for line in reauth_lines)

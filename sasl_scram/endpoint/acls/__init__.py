@@ -4,10 +4,10 @@ Kafka's authorizer log, and the ACL RPCs answered at the edge."""
 from __future__ import annotations
 
 from sasl_scram.endpoint.acls._edge_acls import EdgeAcls
-from sasl_scram.endpoint.acls._edge_acls import audit_enabled
+from sasl_scram.endpoint.acls._edge_acls import audit_writes
 from sasl_scram.endpoint.acls._edge_acls import edge_acls
 from sasl_scram.endpoint.acls._edge_acls import log_decision
 from sasl_scram.endpoint.acls._rpcs import AclRpcs
 from sasl_scram.endpoint.acls._rpcs import acl_handlers
 
-__all__ = ["AclRpcs", "EdgeAcls", "acl_handlers", "audit_enabled", "edge_acls", "log_decision"]
+__all__ = ["AclRpcs", "EdgeAcls", "acl_handlers", "audit_writes", "edge_acls", "log_decision"]

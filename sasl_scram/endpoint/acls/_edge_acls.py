@@ -23,7 +23,7 @@ from sasl_scram.frontdoor.authorization import Decided
 from sasl_scram.store import AclStore
 from sasl_scram.store import AclStoreUnavailable
 
-__all__ = ["EdgeAcls", "audit_enabled", "edge_acls", "log_decision"]
+__all__ = ["EdgeAcls", "audit_writes", "edge_acls", "log_decision"]
 
 _log = logging.getLogger(AUDIT_LOGGER_NAME)
 log = logging.getLogger(__name__)
@@ -85,7 +85,7 @@ class EdgeAcls:
         self._seen = None
 
 
-def audit_enabled(level: int) -> bool:
+def audit_writes(level: int) -> bool:
     """Whether the audit logger writes lines of ``level``."""
     return _log.isEnabledFor(level)
 

@@ -27,6 +27,8 @@ from typing import cast
 
 from sasl_scram._server import CredentialRequest
 from sasl_scram._server import Grant
+from sasl_scram.audit import AUDIT_LOGGER_NAME
+from sasl_scram.audit import audit
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._extension import CloseRequest
@@ -50,6 +52,7 @@ from sasl_scram.endpoint.login._verdicts import VerdictPacer
 __all__ = ["ConnectionHost", "ConnectionProtocol", "EdgeSide", "Forwarding"]
 
 log = logging.getLogger("sasl_scram.endpoint")
+_audit_log = logging.getLogger(AUDIT_LOGGER_NAME)
 
 #: Reading pauses while this much is waiting to be sent (asyncio's flow control).
 WRITE_HIGH_WATER = 256 * 1024
@@ -127,6 +130,9 @@ class Forwarding(Protocol):
     def client_writable(self, writable: bool) -> None: ...
     def local_settled(self) -> None: ...
     def close(self) -> None: ...
+    def cluster_identity(self) -> tuple[str, str]:
+        """Who the cluster sees for this connection, as a login's audit line
+        names it (``("clusterPrincipal", "User:svc")``)."""
 
 
 class ConnectionProtocol(asyncio.Protocol):
@@ -462,6 +468,11 @@ class ConnectionProtocol(asyncio.Protocol):
         # Kafka logs logins at DEBUG: at INFO a line costs more than the exchange.
         if log.isEnabledFor(logging.DEBUG):
             _log_login(self.conn_id, item)
+        # Here the verdict is final: it is being sent (a front door's first
+        # login once the cluster took our login for it too, so the line can say
+        # who the cluster sees).
+        if _audit_log.isEnabledFor(logging.INFO):
+            _audit_login(self, item)
         now = time.monotonic()
         if not item.reauthentication:
             self._authed = True
@@ -671,6 +682,32 @@ def _log_login(conn_id: str, item: Authenticated) -> None:
         loggable(s.authorization_id),
         s.mechanism.mechanism_name,
         " (delegation token)" if s.token_authenticated else "",
+    )
+
+
+def _audit_login(protocol: ConnectionProtocol, item: Authenticated) -> None:
+    """The audit trail's line of a login or KIP-368 re-authentication."""
+    s = item.session
+    peer = protocol._peername
+    host, port = (str(peer[0]), peer[1]) if isinstance(peer, tuple) and peer else ("", "?")
+    details: list[tuple[str, object]] = [
+        ("mechanism", s.mechanism.mechanism_name),
+        ("reauthentication", "true" if item.reauthentication else "false"),
+        ("listener", protocol._listener.name),
+        ("connectionId", protocol.conn_id),
+        ("peerPort", port),
+    ]
+    if protocol._forward is not None:
+        details.append(protocol._forward.cluster_identity())
+    audit(
+        KafkaPrincipal.user(s.authorization_id),
+        True,
+        "Authenticate",
+        host,
+        # A token's id names it, never its HMAC (the password of its login).
+        ("DelegationToken" if s.token_authenticated else "User", s.username),
+        "SaslAuthenticate",
+        details,
     )
 
 

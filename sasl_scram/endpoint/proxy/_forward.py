@@ -31,7 +31,7 @@ from sasl_scram.config import format_host_port
 from sasl_scram.endpoint._config import EndpointConfig
 from sasl_scram.endpoint._forward_metrics import ForwardMetrics
 from sasl_scram.endpoint.acls import EdgeAcls
-from sasl_scram.endpoint.acls import audit_enabled
+from sasl_scram.endpoint.acls import audit_writes
 from sasl_scram.endpoint.acls import log_decision
 from sasl_scram.endpoint.login import Authenticated
 from sasl_scram.endpoint.login import ConnectionSettings
@@ -68,6 +68,7 @@ from sasl_scram.frontdoor import ProxyConnection
 from sasl_scram.frontdoor import ReadClient
 from sasl_scram.frontdoor import ReadCluster
 from sasl_scram.frontdoor import Relogin
+from sasl_scram.frontdoor import RequestFilter
 from sasl_scram.frontdoor import SetTimer
 from sasl_scram.frontdoor import ToClient
 from sasl_scram.frontdoor import ToCluster
@@ -80,6 +81,9 @@ from sasl_scram.frontdoor import describe_cluster_version
 from sasl_scram.frontdoor import edge_api_versions
 from sasl_scram.frontdoor import owner_refusal
 from sasl_scram.frontdoor import upstream_login_name
+from sasl_scram.frontdoor.audit import AdminAuditFilter
+from sasl_scram.frontdoor.audit import audit_enabled
+from sasl_scram.frontdoor.audit import cluster_identity
 from sasl_scram.frontdoor.authorization import AUTHORIZED_CAPS
 from sasl_scram.frontdoor.authorization import RULES
 from sasl_scram.frontdoor.authorization import UNCHECKED
@@ -165,11 +169,16 @@ class FrontDoor:
         }
         self.rewriter = AddressRewriter(host, upstream.node_port_base, learn=self._learn)
         self.bounds = bounds
-        #: What stays at the edge, then any policy; responses: the address rewriter.
-        policies = [] if authorization is None else [authorization]
-        self.chain = FilterChain(
-            [EdgeRequestFilter(self.local_keys), *policies], [AddressRewriteFilter(self.rewriter)]
-        )
+        #: What stays at the edge, then the edge's authorization, then the audit
+        #: of the administrative requests; responses: the address rewriter.
+        requests: list[RequestFilter] = [EdgeRequestFilter(self.local_keys)]
+        if authorization is not None:
+            requests.append(authorization)
+        if audit_enabled():
+            # Checked once, here: with the audit logger off, administrative
+            # requests stream through unread like any other.
+            requests.append(AdminAuditFilter())
+        self.chain = FilterChain(requests, [AddressRewriteFilter(self.rewriter)])
         #: The login, TLS and time-out of every connection to the cluster.
         self.link = UpstreamLink.of(upstream.client, bounds.upstream_timeout_s)
         #: Node id by the port of its node listener.
@@ -199,12 +208,16 @@ class FrontDoor:
     def edge_session(self, edge: EdgeConnection, verdict: Authenticated) -> EdgeSession:
         """Who a forwarded connection's filters see sending its requests."""
         session = verdict.session
+        client = self.upstream.client
         return EdgeSession(
             KafkaPrincipal.user(session.authorization_id),
             edge.client_host,
             edge.conn_id,
             token_id=session.username if session.token_authenticated else None,
             cluster_principal=self._cluster_principal(session.authorization_id),
+            cluster_token_id=(
+                client.username if self.owners is None and client.token_auth else None
+            ),
         )
 
     def _cluster_principal(self, owner: str) -> KafkaPrincipal | None:
@@ -371,7 +384,7 @@ async def open_front_door(
     local = EDGE_API_KEYS | (ACL_API_KEYS if acls is not None else frozenset())
     edge = {k: (lo, hi) for k, lo, hi in settings.api_versions if k in local}
     authorization = (
-        None if acls is None else AuthorizationFilter(acls.snapshot, log_decision, audit_enabled)
+        None if acls is None else AuthorizationFilter(acls.snapshot, log_decision, audit_writes)
     )
     door = FrontDoor(upstream, cluster, host, edge, bounds, authorization)
     door.acls = acls
@@ -406,7 +419,17 @@ class ProxyAdapter:
     the client hears it once the cluster has taken our login for it too.
     """
 
-    __slots__ = ("_door", "_edge", "_proxy", "_task", "_timer", "_to_cluster", "_upstream", "_user")
+    __slots__ = (
+        "_door",
+        "_edge",
+        "_proxy",
+        "_session",
+        "_task",
+        "_timer",
+        "_to_cluster",
+        "_upstream",
+        "_user",
+    )
 
     def __init__(
         self, door: FrontDoor, edge: EdgeConnection, verdict: Authenticated, held: Held
@@ -417,9 +440,10 @@ class ProxyAdapter:
         self._user = verdict.session.authorization_id
         # Counted per API and per edge user (the metrics' row of this user).
         metrics = door.metrics.observer(self._user) if door.metrics else None
+        self._session = session = door.edge_session(edge, verdict)
         self._proxy = ProxyConnection(
             door.bounds,
-            door.chain.bind(door.edge_session(edge, verdict)),
+            door.chain.bind(session),
             forwarded=door.forwarded,
             session_valid=lambda: conn.authenticated and not conn.session_expired(),
             observe_request=metrics.request if metrics else None,
@@ -434,6 +458,9 @@ class ProxyAdapter:
     @property
     def phase(self) -> Phase:
         return self._proxy.phase
+
+    def cluster_identity(self) -> tuple[str, str]:
+        return cluster_identity(self._session)
 
     async def _open(self, verdict: Authenticated, held: Held) -> None:
         edge = self._edge

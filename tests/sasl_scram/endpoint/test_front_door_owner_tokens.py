@@ -9,14 +9,17 @@ edge user. The cluster holds a READ ACL on the topic for one of them.
 from __future__ import annotations
 
 import itertools
+import struct
 from pathlib import Path
 
 import pytest
 
 from sasl_scram import SCRAM_SHA_512
+from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.frontdoor import CHECK_OWNER
 from sasl_scram.kafka import ErrorCode
+from sasl_scram.kafka import message_spec
 from sasl_scram.store import SQLiteCredentialStore
 from tests.support.cli_process import assert_one_error
 from tests.support.cli_process import kafka_scram
@@ -61,9 +64,12 @@ def test_the_cluster_authorizes_each_edge_user_by_name(
     producer = KafkaProducer(**admin, acks="all")
     producer.send(topic, b"for alice").get(timeout=20)
     producer.close()
-    # An ACL on the topic (the shared broker allows everyone on a resource
-    # without ACLs): alice may read it, bob may not.
+    # ACLs on the topic (the shared broker allows everyone an operation no ACL
+    # of the resource names): alice may read it, bob may not.
     add_acl(kraft_broker, tmp_path, alice, "Read", "--topic", topic)
+    # And alter its configs (so that no one else may: Kafka authorizes that on
+    # the topic alone).
+    add_acl(kraft_broker, tmp_path, alice, "AlterConfigs", "--topic", topic)
     keys = {
         "scram.credential.store.path": str(store),
         "upstream.bootstrap.servers": kraft_broker.bootstrap,
@@ -96,7 +102,50 @@ def test_the_cluster_authorizes_each_edge_user_by_name(
         )
         got = [m.value for m in itertools.islice(consumer, 1)]  # the one record
         consumer.close()
+        # bob may not alter alice's topic: the cluster, which sees bob, says so,
+        # and serve's audit trail names him, and whom the cluster saw.
+        refused = _set_retention(serve.bootstrap, bob, topic)
+        audit = [line for line in serve.log_lines() if " kafka_scram.audit " in line]
     assert got == [b"for alice"]
+    assert refused == TOPIC_AUTHORIZATION_FAILED
+    for user in (alice, bob):
+        assert any(
+            f"Principal = User:{user} is Allowed Operation = Authenticate " in line
+            and line.endswith(f"clusterPrincipal = User:{user}")
+            for line in audit
+        ), audit
+    (change,) = [line for line in audit if "for request = IncrementalAlterConfigs" in line]
+    assert change.split(" kafka_scram.audit ")[1].startswith(
+        f"Principal = User:{bob} is Denied Operation = AlterConfigs from host = 127.0.0.1 "
+        f"on resource = Topic:LITERAL:{topic} for request = IncrementalAlterConfigs with "
+        f"configs = SET:retention.ms, clusterPrincipal = User:{bob}, connectionId = "
+    )
+    assert change.endswith("result = TOPIC_AUTHORIZATION_FAILED")
+    assert "3600000" not in change  # a config's value is never written
+
+
+def _set_retention(bootstrap: str, user: str, topic: str) -> int:
+    """IncrementalAlterConfigs v1 through the front door as ``user``: its error code."""
+    spec = message_spec(44)
+    body = {
+        "resources": [
+            {
+                "resource_type": 2,
+                "resource_name": topic,
+                "configs": [{"name": "retention.ms", "config_operation": 0, "value": "3600000"}],
+            }
+        ],
+        "validate_only": False,
+    }
+    # Request header v2 (flexible): client id, then no tagged fields.
+    header = struct.pack(">hhih", 44, 1, 7, 4) + b"test\x00"
+    payload = header + spec.write_request_body(1, body)
+    login = SaslCredentials(SCRAM_SHA_512, user, f"{user}-secret")
+    with KafkaConnection(bootstrap, login, timeout=20) as conn:
+        answer = conn.raw_request(struct.pack(">i", len(payload)) + payload)
+    # Response header v1: the correlation id, then no tagged fields.
+    (result,) = spec.read_response_body(1, answer, 5)["responses"]
+    return int(result["error_code"])
 
 
 @pytest.mark.broker

@@ -85,6 +85,39 @@ class ReshapeOwnResponse(RequestFilter):
         return PASS
 
 
+class Watched:
+    """A watch's events, in order: ``("response", payload or None)``, ``("lost",)``."""
+
+    def __init__(self, events: list[tuple[object, ...]], correlation_id: int) -> None:
+        self.events = events
+        self.correlation_id = correlation_id
+
+    def response(self, payload: bytes | None) -> None:
+        self.events.append(("response", self.correlation_id, payload))
+
+    def lost(self) -> None:
+        self.events.append(("lost", self.correlation_id))
+
+
+class WatchCreateTopics(RequestFilter):
+    """Only reads CreateTopics requests and their responses (as the audit trail does)."""
+
+    api_keys = frozenset({CREATE_TOPICS})
+    watcher = True
+
+    def __init__(self) -> None:
+        self.events: list[tuple[object, ...]] = []
+
+    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
+        self.events.append(("request", entry.correlation_id, payload))
+        entry.watch = Watched(self.events, entry.correlation_id)
+        return PASS
+
+    def on_unread(self, session: EdgeSession, entry: InFlight) -> None:
+        self.events.append(("unread", entry.correlation_id))
+        entry.watch = Watched(self.events, entry.correlation_id)
+
+
 class MarkMetadata(ResponseFilter):
     api_keys = frozenset({METADATA})
 
@@ -472,3 +505,87 @@ def _take_answers(pending: bytes, count: int) -> tuple[bytes, bytes]:
     for _ in range(count):
         pos += 4 + struct.unpack_from(">i", pending, pos)[0]
     return pending[:pos], pending[pos:]
+
+
+# -- watchers: the audit trail reads, never holds traffic up ---------------------------
+
+
+def test_a_watcher_reads_its_requests_and_their_responses_which_pass_unchanged() -> None:
+    watcher = WatchCreateTopics()
+    d = opened(filters=chain(watcher))
+    create = request(CREATE_TOPICS, 7, 1, b"topics")
+    d.client(create + request(FETCH, 12, 2, b"f"))
+    assert bytes(d.to_cluster) == create + request(FETCH, 12, 2, b"f")
+    both = response(1, b"created") + response(2, b"records")
+    d.cluster(both[:6])  # the watched response is read whole before it goes on
+    assert d.to_client == b""
+    d.cluster(both[6:])
+    assert bytes(d.to_client) == both
+    assert watcher.events == [
+        ("request", 1, create[4:]),
+        ("response", 1, struct.pack(">i", 1) + b"created"),
+    ]
+
+
+def test_a_watched_request_too_large_to_read_streams_through_unread() -> None:
+    """Past max_parsed_request a watched request is forwarded as it comes, in
+    slices: the watcher is told it went unread, and still sees the response."""
+    watcher = WatchCreateTopics()
+    d = opened(limits(max_parsed_request=64), filters=chain(watcher))
+    big = request(CREATE_TOPICS, 7, 1, b"t" * 100)
+    d.client(big[:50])
+    assert bytes(d.to_cluster) == big[:50]  # not held back to be read whole
+    d.client(big[50:])
+    assert bytes(d.to_cluster) == big
+    assert watcher.events == [("unread", 1)]
+    d.cluster(response(1, b"ok"))
+    assert watcher.events[-1] == ("response", 1, struct.pack(">i", 1) + b"ok")
+    assert bytes(d.to_client) == response(1, b"ok")
+
+
+def test_a_watched_response_too_large_to_read_streams_through() -> None:
+    watcher = WatchCreateTopics()
+    d = opened(limits(max_parsed_request=64), filters=chain(watcher))
+    d.client(request(CREATE_TOPICS, 7, 1, b"t"))
+    big = response(1, b"r" * 100)
+    d.cluster(big[:30])
+    assert bytes(d.to_client) == big[:30]
+    assert watcher.events[1:] == [("response", 1, None)]
+    d.cluster(big[30:])
+    assert bytes(d.to_client) == big and d.closed is None
+
+
+def test_a_watch_hears_of_a_response_lost_when_the_connection_closes() -> None:
+    """The cluster may have acted on a request whose response never came: each
+    watch in flight, the one whose response was half read too, is told once."""
+    watcher = WatchCreateTopics()
+    d = opened(filters=chain(watcher))
+    d.client(b"".join(request(CREATE_TOPICS, 7, cid, b"t") for cid in (1, 2, 3)))
+    d.cluster(response(1, b"done") + response(2, b"half")[:7])
+    d.run(d.proxy.upstream_lost("the broker closed it"))
+    assert [e for e in watcher.events if e[0] != "request"] == [
+        ("response", 1, struct.pack(">i", 1) + b"done"),
+        ("lost", 2),
+        ("lost", 3),
+    ]
+    d.proxy.close()  # the client connection goes too: nothing is told twice
+    assert len(watcher.events) == 6
+
+
+def test_a_watch_in_flight_when_the_client_leaves_is_told_it_is_lost() -> None:
+    watcher = WatchCreateTopics()
+    d = opened(filters=chain(watcher))
+    d.client(request(CREATE_TOPICS, 7, 1, b"t"))
+    d.proxy.close()
+    assert watcher.events[1:] == [("lost", 1)]
+
+
+def test_a_key_another_filter_needs_whole_is_never_let_through_unread() -> None:
+    """A watcher shares CreateTopics with a filter that answers it: past the
+    bound the connection closes, as for any request a policy must read."""
+    d = opened(
+        limits(max_parsed_request=64), filters=chain(WatchCreateTopics(), DenyCreateTopics())
+    )
+    d.client(request(CREATE_TOPICS, 7, 1, b"t" * 100))
+    assert d.closed is not None and "exceeds 64" in d.closed.reason
+    assert d.to_cluster == b""
