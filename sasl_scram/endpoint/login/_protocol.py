@@ -465,14 +465,9 @@ class ConnectionProtocol(asyncio.Protocol):
             self._forward.local_settled()
 
     def _authenticated(self, item: Authenticated) -> None:
-        # Kafka logs logins at DEBUG: at INFO a line costs more than the exchange.
-        if log.isEnabledFor(logging.DEBUG):
-            _log_login(self.conn_id, item)
         # Here the verdict is final: it is being sent (a front door's first
-        # login once the cluster took our login for it too, so the line can say
-        # who the cluster sees).
-        if _audit_log.isEnabledFor(logging.INFO):
-            _audit_login(self, item)
+        # login once the cluster took our login for it too).
+        _record_login(self, item)
         now = time.monotonic()
         if not item.reauthentication:
             self._authed = True
@@ -683,6 +678,16 @@ def _log_login(conn_id: str, item: Authenticated) -> None:
         s.mechanism.mechanism_name,
         " (delegation token)" if s.token_authenticated else "",
     )
+
+
+def _record_login(protocol: ConnectionProtocol, item: Authenticated) -> None:
+    """A login's log line (at DEBUG, as Kafka logs them: at INFO a line costs
+    more than the exchange) and its audit line (at INFO, naming who the
+    cluster sees at a front door)."""
+    if log.isEnabledFor(logging.DEBUG):
+        _log_login(protocol.conn_id, item)
+    if _audit_log.isEnabledFor(logging.INFO):
+        _audit_login(protocol, item)
 
 
 def _audit_login(protocol: ConnectionProtocol, item: Authenticated) -> None:
