@@ -16,7 +16,7 @@ from typing import Protocol
 
 from sasl_scram.frontdoor._errors import PeerProtocolError
 
-__all__ = ["InFlight", "InFlightQueue", "ResponseWatch", "produce_acks"]
+__all__ = ["InFlight", "InFlightQueue", "ResponseWatch", "produce_acks", "read_uvarint"]
 
 _I16 = struct.Struct(">h")
 _SIZE = struct.Struct(">i")
@@ -125,7 +125,7 @@ class InFlightQueue:
         return self._entries.popleft()
 
 
-def _uvarint(buf: bytes | bytearray | memoryview, pos: int, end: int) -> tuple[int, int] | None:
+def read_uvarint(buf: bytes | bytearray | memoryview, pos: int, end: int) -> tuple[int, int] | None:
     if pos < end and buf[pos] < 0x80:
         # The usual case (no header tags, a short transactional id): one byte.
         return buf[pos], pos + 1
@@ -159,20 +159,20 @@ def produce_acks(
     pos += 2 + max(length, 0)
     flexible = version >= _PRODUCE_FLEXIBLE_SINCE
     if flexible:
-        got = _uvarint(buf, pos, end)
+        got = read_uvarint(buf, pos, end)
         if got is None:
             return None
         count, pos = got
         for _ in range(count):
             for _ in range(2):  # the tag, then the size
-                got = _uvarint(buf, pos, end)
+                got = read_uvarint(buf, pos, end)
                 if got is None:
                     return None
                 size, pos = got
             pos += size
     if version >= _PRODUCE_TRANSACTIONAL_SINCE:
         if flexible:
-            got = _uvarint(buf, pos, end)
+            got = read_uvarint(buf, pos, end)
             if got is None:
                 return None
             length, pos = got

@@ -108,42 +108,37 @@ def _coordinator_refusal(version: int, request: Body, error: int) -> Refused:
     return Refused(refused)
 
 
+def _per_group(
+    check: RequestCheck, request: Body, operation: AclOperation, asked: str, answered: str,
+    refused: Body,
+) -> Verdict:  # fmt: skip
+    """``operation`` on each group of ``request[asked]``; a refused one answers
+    ``refused`` (with its id) in ``answered``."""
+    return split_items(
+        request,
+        asked,
+        lambda group: check.allowed(operation, _GROUP, group),
+        lambda group: {"group_id": group, **refused},
+        answered,
+    )
+
+
 def describe_groups(check: RequestCheck, version: int, request: Body) -> Verdict:
     """DESCRIBE on each group; a refused one answers GROUP_AUTHORIZATION_FAILED
     with nothing else (``DescribeGroupsResponse.groupError``)."""
-    return split_items(
-        request,
-        "groups",
-        lambda group: check.allowed(AclOperation.DESCRIBE, _GROUP, group),
-        lambda group: {
-            "group_id": group, "error_code": _GAF, "group_state": "", "protocol_type": "",
-            "protocol_data": "", "members": [], "authorized_operations": _NO_OPERATIONS,
-        },
-        "groups",
-    )  # fmt: skip
+    refused = {"error_code": _GAF, "group_state": "", "protocol_type": "", "protocol_data": "",
+               "members": [], "authorized_operations": _NO_OPERATIONS}  # fmt: skip
+    return _per_group(check, request, AclOperation.DESCRIBE, "groups", "groups", refused)
 
 
 def consumer_group_describe(check: RequestCheck, version: int, request: Body) -> Verdict:
     """KIP-848's describe: DESCRIBE on each group."""
-    return split_items(
-        request,
-        "group_ids",
-        lambda group: check.allowed(AclOperation.DESCRIBE, _GROUP, group),
-        lambda group: {
-            "group_id": group, "error_code": _GAF,
-            "error_message": ErrorCode.GROUP_AUTHORIZATION_FAILED.default_message,
-            "authorized_operations": _NO_OPERATIONS,
-        },
-        "groups",
-    )  # fmt: skip
+    refused = {"error_code": _GAF, "authorized_operations": _NO_OPERATIONS,
+               "error_message": ErrorCode.GROUP_AUTHORIZATION_FAILED.default_message}  # fmt: skip
+    return _per_group(check, request, AclOperation.DESCRIBE, "group_ids", "groups", refused)
 
 
 def delete_groups(check: RequestCheck, version: int, request: Body) -> Verdict:
     """DELETE on each group."""
-    return split_items(
-        request,
-        "groups_names",
-        lambda group: check.allowed(AclOperation.DELETE, _GROUP, group),
-        lambda group: {"group_id": group, "error_code": _GAF},
-        "results",
-    )
+    refused = {"error_code": _GAF}
+    return _per_group(check, request, AclOperation.DELETE, "groups_names", "results", refused)

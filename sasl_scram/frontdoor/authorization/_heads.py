@@ -15,6 +15,8 @@ import struct
 from typing import Final
 from typing import NamedTuple
 
+from sasl_scram.frontdoor._inflight import read_uvarint
+
 __all__ = ["FetchHead", "ProduceHead", "fetch_head", "produce_head"]
 
 _I16: Final = struct.Struct(">h")
@@ -42,17 +44,10 @@ class FetchHead(NamedTuple):
 
 
 def _uvarint(buf: Buffer, pos: int, end: int) -> tuple[int, int]:
-    value = shift = 0
-    while shift < 35:
-        if pos >= end:
-            raise IndexError
-        byte = buf[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-    raise ValueError("varint longer than 5 bytes")
+    got = read_uvarint(buf, pos, end)
+    if got is None:
+        raise IndexError
+    return got
 
 
 def _string(buf: Buffer, pos: int, end: int, flexible: bool) -> tuple[str | None, int]:
