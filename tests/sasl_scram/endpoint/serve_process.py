@@ -62,13 +62,33 @@ class Serve(ServeProcess):
         super().__init__(tmp_path, props, umask=umask, args=args)
 
 
+#: Linux's IP_BIND_ADDRESS_NO_PORT: a bound socket's port is picked at connect,
+#: unique per destination, not per address (thousands of logins a second from
+#: one address would otherwise run out of ports held in TIME_WAIT).
+_BIND_ADDRESS_NO_PORT = getattr(socket, "IP_BIND_ADDRESS_NO_PORT", 24)
+
+
+def _connect(port: int, timeout: float, source: str | None) -> socket.socket:
+    if source is None:
+        return socket.create_connection(("127.0.0.1", port), timeout)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.IPPROTO_IP, _BIND_ADDRESS_NO_PORT, 1)
+        sock.settimeout(timeout)
+        sock.bind((source, 0))
+        sock.connect(("127.0.0.1", port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 class Peer(contextlib.AbstractContextManager["Peer"]):
     """One raw connection speaking Kafka's protocol; closed on leaving a ``with`` block."""
 
     def __init__(self, port: int, timeout: float = 15, source: str | None = None) -> None:
         # ``source``: another loopback address (127.0.0.2) to connect from.
-        bind = None if source is None else (source, 0)
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout, bind)
+        self.sock = _connect(port, timeout, source)
         self.frames = FrameBuffer(1 << 27)
         self.corr = 0
 

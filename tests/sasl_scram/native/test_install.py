@@ -26,13 +26,14 @@ from sasl_scram import _native
 from tests.support.cli_process import ROOT
 from tests.support.javaharness import JavaHarness
 from tests.support.javaharness import b64
+from tests.support.native_modules import compiled_module_count
 from tests.support.serve_process import ServeProcess
 
 # Builds the sdist and the wheel (mypyc compiles the core): minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 #: The modules tools/build_native.py compiles (docs/architecture.md).
-COMPILED = 13
+COMPILED = compiled_module_count()
 TAG = f"cp{sys.version_info.major}{sys.version_info.minor}"
 PROBE = (
     "import sasl_scram._native as n, sasl_scram._server as s; print(n.status()); print(s.__file__)"
