@@ -173,9 +173,17 @@ def _record(source: Path, sha256: str | None = None) -> dict[str, Any]:
     hashed, or ``{}`` when it changed meanwhile or no longer has ``sha256``."""
     before = source.stat()
     digest = source_digest(source)
-    if source.stat() != before or (sha256 is not None and digest != sha256):
+    # Not ``stat() != before``: a stat result compares its access time, which the
+    # hashing read itself may advance (relatime), so a clean source looked edited.
+    if _identity(source.stat()) != _identity(before) or (sha256 is not None and digest != sha256):
         return {}
     return {"sha256": digest, **source_stamp(before)}
+
+
+def _identity(stat: os.stat_result) -> tuple[int, ...]:
+    """What changes when a file's content does: the file, its size and its mtime
+    (what the import guard compares too), never its access time."""
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def _write_manifest(path: Path, modules: dict[str, dict[str, Any]]) -> None:

@@ -136,6 +136,25 @@ def test_a_manifest_without_stat_data_is_judged_by_hashes(
     assert _native.compiled_modules() == "pkg/one.py changed since the build (make native)"
 
 
+def test_a_read_that_advances_the_access_time_still_records_the_stat(
+    tree: Tree, build_native: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first read after a write moves the access time on a relatime mount; when
+    # it crosses a second, the stat result no longer compares equal.
+    digest = _native.source_digest
+
+    def read_later(path: Path) -> str:
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns + 5_000_000_000, stat.st_mtime_ns))
+        return digest(path)
+
+    monkeypatch.setattr(build_native, "source_digest", read_later)
+    tree.write_manifest(build_native)
+    entries = json.loads((tree.native / "manifest.json").read_text())["modules"]
+    assert all({"sha256", "size", "mtime_ns"} <= set(entry) for entry in entries.values())
+    assert entries["pkg.one"]["sha256"] == digest(tree.source("pkg.one"))
+
+
 def test_a_missing_source_is_named(tree: Tree, build_native: ModuleType) -> None:
     tree.write_manifest(build_native)
     tree.source("pkg.one").unlink()
