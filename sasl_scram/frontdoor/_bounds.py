@@ -47,6 +47,13 @@ class ProxyBounds:
             and log in an upstream connection, and to re-authenticate on it.
         reauth_at: when to re-authenticate at the cluster, as a share of the
             session's lifetime there (KIP-368; Kafka's clients pick 85-95%).
+        verdict_wait_s: how long a ``service``-mode login's verdict waits for
+            the cluster to take our login for it, when the cluster took the
+            last one: past it the verdict goes out, and the client's requests
+            are held (``pause_held``, ``max_held``) until the upstream
+            connection is logged in, or closed at ``upstream_timeout_s``. A
+            cluster that stops answering (a frozen broker) so delays a login
+            that needs nothing from it by this much, never until its time-out.
     """
 
     # From the configuration (the key table holds their defaults): no default here.
@@ -60,6 +67,7 @@ class ProxyBounds:
     pause_held: int = 64 * _KIB
     max_held: int = _MIB
     reauth_at: float = 0.85
+    verdict_wait_s: float = 1.0
 
     def __post_init__(self) -> None:
         if self.pause_in_flight > self.max_in_flight:

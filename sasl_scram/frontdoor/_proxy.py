@@ -9,7 +9,9 @@ resumed, a timer, a close). Its :class:`Phase` says where it stands:
 ``OPENING``
     The edge accepted the login; the upstream connection is being opened and
     logged in. What the client sends is held (reading pauses at
-    ``pause_held``).
+    ``pause_held``). The client hears its verdict once the cluster has taken
+    our login, or earlier when the cluster is slow to (:meth:`verdict_sent`):
+    its requests then wait here.
 ``FORWARDING``
     Requests go up, responses come down, each through the filter chain.
 ``ANSWERING_LOCALLY``
@@ -263,6 +265,14 @@ class ProxyConnection:
             return []
         return self._go_on(now, lifetime_ms, first)
 
+    def verdict_sent(self, first: bytes) -> list[Action]:
+        """The client heard its verdict while the upstream connection still
+        opens: ``first``, what it sent right after its login, is held ahead of
+        anything it sent since."""
+        if self.phase is not Phase.OPENING:
+            return []
+        return self._hold(first, ahead=True)
+
     def relogin_done(self, now: float, lifetime_ms: int) -> list[Action]:
         """The re-login at the cluster succeeded: go on with what was held."""
         if self.phase is not Phase.RELOGGING:
@@ -287,14 +297,20 @@ class ProxyConnection:
                 return self._close(f"client: {exc}", "protocol_error")
             return self._reading([])
         if phase in _HOLDING:
-            self._held += data
-            if len(self._held) > self._bounds.max_held:
-                during = _HOLDING[phase]
-                return self._close(
-                    f"more than {self._bounds.max_held} bytes sent {during}", "protocol_error"
-                )
-            return self._reading([])
+            return self._hold(data)
         return []
+
+    def _hold(self, data: bytes, ahead: bool = False) -> list[Action]:
+        if ahead:
+            self._held[:0] = data
+        else:
+            self._held += data
+        if len(self._held) > self._bounds.max_held:
+            during = _HOLDING[self.phase]
+            return self._close(
+                f"more than {self._bounds.max_held} bytes sent {during}", "protocol_error"
+            )
+        return self._reading([])
 
     def cluster_data(self, data: bytes) -> list[Action]:
         if self.phase is Phase.CLOSED:

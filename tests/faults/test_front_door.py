@@ -534,3 +534,100 @@ def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
         assert FROZEN_AUTH_TIMEOUT_S - 0.5 < seconds < FROZEN_AUTH_TIMEOUT_S + PROMPT, outcomes
     assert recovered is not None, log[-3000:]
     assert "Traceback" not in log, log[-3000:]
+
+
+# How long a service-mode login's verdict waits for a cluster slow to take our
+# login (ProxyBounds.verdict_wait_s), and the upstream time-out the test sets.
+VERDICT_WAIT_S = 1.0
+FROZEN_UPSTREAM_TIMEOUT_S = 4.0
+
+
+def _login_timed(bootstrap: str, user: str) -> tuple[float, KafkaConnection | Exception]:
+    started = time.monotonic()
+    try:
+        login = SaslCredentials(SCRAM_SHA_512, user, f"{user}-secret")
+        conn: KafkaConnection | Exception = KafkaConnection(bootstrap, login, timeout=10)
+    except KafkaConnectionError as exc:
+        conn = exc
+    return time.monotonic() - started, conn
+
+
+def test_a_frozen_cluster_does_not_stop_service_mode_logins(
+    restartable_broker: KafkaBroker, tmp_path: Path, results: Results
+) -> None:
+    """An ``upstream.identity=service`` front door; alice logged in before the
+    broker is frozen with SIGSTOP (its sockets still take bytes; nothing
+    answers). More new edge users than asyncio's default pool has threads then
+    log in at once: their logins need nothing from the cluster, so each hears
+    its verdict after the front door's short wait for the cluster, not at a
+    time-out; alice's DescribeUserScramCredentials (KIP-554) is answered at
+    the edge at once. A new user's first forwarded request waits for the
+    cluster and is closed at ``upstream.request.timeout.ms``. Once thawed, a
+    new user's login is forwarded again."""
+    broker = restartable_broker
+    default_pool = min(32, (os.cpu_count() or 1) + 4)  # ThreadPoolExecutor's default
+    users = [unique_name(f"svc{i}") for i in range(default_pool + 2)]
+    late = unique_name("late")
+    keys = front_door_keys(
+        tmp_path,
+        broker.bootstrap,
+        **{
+            "super.users": "User:alice",
+            "upstream.request.timeout.ms": str(int(FROZEN_UPSTREAM_TIMEOUT_S * 1000)),
+        },
+    )
+    edge = SQLiteCredentialStore(tmp_path / "edge.db", poll_interval=0)
+    try:
+        seed_users(edge, [(user, f"{user}-secret") for user in [*users, late]])
+    finally:
+        edge.close()
+    assert broker.pid is not None
+    with (
+        ServeProcess(tmp_path, keys) as serve,
+        KafkaConnection(serve.bootstrap, EDGE, timeout=10) as alice,
+    ):
+        # alice's connection was forwarded: the cluster took the front door's login.
+        assert alice.request(ApiKey.METADATA, _METADATA, 12)["brokers"], "not forwarding"
+        logins: list[tuple[float, KafkaConnection | Exception]] = []
+        threads = [
+            threading.Thread(target=lambda u=u: logins.append(_login_timed(serve.bootstrap, u)))
+            for u in users
+        ]
+        os.kill(broker.pid, signal.SIGSTOP)
+        try:
+            for thread in threads:
+                thread.start()
+            describe_s, described = _timed(lambda: RemoteScramAdmin(alice).describe())
+            for thread in threads:
+                thread.join(20)
+            connected = [c for _, c in logins if isinstance(c, KafkaConnection)]
+            waited_s, forwarded = (
+                _timed(lambda: connected[0].request(ApiKey.METADATA, _METADATA, 12))
+                if connected
+                else (0.0, None)
+            )
+        finally:
+            os.kill(broker.pid, signal.SIGCONT)
+            for _, conn in logins:
+                if isinstance(conn, KafkaConnection):
+                    conn.close()
+        recovered = wait_until(lambda: _forwards(serve.bootstrap, late), 60, 0.5)
+        log = serve.log_text()
+    login_s = sorted(round(s, 2) for s, _ in logins)
+    results.record(
+        default_pool=default_pool,
+        login_s=login_s,
+        describe_s=round(describe_s, 3),
+        first_request_closed_s=round(waited_s, 2),
+        recovered_s=None if recovered is None else round(recovered, 2),
+    )
+    assert not isinstance(described, Exception), f"describe: {described} after {describe_s} s"
+    assert describe_s < PROMPT, f"alice's describe answered after {describe_s} s"
+    failed = [c for _, c in logins if not isinstance(c, KafkaConnection)]
+    assert not failed and len(logins) == len(users), failed
+    for seconds in login_s:
+        assert seconds < VERDICT_WAIT_S + PROMPT, login_s
+    assert isinstance(forwarded, KafkaConnectionError), forwarded
+    assert waited_s < FROZEN_UPSTREAM_TIMEOUT_S + PROMPT, waited_s
+    assert recovered is not None, log[-3000:]
+    assert "Traceback" not in log, log[-3000:]

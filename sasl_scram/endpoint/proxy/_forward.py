@@ -416,7 +416,12 @@ class ProxyAdapter:
     one task (opening the upstream connection, or a re-login there).
 
     Created when the edge accepts a first login, with that verdict still held:
-    the client hears it once the cluster has taken our login for it too.
+    the client hears it once the cluster has taken our login for it too, or,
+    in ``service`` mode, after ``verdict_wait_s`` when the cluster took the
+    last login and is merely slow to take this one (a frozen broker): the
+    login needs nothing from the cluster, and its requests wait for it.
+    While the cluster is away or refuses our login, the verdict stays held, so
+    that no client is told "logged in" and then dropped in a loop.
     """
 
     __slots__ = (
@@ -429,6 +434,7 @@ class ProxyAdapter:
         "_to_cluster",
         "_upstream",
         "_user",
+        "_verdict_out",
     )
 
     def __init__(
@@ -452,6 +458,8 @@ class ProxyAdapter:
         self._upstream: UpstreamProtocol | None = None
         self._to_cluster: asyncio.Transport | None = None
         self._timer: asyncio.TimerHandle | None = None
+        # The client heard its verdict before the upstream connection was open.
+        self._verdict_out = False
         loop = asyncio.get_running_loop()
         self._task: asyncio.Task[None] | None = loop.create_task(self._open(verdict, held))
 
@@ -473,12 +481,7 @@ class ProxyAdapter:
             delay = edge.verdict_delay(verdict)
             if delay > 0:
                 await asyncio.sleep(delay)
-            door, port = self._door, edge.local_port
-            upstream = await open_when_reachable(
-                door.gates,
-                door.targets(port),
-                lambda: door.open_for(port, edge.conn_id, self._user),
-            )
+            upstream = await self._open_upstream(held)
         except OwnerAdminRefused as exc:
             self._audit_refusal(exc)
             wrong_password = True
@@ -494,7 +497,9 @@ class ProxyAdapter:
             return
         if upstream is None:
             self._proxy.close()
-            if refused is None and not wrong_password:
+            if self._verdict_out:  # told "logged in": only a close is left
+                edge.close("upstream login refused" if refused else "upstream unavailable")
+            elif refused is None and not wrong_password:
                 edge.close("upstream unavailable")  # retried by the client, like a broker down
             else:
                 # The edge verdict was paced above. The password was right, so the
@@ -505,6 +510,43 @@ class ProxyAdapter:
                 edge.release_verdict(b"", refuse_forwarded_login(edge.server_connection, refused))
             return
         self._attach(upstream, held)
+
+    async def _open_upstream(self, held: Held) -> UpstreamProtocol:
+        """The upstream connection, opened once the cluster answers; the verdict
+        goes out meanwhile if the cluster is slow to take a ``service``-mode login."""
+        door, edge = self._door, self._edge
+        port = edge.local_port
+        targets = door.targets(port)
+        opening = asyncio.ensure_future(
+            open_when_reachable(
+                door.gates,
+                targets,
+                lambda: door.open_for(port, edge.conn_id, self._user),
+                # Once the verdict is out, no login deadline bounds a wait.
+                may_wait=lambda: not self._verdict_out,
+            )
+        )
+        try:
+            # An owner token's login depends on the cluster: it always waits.
+            if door.owners is None and targets:
+                done, _ = await asyncio.wait((opening,), timeout=door.bounds.verdict_wait_s)
+                gate = door.gates.gate(targets)
+                if not done and gate.reachable and gate.login_taken:
+                    self._send_verdict(held)
+            return await opening
+        finally:
+            if not opening.done():
+                opening.cancel()
+
+    def _send_verdict(self, held: Held) -> None:
+        """The verdict, before the upstream connection is open; what the client
+        sends from now on waits in the proxy connection."""
+        edge = self._edge
+        self._verdict_out = True
+        log.debug("[%s] the cluster is slow to take our login: verdict sent", edge.conn_id)
+        edge.release_verdict(*held)
+        if self._proxy.phase is not Phase.CLOSED:
+            self._run(self._proxy.verdict_sent(edge.server_connection.hand_off()))
 
     def _audit_refusal(self, exc: OwnerAdminRefused) -> None:
         """The audit line of a login refused for its owner's cluster operations."""
@@ -530,10 +572,14 @@ class ProxyAdapter:
         self._to_cluster = upstream.transport
         upstream.on_lost = self.upstream_lost
         upstream.on_writable = self._cluster_writable
-        self._edge.release_verdict(*held)
-        if self._proxy.phase is Phase.CLOSED:
+        first = b""
+        if not self._verdict_out:
+            self._edge.release_verdict(*held)
+            if self._proxy.phase is Phase.CLOSED:
+                return
+            first = self._edge.server_connection.hand_off()
+        elif self._proxy.phase is Phase.CLOSED:
             return
-        first = self._edge.server_connection.hand_off()
         self._run(self._proxy.upstream_ready(time.monotonic(), upstream.session_lifetime_ms, first))
         upstream.attach(self._cluster_data)
 

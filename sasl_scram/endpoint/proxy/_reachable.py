@@ -23,6 +23,13 @@ listeners, or one broker behind its node port), a :class:`ClusterGate`:
   (:class:`~sasl_scram.frontdoor.Backoff`), while a connection waits for it;
 - each change is logged once: unreachable (WARNING, with the reason), reached
   again (INFO, after how long).
+
+A gate also remembers whether the latest login through it was taken
+(:attr:`ClusterGate.login_taken`): a ``service``-mode login's verdict need not
+wait for a cluster that took the last one and now merely answers slowly (a
+frozen broker: the front door's ``ProxyAdapter``), but waits while the
+cluster is away or refuses our login, so that no client is told "logged in"
+and then dropped in a loop.
 """
 
 from __future__ import annotations
@@ -94,6 +101,9 @@ class ClusterGate:
         self._asked = False
         #: Looks made while unreachable (for the log and the tests).
         self.looks = 0
+        #: Whether the latest upstream login through these addresses (a
+        #: forwarded connection's or a look's) was taken by the cluster.
+        self.login_taken = False
 
     @property
     def reachable(self) -> bool:
@@ -110,6 +120,7 @@ class ClusterGate:
 
     def failed(self, problem: str) -> None:
         """A connection to these addresses could not be opened."""
+        self.login_taken = False
         if self.state.failed(self._clock(), problem):
             self._reached.clear()
             log.warning(
@@ -157,8 +168,10 @@ class ClusterGate:
                 except UpstreamUnavailable as exc:
                     self.failed(why_unreachable(exc))
                 except FrontDoorError:
+                    self.login_taken = False
                     self.reached()  # a broker answered, and refused: the logins say so
                 else:
+                    self.login_taken = True
                     self.reached()
         finally:
             self._looking = None
@@ -234,6 +247,7 @@ async def open_when_reachable(
     gates: ClusterGates,
     targets: Sequence[tuple[str, int]],
     open_once: Callable[[], Awaitable[UpstreamProtocol]],
+    may_wait: Callable[[], bool] = lambda: True,
 ) -> UpstreamProtocol:
     """An upstream connection for a login the edge took, its verdict held: opened
     now if ``targets`` answer, else once they do.
@@ -241,12 +255,14 @@ async def open_when_reachable(
     The wait ends with the cluster reached, or with the login: its deadline
     (``scram.authentication.timeout.ms``) or the client leaving closes the
     connection, which cancels this (counted as a login not forwarded,
-    ``unreachable``).
+    ``unreachable``). ``may_wait`` is asked after a failed try: once the
+    verdict is out, no login deadline bounds a wait, so the failure is raised.
 
     Raises:
         FrontDoorError: the cluster refused the login (``UpstreamLoginError``,
-            ``OwnerTokenError``), the node port's broker is not known, or too
-            many calls wait for the cluster (``ClusterBusy``).
+            ``OwnerTokenError``), the node port's broker is not known, too
+            many calls wait for the cluster (``ClusterBusy``), or it could not
+            be reached and ``may_wait`` says no (``UpstreamUnavailable``).
     """
     if not targets:
         return await open_once()
@@ -264,6 +280,12 @@ async def open_when_reachable(
             raise  # the front door's own calls are many, not the cluster away: fail now
         except UpstreamUnavailable as exc:
             gate.failed(why_unreachable(exc))
-            continue
+            if may_wait():
+                continue
+            raise
+        except FrontDoorError:
+            gate.login_taken = False  # refused: the next logins hear it as theirs
+            raise
+        gate.login_taken = True
         gate.reached()
         return upstream

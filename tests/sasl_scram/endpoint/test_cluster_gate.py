@@ -153,3 +153,54 @@ def test_a_login_closed_while_it_waits_is_counted_unreachable() -> None:
 
     run(scenario())
     assert counted == ["unreachable"]
+
+
+def test_the_gate_remembers_whether_the_cluster_took_the_latest_login() -> None:
+    cluster = FakeCluster()
+    cluster.up = True
+
+    async def open_once() -> UpstreamProtocol:
+        await cluster.look()
+        return UpstreamProtocol(None, asyncio.get_running_loop())
+
+    async def scenario() -> list[bool]:
+        gates = ClusterGates(UpstreamLink(None, None, 1.0), backoff=FAST)
+        targets = [("127.0.0.1", 1)]
+        gate = gates.gate(targets)
+        seen = [gate.login_taken]  # nothing tried yet: not known to take it
+        await open_when_reachable(gates, targets, open_once)
+        seen.append(gate.login_taken)
+        cluster.refuses = True
+        with pytest.raises(UpstreamLoginError):
+            await open_when_reachable(gates, targets, open_once)
+        seen.append(gate.login_taken)
+        cluster.refuses = False
+        await open_when_reachable(gates, targets, open_once)
+        seen.append(gate.login_taken)
+        cluster.up = False
+        with pytest.raises(UpstreamUnavailable):
+            # A login already told its verdict does not wait for the cluster.
+            await open_when_reachable(gates, targets, open_once, may_wait=lambda: False)
+        seen.append(gate.login_taken)
+        gates.close()
+        return seen
+
+    assert run(scenario()) == [False, True, False, True, False]
+
+
+def test_a_look_that_logs_in_marks_the_login_taken_and_a_refused_one_does_not() -> None:
+    cluster = FakeCluster()
+
+    async def scenario() -> tuple[bool, bool]:
+        gate = ClusterGate("the cluster", cluster.look, backoff=FAST)
+        cluster.refuses = True
+        gate.failed("refused")
+        await asyncio.wait_for(gate.wait_reached(), 2)
+        refused = gate.login_taken
+        cluster.refuses, cluster.up = False, True
+        gate.failed("refused")
+        await asyncio.wait_for(gate.wait_reached(), 2)
+        gate.close()
+        return refused, gate.login_taken
+
+    assert run(scenario()) == (False, True)

@@ -408,6 +408,36 @@ def test_bytes_held_while_opening_pause_the_client_then_close() -> None:
     assert d.closed is not None and "while the upstream connection opened" in d.closed.reason
 
 
+def test_a_verdict_sent_while_opening_holds_the_first_bytes_ahead_of_the_rest() -> None:
+    # The cluster was slow to take our login: the client heard its verdict, and
+    # what it sent with its last login message comes before what it sent since.
+    proxy = ProxyConnection(limits(), chain().bind(SESSION), forwarded=FORWARDED)
+    d = Driver(proxy)
+    first, second, third = (request(FETCH, 12, cid, b"x") for cid in (1, 2, 3))
+    d.client(second)
+    d.run(proxy.verdict_sent(first))
+    d.client(third)
+    assert d.to_cluster == b"" and proxy.phase is Phase.OPENING
+    d.run(proxy.upstream_ready(100.0, 0))
+    assert bytes(d.to_cluster) == first + second + third
+    assert proxy.in_flight == 3 and proxy.phase is Phase.FORWARDING
+
+
+def test_the_first_bytes_of_a_verdict_sent_early_count_against_the_held_bound() -> None:
+    proxy = ProxyConnection(limits(pause_held=10, max_held=20), chain().bind(SESSION))
+    d = Driver(proxy)
+    d.client(b"x" * 15)
+    assert not d.reading
+    d.run(proxy.verdict_sent(b"y" * 6))
+    assert d.closed is not None and "more than 20 bytes" in d.closed.reason
+
+
+def test_a_verdict_sent_after_the_upstream_opened_changes_nothing() -> None:
+    d = opened()
+    assert d.proxy.verdict_sent(b"late") == []
+    assert d.to_cluster == b"" and d.proxy.phase is Phase.FORWARDING
+
+
 def test_bytes_held_behind_a_request_for_the_edge_close_past_the_bound() -> None:
     d = opened(limits(pause_held=10, max_held=20))
     d.client(request(FETCH, 12, 1, b"") + request(HANDSHAKE, 1, 2, b""))
