@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -67,6 +68,7 @@ class TopicIdRefresh:
         self._task: asyncio.Task[None] | None = None
         self._failing = False
         if self.version >= MIN_METADATA_WITH_IDS:
+            names.clock = time.monotonic
             names.refresh = self.start
 
     def start(self) -> None:

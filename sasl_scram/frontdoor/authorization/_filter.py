@@ -2,9 +2,10 @@
 
 The data path has fast lanes: a one-topic Produce is decided from its head
 and streams on; a consumer's Fetch is read by a walker that only collects its
-topic names. Both ask a cache of allowed decisions (per principal, host,
-operation and resource), emptied whenever the ACL snapshot changes, and build
-no audit line unless the audit logger would write the allowed ones (DEBUG).
+topic names (or ids, v13+, named from the map of topic ids). Both ask a cache
+of allowed decisions (per principal, host, operation and resource), emptied
+whenever the ACL snapshot changes, and build no audit line unless the audit
+logger would write the allowed ones (DEBUG).
 Everything else, and anything refused, goes the general way: the request
 decoded, its rule decided (:mod:`._table`), the answer built.
 """

@@ -17,7 +17,6 @@ evicted (the cluster answers UNKNOWN_TOPIC_ID for it itself).
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -39,23 +38,24 @@ class TopicNames:
     """Topic id to name, bounded, learned from answers and refreshed on a miss.
 
     Args:
-        clock: monotonic seconds (the refresh's rate bound).
+        clock: monotonic seconds (the refresh's rate bound; the adapter that
+            sets :attr:`refresh` passes the real one).
         cap: ids kept at most (the oldest learned is evicted first).
         interval: the least time between two refreshes started.
     """
 
-    __slots__ = ("_cap", "_clock", "_in_flight", "_interval", "_last", "_names", "refresh")
+    __slots__ = ("_cap", "_in_flight", "_interval", "_last", "_names", "clock", "refresh")
 
     def __init__(
         self,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = lambda: 0.0,
         *,
         cap: int = MAX_TOPIC_IDS,
         interval: float = REFRESH_INTERVAL_S,
     ) -> None:
         if cap < 1:
             raise ValueError("a topic id map keeps at least one id")
-        self._clock = clock
+        self.clock = clock
         self._cap = cap
         self._interval = interval
         self._names: OrderedDict[bytes, str] = OrderedDict()
@@ -102,7 +102,7 @@ class TopicNames:
     def _missed(self) -> None:
         if self.refresh is None or self._in_flight:
             return
-        now = self._clock()
+        now = self.clock()
         if self._last is not None and now - self._last < self._interval:
             return
         self._in_flight, self._last = True, now
