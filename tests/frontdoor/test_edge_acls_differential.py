@@ -518,3 +518,19 @@ def test_the_java_consumer_reads_by_topic_id_with_read_and_is_refused_without(
     status, *rest = java_clients.call("consume", consumer, b64(n["denied"]))
     assert status != "ok"
     assert "TopicAuthorizationException" in unb64(rest[0]).decode()
+
+
+def test_an_id_no_answer_through_the_door_named_is_learned_by_the_refresh(sides: Sides) -> None:
+    """A topic created behind the door's back: no Metadata through the door has
+    named its id, so only the edge's own refresh can teach it."""
+    fresh = unique_name("dx-fresh")
+    create_topic(sides.broker, fresh)
+    topic_id = _topic_ids(sides, fresh)[fresh]
+    partitions = [{"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1024}]
+    fetch = {"max_wait_ms": 10, "min_bytes": 0, "session_epoch": -1,
+             "topics": [{"topic_id": topic_id, "partitions": partitions}]}  # fmt: skip
+    with KafkaConnection(sides.door.bootstrap, sides.login(), timeout=20) as conn:
+        first = _call(conn, 1, 15, fetch)
+    assert _by_id(first["responses"]) == {topic_id: [100]}
+    edge = _edge_learned(sides, 1, 15, fetch, topic_id)
+    assert _by_id(edge["responses"]) == {topic_id: [0]}  # no ACL names it: everyone may
