@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import struct
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +25,16 @@ import pytest
 from sasl_scram import ScramMechanism
 from sasl_scram.admin import KafkaConnection
 from sasl_scram.admin import SaslCredentials
+from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka._message_table import message_spec
 from tests.support.cli_process import kafka_scram
 from tests.support.cluster_acls import create_topic
+from tests.support.javaharness import JavaHarness
+from tests.support.javaharness import b64
+from tests.support.javaharness import unb64
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.kafka_broker import unique_name
+from tests.support.polling import wait_until
 
 from .conftest import FrontDoor
 from .conftest import open_front_door
@@ -377,3 +383,154 @@ def test_the_acl_listing_at_the_edge_is_the_edges(sides: Sides) -> None:
         }
 
     assert listing(edge) == listing(broker) and len(listing(edge)) == 6
+
+
+# -- by topic id (KIP-516, KIP-848): the edge resolves ids to names -----------------------
+
+
+def _topic_ids(sides: Sides, *topics: str) -> dict[str, bytes]:
+    """The topics' ids, as the broker's super user sees them."""
+    with sides.broker.connect() as conn:
+        body = {"topics": [{"name": t} for t in topics], "allow_auto_topic_creation": False,
+                "include_topic_authorized_operations": False}  # fmt: skip
+        answer = conn.request(3, body, 12)
+    return {t["name"]: t["topic_id"] for t in answer["topics"]}
+
+
+def _by_id(entries: list[dict[str, Any]], inner: str = "partitions") -> dict[bytes, list[int]]:
+    return {e["topic_id"]: sorted(p["error_code"] for p in e[inner]) for e in entries}
+
+
+def _edge_learned(sides: Sides, key: int, version: int, body: dict[str, Any], known: bytes) -> Any:
+    """``body`` through the edge until ``known`` is no longer UNKNOWN_TOPIC_ID:
+    the first miss answers it at once and starts the edge's refresh."""
+    answers: list[Any] = []
+
+    def learned() -> bool:
+        with KafkaConnection(sides.door.bootstrap, sides.login(), timeout=20) as conn:
+            answers.append(_call(conn, key, version, body))
+        return 100 not in _all_codes_for(answers[-1], known)
+
+    assert wait_until(learned, timeout=20, interval=0.3) is not None, answers[-1]
+    return answers[-1]
+
+
+def _all_codes_for(value: Any, topic_id: bytes) -> set[int]:
+    if isinstance(value, dict):
+        if value.get("topic_id") == topic_id:
+            return _all_codes(value)
+        return set().union(*(_all_codes_for(v, topic_id) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_all_codes_for(v, topic_id) for v in value))
+    return set()
+
+
+def test_fetch_by_topic_id_allowed_denied_and_unknown(sides: Sides) -> None:
+    n = sides.names
+    ids = _topic_ids(sides, n["topic"], n["denied"])
+    unknown = uuid.uuid4().bytes
+    partitions = [{"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1024}]
+    fetch = {"max_wait_ms": 10, "min_bytes": 0, "session_epoch": -1,
+             "topics": [{"topic_id": i, "partitions": partitions}
+                        for i in (ids[n["topic"]], ids[n["denied"]], unknown)]}  # fmt: skip
+    for version in (13, 15):
+        broker, _ = sides.both(1, version, fetch)
+        edge = _edge_learned(sides, 1, version, fetch, ids[n["denied"]])
+        assert _by_id(edge["responses"]) == _by_id(broker["responses"])
+        assert _by_id(broker["responses"]) == {
+            ids[n["topic"]]: [0],
+            ids[n["denied"]]: [29],
+            unknown: [100],
+        }
+
+
+def test_offsets_by_topic_id(sides: Sides) -> None:
+    n = sides.names
+    ids = _topic_ids(sides, n["topic"], n["denied"])
+    unknown = uuid.uuid4().bytes
+    asked = (ids[n["topic"]], ids[n["denied"]], unknown)
+    commit = {"group_id": n["group"], "generation_id_or_member_epoch": -1, "member_id": "",
+              "topics": [{"topic_id": i, "partitions": [{"partition_index": 0,
+                                                         "committed_offset": 0}]}
+                         for i in asked]}  # fmt: skip
+    broker, _ = sides.both(8, 10, commit)
+    edge = _edge_learned(sides, 8, 10, commit, ids[n["denied"]])
+    assert _by_id(edge["topics"]) == _by_id(broker["topics"])
+    assert _by_id(broker["topics"])[ids[n["denied"]]] == [29]
+    fetched = {"groups": [{"group_id": n["group"], "topics": [
+        {"topic_id": i, "partition_indexes": [0]} for i in asked]}]}  # fmt: skip
+    broker, edge = sides.both(9, 10, fetched)
+    assert _by_id(edge["groups"][0]["topics"]) == _by_id(broker["groups"][0]["topics"])
+    listed = {"groups": [{"group_id": n["group"], "topics": None}]}
+    broker, edge = sides.both(9, 10, listed)
+    assert _by_id(edge["groups"][0]["topics"]) == _by_id(broker["groups"][0]["topics"])
+
+
+def test_txn_offset_commit_by_topic_id(sides: Sides) -> None:
+    n = sides.names
+    ids = _topic_ids(sides, n["topic"], n["denied"])
+    unknown = uuid.uuid4().bytes
+    partitions = [{"partition_index": 0, "committed_offset": 0}]
+    commit = {"transactional_id": n["txn"], "group_id": n["group"], "producer_id": 0,
+              "producer_epoch": 0, "member_id": "",
+              "topics": [{"topic_id": i, "partitions": partitions}
+                         for i in (ids[n["topic"]], ids[n["denied"]], unknown)]}  # fmt: skip
+    broker, _ = sides.both(28, 6, commit)
+    edge = _edge_learned(sides, 28, 6, commit, ids[n["denied"]])
+    assert _by_id(edge["topics"]) == _by_id(broker["topics"])
+    assert _by_id(broker["topics"])[ids[n["denied"]]] == [29]
+    assert _by_id(broker["topics"])[unknown] == [100]
+
+
+def test_delete_topics_by_id_unknown(sides: Sides) -> None:
+    """An id neither side knows. (The user may DELETE on the cluster here: no ACL
+    names it and everyone is allowed, so both sides would delete a real topic;
+    the refusals by id are the unit tests'.)"""
+    unknown = uuid.uuid4().bytes
+    missing = unique_name("dx-missing")
+    body = {"topics": [{"name": None, "topic_id": unknown},
+                       {"name": missing, "topic_id": bytes(16)}], "timeout_ms": 5000}  # fmt: skip
+    broker, edge = sides.both(20, 6, body)
+
+    def results(answer: Any) -> set[tuple[Any, ...]]:
+        return {(r["name"], r["topic_id"], r["error_code"]) for r in answer["responses"]}
+
+    assert results(edge) == results(broker)
+    assert (None, unknown, 100) in results(broker)
+
+
+def test_the_java_consumer_reads_by_topic_id_with_read_and_is_refused_without(
+    sides: Sides, java_clients: JavaHarness
+) -> None:
+    n, door = sides.names, sides.door
+    with KafkaConnection(door.bootstrap, sides.login()) as connection:
+        assert connection.broker_versions[ApiKey.FETCH][1] >= 13
+        assert connection.broker_versions[8][1] >= 10
+    props = door.java_properties("SCRAM-SHA-512")
+    status, *rest = java_clients.call("produce", props, b64(n["topic"]), "3")
+    assert status == "ok", unb64(rest[0]).decode() if rest else status
+    consumer = door.java_properties(
+        "SCRAM-SHA-512", **{"group.id": n["group"], "auto.offset.reset": "earliest"}
+    )
+    status, *rest = java_clients.call("consume", consumer, b64(n["topic"]))
+    assert status == "ok", unb64(rest[0]).decode() if rest else status
+    assert unb64(rest[0]).startswith(b"v0,v1,v2")
+    status, *rest = java_clients.call("consume", consumer, b64(n["denied"]))
+    assert status != "ok"
+    assert "TopicAuthorizationException" in unb64(rest[0]).decode()
+
+
+def test_an_id_no_answer_through_the_door_named_is_learned_by_the_refresh(sides: Sides) -> None:
+    """A topic created behind the door's back: no Metadata through the door has
+    named its id, so only the edge's own refresh can teach it."""
+    fresh = unique_name("dx-fresh")
+    create_topic(sides.broker, fresh)
+    topic_id = _topic_ids(sides, fresh)[fresh]
+    partitions = [{"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1024}]
+    fetch = {"max_wait_ms": 10, "min_bytes": 0, "session_epoch": -1,
+             "topics": [{"topic_id": topic_id, "partitions": partitions}]}  # fmt: skip
+    with KafkaConnection(sides.door.bootstrap, sides.login(), timeout=20) as conn:
+        first = _call(conn, 1, 15, fetch)
+    assert _by_id(first["responses"]) == {topic_id: [100]}
+    edge = _edge_learned(sides, 1, 15, fetch, topic_id)
+    assert _by_id(edge["responses"]) == {topic_id: [0]}  # no ACL names it: everyone may

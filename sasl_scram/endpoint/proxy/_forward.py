@@ -41,6 +41,7 @@ from sasl_scram.endpoint.login import refuse_forwarded_login
 from sasl_scram.endpoint.proxy._owner_identity import OwnerIdentity
 from sasl_scram.endpoint.proxy._reachable import ClusterGates
 from sasl_scram.endpoint.proxy._reachable import open_when_reachable
+from sasl_scram.endpoint.proxy._topic_ids import TopicIdRefresh
 from sasl_scram.endpoint.proxy._upstream import ClusterView
 from sasl_scram.endpoint.proxy._upstream import UpstreamLink
 from sasl_scram.endpoint.proxy._upstream import UpstreamProtocol
@@ -197,6 +198,14 @@ class FrontDoor:
         self.acls: EdgeAcls | None = None
         #: Whether each set of cluster addresses answers (``_reachable.py``).
         self.gates = ClusterGates(self.link, lambda: self.metrics)
+        #: Teaches the edge's authorization the topic ids it misses (else ``None``).
+        self.topic_ids = (
+            None
+            if authorization is None
+            else TopicIdRefresh(
+                authorization.topic_names, self.link, upstream.bootstrap, cluster.api_keys
+            )
+        )
 
     def _learn(self, node_id: int, host: str, port: int) -> None:
         if self.brokers.get(node_id) != (host, port):

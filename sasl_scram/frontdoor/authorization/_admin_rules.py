@@ -10,6 +10,7 @@ from sasl_scram.authz import AclOperation
 from sasl_scram.authz import ResourceType
 from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._items import split_items
+from sasl_scram.frontdoor.authorization._topic_names import ZERO_ID
 from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
 from sasl_scram.frontdoor.authorization._verdicts import Refused
@@ -32,6 +33,9 @@ _TAF: Final = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
 _GAF: Final = int(ErrorCode.GROUP_AUTHORIZATION_FAILED)
 _CAF: Final = int(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
 _INVALID_REQUEST: Final = int(ErrorCode.INVALID_REQUEST)
+_UTI: Final = int(ErrorCode.UNKNOWN_TOPIC_ID)
+#: KIP-516: DeleteTopics names a topic by name or by id.
+_DELETE_BY_ID_SINCE: Final = 6
 _CAF_TEXT: Final = ErrorCode.CLUSTER_AUTHORIZATION_FAILED.default_message
 
 # ConfigResource.Type codes.
@@ -78,9 +82,12 @@ def create_topics(check: RequestCheck, version: int, request: Body) -> Verdict:
 
 def delete_topics(check: RequestCheck, version: int, request: Body) -> Verdict:
     """By name (v0-5): DELETE on the cluster allows every topic; else DESCRIBE
-    then DELETE on each, either refused TOPIC_AUTHORIZATION_FAILED."""
+    then DELETE on each, either refused TOPIC_AUTHORIZATION_FAILED. v6+ names
+    each topic by name or by id (``ControllerApis.deleteTopics``)."""
     if check.cluster(AclOperation.DELETE, log_if_denied=False):
         return ALLOWED
+    if version >= _DELETE_BY_ID_SINCE:
+        return _delete_topics_v6(check, request)
 
     def allowed(name: str) -> bool:
         return check.allowed(AclOperation.DESCRIBE, _TOPIC, name) and check.allowed(
@@ -94,6 +101,44 @@ def delete_topics(check: RequestCheck, version: int, request: Body) -> Verdict:
         lambda name: {"name": name, "error_code": _TAF},
         "responses",
     )
+
+
+def _delete_topics_v6(check: RequestCheck, request: Body) -> Verdict:
+    """``ControllerApis.deleteTopics`` by name or id: an unknown id answers
+    UNKNOWN_TOPIC_ID (name null); a known one the user may not delete answers
+    TOPIC_AUTHORIZATION_FAILED with its name only if the user may describe it
+    (else null: the id does not reveal the name); a name, TOPIC_AUTHORIZATION_FAILED
+    with the zero id. An entry with both or neither, or a duplicate, is the
+    cluster's INVALID_REQUEST, which deletes nothing: it goes on as it came."""
+    errors: dict[int, Body] = {}
+
+    def allowed(topic: Body) -> bool:
+        name, topic_id = topic.get("name"), topic.get("topic_id", ZERO_ID)
+        if name is not None:
+            if topic_id == ZERO_ID and not (
+                check.allowed(AclOperation.DESCRIBE, _TOPIC, name)
+                and check.allowed(AclOperation.DELETE, _TOPIC, name)
+            ):
+                errors[id(topic)] = {"name": name, "topic_id": ZERO_ID, "error_code": _TAF}
+            return id(topic) not in errors
+        if topic_id == ZERO_ID:
+            return True
+        known = check.topic_names.name(topic_id)
+        if known is None:
+            errors[id(topic)] = {"name": None, "topic_id": topic_id, "error_code": _UTI}
+            return False
+        describable = check.allowed(AclOperation.DESCRIBE, _TOPIC, known)
+        if check.allowed(AclOperation.DELETE, _TOPIC, known):
+            return True
+        shown = known if describable else None
+        errors[id(topic)] = {"name": shown, "topic_id": topic_id, "error_code": _TAF}
+        return False
+
+    def refused(topic: Body) -> Body:
+        entry = errors[id(topic)]
+        return {**entry, "error_message": ErrorCode(entry["error_code"]).default_message}
+
+    return split_items(request, "topics", allowed, refused, "responses")
 
 
 def create_partitions(check: RequestCheck, version: int, request: Body) -> Verdict:

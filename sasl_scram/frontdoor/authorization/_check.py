@@ -21,6 +21,7 @@ from sasl_scram.authz import Authorizer
 from sasl_scram.authz import Decision
 from sasl_scram.authz import ResourceType
 from sasl_scram.frontdoor._filters import EdgeSession
+from sasl_scram.frontdoor.authorization._topic_names import TopicNames
 
 __all__ = ["AuditSink", "Decided", "RequestCheck"]
 
@@ -51,6 +52,8 @@ class RequestCheck:
         session: who sent it.
         host: the client's address as Java prints it (the ACLs' host match).
         request: the API's name as Kafka's ``ApiKeys`` spells it (audit lines).
+        topic_names: the cluster's topic ids, for requests that name topics by id
+            (and the Metadata answers that teach them).
     """
 
     __slots__ = (
@@ -62,12 +65,19 @@ class RequestCheck:
         "host",
         "request",
         "session",
+        "topic_names",
     )
 
     def __init__(
-        self, authorizer: Authorizer, session: EdgeSession, host: str, request: str
+        self,
+        authorizer: Authorizer,
+        session: EdgeSession,
+        host: str,
+        request: str,
+        topic_names: TopicNames | None = None,
     ) -> None:
         self.authorizer = authorizer
+        self.topic_names = topic_names if topic_names is not None else TopicNames()
         self.session = session
         self.host = host
         self.request = request

@@ -10,6 +10,8 @@ from sasl_scram.authz import AclOperation
 from sasl_scram.authz import ResourceType
 from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._items import TopicPartitions
+from sasl_scram.frontdoor.authorization._items import by_id
+from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
 from sasl_scram.frontdoor.authorization._verdicts import Verdict
 from sasl_scram.kafka import ErrorCode
@@ -46,6 +48,12 @@ FETCH: Final = TopicPartitions(
         "records": b"",
     },
 )  # fmt: skip
+# v13+ (KIP-516): topics by id, in the request and the response.
+FETCH_BY_ID: Final = TopicPartitions(
+    "topics", "topic_id", "partitions", "partition",
+    "responses", "topic_id", "partitions", "partition_index", FETCH.refused,
+)  # fmt: skip
+_FETCH_BY_ID_SINCE: Final = 13
 LIST_OFFSETS: Final = TopicPartitions(
     "topics", "name", "partitions", "partition_index",
     "topics", "name", "partitions", "partition_index",
@@ -92,16 +100,22 @@ def produce(check: RequestCheck, version: int, request: Body) -> Verdict:
 def fetch(check: RequestCheck, version: int, request: Body) -> Verdict:
     """``handleFetchRequest``: a follower's fetch (replica id >= 0) needs
     CLUSTER_ACTION, else every partition TOPIC_AUTHORIZATION_FAILED; a
-    consumer's needs READ on each topic."""
+    consumer's needs READ on each topic. By id (v13+), a consumer's topic whose
+    id the cluster's metadata does not hold is UNKNOWN_TOPIC_ID before READ is
+    asked; a follower's unknown ids are the cluster's to answer."""
     replica = request.get("replica_id", -1)
     state = request.get("replica_state")
     if state is not None:
         replica = state.get("replica_id", -1)
+    shape = FETCH_BY_ID if version >= _FETCH_BY_ID_SINCE else FETCH
     if replica >= 0:
         if check.cluster(AclOperation.CLUSTER_ACTION):
-            return FETCH.verdict(request, lambda _: True, _TAF)
-        return FETCH.refuse_all(request, _TAF, _fetch_top(version))
-    return FETCH.verdict(request, _topic(check, AclOperation.READ), _TAF, _fetch_top(version))
+            return ALLOWED
+        return shape.refuse_all(request, _TAF, _fetch_top(version))
+    read = _topic(check, AclOperation.READ)
+    if shape is FETCH_BY_ID:
+        return shape.judged(request, by_id(check, read, _TAF), _fetch_top(version))
+    return FETCH.verdict(request, read, _TAF, _fetch_top(version))
 
 
 def _fetch_top(version: int) -> Body:

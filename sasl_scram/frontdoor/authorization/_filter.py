@@ -2,9 +2,10 @@
 
 The data path has fast lanes: a one-topic Produce is decided from its head
 and streams on; a consumer's Fetch is read by a walker that only collects its
-topic names. Both ask a cache of allowed decisions (per principal, host,
-operation and resource), emptied whenever the ACL snapshot changes, and build
-no audit line unless the audit logger would write the allowed ones (DEBUG).
+topic names (or ids, v13+, named from the map of topic ids). Both ask a cache
+of allowed decisions (per principal, host, operation and resource), emptied
+whenever the ACL snapshot changes, and build no audit line unless the audit
+logger would write the allowed ones (DEBUG).
 Everything else, and anything refused, goes the general way: the request
 decoded, its rule decided (:mod:`._table`), the answer built.
 """
@@ -35,6 +36,7 @@ from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._heads import fetch_head
 from sasl_scram.frontdoor.authorization._heads import produce_head
 from sasl_scram.frontdoor.authorization._table import RULES
+from sasl_scram.frontdoor.authorization._topic_names import TopicNames
 from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
 from sasl_scram.frontdoor.authorization._verdicts import Refused
@@ -50,8 +52,8 @@ _I32: Final = struct.Struct(">i")
 _HEAD: Final = 8
 _PRODUCE: Final = 0
 _FETCH: Final = 1
-#: The Fetch versions the walker reads (v13+ name topic ids: not advertised).
-_FETCH_WALKED: Final = range(4, 13)
+#: The Fetch versions the walker reads (v13+ by topic id, resolved by the map).
+_FETCH_WALKED: Final = range(4, 19)
 #: KIP-227's FINAL_EPOCH: a full fetch that opens no session.
 _SESSIONLESS: Final = -1
 #: Session id 0 and FINAL_EPOCH.
@@ -78,6 +80,8 @@ class AuthorizationFilter(RequestFilter):
         audit: told each decision Kafka's authorizer would log.
         audit_enabled: whether the audit writes lines of a level (``logging``'s
             numbers); allowed decisions (DEBUG) are built only when it does.
+        topic_names: the cluster's topic ids (one map per process; by default
+            one of this filter's own, which nothing refreshes).
     """
 
     def __init__(
@@ -85,7 +89,9 @@ class AuthorizationFilter(RequestFilter):
         acls: Callable[[], Authorizer],
         audit: AuditSink,
         audit_enabled: Callable[[int], bool] = lambda level: True,
+        topic_names: TopicNames | None = None,
     ) -> None:
+        self.topic_names = topic_names if topic_names is not None else TopicNames()
         self.api_keys = frozenset(RULES)
         self.head_keys = frozenset({_PRODUCE})
         self._acls = acls
@@ -122,7 +128,8 @@ class AuthorizationFilter(RequestFilter):
         checks: list[tuple[AclOperation, ResourceType, str]],
     ) -> None:  # fmt: skip
         if self._audit_enabled(_DEBUG):
-            check = RequestCheck(authorizer, session, _java_host(session.client_host), request)
+            host = _java_host(session.client_host)
+            check = RequestCheck(authorizer, session, host, request, self.topic_names)
             for op, kind, name in checks:
                 check.allowed(op, kind, name)
             check.audit(self._audit)
@@ -165,11 +172,19 @@ class AuthorizationFilter(RequestFilter):
             return None
         if head.replica_id >= 0:
             return None
+        topics = head.topics
+        if head.topic_ids:
+            topics = []
+            for topic_id in head.topic_ids:
+                name = self.topic_names.name(topic_id)
+                if name is None:
+                    return None  # the general way answers UNKNOWN_TOPIC_ID
+                topics.append(name)
         authorizer = self._snapshot()
-        for topic in head.topics:
+        for topic in topics:
             if not self._may(authorizer, session, _READ, _TOPIC, topic):
                 return None
-        self._audit_allowed(authorizer, session, "Fetch", [(_READ, _TOPIC, t) for t in head.topics])
+        self._audit_allowed(authorizer, session, "Fetch", [(_READ, _TOPIC, t) for t in topics])
         if head.epoch_at < 0 or head.session_epoch == _SESSIONLESS:
             return PASS
         at = head.epoch_at  # the session id, then the epoch
@@ -192,7 +207,8 @@ class AuthorizationFilter(RequestFilter):
         sessionless = key == _FETCH and request.get("session_epoch", _SESSIONLESS) != _SESSIONLESS
         if sessionless:  # see _fetch
             request = {**request, "session_id": 0, "session_epoch": _SESSIONLESS}
-        check = RequestCheck(self._snapshot(), session, _java_host(session.client_host), spec.name)
+        host = _java_host(session.client_host)
+        check = RequestCheck(self._snapshot(), session, host, spec.name, self.topic_names)
         verdict = RULES[key](check, version, request)
         check.audit(self._audit)
         if verdict is ALLOWED:

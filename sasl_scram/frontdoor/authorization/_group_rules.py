@@ -9,6 +9,7 @@ from sasl_scram.authz import AclOperation
 from sasl_scram.authz import ResourceType
 from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._items import TopicPartitions
+from sasl_scram.frontdoor.authorization._items import by_id
 from sasl_scram.frontdoor.authorization._items import split_items
 from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
@@ -40,6 +41,12 @@ OFFSET_COMMIT: Final = TopicPartitions(
     "topics", "name", "partitions", "partition_index",
 )  # fmt: skip
 OFFSET_DELETE: Final = OFFSET_COMMIT
+# v10+ (KIP-848): topics by id, in the request and the response.
+OFFSET_COMMIT_BY_ID: Final = TopicPartitions(
+    "topics", "topic_id", "partitions", "partition_index",
+    "topics", "topic_id", "partitions", "partition_index",
+)  # fmt: skip
+_OFFSET_COMMIT_BY_ID_SINCE: Final = 10
 
 
 def group_read(check: RequestCheck, version: int, request: Body) -> Verdict:
@@ -52,10 +59,16 @@ def group_read(check: RequestCheck, version: int, request: Body) -> Verdict:
 
 def offset_commit(check: RequestCheck, version: int, request: Body) -> Verdict:
     """READ on the group (else every partition GROUP_AUTHORIZATION_FAILED), then
-    READ on each topic."""
+    READ on each topic. By id (v10+), a topic whose id the cluster's metadata
+    does not hold is UNKNOWN_TOPIC_ID before READ is asked
+    (``handleOffsetCommitRequest``)."""
+    by_ids = version >= _OFFSET_COMMIT_BY_ID_SINCE
+    shape = OFFSET_COMMIT_BY_ID if by_ids else OFFSET_COMMIT
     if not check.allowed(AclOperation.READ, _GROUP, request["group_id"]):
-        return OFFSET_COMMIT.refuse_all(request, _GAF)
+        return shape.refuse_all(request, _GAF)
     allowed = lambda name: check.allowed(AclOperation.READ, ResourceType.TOPIC, name)  # noqa: E731
+    if by_ids:
+        return shape.judged(request, by_id(check, allowed, _TAF))
     return OFFSET_COMMIT.verdict(request, allowed, _TAF)
 
 

@@ -1,6 +1,7 @@
 """The resources named by the two requests of the data path, read without the
 generic decoder: a Produce's head (its first topic comes before its record
-batches) and a consumer's Fetch (topic names between fixed-size partitions).
+batches) and a consumer's Fetch (topic names, or ids, between fixed-size
+partitions).
 
 Each reader returns ``None`` when the bytes end before what it needs, and
 raises ``ValueError`` on a request that is not well formed (the caller then
@@ -24,6 +25,11 @@ _I32: Final = struct.Struct(">i")
 _PRODUCE_TRANSACTIONAL_SINCE: Final = 3
 _PRODUCE_FLEXIBLE_SINCE: Final = 9
 _FETCH_FLEXIBLE_SINCE: Final = 12
+#: KIP-516: Fetch names topics by id.
+_FETCH_BY_ID_SINCE: Final = 13
+#: KIP-903: the replica id moves into the tagged ReplicaState.
+_FETCH_REPLICA_STATE_SINCE: Final = 15
+_REPLICA_STATE_TAG: Final = 1
 
 Buffer = bytes | bytearray | memoryview
 
@@ -40,7 +46,10 @@ class FetchHead(NamedTuple):
     #: Where ``session_epoch`` sits in the buffer (-1 before v7, which has none).
     epoch_at: int
     session_epoch: int
+    #: The topics' names (v4-12).
     topics: list[str]
+    #: The topics' ids (v13+).
+    topic_ids: list[bytes]
 
 
 def _uvarint(buf: Buffer, pos: int, end: int) -> tuple[int, int]:
@@ -115,15 +124,22 @@ def _partition_size(version: int) -> int:
 
 
 def fetch_head(buf: bytes, start: int, version: int) -> FetchHead:
-    """A whole Fetch request (``start``: its client id) up to its topics, v4-12.
-    Raises ``ValueError`` or ``IndexError`` when it is not well formed."""
+    """A whole Fetch request (``start``: its client id) up to its topics, v4-18:
+    topic names up to v12, topic ids (16 bytes each) from v13. From v15 the
+    replica id is in the tagged ``ReplicaState`` after the topics, so the rest
+    is read too. Raises ``ValueError`` or ``IndexError`` when it is not well
+    formed."""
     end = len(buf)
     flexible = version >= _FETCH_FLEXIBLE_SINCE
+    by_id = version >= _FETCH_BY_ID_SINCE
     _, pos = _string(buf, start, end, False)
     if flexible:
         pos = _tags(buf, pos, end)
-    replica_id = _I32.unpack_from(buf, pos)[0]
-    pos += 4 + 4 + 4 + 4 + 1  # replica id, max wait, min bytes, max bytes, isolation level
+    replica_id = -1
+    if version < _FETCH_REPLICA_STATE_SINCE:
+        replica_id = _I32.unpack_from(buf, pos)[0]
+        pos += 4
+    pos += 4 + 4 + 4 + 1  # max wait, min bytes, max bytes, isolation level
     epoch_at, epoch = -1, -1
     if version >= 7:
         epoch_at = pos + 4  # after the session id
@@ -132,11 +148,18 @@ def fetch_head(buf: bytes, start: int, version: int) -> FetchHead:
     count, pos = _count(buf, pos, end, flexible)
     size = _partition_size(version)
     topics: list[str] = []
+    ids: list[bytes] = []
     for _ in range(count):
-        name, pos = _string(buf, pos, end, flexible)
-        if name is None:
-            raise ValueError("a null topic name")
-        topics.append(name)
+        if by_id:
+            if pos + 16 > end:
+                raise IndexError
+            ids.append(bytes(buf[pos : pos + 16]))
+            pos += 16
+        else:
+            name, pos = _string(buf, pos, end, flexible)
+            if name is None:
+                raise ValueError("a null topic name")
+            topics.append(name)
         partitions, pos = _count(buf, pos, end, flexible)
         if partitions < 0:
             raise ValueError("a null partition array")
@@ -148,4 +171,28 @@ def fetch_head(buf: bytes, start: int, version: int) -> FetchHead:
             pos += partitions * size
     if pos > end:
         raise IndexError
-    return FetchHead(replica_id, epoch_at, epoch, topics)
+    if version >= _FETCH_REPLICA_STATE_SINCE:
+        replica_id = _replica_state(buf, pos, end)
+    return FetchHead(replica_id, epoch_at, epoch, topics, ids)
+
+
+def _replica_state(buf: bytes, pos: int, end: int) -> int:
+    """The replica id of a v15+ Fetch's tagged ``ReplicaState`` (tag 1), read
+    past the forgotten topics (ids) and the rack id; -1 (a consumer) without it."""
+    count, pos = _count(buf, pos, end, True)
+    for _ in range(max(count, 0)):
+        partitions, pos = _count(buf, pos + 16, end, True)
+        pos = _tags(buf, pos + 4 * max(partitions, 0), end)
+    _, pos = _string(buf, pos, end, True)  # the rack id
+    tags, pos = _uvarint(buf, pos, end)
+    for _ in range(tags):
+        tag, pos = _uvarint(buf, pos, end)
+        size, pos = _uvarint(buf, pos, end)
+        if tag == _REPLICA_STATE_TAG:
+            if size < 4 or pos + 4 > end:
+                raise ValueError("a short ReplicaState")
+            return int(_I32.unpack_from(buf, pos)[0])
+        pos += size
+    if pos > end:
+        raise IndexError
+    return -1

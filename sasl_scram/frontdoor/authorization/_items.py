@@ -10,14 +10,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
+from typing import Final
 
+from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
 from sasl_scram.frontdoor.authorization._verdicts import Partly
 from sasl_scram.frontdoor.authorization._verdicts import Refused
 from sasl_scram.frontdoor.authorization._verdicts import Verdict
+from sasl_scram.kafka import ErrorCode
 
-__all__ = ["TopicPartitions", "split_items"]
+__all__ = ["TopicPartitions", "by_id", "split_items"]
+
+_UNKNOWN_TOPIC_ID: Final = int(ErrorCode.UNKNOWN_TOPIC_ID)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +80,29 @@ class TopicPartitions:
             response,
         )
 
+    def judged(
+        self,
+        request: Body,
+        error_of: Callable[[Any], int],
+        response: Body | None = None,
+    ) -> Verdict:
+        """Refuse each topic whose ``error_of(name or id)`` is an error (not 0)
+        with that error; ``response`` as for :meth:`verdict`."""
+        errors: dict[int, int] = {}
+
+        def allowed(topic: Body) -> bool:
+            error = errors[id(topic)] = error_of(topic[self.request_name])
+            return error == 0
+
+        return split_items(
+            request,
+            self.request_topics,
+            allowed,
+            lambda topic: self.entry(topic, errors[id(topic)]),
+            self.response_topics,
+            response,
+        )
+
     def refuse_all(self, request: Body, error: int, response: Body | None = None) -> Refused:
         """Every topic refused with ``error`` (a whole-request error)."""
         entries = [self.entry(topic, error) for topic in request[self.request_topics]]
@@ -106,3 +134,23 @@ def split_items(
         answer[response_key] = [*(answer.get(response_key) or ()), *entries]
 
     return Partly({**request, items_key: kept}, merge)
+
+
+def by_id(
+    check: RequestCheck, allowed: Callable[[str], bool], error: int
+) -> Callable[[bytes], int]:
+    """The error for a topic named by id, in ``KafkaApis``' order: an id the
+    cluster's metadata does not hold is UNKNOWN_TOPIC_ID before any
+    authorization (``handleFetchRequest``, ``handleOffsetCommitRequest``); a
+    known one is decided on its name, ``error`` when ``allowed`` refuses it.
+    The edge answers an id it does not know (yet) as a broker whose metadata
+    does not: the client refreshes its metadata and asks again, by which time
+    the refresh the miss started has taught the edge the id."""
+
+    def error_of(topic_id: bytes) -> int:
+        name = check.topic_names.name(topic_id)
+        if name is None:
+            return _UNKNOWN_TOPIC_ID
+        return 0 if allowed(name) else error
+
+    return error_of

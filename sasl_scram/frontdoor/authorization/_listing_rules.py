@@ -74,6 +74,8 @@ def metadata(check: RequestCheck, version: int, request: Body) -> Verdict:
         forwarded = {**request, "allow_auto_topic_creation": False}
 
     def merge(answer: Body) -> None:
+        # Every id the cluster names, those then hidden from the user too.
+        check.topic_names.learn_topics(answer["topics"])
         out: list[Body] = []
         for topic in answer["topics"]:
             name = topic.get("name")
@@ -117,6 +119,7 @@ def describe_topic_partitions(check: RequestCheck, version: int, request: Body) 
     shown = {name for name in names if _describable(check, name, logged=True)}
 
     def merge(answer: Body) -> None:
+        check.topic_names.learn_topics(answer["topics"])
         out = []
         for topic in answer["topics"]:
             name = topic.get("name")

@@ -4,7 +4,10 @@ DESCRIBE on each group, then DESCRIBE on each topic asked for; a refused topic
 comes back with its partitions carrying TOPIC_AUTHORIZATION_FAILED. A request
 for all of a group's topics (null) is answered by the cluster and the topics
 the user may not describe are left out of the answer, unlogged.
-v0-7 ask for one group; v8+ for several, each with its own answer.
+v0-7 ask for one group; v8+ for several, each with its own answer; v10+
+(KIP-848) name topics by id: an id the cluster's metadata does not hold is
+UNKNOWN_TOPIC_ID before DESCRIBE is asked, and an answer for all topics keeps
+only the ids whose names the edge knows and the user may describe.
 """
 
 from __future__ import annotations
@@ -28,14 +31,16 @@ _TAF: Final = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
 _GAF: Final = int(ErrorCode.GROUP_AUTHORIZATION_FAILED)
 _MULTI_GROUP_SINCE: Final = 8
 _TOP_LEVEL_ERROR_SINCE: Final = 2
+_BY_ID_SINCE: Final = 10
+_UTI: Final = int(ErrorCode.UNKNOWN_TOPIC_ID)
 
 
-def _refused_topic(topic: Body) -> Body:
+def _refused_topic(topic: Body, error: int = _TAF, key: str = "name") -> Body:
     partitions = [
-        {"partition_index": index, "committed_offset": -1, "metadata": "", "error_code": _TAF}
+        {"partition_index": index, "committed_offset": -1, "metadata": "", "error_code": error}
         for index in topic["partition_indexes"]
     ]
-    return {"name": topic["name"], "partitions": partitions}
+    return {key: topic[key], "partitions": partitions}
 
 
 def _describe(check: RequestCheck, name: str, *, logged: bool = True) -> bool:
@@ -46,7 +51,7 @@ def _describe(check: RequestCheck, name: str, *, logged: bool = True) -> bool:
 
 def offset_fetch(check: RequestCheck, version: int, request: Body) -> Verdict:
     if version >= _MULTI_GROUP_SINCE:
-        return _groups(check, request)
+        return _groups(check, request, version >= _BY_ID_SINCE)
     if not check.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, request["group_id"]):
         if version >= _TOP_LEVEL_ERROR_SINCE:
             return Refused({"error_code": _GAF})
@@ -67,12 +72,35 @@ def offset_fetch(check: RequestCheck, version: int, request: Body) -> Verdict:
     return Partly({**request, "topics": kept}, merge)
 
 
-def _drop_unlisted(check: RequestCheck, topics: list[Body] | None) -> None:
+def _drop_unlisted(check: RequestCheck, topics: list[Body] | None, by_ids: bool = False) -> None:
     if topics:
-        topics[:] = [topic for topic in topics if _describe(check, topic["name"], logged=False)]
+        topics[:] = [topic for topic in topics if _listed(check, topic, by_ids)]
 
 
-def _groups(check: RequestCheck, request: Body) -> Verdict:
+def _listed(check: RequestCheck, topic: Body, by_ids: bool) -> bool:
+    name = check.topic_names.name(topic["topic_id"]) if by_ids else topic["name"]
+    return name is not None and _describe(check, name, logged=False)
+
+
+def _asked(check: RequestCheck, topics: list[Body], by_ids: bool) -> tuple[list[Body], list[Body]]:
+    """The topics of one group that go on, and the refused ones' entries."""
+    if not by_ids:
+        allowed = [topic for topic in topics if _describe(check, topic["name"])]
+        return allowed, [_refused_topic(topic) for topic in topics if topic not in allowed]
+    kept: list[Body] = []
+    refused: list[Body] = []
+    for topic in topics:
+        name = check.topic_names.name(topic["topic_id"])
+        if name is None:
+            refused.append(_refused_topic(topic, _UTI, "topic_id"))
+        elif _describe(check, name):
+            kept.append(topic)
+        else:
+            refused.append(_refused_topic(topic, _TAF, "topic_id"))
+    return kept, refused
+
+
+def _groups(check: RequestCheck, request: Body, by_ids: bool) -> Verdict:
     kept: list[Body] = []
     refused_groups: list[Body] = []
     refused_topics: dict[str, list[Body]] = {}
@@ -87,8 +115,7 @@ def _groups(check: RequestCheck, request: Body) -> Verdict:
             all_topics.add(group_id)
             kept.append(group)
             continue
-        allowed = [topic for topic in topics if _describe(check, topic["name"])]
-        refused = [_refused_topic(topic) for topic in topics if topic not in allowed]
+        allowed, refused = _asked(check, topics, by_ids)
         if refused:
             refused_topics[group_id] = refused
         kept.append({**group, "topics": allowed})
@@ -96,7 +123,7 @@ def _groups(check: RequestCheck, request: Body) -> Verdict:
         return ALLOWED
     if not kept:
         return Refused({"groups": refused_groups})
-    merge = _merge_groups(check, refused_groups, refused_topics, all_topics)
+    merge = _merge_groups(check, refused_groups, refused_topics, all_topics, by_ids)
     return Partly({**request, "groups": kept}, merge)
 
 
@@ -105,12 +132,13 @@ def _merge_groups(
     refused_groups: list[Body],
     refused_topics: dict[str, list[Body]],
     all_topics: set[str],
+    by_ids: bool,
 ) -> Callable[[Body], None]:
     def merge(answer: Body) -> None:
         for group in answer["groups"]:
             group_id = group["group_id"]
             if group_id in all_topics:
-                _drop_unlisted(check, group["topics"])
+                _drop_unlisted(check, group["topics"], by_ids)
             group["topics"] = [*group["topics"], *refused_topics.get(group_id, ())]
         answer["groups"] = [*answer["groups"], *refused_groups]
 

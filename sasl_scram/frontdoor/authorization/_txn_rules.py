@@ -9,6 +9,7 @@ from sasl_scram.authz import AclOperation
 from sasl_scram.authz import ResourceType
 from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._items import TopicPartitions
+from sasl_scram.frontdoor.authorization._items import by_id
 from sasl_scram.frontdoor.authorization._items import split_items
 from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
@@ -39,6 +40,12 @@ TXN_OFFSET_COMMIT: Final = TopicPartitions(
     "topics", "name", "partitions", "partition_index",
     "topics", "name", "partitions", "partition_index",
 )  # fmt: skip
+# v6+: topics by id, in the request and the response.
+TXN_OFFSET_COMMIT_BY_ID: Final = TopicPartitions(
+    "topics", "topic_id", "partitions", "partition_index",
+    "topics", "topic_id", "partitions", "partition_index",
+)  # fmt: skip
+_TXN_OFFSET_COMMIT_BY_ID_SINCE: Final = 6
 ADD_PARTITIONS: Final = TopicPartitions(
     "v3_and_below_topics", "name", "partitions", None,
     "results_by_topic_v3_and_below", "name", "results_by_partition", "partition_index",
@@ -80,12 +87,18 @@ def end_txn(check: RequestCheck, version: int, request: Body) -> Verdict:
 
 def txn_offset_commit(check: RequestCheck, version: int, request: Body) -> Verdict:
     """WRITE on the transactional id, then READ on the group (either refused:
-    every partition carries the error), then READ on each topic."""
+    every partition carries the error), then READ on each topic. By id (v6+),
+    a topic whose id the cluster's metadata does not hold is UNKNOWN_TOPIC_ID
+    before READ is asked, as OffsetCommit v10+ answers it."""
+    by_ids = version >= _TXN_OFFSET_COMMIT_BY_ID_SINCE
+    shape = TXN_OFFSET_COMMIT_BY_ID if by_ids else TXN_OFFSET_COMMIT
     if not _write_txn(check, request):
-        return TXN_OFFSET_COMMIT.refuse_all(request, _TXAF)
+        return shape.refuse_all(request, _TXAF)
     if not check.allowed(AclOperation.READ, ResourceType.GROUP, request["group_id"]):
-        return TXN_OFFSET_COMMIT.refuse_all(request, _GAF)
+        return shape.refuse_all(request, _GAF)
     allowed = lambda name: check.allowed(AclOperation.READ, ResourceType.TOPIC, name)  # noqa: E731
+    if by_ids:
+        return shape.judged(request, by_id(check, allowed, _TAF))
     return TXN_OFFSET_COMMIT.verdict(request, allowed, _TAF)
 
 
