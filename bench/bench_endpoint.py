@@ -547,6 +547,11 @@ def main() -> None:
     parser.add_argument(
         "--only-guessing", action="store_true", help="the password-guessing rows only"
     )
+    parser.add_argument(
+        "--only-logins",
+        action="store_true",
+        help="the login rows only (with --baseline: this tree against another, one run)",
+    )
     args = parser.parse_args()
     if args.only_workers:
         _workers.workers_section(args.rounds)
@@ -557,7 +562,11 @@ def main() -> None:
     if args.only_guessing:
         _guessing.guessing_section()
         return
-    java_style_section(args.baseline, args.rounds, None if args.no_broker else args.broker_warm_up)
+    warm_up = None if args.no_broker else args.broker_warm_up
+    if args.only_logins:
+        java_style_section(args.baseline, args.rounds, warm_up)
+        return
+    java_style_section(args.baseline, args.rounds, warm_up)
     _make_run.make_run_section(args.rounds, _bench_server_process)
     _workers.workers_section(args.rounds)
     _guessing.guessing_section()

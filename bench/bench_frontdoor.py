@@ -801,6 +801,11 @@ def main() -> None:
         help="run the side-by-side row alone (direct, serve and Kroxylicious)",
     )
     parser.add_argument(
+        "--only-modes",
+        action="store_true",
+        help="run the modes' table alone (direct, the front door, edge ACLs; --baseline's)",
+    )
+    parser.add_argument(
         "--kroxylicious-warm-up",
         type=int,
         default=SIDE_WARM_UP_ROUNDS,
@@ -829,7 +834,7 @@ def main() -> None:
         sys.exit(
             f"bench_frontdoor.py: error: Kafka {version}'s jars are not cached; run `make brokers`"
         )
-    if not args.only_scaling:
+    if not (args.only_scaling or args.only_modes):
         from tools import fetch_kroxylicious
 
         if not fetch_kroxylicious.is_fetched():
@@ -878,6 +883,8 @@ def main() -> None:
                     order = modes if i % 2 == 0 else modes[::-1]
                     run_round(bench, order, results)
                 report(results, args.paced_rate)
+            if args.only_modes:
+                return
             if not args.only_scaling:
                 kroxylicious_section(bench, args.rounds, args.kroxylicious_warm_up)
             if not args.only_kroxylicious:
