@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -445,6 +446,36 @@ def _forwards(bootstrap: str, user: str) -> bool:
         return False
 
 
+@dataclass
+class FrozenDoor:
+    """A front door's keys for a freeze, with more new users than asyncio's
+    default pool has threads, and one to log in once the cluster is thawed."""
+
+    keys: dict[str, str]
+    default_pool: int
+    users: list[str]
+    late: str
+
+
+def _frozen_door(tmp_path: Path, broker: KafkaBroker, prefix: str, **more: str) -> FrozenDoor:
+    """alice a super user at the edge, and the new users (password
+    ``<user>-secret``) in its store; in ``owner-token`` mode every owner is
+    listed in ``upstream.owner.admins``: each is a cluster administrator on a
+    broker that allows everyone on a resource without ACLs."""
+    default_pool = min(32, (os.cpu_count() or 1) + 4)  # ThreadPoolExecutor's default
+    users = [unique_name(f"{prefix}{i}") for i in range(default_pool + 2)]
+    late = unique_name("late")
+    if more.get("upstream.identity") == "owner-token":
+        more["upstream.owner.admins"] = ",".join(f"User:{u}" for u in ["alice", *users, late])
+    keys = front_door_keys(tmp_path, broker.bootstrap, **{"super.users": "User:alice", **more})
+    edge = SQLiteCredentialStore(tmp_path / "edge.db", poll_interval=0)
+    try:
+        seed_users(edge, [(user, f"{user}-secret") for user in [*users, late]])
+    finally:
+        edge.close()
+    return FrozenDoor(keys, default_pool, users, late)
+
+
 def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
     restartable_broker: KafkaBroker, tmp_path: Path, results: Results
 ) -> None:
@@ -460,27 +491,17 @@ def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
     credential look-up runs PBKDF2 in a thread), which the edge refuses. Once
     thawed, a new user's login is forwarded again."""
     broker = restartable_broker
-    default_pool = min(32, (os.cpu_count() or 1) + 4)  # ThreadPoolExecutor's default
-    held = [unique_name(f"held{i}") for i in range(default_pool + 2)]
-    late = unique_name("late")
-    keys = front_door_keys(
+    door = _frozen_door(
         tmp_path,
-        broker.bootstrap,
+        broker,
+        "held",
         **{
             "upstream.identity": "owner-token",
-            "super.users": "User:alice",
             "delegation.token.secret.key": "frozen-test-edge-token-secret",
             "scram.authentication.timeout.ms": str(int(FROZEN_AUTH_TIMEOUT_S * 1000)),
-            # Every owner is a cluster administrator on a broker that allows
-            # everyone on a resource without ACLs: listed, so that it is forwarded.
-            "upstream.owner.admins": ",".join(f"User:{u}" for u in ["alice", *held, late]),
         },
     )
-    edge = SQLiteCredentialStore(tmp_path / "edge.db", poll_interval=0)
-    try:
-        seed_users(edge, [(user, f"{user}-secret") for user in [*held, late]])
-    finally:
-        edge.close()
+    keys, default_pool, held, late = door.keys, door.default_pool, door.users, door.late
     assert broker.pid is not None
     with (
         ServeProcess(tmp_path, keys) as serve,
@@ -565,22 +586,9 @@ def test_a_frozen_cluster_does_not_stop_service_mode_logins(
     cluster and is closed at ``upstream.request.timeout.ms``. Once thawed, a
     new user's login is forwarded again."""
     broker = restartable_broker
-    default_pool = min(32, (os.cpu_count() or 1) + 4)  # ThreadPoolExecutor's default
-    users = [unique_name(f"svc{i}") for i in range(default_pool + 2)]
-    late = unique_name("late")
-    keys = front_door_keys(
-        tmp_path,
-        broker.bootstrap,
-        **{
-            "super.users": "User:alice",
-            "upstream.request.timeout.ms": str(int(FROZEN_UPSTREAM_TIMEOUT_S * 1000)),
-        },
-    )
-    edge = SQLiteCredentialStore(tmp_path / "edge.db", poll_interval=0)
-    try:
-        seed_users(edge, [(user, f"{user}-secret") for user in [*users, late]])
-    finally:
-        edge.close()
+    timeout_ms = str(int(FROZEN_UPSTREAM_TIMEOUT_S * 1000))
+    door = _frozen_door(tmp_path, broker, "svc", **{"upstream.request.timeout.ms": timeout_ms})
+    keys, default_pool, users, late = door.keys, door.default_pool, door.users, door.late
     assert broker.pid is not None
     with (
         ServeProcess(tmp_path, keys) as serve,
