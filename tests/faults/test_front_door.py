@@ -19,6 +19,7 @@ import socket
 import struct
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 from sasl_scram.store import SQLiteCredentialStore
 from tests.faults.harness import Results
+from tests.sasl_scram.endpoint.test_metrics import samples_of
 from tests.support.endpoint_harness import seed_users
 from tests.support.front_door import front_door_keys
 from tests.support.kafka_broker import KafkaBroker
@@ -49,6 +51,7 @@ from tests.support.polling import wait_until
 from tests.support.proc_tcp import established_to
 from tests.support.serve_process import ServeProcess
 from tests.support.tcp_proxy import TcpProxy
+from tests.support.zookeeper_server import free_port
 from tokenauth import DelegationTokenClient
 
 pytestmark = pytest.mark.broker
@@ -587,7 +590,16 @@ def test_a_frozen_cluster_does_not_stop_service_mode_logins(
     new user's login is forwarded again."""
     broker = restartable_broker
     timeout_ms = str(int(FROZEN_UPSTREAM_TIMEOUT_S * 1000))
-    door = _frozen_door(tmp_path, broker, "svc", **{"upstream.request.timeout.ms": timeout_ms})
+    metrics_port = free_port()
+    door = _frozen_door(
+        tmp_path,
+        broker,
+        "svc",
+        **{
+            "upstream.request.timeout.ms": timeout_ms,
+            "scram.metrics.listener": f"127.0.0.1:{metrics_port}",
+        },
+    )
     keys, default_pool, users, late = door.keys, door.default_pool, door.users, door.late
     assert broker.pid is not None
     with (
@@ -602,6 +614,7 @@ def test_a_frozen_cluster_does_not_stop_service_mode_logins(
             for u in users
         ]
         os.kill(broker.pid, signal.SIGSTOP)
+        frozen_at = time.monotonic()
         try:
             for thread in threads:
                 thread.start()
@@ -614,14 +627,19 @@ def test_a_frozen_cluster_does_not_stop_service_mode_logins(
                 if connected
                 else (0.0, None)
             )
+            # Until every upstream connection has given up, before the thaw.
+            time.sleep(max(0.0, frozen_at + FROZEN_UPSTREAM_TIMEOUT_S + 1 - time.monotonic()))
         finally:
             os.kill(broker.pid, signal.SIGCONT)
             for _, conn in logins:
                 if isinstance(conn, KafkaConnection):
                     conn.close()
         recovered = wait_until(lambda: _forwards(serve.bootstrap, late), 60, 0.5)
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as m:
+            metrics = samples_of(m.read().decode())
         log = serve.log_text()
     login_s = sorted(round(s, 2) for s, _ in logins)
+    unforwarded = metrics.get('kafka_scram_unforwarded_logins_total{reason="unreachable"}')
     results.record(
         default_pool=default_pool,
         login_s=login_s,
@@ -637,5 +655,7 @@ def test_a_frozen_cluster_does_not_stop_service_mode_logins(
         assert seconds < VERDICT_WAIT_S + PROMPT, login_s
     assert isinstance(forwarded, KafkaConnectionError), forwarded
     assert waited_s < FROZEN_UPSTREAM_TIMEOUT_S + PROMPT, waited_s
+    # Each login told its verdict whose upstream connection never opened.
+    assert unforwarded == len(users), metrics
     assert recovered is not None, log[-3000:]
     assert "Traceback" not in log, log[-3000:]

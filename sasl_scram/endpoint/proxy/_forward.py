@@ -507,6 +507,8 @@ class ProxyAdapter:
         if upstream is None:
             self._proxy.close()
             if self._verdict_out:  # told "logged in": only a close is left
+                if refused is None:
+                    self._door.gates.unforwarded("unreachable")
                 edge.close("upstream login refused" if refused else "upstream unavailable")
             elif refused is None and not wrong_password:
                 edge.close("upstream unavailable")  # retried by the client, like a broker down
