@@ -37,8 +37,8 @@ from collections.abc import Mapping
 from typing import Final
 
 from sasl_scram.frontdoor._bounds import ProxyBounds
+from sasl_scram.frontdoor._chain import BoundChain
 from sasl_scram.frontdoor._errors import FrontDoorError
-from sasl_scram.frontdoor._filters import BoundChain
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._splitter import Chunk
 from sasl_scram.frontdoor._splitter import LocalRequest
