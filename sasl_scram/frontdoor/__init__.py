@@ -91,6 +91,7 @@ from sasl_scram.frontdoor._reachability import Reachability
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
 from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
+from sasl_scram.frontdoor._splitter import Chunk
 from sasl_scram.frontdoor._splitter import LocalRequest
 from sasl_scram.frontdoor._splitter import RequestSplitter
 from sasl_scram.frontdoor._splitter import ResponseSplitter
@@ -127,6 +128,7 @@ __all__ = [
     "AnswerLocally",
     "Backoff",
     "BoundChain",
+    "Chunk",
     "CloseConnection",
     "ClusterAdminError",
     "ClusterOperations",
