@@ -22,6 +22,8 @@ endpoint's adapter is ``sasl_scram/endpoint/proxy/_forward.py``.
 from __future__ import annotations
 
 from sasl_scram.frontdoor._bounds import ProxyBounds
+from sasl_scram.frontdoor._chain import BoundChain
+from sasl_scram.frontdoor._chain import FilterChain
 from sasl_scram.frontdoor._cluster_admin import ADMIN_OPERATIONS
 from sasl_scram.frontdoor._cluster_admin import CLUSTER_OPERATIONS
 from sasl_scram.frontdoor._cluster_admin import KAFKA_AUTHORIZERS
@@ -51,10 +53,8 @@ from sasl_scram.frontdoor._errors import UpstreamConfigError
 from sasl_scram.frontdoor._filters import AT_EDGE
 from sasl_scram.frontdoor._filters import PASS
 from sasl_scram.frontdoor._filters import AddressRewriteFilter
-from sasl_scram.frontdoor._filters import BoundChain
 from sasl_scram.frontdoor._filters import EdgeRequestFilter
 from sasl_scram.frontdoor._filters import EdgeSession
-from sasl_scram.frontdoor._filters import FilterChain
 from sasl_scram.frontdoor._filters import RequestFilter
 from sasl_scram.frontdoor._filters import RequestOutcome
 from sasl_scram.frontdoor._filters import Respond
@@ -91,6 +91,7 @@ from sasl_scram.frontdoor._reachability import Reachability
 from sasl_scram.frontdoor._rewrite import REWRITTEN_APIS
 from sasl_scram.frontdoor._rewrite import AddressRewriter
 from sasl_scram.frontdoor._splitter import MAX_HEAD_BYTES
+from sasl_scram.frontdoor._splitter import Chunk
 from sasl_scram.frontdoor._splitter import LocalRequest
 from sasl_scram.frontdoor._splitter import RequestSplitter
 from sasl_scram.frontdoor._splitter import ResponseSplitter
@@ -127,6 +128,7 @@ __all__ = [
     "AnswerLocally",
     "Backoff",
     "BoundChain",
+    "Chunk",
     "CloseConnection",
     "ClusterAdminError",
     "ClusterOperations",

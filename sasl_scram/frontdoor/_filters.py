@@ -32,17 +32,20 @@ it may watch a response likewise (:attr:`InFlight.watch`), read whole only
 when it is small enough, and told when the connection closes before it came.
 
 Filters are shared by every connection of a front door and hold no state of a
-connection's own; :meth:`FilterChain.bind` pairs the chain with one
-connection's :class:`EdgeSession` (who logged in, from where), which every
-filter call is given.
+connection's own; :meth:`FilterChain.bind` (``_chain.py``) pairs the chain
+with one connection's :class:`EdgeSession` (who logged in, from where), which
+every filter call is given.
+
+The chain itself is compiled (``tools/build_native.py``); this module is not:
+its filter classes are subclassed by interpreted code (the edge's
+authorization, the audit, tests), and a class-level :attr:`RequestFilter.api_keys`
+of such a subclass is an ordinary class attribute only on an ordinary class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
-from typing import TypeVar
 
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.frontdoor._inflight import InFlight
@@ -54,10 +57,8 @@ __all__ = [
     "AT_EDGE",
     "PASS",
     "AddressRewriteFilter",
-    "BoundChain",
     "EdgeRequestFilter",
     "EdgeSession",
-    "FilterChain",
     "RequestFilter",
     "RequestOutcome",
     "Respond",
@@ -188,138 +189,3 @@ class AddressRewriteFilter(ResponseFilter):
 
     def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
         return self.rewriter.rewrite(entry.api_key, entry.api_version, payload)
-
-
-F = TypeVar("F", RequestFilter, ResponseFilter)
-
-
-class FilterChain:
-    """The ordered filters of one front door, shared by its connections.
-
-    Filters hold no per-connection state; each is asked in order, and the
-    first that does not pass decides.
-    """
-
-    __slots__ = (
-        "_by_request_key",
-        "_by_response_key",
-        "edge_keys",
-        "head_keys",
-        "request_keys",
-        "response_keys",
-        "watched_keys",
-    )
-
-    def __init__(
-        self,
-        requests: Sequence[RequestFilter] = (),
-        responses: Sequence[ResponseFilter] = (),
-    ) -> None:
-        self._by_request_key = _by_key(requests)
-        self._by_response_key = _by_key(responses)
-        #: The API keys some request filter sees whole; the rest stream through.
-        self.request_keys = frozenset(self._by_request_key)
-        #: Likewise for responses.
-        self.response_keys = frozenset(self._by_response_key)
-        #: Request keys a filter may let stream after reading their heads.
-        self.head_keys = frozenset(key for each in requests for key in each.head_keys)
-        #: The API keys the edge's own machinery answers (bounded as such).
-        self.edge_keys = frozenset(
-            key for each in requests if isinstance(each, EdgeRequestFilter) for key in each.api_keys
-        )
-        #: The request keys only watchers see: one too large to read whole streams.
-        self.watched_keys = frozenset(
-            key
-            for key, chain in self._by_request_key.items()
-            if all(each.watcher for each in chain)
-        )
-
-    def bind(self, session: EdgeSession) -> BoundChain:
-        """The chain as one connection uses it."""
-        return BoundChain(self, session)
-
-    def on_request(self, session: EdgeSession, entry: InFlight, payload: bytes) -> RequestOutcome:
-        rewritten: Rewrite | None = None
-        for request_filter in self._by_request_key.get(entry.api_key, ()):
-            outcome = request_filter.on_request(session, entry, payload)
-            if type(outcome) is Rewrite:
-                rewritten = outcome
-                payload = outcome.payload
-            elif outcome is not PASS:
-                return outcome
-        # Only passed: the splitter forwards the frame as it came.
-        return PASS if rewritten is None else rewritten
-
-    def on_head(
-        self, session: EdgeSession, api_key: int, version: int, buf: Buffer, start: int, end: int
-    ) -> bool | None:
-        """Whether some filter must see the request whole (``None``: more bytes)."""
-        whole: bool | None = False
-        for request_filter in self._by_request_key.get(api_key, ()):
-            if api_key not in request_filter.head_keys:
-                return True
-            said = request_filter.on_head(session, api_key, version, buf, start, end)
-            if said:
-                return True
-            if said is None:
-                whole = None
-        return whole
-
-    def on_unread(self, session: EdgeSession, entry: InFlight) -> None:
-        for request_filter in self._by_request_key.get(entry.api_key, ()):
-            request_filter.on_unread(session, entry)
-
-    def on_response(self, session: EdgeSession, entry: InFlight, payload: bytes) -> bytes:
-        for response_filter in self._by_response_key.get(entry.api_key, ()):
-            payload = response_filter.on_response(session, entry, payload)
-        reshape = entry.reshape
-        if reshape is not None:
-            payload = reshape(payload)
-        watch = entry.watch
-        if watch is not None:
-            watch.response(payload)
-        return payload
-
-
-class BoundChain:
-    """A :class:`FilterChain` and one connection's :class:`EdgeSession`: what a
-    :class:`~sasl_scram.frontdoor.ProxyConnection` calls."""
-
-    __slots__ = (
-        "_chain",
-        "edge_keys",
-        "head_keys",
-        "request_keys",
-        "response_keys",
-        "session",
-        "watched_keys",
-    )
-
-    def __init__(self, chain: FilterChain, session: EdgeSession) -> None:
-        self._chain = chain
-        self.session = session
-        self.request_keys = chain.request_keys
-        self.response_keys = chain.response_keys
-        self.edge_keys = chain.edge_keys
-        self.head_keys = chain.head_keys
-        self.watched_keys = chain.watched_keys
-
-    def on_head(self, api_key: int, version: int, buf: Buffer, start: int, end: int) -> bool | None:
-        return self._chain.on_head(self.session, api_key, version, buf, start, end)
-
-    def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:
-        return self._chain.on_request(self.session, entry, payload)
-
-    def on_unread(self, entry: InFlight) -> None:
-        self._chain.on_unread(self.session, entry)
-
-    def on_response(self, entry: InFlight, payload: bytes) -> bytes:
-        return self._chain.on_response(self.session, entry, payload)
-
-
-def _by_key(filters: Sequence[F]) -> dict[int, tuple[F, ...]]:
-    by_key: dict[int, list[F]] = {}
-    for each in filters:
-        for key in sorted(each.api_keys):
-            by_key.setdefault(key, []).append(each)
-    return {key: tuple(chain) for key, chain in by_key.items()}

@@ -27,6 +27,14 @@ resumed, a timer, a close). Its :class:`Phase` says where it stands:
     The re-login at the cluster is under way; the client's bytes are held.
 ``CLOSED``
     Nothing more happens.
+
+The forwarding fast path (:meth:`ProxyConnection.forward_client`,
+:meth:`~ProxyConnection.forward_cluster`) delivers the same actions with less:
+in ``FORWARDING``, an event whose only effect is chunks for the other side
+returns those chunks (the splitter's list) and builds no action nor list of
+actions; any other event returns ``None`` and leaves its actions, in the
+general path's order, to :meth:`~ProxyConnection.take_actions`. Both paths run
+the same transitions from the same helpers; the state stays here.
 """
 
 from __future__ import annotations
@@ -35,10 +43,11 @@ import enum
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Final
+from typing import cast
 
 from sasl_scram.frontdoor._bounds import ProxyBounds
+from sasl_scram.frontdoor._chain import BoundChain
 from sasl_scram.frontdoor._errors import FrontDoorError
-from sasl_scram.frontdoor._filters import BoundChain
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._splitter import Chunk
 from sasl_scram.frontdoor._splitter import LocalRequest
@@ -181,15 +190,16 @@ class ProxyConnection:
         "_bounds",
         "_client_reading",
         "_cluster_writable",
+        "_deferred",
         "_held",
         "_in_flight",
         "_local",
-        "_observe_request",
         "_reauth_at",
         "_reauth_pending",
         "_requests",
         "_responses",
         "_session_valid",
+        "_spare",
         "_unwritten",
         "phase",
     )
@@ -207,6 +217,8 @@ class ProxyConnection:
         self.phase = Phase.OPENING
         self._bounds = bounds
         self._in_flight = in_flight = InFlightQueue(bounds.max_in_flight)
+        # Forwarded frames are counted once written (see _sending), not when read.
+        self._unwritten = None if observe_request is None else _Unwritten(observe_request)
         self._requests = RequestSplitter(
             in_flight,
             chain.request_keys,
@@ -214,7 +226,7 @@ class ProxyConnection:
             max_buffered=bounds.max_parsed_request,
             forwarded=forwarded,
             stop_at_local=True,
-            observe=None if observe_request is None else self._observed,
+            observe=None if self._unwritten is None else self._unwritten.seen,
             decide=chain.on_request,
             edge_keys=chain.edge_keys,
             head=chain.on_head,
@@ -238,11 +250,12 @@ class ProxyConnection:
         self._reauth_at: float | None = None
         self._reauth_pending = False
         self._session_valid = session_valid
-        # Forwarded frames are counted once written (see _forward), not when read.
-        self._observe_request = observe_request
-        self._unwritten: list[tuple[int, int]] = []
         self._cluster_writable = True
         self._client_reading = True  # as the adapter was last told
+        # The fast path's actions when an event did more than forward chunks.
+        self._deferred: list[Action] = []
+        # Lent to _progress by the fast path, which finds it empty almost always.
+        self._spare: list[Action] = []
 
     def __repr__(self) -> str:
         return f"<ProxyConnection {self.phase.value}, {len(self._in_flight)} in flight>"
@@ -300,6 +313,39 @@ class ProxyConnection:
             return self._hold(data)
         return []
 
+    def forward_client(self, data: bytes) -> list[Chunk] | None:
+        """:meth:`client_data` delivered by the fast path: the chunks for the
+        cluster when writing them is all it does, so that a forwarded frame costs
+        no action object nor list; ``None`` when it does more: then
+        :meth:`take_actions` (the same transitions, from the same helpers)."""
+        if self.phase is not Phase.FORWARDING:
+            self._deferred = self.client_data(data)
+            return None
+        try:
+            events = self._requests.feed(data)
+        except FrontDoorError as exc:
+            self._deferred = self._close(f"client: {exc}", "protocol_error")
+            return None
+        if events and type(events[-1]) is LocalRequest:
+            self._deferred = self._forward(events)
+            return None
+        chunks = cast("list[Chunk]", events)  # no LocalRequest: chunks only
+        if chunks and not self._sending():
+            self._deferred = self._close("session expired without re-authentication", None)
+            return None
+        # What _forward would add after the chunks: usually nothing.
+        more = self._progress(self._spare)
+        if more:
+            self._spare = []
+            self._deferred = [ToCluster(chunks), *more] if chunks else more
+            return None
+        return chunks
+
+    def take_actions(self) -> list[Action]:
+        """The actions of the last event the fast path answered ``None`` to."""
+        actions, self._deferred = self._deferred, []
+        return actions
+
     def _hold(self, data: bytes, ahead: bool = False) -> list[Action]:
         if ahead:
             self._held[:0] = data
@@ -323,6 +369,18 @@ class ProxyConnection:
         if self.phase is Phase.FORWARDING and self._client_reading:
             return out
         return self._progress(out)
+
+    def forward_cluster(self, data: bytes) -> list[Chunk] | None:
+        """:meth:`cluster_data` delivered by the fast path (see :meth:`forward_client`)."""
+        if self.phase is not Phase.FORWARDING or not self._client_reading:
+            self._deferred = self.cluster_data(data)
+            return None
+        try:
+            chunks = self._responses.feed(data)
+        except FrontDoorError as exc:
+            self._deferred = self._close(f"cluster: {exc}", "protocol_error")
+            return None
+        return chunks
 
     def local_answered(self) -> list[Action]:
         """The edge has answered the request handed to it: go on with what followed."""
@@ -369,7 +427,7 @@ class ProxyConnection:
         """The client connection is gone."""
         if self.phase is not Phase.CLOSED:
             self.phase = Phase.CLOSED
-            self._lose_in_flight()
+            _lose(self._in_flight, self._responses)
 
     # -- what follows ---------------------------------------------------------------
     def _go_on(self, now: float, lifetime_ms: int, first: bytes = b"") -> list[Action]:
@@ -392,22 +450,19 @@ class ProxyConnection:
             self._local = local
             self.phase = Phase.ANSWERING_LOCALLY
         if events:
-            if not self._session_valid():
-                # KIP-368: an expired session may only re-authenticate.
+            if not self._sending():
                 return self._close("session expired without re-authentication", None)
             out.append(ToCluster(events))  # type: ignore[arg-type]
-            self._count_written()
         return self._progress(out)
 
-    def _observed(self, api_key: int, size: int) -> None:
-        self._unwritten.append((api_key, size))
-
-    def _count_written(self) -> None:
-        observe = self._observe_request
-        if observe is not None and self._unwritten:
-            for api_key, size in self._unwritten:
-                observe(api_key, size)
-            self._unwritten.clear()
+    def _sending(self) -> bool:
+        """Requests go up now, unless the session expired (KIP-368: an expired
+        session may only re-authenticate); whether they may."""
+        if not self._session_valid():
+            return False
+        if self._unwritten is not None:
+            self._unwritten.written()
+        return True
 
     def _progress(self, out: list[Action]) -> list[Action]:
         """What the stream's state allows now: the edge's answers that are due, a
@@ -448,17 +503,42 @@ class ProxyConnection:
         if self.phase is Phase.CLOSED:
             return []
         self.phase = Phase.CLOSED
-        self._unwritten.clear()
-        self._lose_in_flight()
+        if self._unwritten is not None:
+            self._unwritten.clear()
+        _lose(self._in_flight, self._responses)
         return [CloseConnection(reason, event)]
 
-    def _lose_in_flight(self) -> None:
-        """Tell each request's watch that its response will never be seen: the
-        cluster may have acted on the request all the same."""
-        entries = self._in_flight.drain()
-        pending = self._responses.pending()
-        if pending is not None:
-            entries.insert(0, pending)
-        for entry in entries:
-            if entry.watch is not None:
-                entry.watch.lost()
+
+class _Unwritten:
+    """The forwarded frames read and not yet handed over for writing, told to
+    ``observe`` (the metrics) once they are."""
+
+    __slots__ = ("_observe", "_seen")
+
+    def __init__(self, observe: Observer) -> None:
+        self._observe = observe
+        self._seen: list[tuple[int, int]] = []
+
+    def seen(self, api_key: int, size: int) -> None:
+        self._seen.append((api_key, size))
+
+    def written(self) -> None:
+        if self._seen:
+            for api_key, size in self._seen:
+                self._observe(api_key, size)
+            self._seen.clear()
+
+    def clear(self) -> None:
+        self._seen.clear()
+
+
+def _lose(in_flight: InFlightQueue, responses: ResponseSplitter) -> None:
+    """Tell each request's watch that its response will never be seen: the
+    cluster may have acted on the request all the same."""
+    entries = in_flight.drain()
+    pending = responses.pending()
+    if pending is not None:
+        entries.insert(0, pending)
+    for entry in entries:
+        if entry.watch is not None:
+            entry.watch.lost()

@@ -55,6 +55,7 @@ from sasl_scram.frontdoor import Action
 from sasl_scram.frontdoor import AddressRewriteFilter
 from sasl_scram.frontdoor import AddressRewriter
 from sasl_scram.frontdoor import AnswerLocally
+from sasl_scram.frontdoor import Chunk
 from sasl_scram.frontdoor import CloseConnection
 from sasl_scram.frontdoor import EdgeRequestFilter
 from sasl_scram.frontdoor import EdgeSession
@@ -104,6 +105,12 @@ REFUSED_UPSTREAM = (
 #: A verdict held until the upstream connection is open: the answers already
 #: due and the outputs from the verdict on.
 Held = tuple[bytes, list[Output]]
+#: A transport's ``writelines``.
+Writer = Callable[[list[Chunk]], None]
+
+
+def _not_attached(chunks: list[Chunk]) -> None:
+    raise AssertionError("a proxy connection forwarded before its upstream was attached")
 
 
 class EdgeConnection(Protocol):
@@ -440,6 +447,7 @@ class ProxyAdapter:
         "_session",
         "_task",
         "_timer",
+        "_to_client",
         "_to_cluster",
         "_upstream",
         "_user",
@@ -465,7 +473,11 @@ class ProxyAdapter:
             observe_response=metrics.response if metrics else None,
         )
         self._upstream: UpstreamProtocol | None = None
-        self._to_cluster: asyncio.Transport | None = None
+        # Each side's ``writelines``, bound once at attach: the fast path's
+        # only call per forwarded frame (the proxy connection forwards
+        # nothing before it is attached).
+        self._to_cluster: Writer = _not_attached
+        self._to_client: Writer = _not_attached
         self._timer: asyncio.TimerHandle | None = None
         # The client heard its verdict before the upstream connection was open.
         self._verdict_out = False
@@ -580,7 +592,8 @@ class ProxyAdapter:
 
     def _attach(self, upstream: UpstreamProtocol, held: Held) -> None:
         self._upstream = upstream
-        self._to_cluster = upstream.transport
+        assert upstream.transport is not None
+        self._to_cluster = upstream.transport.writelines
         upstream.on_lost = self.upstream_lost
         upstream.on_writable = self._cluster_writable
         first = b""
@@ -591,15 +604,26 @@ class ProxyAdapter:
             first = self._edge.server_connection.hand_off()
         elif self._proxy.phase is Phase.CLOSED:
             return
+        self._to_client = self._edge.client_transport.writelines
         self._run(self._proxy.upstream_ready(time.monotonic(), upstream.session_lifetime_ms, first))
         upstream.attach(self._cluster_data)
 
     # -- events, from either side -------------------------------------------------------
+    # The fast path: in FORWARDING, a frame's chunks go straight to the other
+    # side's writelines; any other event's actions are run as they come.
     def client_data(self, data: bytes) -> None:
-        self._run(self._proxy.client_data(data))
+        chunks = self._proxy.forward_client(data)
+        if chunks is None:
+            self._run(self._proxy.take_actions())
+        elif chunks:
+            self._to_cluster(chunks)
 
     def _cluster_data(self, data: bytes) -> None:
-        self._run(self._proxy.cluster_data(data))
+        chunks = self._proxy.forward_cluster(data)
+        if chunks is None:
+            self._run(self._proxy.take_actions())
+        elif chunks:
+            self._to_client(chunks)
 
     def client_writable(self, writable: bool) -> None:
         self._run(self._proxy.client_writable(writable))
@@ -644,10 +668,9 @@ class ProxyAdapter:
         answered = False
         for action in actions:
             if type(action) is ToCluster:
-                assert self._to_cluster is not None
-                self._to_cluster.writelines(action.chunks)
+                self._to_cluster(action.chunks)
             elif type(action) is ToClient:
-                self._edge.client_transport.writelines(action.chunks)
+                self._to_client(action.chunks)
             elif type(action) is ReadClient:
                 self._edge.set_forward_paused(not action.reading)
             elif type(action) is AnswerLocally:
