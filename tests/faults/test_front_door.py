@@ -479,6 +479,23 @@ def _frozen_door(tmp_path: Path, broker: KafkaBroker, prefix: str, **more: str) 
     return FrozenDoor(keys, default_pool, users, late)
 
 
+def _freeze(pid: int) -> None:
+    """SIGSTOP ``pid``, returning once every thread of it is stopped: a login
+    started before then might still be answered."""
+    os.kill(pid, signal.SIGSTOP)
+
+    def stopped() -> bool:
+        tasks = Path(f"/proc/{pid}/task")
+        try:
+            stats = [(t / "stat").read_text() for t in tasks.iterdir()]
+        except FileNotFoundError:  # a thread gone meanwhile: look again
+            return False
+        states = [stat.rsplit(")", 1)[1].split()[0] for stat in stats]
+        return all(state in "TtZX" for state in states)  # exiting threads count as stopped
+
+    assert wait_until(stopped, 10, 0.01) is not None, "the broker did not stop"
+
+
 def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
     restartable_broker: KafkaBroker, tmp_path: Path, results: Results
 ) -> None:
@@ -522,7 +539,7 @@ def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
             threading.Thread(target=_held_login, args=(serve.bootstrap, u, finals, outcomes))
             for u in held
         ]
-        os.kill(broker.pid, signal.SIGSTOP)
+        _freeze(broker.pid)
         frozen_at = time.monotonic()
         try:
             for login in logins:
@@ -613,7 +630,7 @@ def test_a_frozen_cluster_does_not_stop_service_mode_logins(
             threading.Thread(target=lambda u=u: logins.append(_login_timed(serve.bootstrap, u)))
             for u in users
         ]
-        os.kill(broker.pid, signal.SIGSTOP)
+        _freeze(broker.pid)
         frozen_at = time.monotonic()
         try:
             for thread in threads:
