@@ -157,7 +157,9 @@ check: venv
 # its side-by-side row runs Kroxylicious (make kroxylicious) as a
 # pass-through beside serve, in front of the same broker;
 # the rewrite bench weighs rewriting KIP-951's NodeEndpoints against capping
-# Fetch and Produce below them, on a real broker's responses.
+# Fetch and Produce below them, on a real broker's responses; the proxy-core
+# bench times the forwarding path per request, pure Python and compiled (with
+# BENCH_BASELINE, against the other checkout's too).
 bench: venv system brokers kroxylicious native
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/bench_scram.py
@@ -166,6 +168,7 @@ bench: venv system brokers kroxylicious native
 	$(PY) bench/bench_frontdoor.py $(if $(BENCH_BASELINE),--baseline $(BENCH_BASELINE))
 	$(PY) bench/bench_rewrite.py
 	$(PY) bench/bench_authorization.py
+	$(PY) bench/bench_proxy_core.py $(if $(BENCH_BASELINE),--compare $(BENCH_BASELINE))
 
 # `serve` under churn for SOAK_MINUTES (default 30), its RSS, descriptors,
 # tasks and connections sampled every minute; writes docs/soak/soak.{md,png}.
