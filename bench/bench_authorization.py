@@ -21,14 +21,14 @@ from __future__ import annotations
 import argparse
 import struct
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from _timing import best_us  # noqa: E402
 
 from sasl_scram.authz import AccessControlEntry  # noqa: E402
 from sasl_scram.authz import AclBinding  # noqa: E402
@@ -83,16 +83,6 @@ def request(key: int, version: int, body: dict[str, Any]) -> bytes:
     if spec.flexible(version):
         head += b"\x00"
     return head + spec.write_request_body(version, body)
-
-
-def best_us(run: Callable[[], object], repeat: int, rounds: int) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeat):
-            run()
-        best = min(best, (time.perf_counter() - start) / repeat * 1e6)
-    return best
 
 
 def proxy_produce_us(chain: FilterChain, frame: bytes, repeat: int, rounds: int) -> float:

@@ -29,9 +29,10 @@ import struct
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _timing import best_us
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,16 +48,6 @@ def _frames() -> tuple[bytes, bytes]:
     request = struct.pack(">i", len(payload)) + payload
     response = struct.pack(">ii", 4 + 55, 7) + b"\x00" * 55
     return request, response
-
-
-def _best_us(run: Callable[[], object], repeat: int, rounds: int) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        for _ in range(repeat):
-            run()
-        best = min(best, (time.perf_counter() - start) / repeat * 1e6)
-    return best
 
 
 def _proxy() -> Any:
@@ -170,8 +161,8 @@ def measure(repeat: int, rounds: int) -> dict[str, Any]:
 
     got = {
         "status": sasl_scram._native.status(),
-        "core": _best_us(core, repeat, rounds),
-        "adapter": _best_us(whole, repeat, rounds),
+        "core": best_us(core, repeat, rounds),
+        "adapter": best_us(whole, repeat, rounds),
     }
     fast = _proxy()
     if hasattr(fast, "forward_client"):
@@ -181,7 +172,7 @@ def measure(repeat: int, rounds: int) -> dict[str, Any]:
             up(request)
             down(response)
 
-        got["fast core"] = _best_us(fast_core, repeat, rounds)
+        got["fast core"] = best_us(fast_core, repeat, rounds)
     return got
 
 

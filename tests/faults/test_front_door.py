@@ -479,10 +479,12 @@ def _frozen_door(tmp_path: Path, broker: KafkaBroker, prefix: str, **more: str) 
     return FrozenDoor(keys, default_pool, users, late)
 
 
-def _freeze(pid: int) -> None:
-    """SIGSTOP ``pid``, returning once every thread of it is stopped: a login
-    started before then might still be answered."""
+def _freeze(pid: int, logins: list[threading.Thread]) -> float:
+    """SIGSTOP ``pid``, then start ``logins`` once every thread of it is
+    stopped (a login started before then might still be answered); the
+    monotonic time of the freeze."""
     os.kill(pid, signal.SIGSTOP)
+    frozen_at = time.monotonic()
 
     def stopped() -> bool:
         tasks = Path(f"/proc/{pid}/task")
@@ -494,6 +496,9 @@ def _freeze(pid: int) -> None:
         return all(state in "TtZX" for state in states)  # exiting threads count as stopped
 
     assert wait_until(stopped, 10, 0.01) is not None, "the broker did not stop"
+    for login in logins:
+        login.start()
+    return frozen_at
 
 
 def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
@@ -539,11 +544,8 @@ def test_a_frozen_cluster_delays_only_the_logins_that_need_it(
             threading.Thread(target=_held_login, args=(serve.bootstrap, u, finals, outcomes))
             for u in held
         ]
-        _freeze(broker.pid)
-        frozen_at = time.monotonic()
         try:
-            for login in logins:
-                login.start()
+            frozen_at = _freeze(broker.pid, logins)
             assert all(finals.acquire(timeout=10) for _ in held), "a login stopped half-way"
             time.sleep(0.5)  # each held verdict has asked for its user's token
             describe_s, described = _timed(lambda: RemoteScramAdmin(alice).describe())
@@ -630,11 +632,8 @@ def test_a_frozen_cluster_does_not_stop_service_mode_logins(
             threading.Thread(target=lambda u=u: logins.append(_login_timed(serve.bootstrap, u)))
             for u in users
         ]
-        _freeze(broker.pid)
-        frozen_at = time.monotonic()
         try:
-            for thread in threads:
-                thread.start()
+            frozen_at = _freeze(broker.pid, threads)
             describe_s, described = _timed(lambda: RemoteScramAdmin(alice).describe())
             for thread in threads:
                 thread.join(20)

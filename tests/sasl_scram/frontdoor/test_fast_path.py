@@ -6,7 +6,6 @@ and resume at the same events."""
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
@@ -35,6 +34,7 @@ from tests.sasl_scram.frontdoor.test_proxy import METADATA
 from tests.sasl_scram.frontdoor.test_proxy import SESSION
 from tests.sasl_scram.frontdoor.test_proxy import DenyCreateTopics
 from tests.sasl_scram.frontdoor.test_proxy import chain
+from tests.sasl_scram.frontdoor.test_proxy import complete_frames
 from tests.sasl_scram.frontdoor.test_proxy import limits
 from tests.sasl_scram.frontdoor.test_splitter import request
 from tests.sasl_scram.frontdoor.test_splitter import response
@@ -253,14 +253,7 @@ def _other(kind: str, value: object, now: float, *sides: Side) -> float:
 
 def _frames(sent: bytes | bytearray) -> int:
     """How many whole frames ``sent`` holds."""
-    count = pos = 0
-    while pos + 4 <= len(sent):
-        size = struct.unpack_from(">i", sent, pos)[0]
-        if pos + 4 + size > len(sent):
-            break
-        pos += 4 + size
-        count += 1
-    return count
+    return complete_frames(bytearray(sent))  # counts them in a copy it empties
 
 
 def test_plain_forwarding_takes_the_fast_path_with_no_action_objects() -> None:

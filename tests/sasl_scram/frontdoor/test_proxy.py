@@ -504,7 +504,7 @@ def test_any_chunking_of_both_streams_gives_the_same_answers_in_order(
             d.client(client_chunks.pop(0))
         elif d.to_cluster:
             # The cluster answers whatever it was sent, in any chunking.
-            sent = _complete_frames(d.to_cluster)
+            sent = complete_frames(d.to_cluster)
             if not sent:
                 break
             ours, pending_cluster = _take_answers(pending_cluster, sent)
@@ -517,7 +517,7 @@ def test_any_chunking_of_both_streams_gives_the_same_answers_in_order(
     assert d.proxy.in_flight == 0
 
 
-def _complete_frames(buffer: bytearray) -> int:
+def complete_frames(buffer: bytearray) -> int:
     """How many whole frames ``buffer`` starts with; they are taken out of it."""
     count = pos = 0
     while pos + 4 <= len(buffer):
