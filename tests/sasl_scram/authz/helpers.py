@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from sasl_scram.authz import AccessControlEntry
 from sasl_scram.authz import AclBinding
 from sasl_scram.authz import AclOperation
@@ -36,28 +38,9 @@ def acl(
     )
 
 
-def allow(
-    name: str,
-    op: AclOperation,
-    principal: str = "User:alice",
-    *,
-    host: str = "*",
-    rtype: ResourceType = TOPIC,
-    pattern: PatternType = LITERAL,
-) -> AclBinding:
-    return acl(ALLOW, name, op, principal, host=host, rtype=rtype, pattern=pattern)
-
-
-def deny(
-    name: str,
-    op: AclOperation,
-    principal: str = "User:alice",
-    *,
-    host: str = "*",
-    rtype: ResourceType = TOPIC,
-    pattern: PatternType = LITERAL,
-) -> AclBinding:
-    return acl(DENY, name, op, principal, host=host, rtype=rtype, pattern=pattern)
+#: ``acl`` with its permission given: ``allow(name, op, principal, host=..., ...)``.
+allow = functools.partial(acl, ALLOW)
+deny = functools.partial(acl, DENY)
 
 
 def ask(op: AclOperation, name: str, rtype: ResourceType = TOPIC) -> Action:
