@@ -4,6 +4,8 @@ starts from a known state."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sasl_scram import ScramMechanism
@@ -54,3 +56,33 @@ def test_delete_user_removes_both_mechanisms(kafka_broker: KafkaBroker) -> None:
     kafka_broker.delete_user(user)
     for mechanism in MECHANISMS:
         kafka_broker.wait_refused(kafka_broker.credentials(user, "gone-password", mechanism))
+
+
+def _properties(broker: KafkaBroker) -> dict[str, str]:
+    lines = broker._properties().splitlines()
+    return dict(line.split("=", 1) for line in lines)
+
+
+def test_the_relay_listener_is_bound_apart_and_advertised_at_the_relay(tmp_path: Path) -> None:
+    """The front-door bench's floor: a byte relay cannot rewrite Metadata, so the
+    broker itself advertises the relay's port on a listener of its own."""
+    broker = KafkaBroker("kraft", tmp_path, relay_port=23456)
+    props = _properties(broker)
+    assert broker.relay_bind_port not in (None, 23456)
+    assert broker.relay_upstream == f"127.0.0.1:{broker.relay_bind_port}"
+    assert f"RELAY://127.0.0.1:{broker.relay_bind_port}" in props["listeners"].split(",")
+    assert "RELAY://127.0.0.1:23456" in props["advertised.listeners"].split(",")
+    assert "RELAY:SASL_PLAINTEXT" in props["listener.security.protocol.map"].split(",")
+    for mechanism in ("scram-sha-256", "scram-sha-512"):
+        assert "ScramLoginModule" in props[f"listener.name.relay.{mechanism}.sasl.jaas.config"]
+    # The other listeners are advertised where they are bound, as without a relay.
+    assert f"SASL_PLAINTEXT://{broker.bootstrap}" in props["advertised.listeners"].split(",")
+
+
+def test_without_a_relay_port_there_is_no_relay_listener(tmp_path: Path) -> None:
+    broker = KafkaBroker("kraft", tmp_path)
+    props = _properties(broker)
+    assert not [key for key in props if key.startswith("listener.name.relay.")]
+    assert "RELAY" not in props["listener.security.protocol.map"]
+    advertised = props["advertised.listeners"].split(",")
+    assert advertised == [x for x in props["listeners"].split(",") if "CONTROLLER" not in x]

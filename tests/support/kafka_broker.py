@@ -99,6 +99,10 @@ class KafkaBroker:
         allow_everyone: ``allow.everyone.if.no.acl.found``: on the shared brokers,
             so that a test denies only on a resource it puts an ACL on; off, every
             principal but the super user needs an ACL for what it does.
+        relay_port: One more SASL_PLAINTEXT listener, ``RELAY``, bound on a port
+            of its own (:attr:`relay_upstream`) and advertised at this port, where
+            a byte relay in front of it listens (the front-door bench's floor):
+            a client bootstrapping at the relay is told the broker is there.
     """
 
     def __init__(
@@ -110,6 +114,7 @@ class KafkaBroker:
         *,
         authorizer: bool = True,
         allow_everyone: bool = True,
+        relay_port: int | None = None,
     ) -> None:
         if mode not in KAFKA_VERSIONS:
             raise ValueError(f"mode must be one of {sorted(KAFKA_VERSIONS)}, not {mode!r}")
@@ -126,6 +131,8 @@ class KafkaBroker:
         self.reauth_port = free_port()
         self.ssl_port = free_port()
         self.controller_port = free_port()
+        self.relay_port = relay_port
+        self.relay_bind_port = free_port() if relay_port is not None else None
         self.config_path = self.base_dir / "server.properties"
         self.log_path = self.base_dir / "broker.log"
         self._proc: subprocess.Popen[bytes] | None = None
@@ -146,6 +153,8 @@ class KafkaBroker:
         return f"127.0.0.1:{self.reauth_port}"
 
     ssl_bootstrap = property(lambda self: f"127.0.0.1:{self.ssl_port}")
+    #: Where the ``RELAY`` listener is bound: the relay's upstream.
+    relay_upstream = property(lambda self: f"127.0.0.1:{self.relay_bind_port}")
 
     @property
     def ca_path(self) -> Path:
@@ -303,6 +312,17 @@ class KafkaBroker:
             f"SASL_SSL://127.0.0.1:{self.ssl_port}",
         ]
         protocols = "SASL_PLAINTEXT:SASL_PLAINTEXT,REAUTH:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
+        advertised = list(listeners)
+        sasl_listeners = ["sasl_plaintext", "reauth", "sasl_ssl"]
+        if self.relay_port is not None:
+            # Advertised at the relay's port, not the one bound (the relay
+            # forwards Metadata unchanged): KafkaConfig checks only that an
+            # advertised listener's name is a listener's, and parses the
+            # advertised ports with requireDistinctPorts=false.
+            listeners.append(f"RELAY://127.0.0.1:{self.relay_bind_port}")
+            advertised.append(f"RELAY://127.0.0.1:{self.relay_port}")
+            protocols += ",RELAY:SASL_PLAINTEXT"
+            sasl_listeners.append("relay")
         keystore = _pkcs12_keystore(self.base_dir / "tls")
         jaas = f'{_SCRAM_JAAS} required username="{ADMIN_USER}" password="{ADMIN_PASSWORD}";'
         super_users = [f"User:{ADMIN_USER}"]
@@ -311,7 +331,7 @@ class KafkaBroker:
             # controller as User:ANONYMOUS, which needs ClusterAction.
             super_users.append("User:ANONYMOUS")
         lines = [
-            f"advertised.listeners={','.join(listeners)}",
+            f"advertised.listeners={','.join(advertised)}",
             "inter.broker.listener.name=SASL_PLAINTEXT",
             "sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512",
             "sasl.mechanism.inter.broker.protocol=SCRAM-SHA-256",
@@ -333,7 +353,7 @@ class KafkaBroker:
             f"listener.name.sasl_ssl.ssl.keystore.password={_TLS_KEY}",
             f"listener.name.sasl_ssl.ssl.key.password={_TLS_KEY}",
         ]
-        for listener in ("sasl_plaintext", "reauth", "sasl_ssl"):
+        for listener in sasl_listeners:
             for mech in ("scram-sha-256", "scram-sha-512"):
                 lines.append(f"listener.name.{listener}.{mech}.sasl.jaas.config={jaas}")
         for mech in ("scram-sha-256", "scram-sha-512"):
