@@ -23,15 +23,17 @@ workers, ``SO_REUSEPORT``). Serve's CPU (parent and workers, utime + stime
 from ``/proc``) per MB of record payload forwarded; the broker's beside it.
 
 Then the side-by-side row (``--only-kroxylicious`` runs it alone): direct,
-serve with 1 worker and Kroxylicious (``_kroxylicious.py``: its runtime from
+serve with 1 worker, Kroxylicious (``_kroxylicious.py``: its runtime from
 Maven Central, a pass-through with a port-per-broker gateway and no filters)
-in front of the same broker; serve and Kroxylicious are started once, and
-``--kroxylicious-warm-up`` rounds of every mode, then rounds of Kroxylicious
-alone until its JIT compiler threads are quiet, are discarded.
-Per mode and round: the producer, the consumer and the paced producer as
-above, and each proxy's CPU per MB over the producer run and over the
-consumer run apart (produce and fetch), with serve / Kroxylicious round by
-round.
+and the floor, a C byte relay (``_floor.py``, ``floor_relay.c``: the same
+reads and writes per request with no user-space work; the broker advertises
+it on a listener of its own) in front of the same broker; the proxies are
+started once, and ``--kroxylicious-warm-up`` rounds of every mode, then
+rounds of Kroxylicious alone until its JIT compiler threads are quiet, are
+discarded. Per mode and round: the producer, the consumer and the paced
+producer as above, and each proxy's CPU per MB over the producer run and
+over the consumer run apart (produce and fetch), with serve / Kroxylicious,
+floor / Kroxylicious and serve / floor round by round.
 
 Then the scaling row (``--only-scaling`` runs it alone): there the perf
 tools' JVMs and the broker leave serve a small share of the CPU, so here
@@ -67,6 +69,7 @@ for folder in (ROOT, BENCH):  # tests/ and tools/ at the root; the bench's helpe
         sys.path.insert(0, str(folder))
 
 import _fetch_load  # noqa: E402
+import _floor  # noqa: E402
 import _kafka_perf  # noqa: E402
 import _kroxylicious  # noqa: E402
 from _java_style import ALL_CPUS  # noqa: E402
@@ -133,6 +136,10 @@ class Bench:
     scaling_connections: int = 8
     #: ``--baseline``: another checkout whose front door runs beside this one.
     baseline: Path | None = None
+    #: The side-by-side row's floor: the port the C relay listens on (the
+    #: broker advertises it on its ``RELAY`` listener) and that listener's.
+    relay_port: int = 0
+    relay_upstream: str = ""
     serial: list[int] = field(default_factory=lambda: [0])
 
     def name(self, prefix: str) -> str:
@@ -431,7 +438,7 @@ def report(results: dict[str, Figures], paced_rate: int) -> None:
 # (the broker's and Kroxylicious's) have compiled their hot paths before
 # anything is measured. Each proxy's CPU is taken over the producer run
 # and over the consumer run apart: per direction, per MB of record payload.
-SIDE_MODES = ("direct", "serve, 1 worker", "Kroxylicious")
+SIDE_MODES = ("direct", "serve, 1 worker", "Kroxylicious", "C relay (floor)")
 SIDE_WARM_UP_ROUNDS = 1
 # Then the JVM proxy alone, until its JIT compiler threads take under this
 # share of its CPU over a round, for at most this many more rounds: C2 is
@@ -556,10 +563,11 @@ def kroxylicious_section(bench: Bench, rounds: int, warm_up: int) -> None:
     from tools.fetch_kroxylicious import libs_dir
 
     print(
-        f"\nSide by side: serve (1 worker) and Kroxylicious {KROXYLICIOUS_VERSION} (pass-through,"
-        f" port per broker, no filters) in front of the same broker, {bench.records:,} records of"
+        f"\nSide by side: serve (1 worker), Kroxylicious {KROXYLICIOUS_VERSION} (pass-through,"
+        f" port per broker, no filters) and the floor, a C byte relay (bench/floor_relay.c),"
+        f"\n  in front of the same broker, {bench.records:,} records of"
         f" {RECORD_SIZE} B per full-speed run, paced for {PACED_S} s at {bench.paced_rate}/s;"
-        f"\n  both proxies started once; warm-up rounds discarded, then {rounds}, the"
+        f"\n  the proxies started once; warm-up rounds discarded, then {rounds}, the"
         f" modes in alternating order; median [min-max]; load average"
         f" {os.getloadavg()[0]:.1f} at the start.",
         flush=True,
@@ -568,15 +576,22 @@ def kroxylicious_section(bench: Bench, rounds: int, warm_up: int) -> None:
     krox = _kroxylicious.started(
         libs_dir(), bench.tmp, bench.broker_bootstrap, [BROKER_NODE_ID], bench.cpus, base + 1
     )
-    with started_serve(bench, 1) as (serve_bootstrap, serve_pids), krox as (krox_bootstrap, pid):
+    floor = _floor.started(bench.relay_port, bench.relay_upstream, bench.cpus, bench.tmp)
+    with (
+        started_serve(bench, 1) as (serve_bootstrap, serve_pids),
+        krox as (krox_bootstrap, pid),
+        floor as relay,
+    ):
         targets = {
             "direct": SideTarget(bench.broker_bootstrap, bench.direct_config, []),
             "serve, 1 worker": SideTarget(serve_bootstrap, bench.edge_config, serve_pids),
-            # The broker's own user: Kroxylicious passes the login through.
+            # The broker's own user: Kroxylicious and the relay pass the login through.
             "Kroxylicious": SideTarget(krox_bootstrap, bench.direct_config, [pid], pid),
+            "C relay (floor)": SideTarget(relay.bootstrap, bench.direct_config, [relay.pid]),
         }
         results = side_rounds(bench, targets, rounds, warm_up)
     print("\n".join(_kroxylicious.report_lines(results, SIDE_MODES, bench.paced_rate)))
+    print(_floor.counters_line(relay.counters))
     print(f"  load average {os.getloadavg()[0]:.1f} at the end.")
 
 
@@ -746,15 +761,19 @@ def scaling_lines(
 
 
 @contextlib.contextmanager
-def started_broker(tmp: Path, cpus: set[int]) -> Iterator[tuple[str, int]]:
+def started_broker(
+    tmp: Path, cpus: set[int], relay_port: int | None = None
+) -> Iterator[tuple[str, int, str]]:
     """The bench's broker (``_bench_broker``'s JVM flags: full JIT) on ``cpus``,
-    with the bench user: its bootstrap and pid."""
+    with the bench user: its bootstrap, pid and, with ``relay_port``, where its
+    ``RELAY`` listener (advertised at ``relay_port``) is bound."""
     import _bench_broker
 
     from sasl_scram import SCRAM_SHA_256
     from tests.support.kafka_broker import KafkaBroker
 
-    broker = KafkaBroker("kraft", tmp / "broker", jvm_flags=_bench_broker.JVM_FLAGS)
+    flags = _bench_broker.JVM_FLAGS
+    broker = KafkaBroker("kraft", tmp / "broker", jvm_flags=flags, relay_port=relay_port)
     own = os.sched_getaffinity(0)
     try:
         os.sched_setaffinity(0, cpus)  # the JVM inherits it, and counts its cores from it
@@ -764,7 +783,7 @@ def started_broker(tmp: Path, cpus: set[int]) -> Iterator[tuple[str, int]]:
             os.sched_setaffinity(0, own)
         broker.add_user(USER, PASSWORD, [SCRAM_SHA_256], ITERATIONS)
         assert broker.pid is not None
-        yield broker.bootstrap, broker.pid
+        yield broker.bootstrap, broker.pid, broker.relay_upstream if relay_port else ""
     except Exception:
         print(f"broker log, last lines:\n{broker.log_tail(30)}", file=sys.stderr)
         raise
@@ -825,6 +844,7 @@ def main() -> None:
         help="the scaling row's connections, over its load generators",
     )
     args = parser.parse_args()
+    from tests.support.zookeeper_server import free_port
     from tools.fetch_kafka_broker import KAFKA_VERSIONS
     from tools.fetch_kafka_broker import is_fetched
     from tools.fetch_kafka_broker import libs_dir
@@ -856,9 +876,11 @@ def main() -> None:
             flush=True,
         )
     results: dict[str, Figures] = {}
+    # The side-by-side row's C relay listens here, and the broker advertises it.
+    relay_port = None if args.only_scaling or args.only_modes else free_port()
     with tempfile.TemporaryDirectory(prefix="kafka-scram-fdbench-") as name:
         tmp = Path(name)
-        with started_broker(tmp, cpu_set) as (bootstrap, pid):
+        with started_broker(tmp, cpu_set, relay_port) as (bootstrap, pid, relay_upstream):
             bench = Bench(
                 broker_bootstrap=bootstrap,
                 broker_pid=pid,
@@ -876,6 +898,8 @@ def main() -> None:
                 scaling_bytes=args.scaling_fetch_bytes,
                 scaling_connections=args.scaling_connections,
                 baseline=args.baseline,
+                relay_port=relay_port or 0,
+                relay_upstream=relay_upstream,
             )
             if not only:
                 modes = (*MODES, BASELINE_MODE) if args.baseline else MODES

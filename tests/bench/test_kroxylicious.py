@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from bench import _floor
 from bench import _kroxylicious
 from bench._kroxylicious import SideFigures
 
@@ -70,3 +71,54 @@ def test_the_report_divides_serve_by_kroxylicious_round_by_round() -> None:
     assert "serve / direct: producer records/s 1.00 [1.00-1.00]" in "\n".join(lines)
     # Direct has no proxy: no CPU line of its own, and no ratio against itself.
     assert not any(line.startswith("direct / direct") for line in lines)
+
+
+def test_the_floor_is_set_against_both_proxies_round_by_round() -> None:
+    results = {
+        "direct": _figures([], []),
+        "serve": _figures([4.0, 8.0], [1.0, 1.5]),
+        "Kroxylicious": _figures([8.0, 8.0], [4.0, 3.0]),
+        "floor": _figures([2.0, 4.0], [0.5, 0.0]),
+    }
+    lines = _kroxylicious.report_lines(results, list(results), 500)
+    text = "\n".join(lines)
+    # The serve / Kroxylicious line is unchanged by a fourth mode.
+    (target,) = [line for line in lines if line.startswith("serve / Kroxylicious")]
+    assert "produce 0.75 [0.50-1.00], fetch 0.38 [0.25-0.50] (target <= 0.5 each)" in target
+    # Both ways: (2+0.5)/2 / (8+4)/2 and (4+0)/2 / (8+3)/2; serve / floor 2.5/1.25, 4.75/2.
+    assert lines[-2] == (
+        "floor / Kroxylicious, CPU per MB round by round: produce 0.38 [0.25-0.50], "
+        "fetch 0.06 [0.00-0.12] (serve's <= 0.5 needs this below it), "
+        "both ways 0.29 [0.21-0.36]"
+    )
+    # A round whose floor CPU was under a clock tick divides to infinity, not an error.
+    assert lines[-1] == (
+        "serve / floor, CPU per MB round by round: produce 2.00 [2.00-2.00], "
+        "fetch inf [2.00-inf], both ways 2.19 [2.00-2.38]"
+    )
+    assert "floor / direct: producer records/s 1.00 [1.00-1.00]" in text
+    assert "floor:" in lines
+    assert "  its CPU per MB: produce 3.00 [2.00-4.00] ms" in text
+
+
+def test_the_relay_s_lines_are_read_and_others_are_not() -> None:
+    assert _floor.parse_ready("ready 19092\n") == 19092
+    assert _floor.parse_ready("") is None
+    assert _floor.parse_ready("floor_relay: bind: Address already in use") is None
+    counters = _floor.parse_counters(
+        "pairs=3 to_upstream=2097152 to_client=1048576 partial_writes=2 refused=0\n"
+    )
+    assert counters == {
+        "pairs": 3,
+        "to_upstream": 2097152,
+        "to_client": 1048576,
+        "partial_writes": 2,
+        "refused": 0,
+    }
+    assert _floor.counters_line(counters) == (
+        "  C relay: 3 connections relayed, 2 MB to the broker and 1 MB back, 2 partial"
+        " writes, 0 connections refused (whole run, warm-up included)"
+    )
+    assert _floor.parse_counters("") == {}
+    assert _floor.parse_counters("ready 19092") == {}
+    assert "no counters" in _floor.counters_line({})
