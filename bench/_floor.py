@@ -30,6 +30,10 @@ from dataclasses import field
 from pathlib import Path
 
 SOURCE = Path(__file__).resolve().with_name("floor_relay.c")
+# The Python floor: the same relay on uvloop, run by this interpreter (serve's).
+PYTHON_RELAY = SOURCE.with_name("floor_relay.py")
+#: The relays by the name the bench gives them: C, or Python on uvloop.
+C, PYTHON = "C relay", "Python relay"
 # The warnings are errors: the relay is a bench tool, but its figures are
 # only worth something if it is correct.
 CFLAGS = ("-O2", "-Wall", "-Wextra", "-Werror")
@@ -85,12 +89,12 @@ def parse_counters(line: str) -> dict[str, int]:
     return {key: int(value) for key, _, value in pairs}
 
 
-def counters_line(counters: dict[str, int]) -> str:
-    """What the relay forwarded over its whole run, warm-up included."""
+def counters_line(kind: str, counters: dict[str, int]) -> str:
+    """What the ``kind`` relay forwarded over its whole run, warm-up included."""
     if not counters:
-        return "  C relay: no counters (it did not stop cleanly)"
+        return f"  {kind}: no counters (it did not stop cleanly)"
     return (
-        f"  C relay: {counters['pairs']} connections relayed, "
+        f"  {kind}: {counters['pairs']} connections relayed, "
         f"{counters['to_upstream'] / MB:,.0f} MB to the broker and "
         f"{counters['to_client'] / MB:,.0f} MB back, {counters['partial_writes']} partial"
         f" writes, {counters['refused']} connections refused (whole run, warm-up included)"
@@ -106,7 +110,7 @@ class Relay:
     counters: dict[str, int] = field(default_factory=dict)
 
 
-def _wait_ready(proc: subprocess.Popen[str], log: Path) -> int:
+def _wait_ready(proc: subprocess.Popen[str], log: Path, kind: str) -> int:
     """The port the relay printed; RuntimeError with its log if it exits or is late."""
     assert proc.stdout is not None
     readable, _, _ = select.select([proc.stdout], [], [], START_TIMEOUT_S)
@@ -115,7 +119,7 @@ def _wait_ready(proc: subprocess.Popen[str], log: Path) -> int:
         return port
     proc.kill()
     proc.wait()
-    raise RuntimeError(f"the C relay did not start: {log.read_text(errors='replace')[-2000:]}")
+    raise RuntimeError(f"the {kind} did not start: {log.read_text(errors='replace')[-2000:]}")
 
 
 def _stop(proc: subprocess.Popen[str]) -> dict[str, int]:
@@ -134,14 +138,16 @@ def _stop(proc: subprocess.Popen[str]) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def started(listen_port: int, upstream: str, cpus: str, tmp: Path) -> Iterator[Relay]:
-    """The relay on ``127.0.0.1:listen_port`` in front of ``upstream``
-    (``host:port``, IPv4) under ``taskset -c cpus``; stopped after, when its
-    ``counters`` are filled in."""
-    exe = build()
+def started(
+    listen_port: int, upstream: str, cpus: str, tmp: Path, kind: str = C
+) -> Iterator[Relay]:
+    """The ``kind`` relay (:data:`C` or :data:`PYTHON`) on
+    ``127.0.0.1:listen_port`` in front of ``upstream`` (``host:port``, IPv4)
+    under ``taskset -c cpus``; stopped after, when its ``counters`` are filled in."""
+    relay = [str(build())] if kind == C else [sys.executable, str(PYTHON_RELAY)]
     host, port = upstream.rsplit(":", 1)
-    log = tmp / "floor-relay.log"
-    command = [shutil.which("taskset") or "taskset", "-c", cpus, str(exe)]
+    log = tmp / f"floor-{kind.split()[0].lower()}-relay.log"
+    command = [shutil.which("taskset") or "taskset", "-c", cpus, *relay]
     with log.open("a") as stderr:
         proc = subprocess.Popen(
             [*command, str(listen_port), host, port],
@@ -151,11 +157,11 @@ def started(listen_port: int, upstream: str, cpus: str, tmp: Path) -> Iterator[R
             text=True,
         )
     try:
-        relay = Relay(f"127.0.0.1:{_wait_ready(proc, log)}", proc.pid)
+        running = Relay(f"127.0.0.1:{_wait_ready(proc, log, kind)}", proc.pid)
     except BaseException:
         _stop(proc)
         raise
     try:
-        yield relay
+        yield running
     finally:
-        relay.counters = _stop(proc)
+        running.counters = _stop(proc)

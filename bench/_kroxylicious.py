@@ -292,7 +292,7 @@ def report_lines(
     results: dict[str, SideFigures], modes: Sequence[str], paced_rate: int
 ) -> list[str]:
     """The row's figures: ``modes`` are direct, serve and Kroxylicious, in that
-    order, then optionally the floor (the C relay), set against both proxies."""
+    order, then any floors (the relays), each set against both proxies."""
     direct, serve, krox = (results[m] for m in modes[:3])
     lines = [""]
     for mode in modes:
@@ -304,11 +304,11 @@ def report_lines(
             f"{modes[1]} / {modes[2]}", serve, krox, f" (target <= {TARGET_CPU_RATIO} each)"
         )
     )
-    if len(modes) > 3:
-        floor = results[modes[3]]
-        # The floor makes the calls and does nothing else: where it is above
-        # the target, no proxy making these calls meets it.
+    for mode in modes[3:]:
+        floor = results[mode]
+        # A floor makes the calls and does nothing else: where it is above
+        # the target, no proxy making these calls (in its language) meets it.
         note = f" (serve's <= {TARGET_CPU_RATIO} needs this below it)"
-        lines.append(cpu_ratio_line(f"{modes[3]} / {modes[2]}", floor, krox, note))
-        lines.append(cpu_ratio_line(f"{modes[1]} / {modes[3]}", serve, floor))
+        lines.append(cpu_ratio_line(f"{mode} / {modes[2]}", floor, krox, note))
+        lines.append(cpu_ratio_line(f"{modes[1]} / {mode}", serve, floor))
     return lines

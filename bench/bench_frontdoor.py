@@ -25,15 +25,17 @@ from ``/proc``) per MB of record payload forwarded; the broker's beside it.
 Then the side-by-side row (``--only-kroxylicious`` runs it alone): direct,
 serve with 1 worker, Kroxylicious (``_kroxylicious.py``: its runtime from
 Maven Central, a pass-through with a port-per-broker gateway and no filters)
-and the floor, a C byte relay (``_floor.py``, ``floor_relay.c``: the same
-reads and writes per request with no user-space work; the broker advertises
-it on a listener of its own) in front of the same broker; the proxies are
+and two floors, byte relays (``_floor.py``) that make the same reads and
+writes per request and parse nothing: one in C (``floor_relay.c``, no
+user-space work to speak of), one in Python on uvloop (``floor_relay.py``,
+the interpreter's and uvloop's share); the broker advertises each on a
+listener of its own; all in front of the same broker; the proxies are
 started once, and ``--kroxylicious-warm-up`` rounds of every mode, then
 rounds of Kroxylicious alone until its JIT compiler threads are quiet, are
 discarded. Per mode and round: the producer, the consumer and the paced
 producer as above, and each proxy's CPU per MB over the producer run and
 over the consumer run apart (produce and fetch), with serve / Kroxylicious,
-floor / Kroxylicious and serve / floor round by round.
+and each floor / Kroxylicious and serve / floor, round by round.
 
 Then the scaling row (``--only-scaling`` runs it alone): there the perf
 tools' JVMs and the broker leave serve a small share of the CPU, so here
@@ -136,10 +138,10 @@ class Bench:
     scaling_connections: int = 8
     #: ``--baseline``: another checkout whose front door runs beside this one.
     baseline: Path | None = None
-    #: The side-by-side row's floor: the port the C relay listens on (the
-    #: broker advertises it on its ``RELAY`` listener) and that listener's.
-    relay_port: int = 0
-    relay_upstream: str = ""
+    #: The side-by-side row's floors: the ports the relays listen on (the
+    #: broker advertises each on a ``RELAY<n>`` listener) and those listeners'.
+    relay_ports: tuple[int, ...] = ()
+    relay_upstreams: tuple[str, ...] = ()
     serial: list[int] = field(default_factory=lambda: [0])
 
     def name(self, prefix: str) -> str:
@@ -438,7 +440,10 @@ def report(results: dict[str, Figures], paced_rate: int) -> None:
 # (the broker's and Kroxylicious's) have compiled their hot paths before
 # anything is measured. Each proxy's CPU is taken over the producer run
 # and over the consumer run apart: per direction, per MB of record payload.
-SIDE_MODES = ("direct", "serve, 1 worker", "Kroxylicious", "C relay (floor)")
+C_FLOOR, PYTHON_FLOOR = "C relay (floor)", "Python relay (floor)"
+SIDE_MODES = ("direct", "serve, 1 worker", "Kroxylicious", C_FLOOR, PYTHON_FLOOR)
+#: Each floor's relay (``_floor.py``), in the order of the broker's relay listeners.
+FLOORS = {C_FLOOR: _floor.C, PYTHON_FLOOR: _floor.PYTHON}
 SIDE_WARM_UP_ROUNDS = 1
 # Then the JVM proxy alone, until its JIT compiler threads take under this
 # share of its CPU over a round, for at most this many more rounds: C2 is
@@ -564,7 +569,8 @@ def kroxylicious_section(bench: Bench, rounds: int, warm_up: int) -> None:
 
     print(
         f"\nSide by side: serve (1 worker), Kroxylicious {KROXYLICIOUS_VERSION} (pass-through,"
-        f" port per broker, no filters) and the floor, a C byte relay (bench/floor_relay.c),"
+        f" port per broker, no filters) and two floors, byte relays in C and in Python"
+        " (bench/floor_relay.c, .py),"
         f"\n  in front of the same broker, {bench.records:,} records of"
         f" {RECORD_SIZE} B per full-speed run, paced for {PACED_S} s at {bench.paced_rate}/s;"
         f"\n  the proxies started once; warm-up rounds discarded, then {rounds}, the"
@@ -576,22 +582,29 @@ def kroxylicious_section(bench: Bench, rounds: int, warm_up: int) -> None:
     krox = _kroxylicious.started(
         libs_dir(), bench.tmp, bench.broker_bootstrap, [BROKER_NODE_ID], bench.cpus, base + 1
     )
-    floor = _floor.started(bench.relay_port, bench.relay_upstream, bench.cpus, bench.tmp)
-    with (
-        started_serve(bench, 1) as (serve_bootstrap, serve_pids),
-        krox as (krox_bootstrap, pid),
-        floor as relay,
-    ):
+    with contextlib.ExitStack() as stack:
+        serve_bootstrap, serve_pids = stack.enter_context(started_serve(bench, 1))
+        krox_bootstrap, pid = stack.enter_context(krox)
+        relays = {
+            mode: stack.enter_context(_floor.started(port, upstream, bench.cpus, bench.tmp, kind))
+            for (mode, kind), port, upstream in zip(
+                FLOORS.items(), bench.relay_ports, bench.relay_upstreams, strict=True
+            )
+        }
         targets = {
             "direct": SideTarget(bench.broker_bootstrap, bench.direct_config, []),
             "serve, 1 worker": SideTarget(serve_bootstrap, bench.edge_config, serve_pids),
-            # The broker's own user: Kroxylicious and the relay pass the login through.
+            # The broker's own user: Kroxylicious and the relays pass the login through.
             "Kroxylicious": SideTarget(krox_bootstrap, bench.direct_config, [pid], pid),
-            "C relay (floor)": SideTarget(relay.bootstrap, bench.direct_config, [relay.pid]),
+            **{
+                mode: SideTarget(relay.bootstrap, bench.direct_config, [relay.pid])
+                for mode, relay in relays.items()
+            },
         }
         results = side_rounds(bench, targets, rounds, warm_up)
     print("\n".join(_kroxylicious.report_lines(results, SIDE_MODES, bench.paced_rate)))
-    print(_floor.counters_line(relay.counters))
+    for mode, relay in relays.items():
+        print(_floor.counters_line(FLOORS[mode], relay.counters))
     print(f"  load average {os.getloadavg()[0]:.1f} at the end.")
 
 
@@ -762,18 +775,18 @@ def scaling_lines(
 
 @contextlib.contextmanager
 def started_broker(
-    tmp: Path, cpus: set[int], relay_port: int | None = None
-) -> Iterator[tuple[str, int, str]]:
+    tmp: Path, cpus: set[int], relay_ports: tuple[int, ...] = ()
+) -> Iterator[tuple[str, int, tuple[str, ...]]]:
     """The bench's broker (``_bench_broker``'s JVM flags: full JIT) on ``cpus``,
-    with the bench user: its bootstrap, pid and, with ``relay_port``, where its
-    ``RELAY`` listener (advertised at ``relay_port``) is bound."""
+    with the bench user: its bootstrap, pid and where its ``RELAY<n>`` listeners
+    (one advertised at each of ``relay_ports``) are bound."""
     import _bench_broker
 
     from sasl_scram import SCRAM_SHA_256
     from tests.support.kafka_broker import KafkaBroker
 
     flags = _bench_broker.JVM_FLAGS
-    broker = KafkaBroker("kraft", tmp / "broker", jvm_flags=flags, relay_port=relay_port)
+    broker = KafkaBroker("kraft", tmp / "broker", jvm_flags=flags, relay_ports=relay_ports)
     own = os.sched_getaffinity(0)
     try:
         os.sched_setaffinity(0, cpus)  # the JVM inherits it, and counts its cores from it
@@ -783,7 +796,7 @@ def started_broker(
             os.sched_setaffinity(0, own)
         broker.add_user(USER, PASSWORD, [SCRAM_SHA_256], ITERATIONS)
         assert broker.pid is not None
-        yield broker.bootstrap, broker.pid, broker.relay_upstream if relay_port else ""
+        yield broker.bootstrap, broker.pid, tuple(broker.relay_upstreams)
     except Exception:
         print(f"broker log, last lines:\n{broker.log_tail(30)}", file=sys.stderr)
         raise
@@ -876,11 +889,12 @@ def main() -> None:
             flush=True,
         )
     results: dict[str, Figures] = {}
-    # The side-by-side row's C relay listens here, and the broker advertises it.
-    relay_port = None if args.only_scaling or args.only_modes else free_port()
+    # The side-by-side row's relays listen here, and the broker advertises them.
+    side = not (args.only_scaling or args.only_modes)
+    relay_ports = tuple(free_port() for _ in FLOORS) if side else ()
     with tempfile.TemporaryDirectory(prefix="kafka-scram-fdbench-") as name:
         tmp = Path(name)
-        with started_broker(tmp, cpu_set, relay_port) as (bootstrap, pid, relay_upstream):
+        with started_broker(tmp, cpu_set, relay_ports) as (bootstrap, pid, relay_upstreams):
             bench = Bench(
                 broker_bootstrap=bootstrap,
                 broker_pid=pid,
@@ -898,8 +912,8 @@ def main() -> None:
                 scaling_bytes=args.scaling_fetch_bytes,
                 scaling_connections=args.scaling_connections,
                 baseline=args.baseline,
-                relay_port=relay_port or 0,
-                relay_upstream=relay_upstream,
+                relay_ports=relay_ports,
+                relay_upstreams=relay_upstreams,
             )
             if not only:
                 modes = (*MODES, BASELINE_MODE) if args.baseline else MODES

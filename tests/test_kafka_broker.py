@@ -63,18 +63,21 @@ def _properties(broker: KafkaBroker) -> dict[str, str]:
     return dict(line.split("=", 1) for line in lines)
 
 
-def test_the_relay_listener_is_bound_apart_and_advertised_at_the_relay(tmp_path: Path) -> None:
-    """The front-door bench's floor: a byte relay cannot rewrite Metadata, so the
-    broker itself advertises the relay's port on a listener of its own."""
-    broker = KafkaBroker("kraft", tmp_path, relay_port=23456)
+def test_each_relay_listener_is_bound_apart_and_advertised_at_its_relay(tmp_path: Path) -> None:
+    """The front-door bench's floors: a byte relay cannot rewrite Metadata, so the
+    broker itself advertises each relay's port on a listener of its own."""
+    broker = KafkaBroker("kraft", tmp_path, relay_ports=(23456, 23457))
     props = _properties(broker)
-    assert broker.relay_bind_port not in (None, 23456)
-    assert broker.relay_upstream == f"127.0.0.1:{broker.relay_bind_port}"
-    assert f"RELAY://127.0.0.1:{broker.relay_bind_port}" in props["listeners"].split(",")
-    assert "RELAY://127.0.0.1:23456" in props["advertised.listeners"].split(",")
-    assert "RELAY:SASL_PLAINTEXT" in props["listener.security.protocol.map"].split(",")
-    for mechanism in ("scram-sha-256", "scram-sha-512"):
-        assert "ScramLoginModule" in props[f"listener.name.relay.{mechanism}.sasl.jaas.config"]
+    bound = broker.relay_bind_ports
+    assert len(set(bound)) == 2 and not {23456, 23457} & set(bound)
+    assert broker.relay_upstreams == [f"127.0.0.1:{port}" for port in bound]
+    for i, relay in enumerate((23456, 23457)):
+        assert f"RELAY{i}://127.0.0.1:{bound[i]}" in props["listeners"].split(",")
+        assert f"RELAY{i}://127.0.0.1:{relay}" in props["advertised.listeners"].split(",")
+        assert f"RELAY{i}:SASL_PLAINTEXT" in props["listener.security.protocol.map"].split(",")
+        for mechanism in ("scram-sha-256", "scram-sha-512"):
+            key = f"listener.name.relay{i}.{mechanism}.sasl.jaas.config"
+            assert "ScramLoginModule" in props[key]
     # The other listeners are advertised where they are bound, as without a relay.
     assert f"SASL_PLAINTEXT://{broker.bootstrap}" in props["advertised.listeners"].split(",")
 

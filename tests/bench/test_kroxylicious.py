@@ -101,6 +101,27 @@ def test_the_floor_is_set_against_both_proxies_round_by_round() -> None:
     assert "  its CPU per MB: produce 3.00 [2.00-4.00] ms" in text
 
 
+def test_each_floor_is_set_against_both_proxies() -> None:
+    results = {
+        "direct": _figures([], []),
+        "serve": _figures([4.0, 8.0], [1.0, 1.5]),
+        "Kroxylicious": _figures([8.0, 8.0], [4.0, 3.0]),
+        "C floor": _figures([2.0, 4.0], [0.5, 1.0]),
+        "Python floor": _figures([4.0, 4.0], [1.0, 1.0]),
+    }
+    lines = _kroxylicious.report_lines(results, list(results), 500)
+    names = [line.split(",")[0] for line in lines if "CPU per MB round by round" in line]
+    assert names == [
+        "serve / Kroxylicious",
+        "C floor / Kroxylicious",
+        "serve / C floor",
+        "Python floor / Kroxylicious",
+        "serve / Python floor",
+    ]
+    # serve / Python floor: 4/4 and 8/4 produce.
+    assert "produce 1.50 [1.00-2.00]" in lines[-1]
+
+
 def test_the_relay_s_lines_are_read_and_others_are_not() -> None:
     assert _floor.parse_ready("ready 19092\n") == 19092
     assert _floor.parse_ready("") is None
@@ -115,10 +136,10 @@ def test_the_relay_s_lines_are_read_and_others_are_not() -> None:
         "partial_writes": 2,
         "refused": 0,
     }
-    assert _floor.counters_line(counters) == (
+    assert _floor.counters_line(_floor.C, counters) == (
         "  C relay: 3 connections relayed, 2 MB to the broker and 1 MB back, 2 partial"
         " writes, 0 connections refused (whole run, warm-up included)"
     )
     assert _floor.parse_counters("") == {}
     assert _floor.parse_counters("ready 19092") == {}
-    assert "no counters" in _floor.counters_line({})
+    assert "no counters" in _floor.counters_line(_floor.C, {})

@@ -99,10 +99,11 @@ class KafkaBroker:
         allow_everyone: ``allow.everyone.if.no.acl.found``: on the shared brokers,
             so that a test denies only on a resource it puts an ACL on; off, every
             principal but the super user needs an ACL for what it does.
-        relay_port: One more SASL_PLAINTEXT listener, ``RELAY``, bound on a port
-            of its own (:attr:`relay_upstream`) and advertised at this port, where
-            a byte relay in front of it listens (the front-door bench's floor):
-            a client bootstrapping at the relay is told the broker is there.
+        relay_ports: One more SASL_PLAINTEXT listener per port, ``RELAY0``,
+            ``RELAY1``..., each bound on a port of its own (:attr:`relay_upstreams`)
+            and advertised at its relay port, where a byte relay in front of it
+            listens (the front-door bench's floors): a client bootstrapping at a
+            relay is told the broker is there.
     """
 
     def __init__(
@@ -114,7 +115,7 @@ class KafkaBroker:
         *,
         authorizer: bool = True,
         allow_everyone: bool = True,
-        relay_port: int | None = None,
+        relay_ports: Sequence[int] = (),
     ) -> None:
         if mode not in KAFKA_VERSIONS:
             raise ValueError(f"mode must be one of {sorted(KAFKA_VERSIONS)}, not {mode!r}")
@@ -131,8 +132,8 @@ class KafkaBroker:
         self.reauth_port = free_port()
         self.ssl_port = free_port()
         self.controller_port = free_port()
-        self.relay_port = relay_port
-        self.relay_bind_port = free_port() if relay_port is not None else None
+        self.relay_ports = tuple(relay_ports)
+        self.relay_bind_ports = tuple(free_port() for _ in self.relay_ports)
         self.config_path = self.base_dir / "server.properties"
         self.log_path = self.base_dir / "broker.log"
         self._proc: subprocess.Popen[bytes] | None = None
@@ -153,8 +154,8 @@ class KafkaBroker:
         return f"127.0.0.1:{self.reauth_port}"
 
     ssl_bootstrap = property(lambda self: f"127.0.0.1:{self.ssl_port}")
-    #: Where the ``RELAY`` listener is bound: the relay's upstream.
-    relay_upstream = property(lambda self: f"127.0.0.1:{self.relay_bind_port}")
+    #: Where each ``RELAY<n>`` listener is bound: each relay's upstream.
+    relay_upstreams = property(lambda self: [f"127.0.0.1:{p}" for p in self.relay_bind_ports])
 
     @property
     def ca_path(self) -> Path:
@@ -314,15 +315,17 @@ class KafkaBroker:
         protocols = "SASL_PLAINTEXT:SASL_PLAINTEXT,REAUTH:SASL_PLAINTEXT,SASL_SSL:SASL_SSL"
         advertised = list(listeners)
         sasl_listeners = ["sasl_plaintext", "reauth", "sasl_ssl"]
-        if self.relay_port is not None:
+        for i, (relay, bound) in enumerate(
+            zip(self.relay_ports, self.relay_bind_ports, strict=True)
+        ):
             # Advertised at the relay's port, not the one bound (the relay
             # forwards Metadata unchanged): KafkaConfig checks only that an
             # advertised listener's name is a listener's, and parses the
             # advertised ports with requireDistinctPorts=false.
-            listeners.append(f"RELAY://127.0.0.1:{self.relay_bind_port}")
-            advertised.append(f"RELAY://127.0.0.1:{self.relay_port}")
-            protocols += ",RELAY:SASL_PLAINTEXT"
-            sasl_listeners.append("relay")
+            listeners.append(f"RELAY{i}://127.0.0.1:{bound}")
+            advertised.append(f"RELAY{i}://127.0.0.1:{relay}")
+            protocols += f",RELAY{i}:SASL_PLAINTEXT"
+            sasl_listeners.append(f"relay{i}")
         keystore = _pkcs12_keystore(self.base_dir / "tls")
         jaas = f'{_SCRAM_JAAS} required username="{ADMIN_USER}" password="{ADMIN_PASSWORD}";'
         super_users = [f"User:{ADMIN_USER}"]
