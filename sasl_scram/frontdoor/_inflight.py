@@ -11,7 +11,6 @@ from __future__ import annotations
 import struct
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from sasl_scram.frontdoor._errors import PeerProtocolError
@@ -40,29 +39,59 @@ class ResponseWatch(Protocol):
         """No response will be seen: the connection closed first."""
 
 
-@dataclass(slots=True)
 class InFlight:
     """One forwarded request: what its response will be read as.
 
-    Not frozen: a frozen dataclass sets each field through
-    ``object.__setattr__``, and one is built per request on the hot path.
+    A plain class rather than a dataclass: one is built per request on the hot
+    path, and mypyc compiles a dataclass's generated ``__init__`` as
+    interpreted code (it was 3 % of the front door's CPU per Produce).
     """
 
-    correlation_id: int
-    api_key: int
-    api_version: int
-    expects_response: bool = True
-    #: A response the edge made (a request filter's answer): sent to the client
-    #: in this request's place, never asked of the cluster.
-    answer: bytes | None = None
-    #: Set by a request filter that must see this request's response: the
-    #: response (correlation id first, without the size) is buffered whole and
-    #: becomes what this returns (after the response filters of its API key).
-    reshape: Callable[[bytes], bytes] | None = None
-    #: Set by a request filter that only reads this request's response (the
-    #: audit trail): the response is read whole only when it is small enough
-    #: (``ResponseSplitter``'s ``max_watched``), and never changed.
-    watch: ResponseWatch | None = None
+    __slots__ = ("answer", "api_key", "api_version", "correlation_id", "expects_response",
+                 "reshape", "watch")  # fmt: skip
+
+    def __init__(
+        self,
+        correlation_id: int,
+        api_key: int,
+        api_version: int,
+        expects_response: bool = True,
+        answer: bytes | None = None,
+    ) -> None:
+        self.correlation_id = correlation_id
+        self.api_key = api_key
+        self.api_version = api_version
+        self.expects_response = expects_response
+        #: A response the edge made (a request filter's answer): sent to the
+        #: client in this request's place, never asked of the cluster.
+        self.answer = answer
+        #: Set by a request filter that must see this request's response: the
+        #: response (correlation id first, without the size) is buffered whole
+        #: and becomes what this returns (after the response filters of its API
+        #: key).
+        self.reshape: Callable[[bytes], bytes] | None = None
+        #: Set by a request filter that only reads this request's response (the
+        #: audit trail): the response is read whole only when it is small enough
+        #: (``ResponseSplitter``'s ``max_watched``), and never changed.
+        self.watch: ResponseWatch | None = None
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.correlation_id, self.api_key, self.api_version, self.expects_response,
+                self.answer, self.reshape, self.watch)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, InFlight) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a dataclass with eq
+
+    def __repr__(self) -> str:
+        # Never the answer's bytes: an edge answer can carry a token's HMAC.
+        answered = ", answered at the edge" if self.answer is not None else ""
+        return (
+            f"InFlight(correlation_id={self.correlation_id}, api_key={self.api_key},"
+            f" api_version={self.api_version}, expects_response={self.expects_response}"
+            f"{answered})"
+        )
 
 
 class InFlightQueue:

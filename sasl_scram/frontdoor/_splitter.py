@@ -19,6 +19,7 @@ from collections.abc import Callable
 from collections.abc import Container
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field
 from typing import Generic
 from typing import TypeVar
 
@@ -62,7 +63,8 @@ class LocalRequest:
     """
 
     entry: InFlight
-    payload: bytes
+    # Not in the repr: a request's bytes can carry a SASL proof or a token's HMAC.
+    payload: bytes = field(repr=False)
 
 
 class _FrameStream(Generic[T, Out]):
@@ -125,8 +127,11 @@ class _FrameStream(Generic[T, Out]):
                 raise PeerProtocolError(self._failed)
             self._rest += bytes(data)
             return []
+        view = memoryview(data)
+        if type(data) is memoryview:  # bytes and bytearray are bytes ("B") already
+            view = view.cast("B")
         try:
-            return self._feed(memoryview(data).cast("B"))
+            return self._feed(view)
         except PeerProtocolError as exc:
             self._failed = str(exc)
             raise

@@ -8,6 +8,7 @@ import pytest
 
 from sasl_scram.frontdoor import InFlight
 from sasl_scram.frontdoor import InFlightQueue
+from sasl_scram.frontdoor import LocalRequest
 from sasl_scram.frontdoor import PeerProtocolError
 from sasl_scram.frontdoor import produce_acks
 
@@ -86,3 +87,26 @@ def test_a_response_to_a_request_answered_at_the_edge_is_out_of_step() -> None:
     queue.push(InFlight(5, 19, 7, answer=b"\x00\x00\x00\x05"))
     with pytest.raises(PeerProtocolError, match="does not answer"):
         queue.pop(5)
+
+
+def test_an_entry_is_compared_by_its_fields_and_never_shows_its_answer() -> None:
+    # An edge answer can be a CreateDelegationToken response with the token's HMAC.
+    secret = b"\x00\x00\x00\x07hmac-of-a-token"
+    entry = InFlight(7, 38, 3, answer=secret)
+    assert entry == InFlight(7, 38, 3, answer=secret)
+    assert entry != InFlight(7, 38, 3)
+    assert entry != InFlight(7, 38, 3, answer=secret, expects_response=False)
+    assert "hmac" not in repr(entry) and str(len(secret)) not in repr(entry)
+    assert repr(entry) == (
+        "InFlight(correlation_id=7, api_key=38, api_version=3, expects_response=True,"
+        " answered at the edge)"
+    )
+    with pytest.raises(TypeError):
+        hash(entry)  # mutable (filters set reshape and watch): never a key
+
+
+def test_a_local_request_never_shows_its_bytes() -> None:
+    # A request answered at the edge can be a SaslAuthenticate with a client proof.
+    local = LocalRequest(InFlight(3, 36, 2), b"\x00\x24client-proof-bytes")
+    assert "proof" not in repr(local)
+    assert local == LocalRequest(InFlight(3, 36, 2), b"\x00\x24client-proof-bytes")
