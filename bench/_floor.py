@@ -9,17 +9,14 @@ addresses in Metadata: the bench's broker has one more listener,
 advertised at the relay's port, so that a client bootstrapping at the relay
 is told the broker is there and every connection goes through it.
 
-Compiled once per source with the system compiler into the bench cache,
-named after the source's digest, as ``_java_style.build_client`` builds the
-load generator. Only the standard library here: the module is imported by
-its bare name from the bench and as ``bench._floor`` by the tests.
+The C relay is compiled once per source with the system compiler into the
+bench cache (``_cbuild.py``), as the login benches' load generator is; the
+Python relay runs on the interpreter that runs the bench (and serve).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import os
 import select
 import shutil
 import subprocess
@@ -28,6 +25,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+
+# As ``bench._cbuild``: the tests import this module as ``bench._floor``, and
+# bench_frontdoor.py puts the repository's root on the path.
+from bench._cbuild import compiled
 
 SOURCE = Path(__file__).resolve().with_name("floor_relay.c")
 # The Python floor: the same relay on uvloop, run by this interpreter (serve's).
@@ -44,32 +45,9 @@ MB = 1 << 20
 
 def build() -> Path:
     """The relay's executable, compiled with ``$CC`` (``cc``) once per source."""
-    cache = Path(os.environ.get("KAFKA_SCRAM_CACHE", Path.home() / ".cache" / "kafka-scram"))
-    # Named after its source's digest: checkouts of other commits share the cache.
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
-    exe = cache / "bench" / f"floor_relay-{digest}"
-    if exe.exists():
-        return exe
-    compiler = shutil.which(os.environ.get("CC", "cc"))
-    if compiler is None:
-        sys.exit(
-            "bench_frontdoor.py: error: no C compiler to build bench/floor_relay.c;"
-            " install one (apt-get install -y gcc)"
-        )
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    # Built aside and renamed: a bench running meanwhile never sees half a file.
-    building = exe.with_name(f"{exe.name}.{os.getpid()}")
-    result = subprocess.run(
-        [compiler, *CFLAGS, "-o", str(building), str(SOURCE)],
-        capture_output=True,
-        text=True,
-        check=False,
+    return compiled(
+        SOURCE, CFLAGS, program="bench_frontdoor.py", hint="install one (apt-get install -y gcc)"
     )
-    if result.returncode:
-        first = next(iter(result.stderr.strip().splitlines()), "no message")
-        sys.exit(f"bench_frontdoor.py: error: cannot build bench/floor_relay.c: {first}")
-    os.replace(building, exe)
-    return exe
 
 
 def parse_ready(line: str) -> int | None:

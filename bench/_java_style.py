@@ -10,14 +10,14 @@ process's user + system time over the load generator's measured window.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import statistics
 import subprocess
-import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+
+from _cbuild import compiled
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENT_SOURCE = ROOT / "bench" / "java_style_client.c"
@@ -103,31 +103,13 @@ def serve_port(proc: subprocess.Popen[str]) -> int:
 
 
 def build_client() -> Path:
-    """Compile the C load generator with the system compiler and libcrypto, once per source."""
-    cache = Path(os.environ.get("KAFKA_SCRAM_CACHE", Path.home() / ".cache" / "kafka-scram"))
-    # Named after its source's digest: checkouts of other commits share the cache.
-    digest = hashlib.sha256(CLIENT_SOURCE.read_bytes()).hexdigest()[:16]
-    exe = cache / "bench" / f"java_style_client-{digest}"
-    if exe.exists():
-        return exe
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    # Built aside and renamed: a bench or test running meanwhile never sees half a file.
-    building = exe.with_name(f"{exe.name}.{os.getpid()}")
-    compiler = os.environ.get("CC", "cc")
-    result = subprocess.run(
-        [compiler, "-O2", "-o", str(building), str(CLIENT_SOURCE), "-lcrypto"],
-        capture_output=True,
-        text=True,
-        check=False,
+    """The C load generator, compiled with the system compiler and libcrypto once per source."""
+    return compiled(
+        CLIENT_SOURCE,
+        ("-O2", "-lcrypto"),
+        program="bench_endpoint.py",
+        hint="install a C compiler and OpenSSL's headers (apt-get install -y gcc libssl-dev)",
     )
-    if result.returncode:
-        sys.exit(
-            "bench_endpoint.py: error: cannot build the load generator "
-            f"({result.stderr.strip().splitlines()[-1:]}); "
-            "install a C compiler and OpenSSL's headers (apt-get install -y gcc libssl-dev)"
-        )
-    os.replace(building, exe)
-    return exe
 
 
 @dataclass(frozen=True)

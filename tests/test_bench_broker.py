@@ -26,7 +26,10 @@ PASSWORD = "bench-test-secret"
 
 
 def _load_java_style() -> ModuleType:
-    """``bench/`` is scripts, not a package: load its module by path."""
+    """``bench/`` is scripts, not a package: load its module by path (with the
+    folder on the path, for its own imports, as when a bench runs)."""
+    if str(BENCH) not in sys.path:
+        sys.path.append(str(BENCH))
     spec = importlib.util.spec_from_file_location("_java_style", BENCH / "_java_style.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
