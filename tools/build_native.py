@@ -91,6 +91,7 @@ MODULES = (
     "sasl_scram.frontdoor._inflight",
     "sasl_scram.frontdoor._proxy",
     "sasl_scram.frontdoor._splitter",
+    "sasl_scram.frontdoor._wire",
     "sasl_scram.frontdoor.authorization._heads",
 )
 

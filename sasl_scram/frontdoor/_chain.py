@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from sasl_scram.frontdoor._filters import PASS
-from sasl_scram.frontdoor._filters import Buffer
 from sasl_scram.frontdoor._filters import EdgeRequestFilter
 from sasl_scram.frontdoor._filters import EdgeSession
 from sasl_scram.frontdoor._filters import RequestFilter
@@ -88,7 +87,7 @@ class FilterChain:
         return PASS if rewritten is None else rewritten
 
     def on_head(
-        self, session: EdgeSession, api_key: int, version: int, buf: Buffer, start: int, end: int
+        self, session: EdgeSession, api_key: int, version: int, buf: bytes, start: int, end: int
     ) -> bool | None:
         """Whether some filter must see the request whole (``None``: more bytes)."""
         whole: bool | None = False
@@ -141,7 +140,7 @@ class BoundChain:
         self.head_keys = chain.head_keys
         self.watched_keys = chain.watched_keys
 
-    def on_head(self, api_key: int, version: int, buf: Buffer, start: int, end: int) -> bool | None:
+    def on_head(self, api_key: int, version: int, buf: bytes, start: int, end: int) -> bool | None:
         return self._chain.on_head(self.session, api_key, version, buf, start, end)
 
     def on_request(self, entry: InFlight, payload: bytes) -> RequestOutcome:

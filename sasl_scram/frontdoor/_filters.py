@@ -99,7 +99,6 @@ class Respond:
 
 
 RequestOutcome = _Marker | Rewrite | Respond
-Buffer = bytes | bytearray | memoryview
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +137,7 @@ class RequestFilter:
     head_keys: frozenset[int] = frozenset()
 
     def on_head(
-        self, session: EdgeSession, api_key: int, version: int, buf: Buffer, start: int, end: int
+        self, session: EdgeSession, api_key: int, version: int, buf: bytes, start: int, end: int
     ) -> bool | None:
         """From ``buf[start:end]`` (the request from its client id on): whether
         :meth:`on_request` must see it whole; ``None`` while more bytes are needed."""

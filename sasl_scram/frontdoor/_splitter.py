@@ -8,15 +8,18 @@ parsed (a response carrying broker addresses, a request the edge answers
 itself) is buffered whole, bounded by ``max_buffered``, and emitted once
 rewritten. Work is per frame, never per byte.
 
-The emitted views point into the chunk given to :meth:`feed`; the caller
-writes them before it reuses that buffer.
+What is passed on is the chunk given to :meth:`feed` itself when all of it
+passes, else views into it; a chunk that is not ``bytes`` (a view of the
+caller's buffer) is copied once first, so nothing emitted points into a
+buffer its caller may reuse. Frame heads are read from those ``bytes`` in
+place (``_wire``), which compiled code does without a call per integer.
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from collections.abc import Container
+from collections.abc import Collection
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -31,13 +34,15 @@ from sasl_scram.frontdoor._filters import Rewrite
 from sasl_scram.frontdoor._inflight import InFlight
 from sasl_scram.frontdoor._inflight import InFlightQueue
 from sasl_scram.frontdoor._inflight import expects_response
+from sasl_scram.frontdoor._wire import read_i16
+from sasl_scram.frontdoor._wire import read_i32
 
 __all__ = ["LocalRequest", "RequestSplitter", "ResponseSplitter"]
 
 _SIZE = struct.Struct(">i")
-_CORRELATION = struct.Struct(">i")
-# api key, api version, correlation id: the start of every request header.
-_REQUEST_HEAD = struct.Struct(">hhi")
+# api key (int16), api version (int16), correlation id (int32): the start of
+# every request header.
+_REQUEST_HEAD = 8
 # The most bytes held to read a frame's head: a Produce request's client id and
 # transactional id are int16-length strings, plus the header's tagged fields.
 MAX_HEAD_BYTES = 1 << 17
@@ -47,10 +52,9 @@ Chunk = bytes | memoryview
 Observer = Callable[[int, int], None]
 #: ``(api key, version, buffer, start, end)``, ``start`` where the client id
 #: begins: read the request whole (True), stream it (False), or more bytes (None).
-HeadDecider = Callable[[int, int, "bytes | bytearray | memoryview", int, int], "bool | None"]
+HeadDecider = Callable[[int, int, bytes, int, int], "bool | None"]
 T = TypeVar("T")
 Out = TypeVar("Out")
-_Buffer = bytes | bytearray | memoryview
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +69,13 @@ class LocalRequest:
     entry: InFlight
     # Not in the repr: a request's bytes can carry a SASL proof or a token's HMAC.
     payload: bytes = field(repr=False)
+
+
+def _piece(data: bytes, start: int, stop: int) -> Chunk:
+    """``data[start:stop]`` without a copy: the read itself when it is all of it."""
+    if start == 0 and stop == len(data):
+        return data
+    return memoryview(data)[start:stop]
 
 
 class _FrameStream(Generic[T, Out]):
@@ -98,7 +109,7 @@ class _FrameStream(Generic[T, Out]):
         # Answers made at the edge are due at each frame's end (responses only).
         self._answers: InFlightQueue | None = None
 
-    def _classify(self, buf: _Buffer, start: int, end: int, size: int) -> tuple[bool, T] | None:
+    def _classify(self, buf: bytes, start: int, end: int, size: int) -> tuple[bool, T] | None:
         """From the frame's bytes ``buf[start:end]`` after its size: pass or buffer,
         and a tag for :meth:`_complete`; ``None`` when more bytes are needed."""
         raise NotImplementedError
@@ -127,11 +138,12 @@ class _FrameStream(Generic[T, Out]):
                 raise PeerProtocolError(self._failed)
             self._rest += bytes(data)
             return []
-        view = memoryview(data)
-        if type(data) is memoryview:  # bytes and bytearray are bytes ("B") already
-            view = view.cast("B")
+        if type(data) is not bytes:
+            # A socket read is bytes already; a view (a caller's own buffer)
+            # is copied once, so what is emitted outlives that buffer.
+            data = bytes(data)
         try:
-            return self._feed(view)
+            return self._feed(data)
         except PeerProtocolError as exc:
             self._failed = str(exc)
             raise
@@ -143,91 +155,93 @@ class _FrameStream(Generic[T, Out]):
         rest, self._rest = self._rest, b""
         return self.feed(rest) if rest else []
 
-    def _feed(self, view: memoryview) -> list[Chunk | Out]:
+    def _feed(self, data: bytes) -> list[Chunk | Out]:
         out: list[Chunk | Out] = []
-        n = len(view)
+        n = len(data)
         i = 0
-        span: int | None = None  # where the run of passed-on bytes began in view
+        span = -1  # where the run of passed-on bytes began in data (-1: none)
         while i < n:
             if self._stopped:
-                self._rest = bytes(view[i:])
+                self._rest = data[i:]
                 break
             if self._remaining:
-                if span is None:
+                if span < 0:
                     span = i
                 take = min(self._remaining, n - i)
                 i += take
                 self._remaining -= take
                 if not self._remaining and self._answers is not None and self._answers.answers:
-                    out.append(view[span:i])
-                    span = None
+                    out.append(_piece(data, span, i))
+                    span = -1
                     out.extend(self._answers.pop_answers())
             elif self._whole is not None:
                 take = min(self._need, n - i)
-                self._whole += view[i : i + take]
+                self._whole += _piece(data, i, i + take)
                 i += take
                 self._need -= take
                 self._finish_whole(out)
             elif self._carry or n - i < 4:
-                if span is not None:
-                    out.append(view[span:i])
-                    span = None
-                i = self._feed_carry(view, i, out)
+                if span >= 0:
+                    out.append(_piece(data, span, i))
+                    span = -1
+                i = self._feed_carry(data, i, out)
             else:
-                size = self._size(_SIZE.unpack_from(view, i)[0])
+                size = self._size(read_i32(data, i))
                 end = min(n, i + 4 + size)
-                got = self._classify(view, i + 4, end, size)
+                got = self._classify(data, i + 4, end, size)
                 if got is None:
                     self._check_head(end - i, size)
-                    if span is not None:
-                        out.append(view[span:i])
-                        span = None
-                    self._carry += view[i:end]
+                    if span >= 0:
+                        out.append(_piece(data, span, i))
+                        span = -1
+                    self._carry += _piece(data, i, end)
                     i = end
                 elif got[0]:
-                    if span is not None:
-                        out.append(view[span:i])
-                        span = None
-                    self._start_whole(got[1], size, view[i + 4 : end])
+                    if span >= 0:
+                        out.append(_piece(data, span, i))
+                        span = -1
+                    self._start_whole(got[1], size, _piece(data, i + 4, end))
                     i = end
                     self._finish_whole(out)
                 else:
-                    if span is None:
+                    if span < 0:
                         span = i
                     self._remaining = 4 + size
-        if span is not None:
-            out.append(view[span:i])
+        if span >= 0:
+            out.append(_piece(data, span, i))
         return out
 
-    def _feed_carry(self, view: memoryview, i: int, out: list[Chunk | Out]) -> int:
-        """Grow the held head of a frame from ``view[i:]``; return the new ``i``.
+    def _feed_carry(self, data: bytes, i: int, out: list[Chunk | Out]) -> int:
+        """Grow the held head of a frame from ``data[i:]``; return the new ``i``.
 
         The caller has emitted what it passed on before ``i``.
         """
         carry = self._carry
-        n = len(view)
+        n = len(data)
         if len(carry) < 4:
             take = min(4 - len(carry), n - i)
-            carry += view[i : i + take]
+            carry += _piece(data, i, i + take)
             i += take
             if len(carry) < 4:
                 return i
-        size = self._size(_SIZE.unpack_from(carry)[0])
+        size = self._size(read_i32(bytes(carry[:4]), 0))
         take = min(4 + size - len(carry), n - i, max(MAX_HEAD_BYTES - len(carry), 0))
-        carry += view[i : i + take]
+        carry += _piece(data, i, i + take)
         i += take
-        got = self._classify(carry, 4, len(carry), size)
+        # A copy per read while a head is split (at most MAX_HEAD_BYTES, and
+        # only while the head is incomplete), so that heads are read as bytes.
+        head = bytes(carry)
+        got = self._classify(head, 4, len(head), size)
         if got is None:
-            self._check_head(len(carry), size)
+            self._check_head(len(head), size)
             return i
-        held = len(carry)
         self._carry = bytearray()
         if got[0]:
-            self._start_whole(got[1], size, carry[4:])
+            self._start_whole(got[1], size, _piece(head, 4, len(head)))
             self._finish_whole(out)
         else:
-            out.append(bytes(carry))
-            self._remaining = 4 + size - held
+            out.append(head)
+            self._remaining = 4 + size - len(head)
             if not self._remaining and self._answers is not None and self._answers.answers:
                 out.extend(self._answers.pop_answers())
         return i
@@ -249,7 +263,7 @@ class _FrameStream(Generic[T, Out]):
         """The most bytes of a frame read whole."""
         return self.max_buffered
 
-    def _start_whole(self, tag: T, size: int, first: _Buffer) -> None:
+    def _start_whole(self, tag: T, size: int, first: Chunk) -> None:
         limit = self._buffer_limit(tag)
         if size > limit:
             raise PeerProtocolError(f"frame of {size} bytes to parse exceeds {limit}")
@@ -293,7 +307,7 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         self,
         in_flight: InFlightQueue,
         rewrite: Callable[[InFlight, bytes], bytes],
-        rewritten: Container[int],
+        rewritten: Collection[int],
         *,
         max_frame: int,
         max_buffered: int,
@@ -303,16 +317,18 @@ class ResponseSplitter(_FrameStream[InFlight, bytes]):
         super().__init__(max_frame, max_buffered, 4, observe)
         self._in_flight = in_flight
         self._rewrite = rewrite
-        self._rewritten = rewritten
+        # Sets and a dict, whatever was given: compiled, a membership test is a
+        # direct call, where a Container or a Mapping costs a method lookup.
+        self._rewritten = frozenset(rewritten)
         self._answers = in_flight
         self.max_watched = max_watched
 
     def _classify(
-        self, buf: _Buffer, start: int, end: int, size: int
+        self, buf: bytes, start: int, end: int, size: int
     ) -> tuple[bool, InFlight] | None:
         if end - start < 4:
             return None
-        entry = self._in_flight.pop(_CORRELATION.unpack_from(buf, start)[0])
+        entry = self._in_flight.pop(read_i32(buf, start))
         if self._observe is not None:
             self._observe(entry.api_key, 4 + size)
         if entry.api_key in self._rewritten or entry.reshape is not None:
@@ -372,7 +388,7 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
     def __init__(
         self,
         in_flight: InFlightQueue,
-        local: Container[int],
+        local: Collection[int],
         *,
         max_frame: int,
         max_buffered: int,
@@ -380,39 +396,47 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         stop_at_local: bool = False,
         observe: Observer | None = None,
         decide: Callable[[InFlight, bytes], RequestOutcome] | None = None,
-        edge_keys: Container[int] | None = None,
+        edge_keys: Collection[int] | None = None,
         head: HeadDecider | None = None,
-        head_keys: Container[int] = (),
-        watched: Container[int] = (),
+        head_keys: Collection[int] = (),
+        watched: Collection[int] = (),
         unread: Callable[[InFlight], None] | None = None,
     ) -> None:
-        super().__init__(max_frame, max_buffered, _REQUEST_HEAD.size, observe)
+        super().__init__(max_frame, max_buffered, _REQUEST_HEAD, observe)
         self._in_flight = in_flight
-        self._local = local
-        self._edge_keys = local if edge_keys is None else edge_keys
+        # Sets and a dict, whatever was given: compiled, a membership test is a
+        # direct call, where a Container or a Mapping costs a method lookup.
+        self._local = frozenset(local)
+        self._edge_keys = self._local if edge_keys is None else frozenset(edge_keys)
         self._head = head
-        self._head_keys = head_keys
-        self._watched = watched
+        self._head_keys = frozenset(head_keys)
+        self._watched = frozenset(watched)
         self._unread = unread
-        self._forwarded = forwarded
+        self._forwarded: dict[int, tuple[int, int]] | None = None
+        if isinstance(forwarded, dict):
+            self._forwarded = forwarded  # read only: shared, not copied per connection
+        elif forwarded is not None:
+            self._forwarded = dict(forwarded)
         # A local request is answered once every forwarded one before it has
         # been: nothing after it is read (nor enters in_flight) until then.
         self._stop_at_local = stop_at_local
         self._decide = decide
 
     def _classify(
-        self, buf: _Buffer, start: int, end: int, size: int
+        self, buf: bytes, start: int, end: int, size: int
     ) -> tuple[bool, InFlight] | None:
-        if end - start < _REQUEST_HEAD.size:
+        if end - start < _REQUEST_HEAD:
             return None
-        api_key, version, correlation_id = _REQUEST_HEAD.unpack_from(buf, start)
+        api_key = read_i16(buf, start)
+        version = read_i16(buf, start + 2)
+        correlation_id = read_i32(buf, start + 4)
         unread = False
         if api_key in self._local:
             whole = True
             if api_key in self._head_keys:
                 assert self._head is not None
                 self._check_forwarded(api_key, version)
-                got = self._head(api_key, version, buf, start + _REQUEST_HEAD.size, end)
+                got = self._head(api_key, version, buf, start + _REQUEST_HEAD, end)
                 if got is None:
                     return None
                 whole = got
@@ -422,7 +446,7 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
                 # Only watched, and too large to read whole: it streams as any other.
                 unread = True
         self._check_forwarded(api_key, version)
-        answered = expects_response(buf, start + _REQUEST_HEAD.size, end, api_key, version)
+        answered = expects_response(buf, start + _REQUEST_HEAD, end, api_key, version)
         if answered is None:
             return None
         entry = InFlight(correlation_id, api_key, version, answered)
@@ -437,9 +461,10 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         return self.max_buffered if tag.api_key in self._edge_keys else self.max_frame
 
     def _check_forwarded(self, api_key: int, version: int) -> None:
-        if self._forwarded is not None:
-            low, high = self._forwarded.get(api_key, (0, -1))
-            if not low <= version <= high:
+        forwarded = self._forwarded
+        if forwarded is not None:
+            versions = forwarded.get(api_key)
+            if versions is None or not versions[0] <= version <= versions[1]:
                 raise PeerProtocolError(f"API {api_key} version {version} is not forwarded")
 
     def _complete(self, tag: InFlight, payload: bytes) -> LocalRequest | bytes | None:
@@ -455,7 +480,7 @@ class RequestSplitter(_FrameStream[InFlight, LocalRequest]):
         if type(outcome) is Rewrite:
             payload = outcome.payload
         answered = expects_response(
-            payload, _REQUEST_HEAD.size, len(payload), tag.api_key, tag.api_version
+            payload, _REQUEST_HEAD, len(payload), tag.api_key, tag.api_version
         )
         tag.expects_response = answered is not False
         self._in_flight.push(tag)

@@ -28,7 +28,7 @@ from sasl_scram.frontdoor._filters import EdgeSession
 from sasl_scram.frontdoor._filters import RequestFilter
 from sasl_scram.frontdoor._filters import RequestOutcome
 from sasl_scram.frontdoor._inflight import InFlight
-from sasl_scram.frontdoor._inflight import read_uvarint as uvarint
+from sasl_scram.frontdoor._wire import read_uvarint as uvarint
 from sasl_scram.frontdoor.audit._apis import ADMIN_APIS
 from sasl_scram.frontdoor.audit._apis import AdminApi
 from sasl_scram.frontdoor.audit._lines import Details

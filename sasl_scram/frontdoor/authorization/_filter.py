@@ -24,7 +24,6 @@ from sasl_scram.authz import ResourceType
 from sasl_scram.authz import java_host_address
 from sasl_scram.frontdoor._errors import PeerProtocolError
 from sasl_scram.frontdoor._filters import PASS
-from sasl_scram.frontdoor._filters import Buffer
 from sasl_scram.frontdoor._filters import EdgeSession
 from sasl_scram.frontdoor._filters import RequestFilter
 from sasl_scram.frontdoor._filters import RequestOutcome
@@ -135,7 +134,7 @@ class AuthorizationFilter(RequestFilter):
             check.audit(self._audit)
 
     def on_head(
-        self, session: EdgeSession, api_key: int, version: int, buf: Buffer, start: int, end: int
+        self, session: EdgeSession, api_key: int, version: int, buf: bytes, start: int, end: int
     ) -> bool | None:
         """A Produce to one topic, allowed, streams through with its record
         batches unread; any other is read whole (refused, or split by topic)."""

@@ -12,16 +12,15 @@ fields in flexible versions (KIP-482).
 
 from __future__ import annotations
 
-import struct
 from typing import Final
 from typing import NamedTuple
 
-from sasl_scram.frontdoor._inflight import read_uvarint
+from sasl_scram.frontdoor._wire import read_i16
+from sasl_scram.frontdoor._wire import read_i32
+from sasl_scram.frontdoor._wire import read_uvarint
 
 __all__ = ["FetchHead", "ProduceHead", "fetch_head", "produce_head"]
 
-_I16: Final = struct.Struct(">h")
-_I32: Final = struct.Struct(">i")
 _PRODUCE_TRANSACTIONAL_SINCE: Final = 3
 _PRODUCE_FLEXIBLE_SINCE: Final = 9
 _FETCH_FLEXIBLE_SINCE: Final = 12
@@ -30,8 +29,6 @@ _FETCH_BY_ID_SINCE: Final = 13
 #: KIP-903: the replica id moves into the tagged ReplicaState.
 _FETCH_REPLICA_STATE_SINCE: Final = 15
 _REPLICA_STATE_TAG: Final = 1
-
-Buffer = bytes | bytearray | memoryview
 
 
 class ProduceHead(NamedTuple):
@@ -52,21 +49,21 @@ class FetchHead(NamedTuple):
     topic_ids: list[bytes]
 
 
-def _uvarint(buf: Buffer, pos: int, end: int) -> tuple[int, int]:
+def _uvarint(buf: bytes, pos: int, end: int) -> tuple[int, int]:
     got = read_uvarint(buf, pos, end)
     if got is None:
         raise IndexError
     return got
 
 
-def _string(buf: Buffer, pos: int, end: int, flexible: bool) -> tuple[str | None, int]:
+def _string(buf: bytes, pos: int, end: int, flexible: bool) -> tuple[str | None, int]:
     if flexible:
         length, pos = _uvarint(buf, pos, end)
         length -= 1
     else:
         if pos + 2 > end:
             raise IndexError
-        length = _I16.unpack_from(buf, pos)[0]
+        length = read_i16(buf, pos)
         pos += 2
     if length < 0:
         return None, pos
@@ -75,7 +72,7 @@ def _string(buf: Buffer, pos: int, end: int, flexible: bool) -> tuple[str | None
     return bytes(buf[pos : pos + length]).decode("utf-8", "replace"), pos + length
 
 
-def _tags(buf: Buffer, pos: int, end: int) -> int:
+def _tags(buf: bytes, pos: int, end: int) -> int:
     count, pos = _uvarint(buf, pos, end)
     for _ in range(count):
         _, pos = _uvarint(buf, pos, end)
@@ -86,16 +83,16 @@ def _tags(buf: Buffer, pos: int, end: int) -> int:
     return pos
 
 
-def _count(buf: Buffer, pos: int, end: int, flexible: bool) -> tuple[int, int]:
+def _count(buf: bytes, pos: int, end: int, flexible: bool) -> tuple[int, int]:
     if flexible:
         count, pos = _uvarint(buf, pos, end)
         return count - 1, pos
     if pos + 4 > end:
         raise IndexError
-    return _I32.unpack_from(buf, pos)[0], pos + 4
+    return read_i32(buf, pos), pos + 4
 
 
-def produce_head(buf: Buffer, start: int, end: int, version: int) -> ProduceHead | None:
+def produce_head(buf: bytes, start: int, end: int, version: int) -> ProduceHead | None:
     """The head of the Produce whose client id starts at ``buf[start]``."""
     flexible = version >= _PRODUCE_FLEXIBLE_SINCE
     try:
@@ -107,7 +104,7 @@ def produce_head(buf: Buffer, start: int, end: int, version: int) -> ProduceHead
             transactional_id, pos = _string(buf, pos, end, flexible)
         if pos + 6 > end:
             return None
-        acks = _I16.unpack_from(buf, pos)[0]
+        acks = read_i16(buf, pos)
         topics, pos = _count(buf, pos + 6, end, flexible)  # after acks and timeout_ms
         first = _string(buf, pos, end, flexible)[0] if topics > 0 else None
     except IndexError:
@@ -137,13 +134,13 @@ def fetch_head(buf: bytes, start: int, version: int) -> FetchHead:
         pos = _tags(buf, pos, end)
     replica_id = -1
     if version < _FETCH_REPLICA_STATE_SINCE:
-        replica_id = _I32.unpack_from(buf, pos)[0]
+        replica_id = read_i32(buf, pos)
         pos += 4
     pos += 4 + 4 + 4 + 1  # max wait, min bytes, max bytes, isolation level
     epoch_at, epoch = -1, -1
     if version >= 7:
         epoch_at = pos + 4  # after the session id
-        epoch = _I32.unpack_from(buf, epoch_at)[0]
+        epoch = read_i32(buf, epoch_at)
         pos += 8
     count, pos = _count(buf, pos, end, flexible)
     size = _partition_size(version)
@@ -191,7 +188,7 @@ def _replica_state(buf: bytes, pos: int, end: int) -> int:
         if tag == _REPLICA_STATE_TAG:
             if size < 4 or pos + 4 > end:
                 raise ValueError("a short ReplicaState")
-            return int(_I32.unpack_from(buf, pos)[0])
+            return read_i32(buf, pos)
         pos += size
     if pos > end:
         raise IndexError

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import struct
+from collections import deque
 
 import pytest
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 
 from sasl_scram.frontdoor import InFlight
 from sasl_scram.frontdoor import InFlightQueue
@@ -59,6 +63,62 @@ def test_fifo_order_and_mismatch() -> None:
     assert queue.pop(9).api_key == 1
     with pytest.raises(PeerProtocolError, match="no request in flight"):
         queue.pop(9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    max_in_flight=st.integers(min_value=1, max_value=6),
+    # Pushes and pops alike, so that the queue often stays busy for long runs.
+    steps=st.lists(
+        st.sampled_from(["push", "push", "answer", "pop", "pop", "answers"]), max_size=300
+    ),
+)
+def test_the_queue_behaves_as_a_bounded_fifo_whatever_the_order(
+    max_in_flight: int, steps: list[str]
+) -> None:
+    """Against a deque as the model: what each step returns or raises, the
+    length, and the answers count; the list under the queue never holds more
+    than twice ``max_in_flight`` entries (answered ones are dropped)."""
+    queue, model = InFlightQueue(max_in_flight), deque[InFlight]()
+    for n, step in enumerate(steps):
+        if step in ("push", "answer"):
+            entry = InFlight(n, 3, 12, answer=b"\x00\x00\x00\x01" if step == "answer" else None)
+            if len(model) >= max_in_flight:
+                with pytest.raises(PeerProtocolError, match="requests in flight"):
+                    queue.push(entry)
+            else:
+                queue.push(entry)
+                model.append(entry)
+        elif step == "pop":
+            oldest = model[0] if model else None
+            if oldest is None or oldest.answer is not None:
+                with pytest.raises(PeerProtocolError):
+                    queue.pop(-1 if oldest is None else oldest.correlation_id)
+            else:
+                assert queue.pop(oldest.correlation_id) is model.popleft()
+        else:
+            due = []
+            while model and model[0].answer is not None:
+                due.append(model.popleft())
+            assert len(queue.pop_answers()) == len(due)
+        assert len(queue) == len(model)
+        assert queue.answers == sum(entry.answer is not None for entry in model)
+        assert len(queue._entries) < 2 * max_in_flight
+    assert queue.drain() == list(model)
+    assert len(queue) == 0 and queue.answers == 0
+
+
+def test_a_queue_that_never_empties_drops_what_was_answered() -> None:
+    """A pipelining client keeps five requests in flight for good: the list
+    under the queue still holds fewer than twice that many entries."""
+    queue = InFlightQueue(5)
+    for n in range(5):
+        queue.push(InFlight(n, 0, 9))
+    for n in range(5, 1000):
+        assert queue.pop(n - 5).correlation_id == n - 5
+        queue.push(InFlight(n, 0, 9))
+        assert len(queue) == 5 and len(queue._entries) < 10
+    assert [entry.correlation_id for entry in queue.drain()] == list(range(995, 1000))
 
 
 def test_bounded() -> None:

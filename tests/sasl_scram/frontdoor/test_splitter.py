@@ -67,13 +67,28 @@ def test_responses_in_any_chunking(cuts: list[int]) -> None:
     assert len(queue) == 0 and splitter.idle()
 
 
-def test_passthrough_is_slices_of_the_chunk_not_copies() -> None:
-    queue, data, _ = response_stream()
+def test_passthrough_is_the_chunk_or_views_into_it_not_copies() -> None:
+    queue, data, expected = response_stream()
     splitter = ResponseSplitter(queue, rewrite, {METADATA}, max_frame=1 << 20, max_buffered=64)
-    first = splitter.feed(data[:5000])
-    # One view over the chunk: the first frame's head and body are not copied.
-    assert len(first) == 1 and isinstance(first[0], memoryview)
-    assert first[0].obj is not None and bytes(first[0]) == data[:5000]
+    chunk = data[:5000]
+    # A chunk passed on whole is the chunk itself.
+    first = splitter.feed(chunk)
+    assert len(first) == 1 and first[0] is chunk
+    # Part of a chunk is a view of it: the first frame's tail, before the
+    # Metadata response that is rewritten, is not copied.
+    rest = data[5000:]
+    second = splitter.feed(rest)
+    assert isinstance(second[0], memoryview) and second[0].obj is rest
+    assert b"".join(bytes(piece) for piece in [*first, *second]) == expected
+
+
+def test_a_view_fed_is_copied_once_so_what_is_emitted_outlives_its_buffer() -> None:
+    queue, data, expected = response_stream()
+    splitter = ResponseSplitter(queue, rewrite, {METADATA}, max_frame=1 << 20, max_buffered=64)
+    buffer = bytearray(data)
+    out = splitter.feed(memoryview(buffer))
+    buffer[:] = bytes(len(buffer))  # the caller reuses its buffer
+    assert b"".join(bytes(piece) for piece in out) == expected
 
 
 def test_rewritten_frame_over_the_bound_fails_sticky() -> None:
