@@ -241,11 +241,7 @@ class ConnectionProtocol(asyncio.Protocol):
             self._poller.poke(now)
 
     def data_received(self, data: bytes) -> None:
-        forward = self._forward
-        if forward is not None:
-            self._deadlines.touch(self, time.monotonic())
-            forward.client_data(data)
-            return
+        # A forwarded connection's reads go to its ForwardedReads instead.
         poller = self._poller
         if self._authed or poller is not None:
             now = time.monotonic()
@@ -439,6 +435,7 @@ class ConnectionProtocol(asyncio.Protocol):
             held = b"".join(sends)
             sends.clear()
             self._forward = self._endpoint.forward(EdgeSide(self), verdict, held, rest)
+            _forward_reads(self, self._forward)
             return True
         delay = self._endpoint.pacer.delay(self._listener.name, self._peername, verdict)
         if delay <= 0:
@@ -565,6 +562,53 @@ async def _call(protocol: ConnectionProtocol, call: ApiCall) -> None:
     if protocol._transport is not None and not protocol._transport.is_closing():
         protocol._deadlines.touch(protocol, time.monotonic())
     protocol._resume(outputs)
+
+
+class ForwardedReads:
+    """The client transport's protocol once its connection is forwarded (from
+    the held verdict of its first login on).
+
+    Every read then goes to the forwarding and counts as activity (the idle
+    deadline); the other callbacks go to the connection's
+    :class:`ConnectionProtocol`, which still owns its life. A compiled class
+    with the forwarding's ``client_data`` bound once: the transport's call per
+    read reaches it with no attribute lookup on an asyncio protocol class and
+    no method lookup through the ``Forwarding`` protocol type.
+    """
+
+    __slots__ = ("_deadlines", "_deliver", "_protocol")
+
+    def __init__(self, protocol: ConnectionProtocol, deliver: Callable[[bytes], None]) -> None:
+        self._protocol = protocol
+        self._deadlines = protocol._deadlines
+        self._deliver = deliver
+
+    def data_received(self, data: bytes) -> None:
+        self._deadlines.touch(self._protocol, time.monotonic())
+        self._deliver(data)
+
+    def eof_received(self) -> bool | None:
+        return self._protocol.eof_received()
+
+    def pause_writing(self) -> None:
+        self._protocol.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._protocol.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._protocol.connection_lost(exc)
+
+
+def _forward_reads(protocol: ConnectionProtocol, forward: Forwarding) -> None:
+    """From now on, the client's reads go to ``forward`` (:class:`ForwardedReads`)."""
+    transport = protocol._transport
+    assert transport is not None, "a verdict is only held on an open connection"
+    # Transports call a protocol's methods by name; a compiled class cannot
+    # derive from asyncio's Python ones.
+    transport.set_protocol(
+        cast(asyncio.BaseProtocol, ForwardedReads(protocol, forward.client_data))
+    )
 
 
 class EdgeSide:

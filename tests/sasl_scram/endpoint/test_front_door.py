@@ -208,17 +208,21 @@ def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
     assert "the broker closed" not in log and "cannot forward" not in log
 
 
-def _produce_and_consume(bootstrap: str, topic: str, mechanism: str, n: int = 20) -> list[str]:
+def _produce_and_consume(
+    bootstrap: str, topic: str, mechanism: str, n: int = 20, cafile: Path | None = None
+) -> list[str]:
     from kafka import KafkaConsumer
     from kafka import KafkaProducer
 
-    login = {
+    login: dict[str, Any] = {
         "bootstrap_servers": bootstrap,
-        "security_protocol": "SASL_PLAINTEXT",
+        "security_protocol": "SASL_PLAINTEXT" if cafile is None else "SASL_SSL",
         "sasl_mechanism": mechanism,
         "sasl_plain_username": "alice",
         "sasl_plain_password": "alice-secret",
     }
+    if cafile is not None:
+        login["ssl_cafile"] = str(cafile)
     producer = KafkaProducer(**login, acks="all")
     for i in range(n):
         producer.send(topic, f"v{i}".encode())
@@ -242,6 +246,27 @@ def test_the_cluster_over_sasl_ssl(kraft_broker: KafkaBroker, tmp_path: Path) ->
     keys = front_door_keys(tmp_path, kraft_broker.ssl_bootstrap, **tls)
     with ServeProcess(tmp_path, keys) as serve:
         got = _produce_and_consume(serve.bootstrap, f"tls-{free_port()}", "SCRAM-SHA-512")
+    assert got == [f"v{i}" for i in range(20)]
+
+
+@pytest.mark.broker
+def test_clients_over_a_sasl_ssl_edge_listener_are_forwarded(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """The edge's own TLS: a forwarded connection's reads come from the TLS
+    layer's transport, at the bootstrap listener and at the node listeners
+    (which take the first listener's protocol), once the login is done."""
+    from tests.support.tls import self_signed
+
+    ca, keystore = self_signed(tmp_path, ip="127.0.0.1")
+    keys = front_door_keys(tmp_path, kraft_broker.bootstrap)
+    keys |= {"ssl.keystore.type": "PEM", "ssl.keystore.location": str(keystore)}
+    serve = ServeProcess(tmp_path, keys)
+    serve.properties["listeners"] = f"SASL_SSL://{serve.bootstrap}"
+    with serve:
+        got = _produce_and_consume(
+            serve.bootstrap, f"edge-tls-{free_port()}", "SCRAM-SHA-512", cafile=ca
+        )
     assert got == [f"v{i}" for i in range(20)]
 
 
