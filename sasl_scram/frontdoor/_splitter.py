@@ -95,6 +95,7 @@ class _FrameStream(Generic[T, Out]):
         self._min_size = min_size
         self._remaining = 0  # bytes of the current passed-on frame still to come
         self._carry = bytearray()  # the head of a frame split across chunks
+        self._carry_read = 0  # how much of the carry its head was last read from
         self._whole: bytearray | None = None  # the frame being buffered whole
         self._need = 0
         self._tag: T | None = None
@@ -195,6 +196,7 @@ class _FrameStream(Generic[T, Out]):
                         out.append(_piece(data, span, i))
                         span = -1
                     self._carry += _piece(data, i, end)
+                    self._carry_read = end - i
                     i = end
                 elif got[0]:
                     if span >= 0:
@@ -228,14 +230,21 @@ class _FrameStream(Generic[T, Out]):
         take = min(4 + size - len(carry), n - i, max(MAX_HEAD_BYTES - len(carry), 0))
         carry += _piece(data, i, i + take)
         i += take
-        # A copy per read while a head is split (at most MAX_HEAD_BYTES, and
-        # only while the head is incomplete), so that heads are read as bytes.
+        held = len(carry)
+        if held < 4 + size and held < MAX_HEAD_BYTES and held < 2 * self._carry_read:
+            # The head is read again (from a copy, as bytes) only once the
+            # carry has doubled, or holds the whole frame, or reaches the
+            # bound: a head sent a byte at a time costs copies linear in its
+            # length, not quadratic. Every frame is sent whole, so the wait ends.
+            return i
+        self._carry_read = held
         head = bytes(carry)
-        got = self._classify(head, 4, len(head), size)
+        got = self._classify(head, 4, held, size)
         if got is None:
-            self._check_head(len(head), size)
+            self._check_head(held, size)
             return i
         self._carry = bytearray()
+        self._carry_read = 0
         if got[0]:
             self._start_whole(got[1], size, _piece(head, 4, len(head)))
             self._finish_whole(out)

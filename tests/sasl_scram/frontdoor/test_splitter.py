@@ -151,6 +151,27 @@ def test_requests_in_any_chunking(cuts: list[int]) -> None:
     assert splitter.idle()
 
 
+def test_a_head_sent_a_byte_at_a_time_is_read_again_only_as_it_doubles() -> None:
+    """A Produce whose 30,000-byte client id comes a byte per read: its head is
+    read (from a copy of what is held) a logarithmic number of times, not
+    once per read, and the request still goes up whole and exact."""
+    reads: list[int] = []
+
+    def head(api_key: int, version: int, buf: bytes, start: int, end: int) -> bool | None:
+        reads.append(end)
+        return None if end - start < 2 + 30_000 + 4 else False  # past the client id: stream
+
+    frame = request(PRODUCE, 9, 1, produce_header_tail(9, 1, b"c" * 30_000) + b"r" * 1000)
+    splitter = RequestSplitter(
+        InFlightQueue(2), {PRODUCE}, max_frame=1 << 20, max_buffered=64, head=head,
+        head_keys={PRODUCE},
+    )  # fmt: skip
+    out = [piece for byte in range(len(frame)) for piece in splitter.feed(frame[byte : byte + 1])]
+    passed = [bytes(piece) for piece in out if not isinstance(piece, LocalRequest)]
+    assert len(passed) == len(out) and b"".join(passed) == frame and splitter.idle()
+    assert 10 <= len(reads) <= 20, len(reads)
+
+
 def test_a_request_too_short_for_its_header() -> None:
     splitter = RequestSplitter(InFlightQueue(2), set(), max_frame=1 << 20, max_buffered=64)
     with pytest.raises(PeerProtocolError, match="too short for its header"):
