@@ -142,13 +142,11 @@ def test_leader_kill_loses_nothing_and_both_endpoints_converge(
     hosts = zookeeper_ensemble.hosts
     seed_users(hosts)
     # Refusals answer at once, so a probe round is short (KIP-306's delay is 100 ms).
-    # A ZooKeeper client (kazoo, as ZooKeeper's own ClientCnxn) waits up to
-    # session timeout / hosts for a member's handshake answer; a member still
-    # joining the new leader may not answer one, so with Kafka's 18 s an
-    # endpoint can lose 6 s per such attempt. 6 s sessions make it 2 s.
+    # Kafka's 18 s session: a member still joining the new leader may leave a
+    # handshake unanswered, which kazoo alone waits out for session timeout /
+    # hosts (6 s); the store gives such an attempt about a second.
     props = {
         "connection.failed.authentication.delay.ms": "0",
-        "zookeeper.session.timeout.ms": "6000",
         # The probers guess: while an endpoint is without ZooKeeper (about 1 s
         # after the kill) each round refuses pw-n and the passwords below it,
         # dozens in all; past the failure budget (20 per name and address pair)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.polling import wait_until
 from tests.support.tcp_proxy import TcpProxy
 
 
@@ -78,3 +79,18 @@ def test_drop_is_a_black_hole(echo_port: int) -> None:
         sock.close()
         proxy.heal()
         assert _roundtrip(proxy.port) == b"ping"
+
+
+@pytest.mark.slow
+def test_resume_forwards_new_connections_and_leaves_the_hole_hanging(echo_port: int) -> None:
+    with TcpProxy("127.0.0.1", echo_port) as proxy:
+        proxy.partition("drop")
+        hung = socket.create_connection(("127.0.0.1", proxy.port), timeout=0.5)
+        hung.sendall(b"lost")
+        assert wait_until(lambda: proxy.accepted == 1, 5) is not None  # in the hole
+        proxy.resume()
+        assert _roundtrip(proxy.port) == b"ping"
+        with pytest.raises(TimeoutError):
+            hung.recv(10)  # neither answered nor closed
+        hung.close()
+        assert proxy.accepted == 2

@@ -14,7 +14,8 @@ Partition modes:
   and reset at once, as when the far side's host is up but its port is not.
 * ``"drop"``: a black hole. Open connections stay open but every byte in
   either direction is discarded; new connections are accepted and never
-  forwarded. The client only notices through its own timeouts.
+  forwarded. The client only notices through its own timeouts. ``heal()``
+  resets them; ``resume()`` leaves them hanging and forwards new ones.
 
 ``accepted`` counts the connections the proxy accepted (including those
 refused or black-holed during a partition), which shows a client's
@@ -112,6 +113,13 @@ class TcpProxy:
             if mode == "drop":
                 self._pairs.clear()
         _reset_pairs(pairs)
+
+    def resume(self) -> None:
+        """Forward new connections again, but leave the black-holed ones in the hole:
+        a server that accepted them while it started and never answers them
+        (ZooKeeper 3.8 can, for a connection that arrives while it starts)."""
+        with self._lock:
+            self._mode = None
 
     def _accept_loop(self) -> None:
         while not self._closed:

@@ -7,7 +7,9 @@ Shared by :class:`~sasl_scram.store.ZooKeeperCredentialStore` and
   one passed in (never stopped here). A client we create reconnects with a
   bounded back-off (:data:`CONNECTION_RETRY`): kazoo's default doubles its
   delay up to an hour with compounding jitter, so an endpoint could stay
-  away long after ZooKeeper came back. With ``share=True`` the stores of one
+  away long after ZooKeeper came back. Each attempt is bounded too
+  (``_handshake``): a server that accepts a connection and never answers its
+  handshake costs about a second, not the session timeout. With ``share=True`` the stores of one
   process that name the same ZooKeeper (credentials and tokens) share one
   client, so one session and half the load on ZooKeeper;
 * sends kazoo's per-attempt log lines ("Connecting to", "Connection
@@ -43,6 +45,7 @@ from typing import Any
 from typing import ClassVar
 
 from sasl_scram.store._api import NoStore
+from sasl_scram.store.zookeeper._handshake import bounded_handler
 from sasl_scram.store.zookeeper._security import ZooKeeperSecurity
 
 if TYPE_CHECKING:
@@ -174,8 +177,9 @@ class _KazooLog(logging.LoggerAdapter):  # type: ignore[type-arg]
 
 
 def new_client(kazoo: Any, hosts: str, *, session_timeout: float, options: dict[str, Any]) -> Any:
-    """A kazoo client with bounded reconnects and its chatter at DEBUG (not started)."""
-    handler = kazoo.handlers.threading.SequentialThreadingHandler()
+    """A kazoo client with bounded reconnects, each attempt bounded too, and its
+    chatter at DEBUG (not started)."""
+    handler = bounded_handler(kazoo)
     retry = kazoo.retry.KazooRetry(sleep_func=handler.sleep_func, **CONNECTION_RETRY)
     log = _KazooLog()
     client = kazoo.client.KazooClient(
