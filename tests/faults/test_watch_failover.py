@@ -31,7 +31,8 @@ from tests.support.zookeeper_ensemble import ZooKeeperEnsemble
 pytestmark = pytest.mark.slow
 
 CHANGES = "/changes"
-# As the fleet test's endpoints: a handshake waits up to session timeout / hosts.
+# The raw kazoo clients here wait up to session timeout / hosts for a handshake
+# answer (the stores' clients bound each attempt): 6 s sessions keep that at 2 s.
 SESSION_TIMEOUT = 6.0
 # A watch fires within milliseconds of the commit on loopback; 2 s is slack.
 HEARD_WITHIN = 2.0
