@@ -99,3 +99,17 @@ def test_the_connection_loop_marks_the_session_up_and_is_not_bounded(
         sock.close()
         wake_read.close()
         wake_write.close()
+
+
+def test_a_connect_nobody_accepts_gives_up_after_the_bound_and_doubles_it() -> None:
+    """A listener whose accept queue is full drops new SYNs, as a host that is
+    down or partitioned does: the connect waits the bound, not kazoo's 30 s."""
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as listener:
+        address = listener.getsockname()
+        with socket.create_connection(address):  # fills the queue
+            handler = bounded_handler(kazoo)
+            started = time.monotonic()
+            with pytest.raises(TimeoutError):
+                handler.create_connection(address=address, timeout=KAZOO_TIMEOUT)
+            assert 0.9 < time.monotonic() - started < 1.5
+            assert handler.bound.current == 2 * FIRST_ATTEMPT_S
