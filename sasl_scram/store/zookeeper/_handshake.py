@@ -77,6 +77,11 @@ def bounded_handler(kazoo: Any) -> Any:
             self.bound = HandshakeBound()
             self._connecting: object | None = None  # the attempt's socket
 
+        @property
+        def handshaking(self) -> bool:
+            """Whether an attempt is under way (no session up on its socket yet)."""
+            return self._connecting is not None
+
         def create_connection(self, *args: Any, **kwargs: Any) -> Any:
             timeout = kwargs.get("timeout")
             kwargs["timeout"] = self.bound.limit(timeout)

@@ -7,12 +7,16 @@ import socket
 import time
 from collections.abc import Iterator
 
+import kazoo.client
 import kazoo.handlers.threading
+import kazoo.retry
 import pytest
 
 from sasl_scram.store.zookeeper._handshake import FIRST_ATTEMPT_S
 from sasl_scram.store.zookeeper._handshake import HandshakeBound
 from sasl_scram.store.zookeeper._handshake import bounded_handler
+from sasl_scram.store.zookeeper._session import new_client
+from tests.support.polling import wait_until
 
 KAZOO_TIMEOUT = 30.0  # what kazoo allows a handshake with a 30 s session and one host
 
@@ -113,3 +117,22 @@ def test_a_connect_nobody_accepts_gives_up_after_the_bound_and_doubles_it() -> N
                 handler.create_connection(address=address, timeout=KAZOO_TIMEOUT)
             assert 0.9 < time.monotonic() - started < 1.5
             assert handler.bound.current == 2 * FIRST_ATTEMPT_S
+
+
+def test_a_real_session_ends_the_attempt_so_later_reads_are_not_bounded(
+    zookeeper_hosts: str,
+) -> None:
+    """Against real ZooKeeper, through the kazoo installed: once the session is
+    up, kazoo's connection loop has marked the attempt over (were it not, every
+    later read would be cut to the bound). Catches a kazoo that selects otherwise."""
+    client = new_client(kazoo, zookeeper_hosts, session_timeout=10.0, options={})
+    assert client.handler.handshaking is False  # nothing attempted yet
+    client.start(10)
+    try:
+        assert wait_until(lambda: not client.handler.handshaking, 5) is not None
+        assert client.handler.bound.current == FIRST_ATTEMPT_S
+        client.ensure_path("/handshake")
+        assert client.exists("/handshake") is not None
+    finally:
+        client.stop()
+        client.close()
