@@ -20,6 +20,7 @@ handler class is made then, by :func:`bounded_handler`.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 __all__ = ["FIRST_ATTEMPT_S", "HandshakeBound", "bounded_handler"]
@@ -58,8 +59,14 @@ class HandshakeBound:
 
 
 def bounded_handler(kazoo: Any) -> Any:
-    """A started-nowhere ``SequentialThreadingHandler`` whose connection attempts
-    are bounded by a :class:`HandshakeBound`.
+    """A new (not started) ``SequentialThreadingHandler`` whose connection
+    attempts are bounded by a :class:`HandshakeBound` of its own."""
+    return _handler_class(kazoo)()
+
+
+@functools.cache
+def _handler_class(kazoo: Any) -> Any:
+    """The handler class, made once per process (kazoo is imported late).
 
     It overrides the two calls kazoo's ``ConnectionHandler`` makes while it
     connects: ``create_connection`` (the TCP and TLS connect) and ``select`` on
@@ -108,4 +115,4 @@ def bounded_handler(kazoo: Any) -> Any:
                 self.bound.established()
             return super().select(rlist, wlist, xlist, timeout)
 
-    return BoundedHandshakeHandler()
+    return BoundedHandshakeHandler

@@ -56,6 +56,13 @@ def test_the_first_bound_must_be_positive() -> None:
         HandshakeBound(0)
 
 
+def test_each_client_s_handler_has_a_bound_of_its_own() -> None:
+    first, second = bounded_handler(kazoo), bounded_handler(kazoo)
+    first.bound.ran_out(KAZOO_TIMEOUT)
+    assert second.bound.current == FIRST_ATTEMPT_S
+    assert type(first) is type(second)  # one class per process
+
+
 @pytest.fixture
 def black_hole() -> Iterator[tuple[str, int]]:
     """A listener that accepts (the kernel does) and never answers nor closes."""
