@@ -8,11 +8,12 @@ serves, and a connection that arrives in that window may be neither answered
 nor closed. A store whose reconnect lands there was away for the whole session
 timeout (30 s by default) after ZooKeeper came back.
 
-:class:`HandshakeBound` gives each attempt :data:`FIRST_ATTEMPT_S` to connect
-and finish the handshake (and the logins that follow it). Each attempt that
-runs out doubles the bound, never past kazoo's own, and an established session
-resets it: a hung, half-started server costs about a second, and a server slow
-to answer is still reached after a few attempts.
+:class:`HandshakeBound` bounds each wait of an attempt by
+:data:`FIRST_ATTEMPT_S`: the connect, and each read or write of the handshake
+and of the logins that follow it. Each attempt that runs out doubles the
+bound, never past kazoo's own, and an established session resets it: a hung,
+half-started server costs about a second, and a server slow to answer is
+still reached after a few attempts.
 
 kazoo is imported only when a session is created (see ``_session``), so the
 handler class is made then, by :func:`bounded_handler`.
@@ -25,7 +26,7 @@ from typing import Any
 
 __all__ = ["FIRST_ATTEMPT_S", "HandshakeBound", "bounded_handler"]
 
-#: What the first connection attempt after a session ends may wait: ZooKeeper
+#: What each wait of the first connection attempt after a session ends may take: ZooKeeper
 #: answers a handshake in milliseconds when it serves at all.
 FIRST_ATTEMPT_S = 1.0
 
@@ -33,8 +34,8 @@ FIRST_ATTEMPT_S = 1.0
 class HandshakeBound:
     """The bound on the connection attempt in progress, with its doubling rule.
 
-    Kept apart from kazoo's handler so it can be tested with a clock and no
-    server. ``limit(timeout)`` is what an attempt may wait of kazoo's
+    Kept apart from kazoo's handler so it can be tested without a server.
+    ``limit(timeout)`` is what a wait of the attempt may take of kazoo's
     ``timeout``; ``ran_out()`` records that an attempt timed out under the
     bound (the next one waits twice as long); ``established()`` records a
     session, so the next outage starts from :data:`FIRST_ATTEMPT_S` again.

@@ -9,9 +9,10 @@ Shared by :class:`~sasl_scram.store.ZooKeeperCredentialStore` and
   delay up to an hour with compounding jitter, so an endpoint could stay
   away long after ZooKeeper came back. Each attempt is bounded too
   (``_handshake``): a server that accepts a connection and never answers its
-  handshake costs about a second, not the session timeout. With ``share=True`` the stores of one
-  process that name the same ZooKeeper (credentials and tokens) share one
-  client, so one session and half the load on ZooKeeper;
+  handshake costs about a second, not the session timeout. With
+  ``share=True`` the stores of one process that name the same ZooKeeper
+  (credentials and tokens) share one client, so one session and half the
+  load on ZooKeeper;
 * sends kazoo's per-attempt log lines ("Connecting to", "Connection
   dropped") to DEBUG: the stores log each state change once themselves;
 * keeps znode data out of kazoo's log: kazoo logs requests and replies with
