@@ -4,7 +4,8 @@
 
 Seeds are valid inputs, made by the real encoders the way real peers send
 them: a Java-style client's login frames at every version the endpoint
-speaks, the KIP-554 and token RPCs, a real SCRAM exchange's four messages,
+speaks, the KIP-554, token and ACL RPCs, every API the front door forwards
+(with a response), a real SCRAM exchange's four messages,
 the JAAS vectors checked against the JDK (``tests/vectors/jaas``), the
 shipped ``server.properties``, and the znodes our stores write in Kafka's
 layout. File names are the SHA-1 of the content, as libFuzzer names its own.
@@ -21,6 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fuzz.front_door import seeds as front_door_seeds  # noqa: E402
 from sasl_scram import SCRAM_SHA_256  # noqa: E402
 from sasl_scram import SCRAM_SHA_512  # noqa: E402
 from sasl_scram import Grant  # noqa: E402
@@ -28,6 +30,14 @@ from sasl_scram import ScramClient  # noqa: E402
 from sasl_scram import ScramCredential  # noqa: E402
 from sasl_scram import ScramMechanism  # noqa: E402
 from sasl_scram import ScramServer  # noqa: E402
+from sasl_scram.authz import AccessControlEntry  # noqa: E402
+from sasl_scram.authz import AclOperation  # noqa: E402
+from sasl_scram.authz import AclPermissionType  # noqa: E402
+from sasl_scram.authz import PatternType  # noqa: E402
+from sasl_scram.authz import ResourcePattern  # noqa: E402
+from sasl_scram.authz import ResourceType  # noqa: E402
+from sasl_scram.authz import change_node  # noqa: E402
+from sasl_scram.authz import encode_acl_node  # noqa: E402
 from sasl_scram.config import KafkaPrincipal  # noqa: E402
 from sasl_scram.kafka import API_SPECS  # noqa: E402
 from sasl_scram.kafka import ApiKey  # noqa: E402
@@ -71,8 +81,30 @@ def _frames_before_auth() -> Iterator[bytes]:
     yield encode_request(3, 1, 4, None, {"topics": None})
 
 
+def _acl_filter() -> dict[str, Any]:
+    """A DescribeAcls body, and a DeleteAcls filter: any topic ACL of bob's."""
+    return {
+        "resource_type_filter": 2,
+        "resource_name_filter": None,
+        "pattern_type_filter": 1,
+        "principal_filter": "User:bob",
+        "host_filter": None,
+        "operation": 1,
+        "permission_type": 1,
+    }
+
+
 def _frames_after_auth() -> Iterator[bytes]:
     alice = {"principal_type": "User", "principal_name": "alice"}
+    # A CreateAcls creation: bob may read topic "orders" (literal) from anywhere.
+    acl = {
+        "resource_type": 2,
+        "resource_pattern_type": 3,
+        "principal": "User:bob",
+        "host": "*",
+        "operation": 3,
+        "permission_type": 3,
+    }
     upsert = ScramUpsertion.from_password("bob", SCRAM_SHA_512, "bob-secret", 8192)
     bodies: dict[ApiKey, dict[str, Any]] = {
         ApiKey.METADATA: {"topics": [{"name": "t"}], "allow_auto_topic_creation": False},
@@ -98,6 +130,9 @@ def _frames_after_auth() -> Iterator[bytes]:
         ApiKey.RENEW_DELEGATION_TOKEN: {"hmac": b"\x01" * 32, "renew_period_ms": 1000},
         ApiKey.EXPIRE_DELEGATION_TOKEN: {"hmac": b"\x02" * 32, "expiry_time_period_ms": -1},
         ApiKey.DESCRIBE_DELEGATION_TOKEN: {"owners": [alice]},
+        ApiKey.CREATE_ACLS: {"creations": [dict(acl, resource_name="orders")]},
+        ApiKey.DESCRIBE_ACLS: {**_acl_filter(), "resource_name_filter": "orders"},
+        ApiKey.DELETE_ACLS: {"filters": [_acl_filter()]},
     }
     for key, body in bodies.items():
         for v in _versions(key):
@@ -151,6 +186,15 @@ def _token_znode() -> Iterator[bytes]:
     yield encode_token(info)
 
 
+def _acl_znode() -> Iterator[bytes]:
+    bob = AccessControlEntry("User:bob", "*", AclOperation.READ, AclPermissionType.ALLOW)
+    carol = AccessControlEntry("User:carol", "10.0.0.1", AclOperation.ALL, AclPermissionType.DENY)
+    yield encode_acl_node([bob, carol])
+    yield encode_acl_node([bob], before_3_8=True)
+    yield b"Topic:orders"
+    yield change_node(ResourcePattern(ResourceType.GROUP, "g-", PatternType.PREFIXED))[1]
+
+
 def _saslprep() -> Iterator[bytes]:
     # RFC 4013 section 3's examples, and mapped-to-nothing and non-ASCII spaces.
     for text in (
@@ -169,12 +213,14 @@ def _saslprep() -> Iterator[bytes]:
 SEEDS = {
     "frames_before_auth": _frames_before_auth,
     "frames_after_auth": _frames_after_auth,
+    "front_door": front_door_seeds,
     "server_scram": _server_scram,
     "client_scram": _client_scram,
     "jaas": _jaas,
     "properties": _properties,
     "credential_znode": _credential_znode,
     "token_znode": _token_znode,
+    "acl_znode": _acl_znode,
     "saslprep": _saslprep,
 }
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import jaas
+from fuzz.front_door import front_door
 from sasl_scram import SCRAM_SHA_256
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram import ClientFinalMessage
@@ -38,10 +39,16 @@ from sasl_scram import ScramServer
 from sasl_scram import ServerFinalMessage
 from sasl_scram import ServerFirstMessage
 from sasl_scram import saslprep
+from sasl_scram.authz import ACL_CHANGES_PATH
+from sasl_scram.authz import EXTENDED_ACL_CHANGES_PATH
+from sasl_scram.authz import AuthzError
+from sasl_scram.authz import decode_acl_node
+from sasl_scram.authz import decode_change
 from sasl_scram.config import KafkaPrincipal
 from sasl_scram.config import parse_properties
 from sasl_scram.endpoint import ApiCall
 from sasl_scram.endpoint import Close
+from sasl_scram.endpoint import CloseRequest
 from sasl_scram.endpoint import CredentialNeeded
 from sasl_scram.endpoint import EndpointConfig
 from sasl_scram.endpoint import RequestContext
@@ -53,6 +60,7 @@ from sasl_scram.kafka import decode_response
 from sasl_scram.kafka import encode_request
 from sasl_scram.store import InMemoryCredentialStore
 from sasl_scram.store import ScramUpsertion
+from sasl_scram.store import open_acl_store
 from sasl_scram.store.zookeeper import MalformedZnode
 from sasl_scram.store.zookeeper import credentials_from_config
 from sasl_scram.store.zookeeper import decode_config
@@ -102,12 +110,18 @@ class _Endpoint:
             "scram.credential.store.path": f"{self.dir}/credentials.db",
             "super.users": f"User:{_USER}",
             "delegation.token.secret.key": "fuzz-token-secret",
+            # The edge's ACLs, kept in the SQLite file: the ACL RPCs are served.
+            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
         }
         config = EndpointConfig.from_properties(props)
         store = InMemoryCredentialStore()
         store.alter([], [ScramUpsertion.from_password(_USER, m, _PASSWORD) for m in _CREDENTIALS])
+        self.acl_store = open_acl_store(config.store)
         self.endpoint = ScramEndpoint(
-            config, store, extensions=load_extensions(props, config.settings)
+            config,
+            store,
+            extensions=load_extensions(props, config.settings),
+            acl_store=self.acl_store,
         )
         self.loop = asyncio.new_event_loop()
         self.loop.run_until_complete(self.endpoint.start())
@@ -119,7 +133,9 @@ class _Endpoint:
     def drive(self, conn: ServerConnection, outputs: list[Any]) -> list[Send]:
         """Answer the connection as the server does; the handlers run for real.
 
-        A handler that raises is a finding: ``serve`` would log its traceback."""
+        A handler that raises is a finding, ``serve`` would log its traceback,
+        except ``CloseRequest``: a request Kafka would not parse, on which
+        ``serve`` closes the connection."""
         sent: list[Send] = []
         queue = list(outputs)
         while queue:
@@ -130,7 +146,11 @@ class _Endpoint:
                 grant = self.endpoint.grant(item.request, "fuzz")
                 queue.extend(conn.provide_credential(grant))
             elif isinstance(item, ApiCall):
-                queue.extend(conn.respond(self.loop.run_until_complete(self._call(item))))
+                try:
+                    body = self.loop.run_until_complete(self._call(item))
+                except CloseRequest:
+                    break
+                queue.extend(conn.respond(body))
             elif isinstance(item, Close):
                 break
         return sent
@@ -166,6 +186,7 @@ class _Endpoint:
     def close(self) -> None:
         self.loop.run_until_complete(self.endpoint.close(grace_seconds=0))
         self.loop.close()
+        self.acl_store.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -199,7 +220,8 @@ def _frames_before_auth(data: bytes) -> None:
 
 
 def _frames_after_auth(data: bytes) -> None:
-    """The same after a login: KIP-554, Metadata and the token RPCs (38-41)."""
+    """The same after a login: KIP-554, Metadata, the token RPCs (38-41) and the
+    ACL RPCs (29-31)."""
     served = _served()
     conn = served.connection()
     served.login(conn)
@@ -262,6 +284,18 @@ def _credential_znode(data: bytes) -> None:
     notification_user(data)
 
 
+def _acl_znode(data: bytes) -> None:
+    """An ACL node's data, and a change node's under each of the two change
+    paths (``AclAuthorizer``'s layout, which the ZooKeeper ACL store follows)."""
+    try:
+        decode_acl_node(data)
+    finally:
+        try:
+            decode_change(f"{ACL_CHANGES_PATH}/acl_changes_0000000001", data)
+        finally:
+            decode_change(f"{EXTENDED_ACL_CHANGES_PATH}/acl_changes_0000000001", data)
+
+
 def _token_znode(data: bytes) -> None:
     decode_token(data)
 
@@ -275,12 +309,14 @@ TARGETS: dict[str, Target] = {
     for t in (
         Target("frames_before_auth", _frames_before_auth, (), "a connection before login"),
         Target("frames_after_auth", _frames_after_auth, (), "a connection after login"),
+        Target("front_door", front_door, (), "a forwarded connection: client and cluster"),
         Target("server_scram", _server_messages, (ScramError,), "client-first, client-final"),
         Target("client_scram", _client_messages, (ScramError,), "server-first, server-final"),
         Target("jaas", _jaas, (jaas.JaasError,), "sasl.jaas.config values and JAAS files"),
         Target("properties", _properties, (ScramError,), ".properties files"),
         Target("credential_znode", _credential_znode, (MalformedZnode,), "/config/users JSON"),
         Target("token_znode", _token_znode, (MalformedToken,), "/delegation_token JSON"),
+        Target("acl_znode", _acl_znode, (AuthzError,), "/kafka-acl and ACL change nodes"),
         Target("saslprep", _saslprep, (ScramError, ValueError), "SASLprep (RFC 4013)"),
     )
 }

@@ -18,6 +18,7 @@ from sasl_scram.endpoint._config import extension_keys
 from sasl_scram.endpoint._config import store_location
 from sasl_scram.endpoint._extension import ENTRY_POINT_GROUP
 from sasl_scram.endpoint._extension import EXTENSIONS_KEY
+from sasl_scram.endpoint._extension import CloseRequest
 from sasl_scram.endpoint._extension import EndpointExtension
 from sasl_scram.endpoint._extension import Handler
 from sasl_scram.endpoint._extension import RequestContext
@@ -55,6 +56,7 @@ __all__ = [
     "Authenticated",
     "BootstrapFiles",
     "Close",
+    "CloseRequest",
     "ConnectionSettings",
     "CredentialNeeded",
     "EndpointConfig",

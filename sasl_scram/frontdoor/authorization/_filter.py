@@ -244,8 +244,8 @@ def _reshape(
     payload: bytes,
 ) -> bytes:
     """The cluster's answer with the edge's part merged in."""
-    start = spec.response_body_start(version, payload)
     try:
+        start = spec.response_body_start(version, payload)
         answer = spec.read_response_body(version, payload, start)
     except (KafkaCodecError, struct.error, IndexError) as exc:
         raise PeerProtocolError(f"{spec.name} v{version} response unreadable: {exc}") from None

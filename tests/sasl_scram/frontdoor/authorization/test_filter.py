@@ -269,6 +269,21 @@ def test_an_unreadable_request_closes_the_connection() -> None:
         Edge().chain.on_request(ALICE, entry, payload)
 
 
+@pytest.mark.parametrize(
+    "header",
+    [b"\xff" * 6, b"", b"\x01\x05"],
+    ids=["varint-too-long", "missing", "tag-past-the-end"],
+)
+def test_a_response_header_the_merge_cannot_read_closes_the_connection(header: bytes) -> None:
+    """The cluster's answer to a partly refused request is read to merge the
+    refusal in; one whose header does not parse closes the connection like a
+    body that does not (found by the front door's fuzz target)."""
+    entry, outcome = Edge(allow("orders", Op.WRITE)).ask(0, 9, produce_body("orders", "payments"))
+    assert type(outcome) is Rewrite and entry.reshape is not None
+    with pytest.raises(PeerProtocolError, match="Produce v9 response unreadable"):
+        entry.reshape(struct.pack(">i", 7) + header)
+
+
 def test_the_acls_are_read_per_request() -> None:
     edge = Edge()
     body = produce_body("orders")
