@@ -37,6 +37,7 @@ _UTI: Final = int(ErrorCode.UNKNOWN_TOPIC_ID)
 #: KIP-516: DeleteTopics names a topic by name or by id.
 _DELETE_BY_ID_SINCE: Final = 6
 _CAF_TEXT: Final = ErrorCode.CLUSTER_AUTHORIZATION_FAILED.default_message
+_INVALID_TEXT: Final = ErrorCode.INVALID_REQUEST.default_message
 
 # ConfigResource.Type codes.
 _TOPIC_CONFIG, _BROKER, _CLIENT_METRICS, _BROKER_LOGGER, _GROUP_CONFIG = 2, 4, 16, 8, 32
@@ -67,8 +68,9 @@ def create_topics(check: RequestCheck, version: int, request: Body) -> Verdict:
 
     def configs_hidden(answer: Body) -> None:
         for topic in answer.get("topics") or ():
+            # logIfDenied = false, as ControllerApis.handleCreateTopics asks it.
             if topic.get("error_code") == 0 and not check.allowed(
-                AclOperation.DESCRIBE_CONFIGS, _TOPIC, topic["name"], log_if_allowed=False
+                AclOperation.DESCRIBE_CONFIGS, _TOPIC, topic["name"], log_if_denied=False
             ):
                 topic.update(
                     topic_config_error_code=_TAF,
@@ -189,9 +191,23 @@ def _configs(request: Body, key: str, response_key: str, error: Callable[[Body],
 
 def describe_configs(check: RequestCheck, version: int, request: Body) -> Verdict:
     """DESCRIBE_CONFIGS: brokers, broker loggers and client metrics on the
-    cluster, a topic on it, a group on it; any other type INVALID_REQUEST."""
-    error = _config_check(check, AclOperation.DESCRIBE_CONFIGS, broker_logger=True)
-    return _configs(request, "resources", "results", error)
+    cluster, a topic on it, a group on it; any other type fails every resource
+    of the request with INVALID_REQUEST."""
+    check_one = _config_check(check, AclOperation.DESCRIBE_CONFIGS, broker_logger=True)
+    resources = request["resources"] or ()
+    decided: dict[int, int] = {}
+    for resource in resources:
+        decided[id(resource)] = check_one(resource)
+        if decided[id(resource)] == _INVALID_REQUEST:
+            # ConfigHelper.handleDescribeConfigsRequest throws on an unknown type
+            # (after deciding the resources before it), and KafkaApis answers every
+            # resource with INVALID_REQUEST (DescribeConfigsRequest.getErrorResponse).
+            return Refused({"results": [
+                {"error_code": _INVALID_REQUEST, "error_message": _INVALID_TEXT, "configs": [],
+                 "resource_type": r["resource_type"], "resource_name": r["resource_name"]}
+                for r in resources
+            ]})  # fmt: skip
+    return _configs(request, "resources", "results", lambda resource: decided[id(resource)])
 
 
 def alter_configs(check: RequestCheck, version: int, request: Body) -> Verdict:

@@ -33,6 +33,8 @@ _TOPIC: Final = ResourceType.TOPIC
 _TAF: Final = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
 _UNKNOWN_TOPIC: Final = int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
 _ZERO_ID: Final = bytes(16)
+#: Entries Kafka answers without the topic's authorized operations.
+_NO_OPERATIONS_FOR: Final = frozenset({_TAF, int(ErrorCode.UNKNOWN_TOPIC_ID)})
 #: KIP-430: "not asked for".
 _NOT_ASKED: Final = -(2**31)
 #: Topics Kafka itself keeps (``Topic.isInternal``).
@@ -49,6 +51,14 @@ def _operations(check: RequestCheck, resource_type: ResourceType, name: str) -> 
     return check.authorizer.authorized_operations(
         check.session.principal, check.host, resource_type, name
     )
+
+
+def _cluster_operations(check: RequestCheck) -> int:
+    """``AuthHelper.computeDescribeClusterResponse``: the cluster's operations only
+    for a session allowed DESCRIBE on the cluster (a logged check), else 0."""
+    if not check.cluster(AclOperation.DESCRIBE):
+        return 0
+    return _operations(check, ResourceType.CLUSTER, "kafka-cluster")
 
 
 def _denied_topic(name: str | None, topic_id: bytes = _ZERO_ID, internal: bool = False) -> Body:
@@ -95,11 +105,13 @@ def metadata(check: RequestCheck, version: int, request: Body) -> Verdict:
                 out.append(topic)
         answer["topics"] = out
         _topic_operations(check, request, answer["topics"])
-        if request.get("include_cluster_authorized_operations"):
-            answer["cluster_authorized_operations"] = _operations(
-                check, ResourceType.CLUSTER, "kafka-cluster"
-            )
+        if cluster_operations is not None:
+            answer["cluster_authorized_operations"] = cluster_operations
 
+    # v8-10 only (the request's field), as handleTopicMetadataRequest.
+    cluster_operations = None
+    if request.get("include_cluster_authorized_operations"):
+        cluster_operations = _cluster_operations(check)
     return Partly(forwarded, merge)
 
 
@@ -107,7 +119,11 @@ def _topic_operations(check: RequestCheck, request: Body, topics: list[Body]) ->
     if not request.get("include_topic_authorized_operations"):
         return
     for topic in topics:
-        if topic["error_code"] == 0 and topic.get("name") is not None:
+        # Every entry of the metadata Kafka answers for a describable topic, one
+        # that does not exist included; never a refused one (handleTopicMetadataRequest,
+        # DescribeTopicPartitionsRequestHandler). An entry the cluster refused its
+        # own login keeps the cluster's (its error says nothing of the edge user).
+        if topic.get("name") is not None and topic["error_code"] not in _NO_OPERATIONS_FOR:
             topic["topic_authorized_operations"] = _operations(check, _TOPIC, topic["name"])
 
 
@@ -124,7 +140,9 @@ def describe_topic_partitions(check: RequestCheck, version: int, request: Body) 
         for topic in answer["topics"]:
             name = topic.get("name")
             if listing:
-                if name is not None and _describable(check, name, logged=False):
+                # Logged, unlike Metadata's listing: the handler authorizes each
+                # topic with logging on (DescribeTopicPartitionsRequestHandler).
+                if name is not None and _describable(check, name, logged=True):
                     out.append(topic)
             elif name in names and name not in shown:
                 out.append(_denied_topic(name))
@@ -170,11 +188,10 @@ def describe_cluster(check: RequestCheck, version: int, request: Body) -> Verdic
     are the edge user's."""
     if not request.get("include_cluster_authorized_operations"):
         return ALLOWED
+    operations = _cluster_operations(check)
 
     def merge(answer: Body) -> None:
-        answer["cluster_authorized_operations"] = _operations(
-            check, ResourceType.CLUSTER, "kafka-cluster"
-        )
+        answer["cluster_authorized_operations"] = operations
 
     return Partly(request, merge)
 
