@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from sasl_scram.authz import CLUSTER_NAME
 from sasl_scram.authz import AclOperation
+from sasl_scram.authz import Action
 from sasl_scram.authz import ResourceType
 from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
@@ -32,6 +34,7 @@ __all__ = [
 _TOPIC: Final = ResourceType.TOPIC
 _TAF: Final = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
 _UNKNOWN_TOPIC: Final = int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+_NO_LEADER: Final = int(ErrorCode.LEADER_NOT_AVAILABLE)
 _ZERO_ID: Final = bytes(16)
 #: Entries Kafka answers without the topic's authorized operations.
 _NO_OPERATIONS_FOR: Final = frozenset({_TAF, int(ErrorCode.UNKNOWN_TOPIC_ID)})
@@ -58,7 +61,7 @@ def _cluster_operations(check: RequestCheck) -> int:
     for a session allowed DESCRIBE on the cluster (a logged check), else 0."""
     if not check.cluster(AclOperation.DESCRIBE):
         return 0
-    return _operations(check, ResourceType.CLUSTER, "kafka-cluster")
+    return _operations(check, ResourceType.CLUSTER, CLUSTER_NAME)
 
 
 def _denied_topic(name: str | None, topic_id: bytes = _ZERO_ID, internal: bool = False) -> Body:
@@ -77,8 +80,11 @@ def metadata(check: RequestCheck, version: int, request: Body) -> Verdict:
     shown = {name for name in names if _describable(check, name, logged=True)}
     creatable = shown
     auto_create = bool(request.get("allow_auto_topic_creation", True)) and not listing
-    if auto_create and not check.cluster(AclOperation.CREATE, log_if_denied=False):
-        creatable = {n for n in shown if check.allowed(AclOperation.CREATE, _TOPIC, n)}
+    # Decided now, unrecorded: Kafka asks CREATE only for the topics that do not
+    # exist, which the answer tells; those checks are recorded then (_creates).
+    create = AclOperation.CREATE
+    if auto_create and not _silently(check, create, ResourceType.CLUSTER, CLUSTER_NAME):
+        creatable = {n for n in shown if _silently(check, create, _TOPIC, n)}
     forwarded = request
     if auto_create and (creatable != set(names)):
         forwarded = {**request, "allow_auto_topic_creation": False}
@@ -86,6 +92,8 @@ def metadata(check: RequestCheck, version: int, request: Body) -> Verdict:
     def merge(answer: Body) -> None:
         # Every id the cluster names, those then hidden from the user too.
         check.topic_names.learn_topics(answer["topics"])
+        if auto_create:
+            _creates(check, answer["topics"], shown, forwarded is request)
         out: list[Body] = []
         for topic in answer["topics"]:
             name = topic.get("name")
@@ -113,6 +121,25 @@ def metadata(check: RequestCheck, version: int, request: Body) -> Verdict:
     if request.get("include_cluster_authorized_operations"):
         cluster_operations = _cluster_operations(check)
     return Partly(forwarded, merge)
+
+
+def _silently(check: RequestCheck, operation: AclOperation, kind: ResourceType, name: str) -> bool:
+    action = Action.on(operation, kind, name, log_if_allowed=False, log_if_denied=False)
+    return check.authorizer.authorize(check.session.principal, check.host, action).allowed
+
+
+def _creates(check: RequestCheck, topics: list[Body], shown: set[str], created: bool) -> None:
+    """Record the CREATE checks ``handleTopicMetadataRequest`` makes: on the cluster
+    (logged if allowed), then on each describable topic that does not exist,
+    only when some does not. The answer tells which: UNKNOWN_TOPIC_OR_PARTITION,
+    or LEADER_NOT_AVAILABLE where the cluster was let create them."""
+    missing = [
+        topic["name"] for topic in topics
+        if topic.get("name") in shown and (topic["error_code"] == _UNKNOWN_TOPIC
+                                           or (created and topic["error_code"] == _NO_LEADER))
+    ]  # fmt: skip
+    if missing and not check.cluster(AclOperation.CREATE, log_if_denied=False):
+        check.filter_allowed(AclOperation.CREATE, _TOPIC, missing)
 
 
 def _topic_operations(check: RequestCheck, request: Body, topics: list[Body]) -> None:

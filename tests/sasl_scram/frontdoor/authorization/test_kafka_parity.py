@@ -61,6 +61,24 @@ def test_metadata_cluster_operations_are_0_without_describe_on_the_cluster() -> 
     assert merged(edge, 3, 10, body, {"topics": []})["cluster_authorized_operations"] == 0
 
 
+def test_metadata_asks_create_only_for_the_topics_that_do_not_exist() -> None:
+    # KafkaApis.handleTopicMetadataRequest checks CREATE (on the cluster, then on
+    # each topic) only for describable topics that do not exist: a producer's
+    # metadata for its existing topic logs no refused CREATE.
+    edge = Edge(allow("t", Op.WRITE), allow("new", Op.DESCRIBE))
+    body = {"topics": [{"name": "t"}, {"name": "new"}], "allow_auto_topic_creation": True}
+    missing = {"name": "new", "error_code": UNKNOWN_TOPIC, "partitions": []}
+    cluster = {"topics": [{"name": "t", "partitions": [{"partition_index": 0}]}, missing]}
+    answer = merged(edge, 3, 12, body, cluster)
+    assert {t["name"]: t["error_code"] for t in answer["topics"]} == {"t": 0, "new": TAF}
+    creates = [(d.action.resource.name, d.decision.allowed) for d in edge.audited
+               if d.action.operation is Op.CREATE]  # fmt: skip
+    assert creates == [("new", False)]
+    edge = Edge(allow("t", Op.WRITE))
+    merged(edge, 3, 12, {**body, "topics": [{"name": "t"}]}, {"topics": cluster["topics"][:1]})
+    assert [d.action.operation for d in edge.audited] == [Op.DESCRIBE]
+
+
 # -- KIP-430: the topics' authorized operations ---------------------------------------------
 
 
