@@ -202,6 +202,7 @@ def describe_groups(check: RequestCheck, version: int, request: Body) -> Verdict
 
 
 def delete_groups(check: RequestCheck, version: int, request: Body) -> Verdict:
-    """DELETE on each group."""
+    """DELETE on each distinct group, each answered once (``handleDeleteGroupsRequest``)."""
     refused = {"error_code": _GAF}
-    return _per_group(check, request, AclOperation.DELETE, "groups_names", "results", refused)
+    distinct = {**request, "groups_names": list(dict.fromkeys(request["groups_names"] or ()))}
+    return _per_group(check, distinct, AclOperation.DELETE, "groups_names", "results", refused)

@@ -18,6 +18,7 @@ from tests.sasl_scram.frontdoor.authorization.test_filter import TAF
 from tests.sasl_scram.frontdoor.authorization.test_filter import TXN
 from tests.sasl_scram.frontdoor.authorization.test_filter import Edge
 from tests.sasl_scram.frontdoor.authorization.test_filter import allow
+from tests.sasl_scram.frontdoor.authorization.test_filter import read_request
 from tests.sasl_scram.frontdoor.authorization.test_filter import read_response
 from tests.sasl_scram.frontdoor.authorization.test_filter import response
 
@@ -261,3 +262,62 @@ def test_no_version_the_codec_cannot_read_is_advertised() -> None:
     # it; Kafka's broker advertises only the versions it can parse.
     for key in RULES:
         assert AUTHORIZED_CAPS[key] <= message_spec(key).max_version, key
+
+
+# -- names given twice, and names Kafka never accepts: answered before authorizing --------
+
+
+def test_create_topics_answers_a_duplicate_and_the_metadata_topic_unauthorized() -> None:
+    # ControllerApis.createTopics: "Duplicate topic name." once per name, and the
+    # metadata topic refused, both INVALID_REQUEST and neither authorized.
+    edge = Edge(allow("ok", Op.CREATE))
+    topics = [{"name": n, "num_partitions": 1, "replication_factor": 1}
+              for n in ("dup", "ok", "dup", "__cluster_metadata")]  # fmt: skip
+    entry, outcome = edge.ask(19, 7, {"topics": topics})
+    assert entry.reshape is not None
+    assert [t["name"] for t in read_request(19, 7, outcome.payload)["topics"]] == ["ok"]
+    answer = read_response(
+        19, 7, entry.reshape(response(19, 7, {"topics": [{"name": "ok", "error_message": None}]}))
+    )
+    assert [(t["name"], t["error_code"], t["error_message"]) for t in answer["topics"]] == [
+        ("ok", 0, None),
+        ("dup", INVALID_REQUEST, "Duplicate topic name."),
+        ("__cluster_metadata", INVALID_REQUEST,
+         "Creation of internal topic __cluster_metadata is prohibited."),
+    ]  # fmt: skip
+    assert {d.action.resource.name for d in edge.audited} == {"ok"}
+
+
+def test_delete_topics_answers_a_duplicate_once_unauthorized() -> None:
+    # ControllerApis.deleteTopics: a name (or an id) given twice answers
+    # INVALID_REQUEST once, before any authorization.
+    answer = Edge().refused(20, 5, {"topic_names": ["t", "t"], "timeout_ms": 1000})
+    assert [(r["name"], r["error_code"]) for r in answer["responses"]] == [("t", INVALID_REQUEST)]
+    ids = [{"name": None, "topic_id": b"\x07" * 16}] * 2
+    answer = Edge().refused(20, 6, {"topics": ids, "timeout_ms": 1000})
+    assert [(r["topic_id"], r["error_code"], r["error_message"]) for r in answer["responses"]] == [
+        (b"\x07" * 16, INVALID_REQUEST, "Duplicate topic id.")]  # fmt: skip
+
+
+def test_create_partitions_answers_a_duplicate_once_and_a_refusal_without_text() -> None:
+    # ControllerApis.createPartitions.
+    topics = [{"name": n, "count": 2, "assignments": None} for n in ("dup", "dup", "no")]
+    answer = Edge().refused(37, 3, {"topics": topics, "timeout_ms": 1, "validate_only": False})
+    assert [(r["name"], r["error_code"], r["error_message"]) for r in answer["results"]] == [
+        ("no", TAF, None), ("dup", INVALID_REQUEST, "Duplicate topic name.")]  # fmt: skip
+
+
+def test_delete_groups_answers_each_distinct_group_once() -> None:
+    # KafkaApis.handleDeleteGroupsRequest: groupsNames.distinct.
+    answer = Edge().refused(42, 2, {"groups_names": ["g", "g"]})
+    assert [(r["group_id"], r["error_code"]) for r in answer["results"]] == [("g", GAF)]
+
+
+def test_alter_configs_refuse_a_resource_named_twice_unauthorized() -> None:
+    # ConfigAdminManager.preprocess: "Each resource must appear at most once.",
+    # for each of them, before the broker authorizes anything.
+    twice = [{"resource_type": 2, "resource_name": "t", "configs": []}] * 2
+    for key in (33, 44):
+        answer = Edge().refused(key, 1, {"resources": twice, "validate_only": False})
+        assert [(r["error_code"], r["error_message"]) for r in answer["responses"]] == [
+            (INVALID_REQUEST, "Each resource must appear at most once.")] * 2  # fmt: skip
