@@ -303,6 +303,24 @@ def test_groups_and_transactions(sides: Sides) -> None:
     assert _codes(edge["groups"], "group_id") == _codes(broker["groups"], "group_id")
 
 
+def test_consumer_group_heartbeat_needs_describe_on_its_subscribed_topics(sides: Sides) -> None:
+    """KIP-848: Kafka 4.x refuses a subscription naming a topic the member may not
+    describe (TOPIC_AUTHORIZATION_FAILED) before the coordinator sees it."""
+    n = sides.names
+    for group in (n["group"], n["nogroup"]):
+        body = {
+            "group_id": group,
+            "member_id": uuid.uuid4().hex[:22],
+            "member_epoch": 0,
+            "rebalance_timeout_ms": 30000,
+            "subscribed_topic_names": [n["topic"], n["denied"]],
+            "topic_partitions": [],
+        }
+        broker, edge = sides.both(68, 1, body)
+        assert edge["error_code"] == broker["error_code"] != 0, group
+        assert edge["assignment"] is None and edge["member_epoch"] == broker["member_epoch"]
+
+
 def _coordinator_ready(sides: Sides, group: str, topic: str) -> None:
     """Until the broker coordinates ``group`` (its offsets partition loaded):
     before that Kafka answers every partition NOT_COORDINATOR, whoever asks."""

@@ -15,10 +15,12 @@ from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
 from sasl_scram.frontdoor.authorization._verdicts import Body
 from sasl_scram.frontdoor.authorization._verdicts import Refused
 from sasl_scram.frontdoor.authorization._verdicts import Verdict
+from sasl_scram.frontdoor.authorization._verdicts import and_then
 from sasl_scram.kafka import ErrorCode
 
 __all__ = [
     "consumer_group_describe",
+    "consumer_group_heartbeat",
     "delete_groups",
     "describe_groups",
     "find_coordinator",
@@ -35,6 +37,10 @@ _CAF: Final = int(ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
 _INVALID_REQUEST: Final = int(ErrorCode.INVALID_REQUEST)
 #: KIP-430: the authorized operations of a group nobody may describe.
 _NO_OPERATIONS: Final = -(2**31)
+#: ``handleConsumerGroupDescribe``'s message for a group hidden for its topics.
+_HIDDEN_TOPICS: Final = (
+    "The group has described topic(s) that the client is not authorized to describe."
+)
 
 OFFSET_COMMIT: Final = TopicPartitions(
     "topics", "name", "partitions", "partition_index",
@@ -55,6 +61,57 @@ def group_read(check: RequestCheck, version: int, request: Body) -> Verdict:
     if check.allowed(AclOperation.READ, _GROUP, request["group_id"]):
         return ALLOWED
     return Refused({"error_code": _GAF})
+
+
+def consumer_group_heartbeat(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """KIP-848's heartbeat, as Kafka 4.x's ``handleConsumerGroupHeartbeat``: READ on
+    the group, then DESCRIBE on each distinct subscribed topic name; one refused
+    answers the top-level TOPIC_AUTHORIZATION_FAILED, so that the coordinator never
+    assigns (and so names) a topic the member may not see."""
+    verdict = group_read(check, version, request)
+    if verdict is not ALLOWED:
+        return verdict
+    # Kafka authorizes the set of names: each distinct one once, counted once.
+    names = dict.fromkeys(request.get("subscribed_topic_names") or ())
+    allowed = check.filter_allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, names)
+    if len(allowed) < len(names):
+        return Refused({"error_code": _TAF})
+    return ALLOWED
+
+
+def consumer_group_describe(check: RequestCheck, version: int, request: Body) -> Verdict:
+    """KIP-848's describe: DESCRIBE on each group; then, as Kafka 4.x's
+    ``handleConsumerGroupDescribe``, a described group whose members' assignments
+    or target assignments name a topic the user may not DESCRIBE is replaced by a
+    TOPIC_AUTHORIZATION_FAILED entry without members."""
+    refused = {"error_code": _GAF, "authorized_operations": _NO_OPERATIONS,
+               "error_message": ErrorCode.GROUP_AUTHORIZATION_FAILED.default_message}  # fmt: skip
+    verdict = _per_group(check, request, AclOperation.DESCRIBE, "group_ids", "groups", refused)
+    if isinstance(verdict, Refused):
+        return verdict
+    return and_then(verdict, request, lambda answer: _hide_assigned_topics(check, answer))
+
+
+def _assigned_topics(group: Body) -> list[str]:
+    return [
+        topic["topic_name"]
+        for member in group.get("members") or ()
+        for assignment in (member.get("assignment"), member.get("target_assignment"))
+        for topic in (assignment or {}).get("topic_partitions") or ()
+    ]
+
+
+def _hide_assigned_topics(check: RequestCheck, answer: Body) -> None:
+    groups = answer.get("groups") or []
+    names = dict.fromkeys(name for group in groups for name in _assigned_topics(group))
+    allowed = check.filter_allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, names)
+    answer["groups"] = [
+        group if all(name in allowed for name in _assigned_topics(group))
+        else {"group_id": group["group_id"], "error_code": _TAF, "error_message": _HIDDEN_TOPICS,
+              "group_state": "", "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "",
+              "members": [], "authorized_operations": _NO_OPERATIONS}
+        for group in groups
+    ]  # fmt: skip
 
 
 def offset_commit(check: RequestCheck, version: int, request: Body) -> Verdict:
@@ -144,14 +201,8 @@ def describe_groups(check: RequestCheck, version: int, request: Body) -> Verdict
     return _per_group(check, request, AclOperation.DESCRIBE, "groups", "groups", refused)
 
 
-def consumer_group_describe(check: RequestCheck, version: int, request: Body) -> Verdict:
-    """KIP-848's describe: DESCRIBE on each group."""
-    refused = {"error_code": _GAF, "authorized_operations": _NO_OPERATIONS,
-               "error_message": ErrorCode.GROUP_AUTHORIZATION_FAILED.default_message}  # fmt: skip
-    return _per_group(check, request, AclOperation.DESCRIBE, "group_ids", "groups", refused)
-
-
 def delete_groups(check: RequestCheck, version: int, request: Body) -> Verdict:
-    """DELETE on each group."""
+    """DELETE on each distinct group, each answered once (``handleDeleteGroupsRequest``)."""
     refused = {"error_code": _GAF}
-    return _per_group(check, request, AclOperation.DELETE, "groups_names", "results", refused)
+    distinct = {**request, "groups_names": list(dict.fromkeys(request["groups_names"] or ()))}
+    return _per_group(check, distinct, AclOperation.DELETE, "groups_names", "results", refused)

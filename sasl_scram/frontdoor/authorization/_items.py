@@ -18,9 +18,10 @@ from sasl_scram.frontdoor.authorization._verdicts import Body
 from sasl_scram.frontdoor.authorization._verdicts import Partly
 from sasl_scram.frontdoor.authorization._verdicts import Refused
 from sasl_scram.frontdoor.authorization._verdicts import Verdict
+from sasl_scram.frontdoor.authorization._verdicts import and_then
 from sasl_scram.kafka import ErrorCode
 
-__all__ = ["TopicPartitions", "by_id", "split_items"]
+__all__ = ["TopicPartitions", "answered_first", "by_id", "duplicated", "split_items"]
 
 _UNKNOWN_TOPIC_ID: Final = int(ErrorCode.UNKNOWN_TOPIC_ID)
 
@@ -154,3 +155,41 @@ def by_id(
         return 0 if allowed(name) else error
 
     return error_of
+
+
+def duplicated(keys: Iterable[Any]) -> list[Any]:
+    """The keys ``keys`` holds more than once, in the order they first repeat."""
+    seen: set[Any] = set()
+    found: dict[Any, None] = {}
+    for key in keys:
+        if key in seen:
+            found[key] = None
+        seen.add(key)
+    return list(found)
+
+
+def answered_first(
+    request: Body,
+    items_key: str,
+    response_key: str,
+    early: Callable[[Any], bool],
+    entries: list[Body],
+    decide: Callable[[Body], Verdict],
+) -> Verdict:
+    """Items Kafka answers before it authorizes anything (a duplicate, a name it
+    never accepts): those ``early`` picks are answered with ``entries`` and never
+    forwarded nor decided; ``decide`` decides the request without them."""
+    if not entries:
+        return decide(request)
+    rest = {**request, items_key: [i for i in request[items_key] or () if not early(i)]}
+    if not rest[items_key]:
+        return Refused({response_key: entries})
+    verdict = decide(rest)
+    if isinstance(verdict, Refused):
+        body = verdict.response
+        return Refused({**body, response_key: [*(body.get(response_key) or ()), *entries]})
+
+    def merge(answer: Body) -> None:
+        answer[response_key] = [*(answer.get(response_key) or ()), *entries]
+
+    return and_then(verdict, rest, merge)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from sasl_scram.authz import CLUSTER_NAME
 from sasl_scram.authz import AclOperation
+from sasl_scram.authz import Action
 from sasl_scram.authz import ResourceType
 from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._verdicts import ALLOWED
@@ -32,7 +34,10 @@ __all__ = [
 _TOPIC: Final = ResourceType.TOPIC
 _TAF: Final = int(ErrorCode.TOPIC_AUTHORIZATION_FAILED)
 _UNKNOWN_TOPIC: Final = int(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
+_NO_LEADER: Final = int(ErrorCode.LEADER_NOT_AVAILABLE)
 _ZERO_ID: Final = bytes(16)
+#: Entries Kafka answers without the topic's authorized operations.
+_NO_OPERATIONS_FOR: Final = frozenset({_TAF, int(ErrorCode.UNKNOWN_TOPIC_ID)})
 #: KIP-430: "not asked for".
 _NOT_ASKED: Final = -(2**31)
 #: Topics Kafka itself keeps (``Topic.isInternal``).
@@ -51,6 +56,14 @@ def _operations(check: RequestCheck, resource_type: ResourceType, name: str) -> 
     )
 
 
+def _cluster_operations(check: RequestCheck) -> int:
+    """``AuthHelper.computeDescribeClusterResponse``: the cluster's operations only
+    for a session allowed DESCRIBE on the cluster (a logged check), else 0."""
+    if not check.cluster(AclOperation.DESCRIBE):
+        return 0
+    return _operations(check, ResourceType.CLUSTER, CLUSTER_NAME)
+
+
 def _denied_topic(name: str | None, topic_id: bytes = _ZERO_ID, internal: bool = False) -> Body:
     return {"error_code": _TAF, "name": name, "topic_id": topic_id, "is_internal": internal,
             "partitions": []}  # fmt: skip
@@ -67,8 +80,11 @@ def metadata(check: RequestCheck, version: int, request: Body) -> Verdict:
     shown = {name for name in names if _describable(check, name, logged=True)}
     creatable = shown
     auto_create = bool(request.get("allow_auto_topic_creation", True)) and not listing
-    if auto_create and not check.cluster(AclOperation.CREATE, log_if_denied=False):
-        creatable = {n for n in shown if check.allowed(AclOperation.CREATE, _TOPIC, n)}
+    # Decided now, unrecorded: Kafka asks CREATE only for the topics that do not
+    # exist, which the answer tells; those checks are recorded then (_creates).
+    create = AclOperation.CREATE
+    if auto_create and not _silently(check, create, ResourceType.CLUSTER, CLUSTER_NAME):
+        creatable = {n for n in shown if _silently(check, create, _TOPIC, n)}
     forwarded = request
     if auto_create and (creatable != set(names)):
         forwarded = {**request, "allow_auto_topic_creation": False}
@@ -76,6 +92,8 @@ def metadata(check: RequestCheck, version: int, request: Body) -> Verdict:
     def merge(answer: Body) -> None:
         # Every id the cluster names, those then hidden from the user too.
         check.topic_names.learn_topics(answer["topics"])
+        if auto_create:
+            _creates(check, answer["topics"], shown, forwarded is request)
         out: list[Body] = []
         for topic in answer["topics"]:
             name = topic.get("name")
@@ -95,19 +113,44 @@ def metadata(check: RequestCheck, version: int, request: Body) -> Verdict:
                 out.append(topic)
         answer["topics"] = out
         _topic_operations(check, request, answer["topics"])
-        if request.get("include_cluster_authorized_operations"):
-            answer["cluster_authorized_operations"] = _operations(
-                check, ResourceType.CLUSTER, "kafka-cluster"
-            )
+        if cluster_operations is not None:
+            answer["cluster_authorized_operations"] = cluster_operations
 
+    # v8-10 only (the request's field), as handleTopicMetadataRequest.
+    cluster_operations = None
+    if request.get("include_cluster_authorized_operations"):
+        cluster_operations = _cluster_operations(check)
     return Partly(forwarded, merge)
+
+
+def _silently(check: RequestCheck, operation: AclOperation, kind: ResourceType, name: str) -> bool:
+    action = Action.on(operation, kind, name, log_if_allowed=False, log_if_denied=False)
+    return check.authorizer.authorize(check.session.principal, check.host, action).allowed
+
+
+def _creates(check: RequestCheck, topics: list[Body], shown: set[str], created: bool) -> None:
+    """Record the CREATE checks ``handleTopicMetadataRequest`` makes: on the cluster
+    (logged if allowed), then on each describable topic that does not exist,
+    only when some does not. The answer tells which: UNKNOWN_TOPIC_OR_PARTITION,
+    or LEADER_NOT_AVAILABLE where the cluster was let create them."""
+    missing = [
+        topic["name"] for topic in topics
+        if topic.get("name") in shown and (topic["error_code"] == _UNKNOWN_TOPIC
+                                           or (created and topic["error_code"] == _NO_LEADER))
+    ]  # fmt: skip
+    if missing and not check.cluster(AclOperation.CREATE, log_if_denied=False):
+        check.filter_allowed(AclOperation.CREATE, _TOPIC, missing)
 
 
 def _topic_operations(check: RequestCheck, request: Body, topics: list[Body]) -> None:
     if not request.get("include_topic_authorized_operations"):
         return
     for topic in topics:
-        if topic["error_code"] == 0 and topic.get("name") is not None:
+        # Every entry of the metadata Kafka answers for a describable topic, one
+        # that does not exist included; never a refused one (handleTopicMetadataRequest,
+        # DescribeTopicPartitionsRequestHandler). An entry the cluster refused its
+        # own login keeps the cluster's (its error says nothing of the edge user).
+        if topic.get("name") is not None and topic["error_code"] not in _NO_OPERATIONS_FOR:
             topic["topic_authorized_operations"] = _operations(check, _TOPIC, topic["name"])
 
 
@@ -124,7 +167,9 @@ def describe_topic_partitions(check: RequestCheck, version: int, request: Body) 
         for topic in answer["topics"]:
             name = topic.get("name")
             if listing:
-                if name is not None and _describable(check, name, logged=False):
+                # Logged, unlike Metadata's listing: the handler authorizes each
+                # topic with logging on (DescribeTopicPartitionsRequestHandler).
+                if name is not None and _describable(check, name, logged=True):
                     out.append(topic)
             elif name in names and name not in shown:
                 out.append(_denied_topic(name))
@@ -170,11 +215,10 @@ def describe_cluster(check: RequestCheck, version: int, request: Body) -> Verdic
     are the edge user's."""
     if not request.get("include_cluster_authorized_operations"):
         return ALLOWED
+    operations = _cluster_operations(check)
 
     def merge(answer: Body) -> None:
-        answer["cluster_authorized_operations"] = _operations(
-            check, ResourceType.CLUSTER, "kafka-cluster"
-        )
+        answer["cluster_authorized_operations"] = operations
 
     return Partly(request, merge)
 

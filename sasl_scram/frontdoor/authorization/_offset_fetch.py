@@ -3,7 +3,8 @@
 DESCRIBE on each group, then DESCRIBE on each topic asked for; a refused topic
 comes back with its partitions carrying TOPIC_AUTHORIZATION_FAILED. A request
 for all of a group's topics (null) is answered by the cluster and the topics
-the user may not describe are left out of the answer, unlogged.
+the user may not describe are left out of the answer (the checks logged, as
+Kafka logs them).
 v0-7 ask for one group; v8+ for several, each with its own answer; v10+
 (KIP-848) name topics by id: an id the cluster's metadata does not hold is
 UNKNOWN_TOPIC_ID before DESCRIBE is asked, and an answer for all topics keeps
@@ -55,7 +56,9 @@ def offset_fetch(check: RequestCheck, version: int, request: Body) -> Verdict:
     if not check.allowed(AclOperation.DESCRIBE, ResourceType.GROUP, request["group_id"]):
         if version >= _TOP_LEVEL_ERROR_SINCE:
             return Refused({"error_code": _GAF})
-        return Refused({"topics": []})
+        # OffsetFetchResponse.groupError: no top-level error before v2, so every
+        # partition asked for carries it.
+        return Refused({"topics": [_refused_topic(t, _GAF) for t in request["topics"] or ()]})
     topics = request.get("topics")
     if topics is None:
         return Partly(request, lambda answer: _drop_unlisted(check, answer.get("topics")))
@@ -67,7 +70,8 @@ def offset_fetch(check: RequestCheck, version: int, request: Body) -> Verdict:
         return Refused({"topics": refused})
 
     def merge(answer: Body) -> None:
-        answer["topics"] = [*answer["topics"], *refused]
+        if not answer.get("error_code"):  # see _merge_groups
+            answer["topics"] = [*answer["topics"], *refused]
 
     return Partly({**request, "topics": kept}, merge)
 
@@ -78,8 +82,9 @@ def _drop_unlisted(check: RequestCheck, topics: list[Body] | None, by_ids: bool 
 
 
 def _listed(check: RequestCheck, topic: Body, by_ids: bool) -> bool:
+    # Logged: fetchAllOffsetsForGroup filters with filterByAuthorized's defaults.
     name = check.topic_names.name(topic["topic_id"]) if by_ids else topic["name"]
-    return name is not None and _describe(check, name, logged=False)
+    return name is not None and _describe(check, name)
 
 
 def _asked(check: RequestCheck, topics: list[Body], by_ids: bool) -> tuple[list[Body], list[Body]]:
@@ -139,7 +144,10 @@ def _merge_groups(
             group_id = group["group_id"]
             if group_id in all_topics:
                 _drop_unlisted(check, group["topics"], by_ids)
-            group["topics"] = [*group["topics"], *refused_topics.get(group_id, ())]
+            # A group the coordinator answers with an error is answered as it
+            # answered, the refused topics left out (fetchOffsetsForGroup).
+            if not group.get("error_code"):
+                group["topics"] = [*group["topics"], *refused_topics.get(group_id, ())]
         answer["groups"] = [*answer["groups"], *refused_groups]
 
     return merge

@@ -20,6 +20,7 @@ from sasl_scram.frontdoor.authorization._check import RequestCheck
 from sasl_scram.frontdoor.authorization._offset_fetch import offset_fetch
 from sasl_scram.frontdoor.authorization._verdicts import Body
 from sasl_scram.frontdoor.authorization._verdicts import Verdict
+from sasl_scram.kafka import message_spec
 
 __all__ = ["AUTHORIZED_CAPS", "RULES", "UNCHECKED", "Rule"]
 
@@ -58,7 +59,7 @@ RULES: Final[Mapping[int, Rule]] = {
     61: data.describe_producers,
     65: txn.describe_transactions,
     66: listing.list_transactions,
-    68: group.group_read,  # ConsumerGroupHeartbeat (KIP-848)
+    68: group.consumer_group_heartbeat,
     69: listing.with_authorized_operations(group.consumer_group_describe, "groups", "group_id"),
     75: listing.describe_topic_partitions,
     **{key: admin.cluster_only(key) for key in admin.CLUSTER_ONLY},
@@ -67,10 +68,16 @@ RULES: Final[Mapping[int, Rule]] = {
 #: APIs Kafka checks nothing on (KIP-714's telemetry): forwarded unparsed.
 UNCHECKED: Final = frozenset({71, 72})
 
-#: The highest version checked, per API, where a newer one names resources the
-#: edge cannot decide. None now: the versions that name topics by id (Fetch
-#: v13+, OffsetCommit and OffsetFetch v10+, TxnOffsetCommit v6+, DeleteTopics
-#: v6+) are decided on the names the ids stand for (:mod:`._topic_names`).
-#: Produce v13+ names topics by id too, which its rule and its head reader do
-#: not read (the data path's forwarding cap keeps it lower anyway).
-AUTHORIZED_CAPS: Final[Mapping[int, int]] = {0: 12}
+#: The highest version checked, per API: the newest the edge can read (a newer
+#: one, advertised, would close every connection that used it, and could name
+#: resources, or ask for operations, no rule checks), and lower where a newer
+#: one names resources the edge cannot decide. The versions that name topics
+#: by id (Fetch v13+, OffsetCommit and OffsetFetch v10+, TxnOffsetCommit v6+,
+#: DeleteTopics v6+) are decided on the names the ids stand for
+#: (:mod:`._topic_names`). Produce v13+ names topics by id too, which its rule
+#: and its head reader do not read (the data path's forwarding cap keeps it
+#: lower anyway).
+AUTHORIZED_CAPS: Final[Mapping[int, int]] = {
+    **{key: message_spec(key).max_version for key in RULES},
+    0: 12,
+}

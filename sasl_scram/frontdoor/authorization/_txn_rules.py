@@ -152,17 +152,12 @@ def describe_transactions(check: RequestCheck, version: int, request: Body) -> V
         return verdict
 
     def topics(answer: Body) -> None:
+        # Logged: handleDescribeTransactionsRequest asks authorize with its defaults.
         for state in answer.get("transaction_states") or ():
             state["topics"] = [
                 topic
                 for topic in state["topics"]
-                if check.allowed(
-                    AclOperation.DESCRIBE,
-                    ResourceType.TOPIC,
-                    topic["topic"],
-                    log_if_allowed=False,
-                    log_if_denied=False,
-                )
+                if check.allowed(AclOperation.DESCRIBE, ResourceType.TOPIC, topic["topic"])
             ]
 
     return and_then(verdict, request, topics)

@@ -241,10 +241,10 @@ def test_describe_configs_per_resource_type() -> None:
     body = {"resources": [
         {"resource_type": 2, "resource_name": "t", "configuration_keys": None},
         {"resource_type": 4, "resource_name": "1", "configuration_keys": None},
-        {"resource_type": 99, "resource_name": "x", "configuration_keys": None},
+        {"resource_type": 32, "resource_name": "g", "configuration_keys": None},
     ]}  # fmt: skip
     answer = Edge().refused(32, 4, body)
-    assert [r["error_code"] for r in answer["results"]] == [TAF, CAF, 42]
+    assert [r["error_code"] for r in answer["results"]] == [TAF, CAF, GAF]
 
 
 def test_init_producer_id_without_transactional_id_needs_idempotent_write_or_a_topic_write() -> (
