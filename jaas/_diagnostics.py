@@ -12,12 +12,12 @@ from jaas._secrets import is_secret_option
 from jaas._tokenizer import Token
 from jaas._tokenizer import TokenKind
 
-__all__ = ["QUOTE_SECRET_HINT", "Locator", "describe", "java_str"]
+__all__ = ["QUOTE_VALUE_HINT", "Locator", "describe", "java_str"]
 
 # What a word after a secret value without its '=' most likely is: the rest of
 # that value, cut at a space or a quote the value needed quotes for.
-QUOTE_SECRET_HINT = (
-    "a value with spaces, quotes or punctuation must be in double quotes, e.g. {key}=\"...\""
+QUOTE_VALUE_HINT = (
+    'a value with spaces, quotes or punctuation must be in double quotes, e.g. {key}="..."'
 )
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

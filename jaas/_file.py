@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from jaas._diagnostics import QUOTE_SECRET_HINT
+from jaas._diagnostics import QUOTE_VALUE_HINT
 from jaas._diagnostics import Locator
 from jaas._diagnostics import describe
 from jaas._diagnostics import java_str
+from jaas._errors import JaasSyntaxError
 from jaas._expand import ExpansionError
 from jaas._expand import expand
 from jaas._model import Configuration
@@ -222,7 +223,7 @@ class _FileParser:
             f"';' or the next option after the value of {key!r}",
             got=describe(token, secret=True),
             mask_rest=True,
-            hint=QUOTE_SECRET_HINT.format(key=key),
+            hint=QUOTE_VALUE_HINT.format(key=key),
             java_message=(
                 f"{_PREFIX}Line {self._java_line_text()}: expected [{expect}], found [{MASK}]"
             ),

@@ -8,7 +8,7 @@ same input as ``java_message``.
 
 from __future__ import annotations
 
-from jaas._diagnostics import QUOTE_SECRET_HINT
+from jaas._diagnostics import QUOTE_VALUE_HINT
 from jaas._diagnostics import Locator
 from jaas._diagnostics import describe
 from jaas._diagnostics import java_str
@@ -218,7 +218,7 @@ class _PropertyParser:
             f"';' or the next option after the value of {java_str(key)!r}",
             got=describe(token, secret=True),
             mask_rest=True,
-            hint=QUOTE_SECRET_HINT.format(key=java_str(key)),
+            hint=QUOTE_VALUE_HINT.format(key=java_str(key)),
             java_message=f"Value not specified for key '{MASK}' in JAAS config",
         )
 

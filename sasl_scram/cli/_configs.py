@@ -26,9 +26,9 @@ from typing import TextIO
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.cli._location import lasting_location
 from sasl_scram.cli._main import LOGIN_FIXES
 from sasl_scram.cli._main import CommandError
-from sasl_scram.cli._location import lasting_location
 from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._secret import READ_SECRET
 from sasl_scram.cli._secret import read_secret
