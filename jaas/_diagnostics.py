@@ -12,7 +12,13 @@ from jaas._secrets import is_secret_option
 from jaas._tokenizer import Token
 from jaas._tokenizer import TokenKind
 
-__all__ = ["Locator", "describe", "java_str"]
+__all__ = ["QUOTE_VALUE_HINT", "Locator", "describe", "java_str"]
+
+# What a word after a secret value without its '=' most likely is: the rest of
+# that value, cut at a space or a quote the value needed quotes for.
+QUOTE_VALUE_HINT = (
+    'a value with spaces, quotes or punctuation must be in double quotes, e.g. {key}="..."'
+)
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -130,8 +136,13 @@ class Locator:
         hint: str | None = None,
         java_message: str | None,
         at: int | None = None,
+        mask_rest: bool = False,
     ) -> JaasSyntaxError:
-        """Build the error for ``token`` (or for offset ``at``)."""
+        """Build the error for ``token`` (or for offset ``at``).
+
+        ``mask_rest`` masks the line from ``token`` to its end: what follows a
+        secret value that needed quotes may be the rest of that secret.
+        """
         offset = token.start if at is None else at
         line, column, source = self.position(offset)
         width = 1 if at is not None else max(1, min(token.end, offset + len(source)) - offset)
@@ -140,7 +151,10 @@ class Locator:
         width = max(1, min(width, len(source) - column + 1))
         if hint is None and "#" in source[: column - 1]:
             hint = "'#' does not start a comment in JAAS; use // or /* */"
-        if secret and at is None:
+        if mask_rest and at is None:
+            source = source[: column - 1] + MASK
+            width = len(MASK)
+        elif secret and at is None:
             # The token itself is the secret (say, a value whose '=' is missing):
             # mask it in the line, whatever key precedes it, on this line or not.
             source = source[: column - 1] + MASK + source[column - 1 + width :]

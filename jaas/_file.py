@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from jaas._diagnostics import QUOTE_VALUE_HINT
 from jaas._diagnostics import Locator
+from jaas._diagnostics import describe
 from jaas._diagnostics import java_str
+from jaas._errors import JaasSyntaxError
 from jaas._expand import ExpansionError
 from jaas._expand import expand
 from jaas._model import Configuration
@@ -145,12 +148,19 @@ class _FileParser:
                     java_message=f"{_PREFIX}Invalid control flag, {flag_text.upper()}",
                 )
             options: dict[str, str] = {}
+            secret_key: str | None = None  # the option whose secret value was just read
             while not self._look.is_char(";"):
+                key_token = self._look
+                if secret_key is not None and _continues_value(key_token):
+                    raise self._after_secret(key_token, secret_key, "option key")
                 key = self._match("option key")
+                if secret_key is not None and not self._look.is_char("="):
+                    raise self._after_secret(key_token, secret_key, "=")
                 self._match("=", key=key)
                 value_token = self._look
                 value = self._match("option value", key=key)
                 options[key] = self._expand(key, value, value_token)
+                secret_key = key if is_secret_option(self._module, key) else None
             self._advance()
             if not module:
                 # AppConfigurationEntry rejects an empty name, with no message.
@@ -205,6 +215,20 @@ class _FileParser:
             java_message=java,
         )
 
+    def _after_secret(self, token: Token, key: str, expect: str) -> JaasSyntaxError:
+        """What follows ``key``'s secret value and is no option: most likely the
+        rest of that value, which needed quotes; masked to the end of its line."""
+        return self._loc.error(
+            token,
+            f"';' or the next option after the value of {key!r}",
+            got=describe(token, secret=True),
+            mask_rest=True,
+            hint=QUOTE_VALUE_HINT.format(key=key),
+            java_message=(
+                f"{_PREFIX}Line {self._java_line_text()}: expected [{expect}], found [{MASK}]"
+            ),
+        )
+
     def _expand(self, key: str, value: str, token: Token) -> str:
         if self._props is None or not value:
             return value
@@ -231,6 +255,16 @@ class _FileParser:
                 ),
             )
         return expanded
+
+
+def _continues_value(token: Token) -> bool:
+    """Whether ``token``, where an option name or ';' belongs, is no name but
+    may be text of the value before it (a number, a single-quoted string)."""
+    if token.kind in (TokenKind.WORD, TokenKind.EOF):
+        return False
+    if token.kind is TokenKind.QUOTED:
+        return token.quote != '"'
+    return not (token.kind is TokenKind.ORDINARY and token.text in "{};=")
 
 
 def _hint(expect: str, token: Token) -> str | None:

@@ -8,12 +8,15 @@ same input as ``java_message``.
 
 from __future__ import annotations
 
+from jaas._diagnostics import QUOTE_VALUE_HINT
 from jaas._diagnostics import Locator
+from jaas._diagnostics import describe
 from jaas._diagnostics import java_str
 from jaas._errors import JaasSyntaxError
 from jaas._model import Context
 from jaas._model import ControlFlag
 from jaas._model import LoginModuleEntry
+from jaas._secrets import MASK
 from jaas._secrets import is_secret_option
 from jaas._tokenizer import PROPERTY_SYNTAX
 from jaas._tokenizer import Token
@@ -153,6 +156,8 @@ class _PropertyParser:
 
     def _options(self, entry: _Entry) -> None:
         token = self._next()
+        # Whether the value just read was a secret, and whose.
+        after_secret, secret_key = False, None
         while token.kind is not TokenKind.EOF and not token.is_char(";"):
             key_token = token
             key = token.sval
@@ -160,6 +165,8 @@ class _PropertyParser:
             java = f"Value not specified for key '{java_str(key)}' in JAAS config"
             equals = self._next()
             if not equals.is_char("="):
+                if after_secret:
+                    raise self._after_secret(key_token, secret_key)
                 if key is None:
                     raise self._loc.error(
                         key_token,
@@ -191,6 +198,7 @@ class _PropertyParser:
                 entry.null_key_value = value.sval
             else:
                 entry.options[key] = value.sval  # HashMap.put: the last value wins
+            after_secret, secret_key = is_secret_option(entry.module, key), key
             token = self._next()
         if token.kind is TokenKind.EOF:
             tail = self._text[self._last_end :]
@@ -201,6 +209,18 @@ class _PropertyParser:
                 hint=_COMMENT_HINT if "/" in tail else None,
                 java_message="JAAS config entry not terminated by semi-colon",
             )
+
+    def _after_secret(self, token: Token, key: str | None) -> JaasSyntaxError:
+        """A word without '=' after ``key``'s secret value: most likely the rest
+        of that value, which needed quotes; it is masked to the end of its line."""
+        return self._loc.error(
+            token,
+            f"';' or the next option after the value of {java_str(key)!r}",
+            got=describe(token, secret=True),
+            mask_rest=True,
+            hint=QUOTE_VALUE_HINT.format(key=java_str(key)),
+            java_message=f"Value not specified for key '{MASK}' in JAAS config",
+        )
 
 
 def _hint_for(token: Token) -> str | None:

@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING
 from typing import Any
 
+from sasl_scram.cli._location import lasting_location
 from sasl_scram.cli._main import CommandError
 from sasl_scram.cli._main import CommandUsageError
 from sasl_scram.cli._zookeeper import zookeeper_options
@@ -71,7 +72,7 @@ def _location(args: argparse.Namespace) -> StoreLocation:
     flag, value = given[0]
     try:
         location = (
-            StoreLocation.parse(value, what="ACL store")
+            lasting_location(value, what="ACL store")
             if flag == "--store"
             else StoreLocation.zookeeper(value)
         )

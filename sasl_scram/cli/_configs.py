@@ -26,6 +26,7 @@ from typing import TextIO
 from sasl_scram._errors import ScramError
 from sasl_scram._mechanism import MIN_ITERATIONS
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.cli._location import lasting_location
 from sasl_scram.cli._main import LOGIN_FIXES
 from sasl_scram.cli._main import CommandError
 from sasl_scram.cli._main import CommandUsageError
@@ -121,11 +122,10 @@ def _open_zookeeper(args: argparse.Namespace) -> ScramAdmin:
 
 
 def _open_store(args: argparse.Namespace) -> ScramAdmin:
-    from sasl_scram.store import StoreLocation
     from sasl_scram.store import open_store
 
     try:
-        location = StoreLocation.parse(args.store)
+        location = lasting_location(args.store)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     if location.scheme == "zookeeper":
@@ -138,9 +138,7 @@ def _open_store(args: argparse.Namespace) -> ScramAdmin:
 
 
 def _store_location(location: str) -> None:
-    from sasl_scram.store import StoreLocation
-
-    parsed = StoreLocation.parse(location)
+    parsed = lasting_location(location)
     if parsed.scheme == "zookeeper":
         zookeeper_connect(parsed.target)
 

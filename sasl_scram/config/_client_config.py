@@ -35,6 +35,10 @@ SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_PROTOCOLS = ("SASL_PLAINTEXT", "SASL_SSL")
 # Kafka's store types; only PEM can be read from Python (and by librdkafka as files).
 _STORE_TYPE_KEYS = ("ssl.truststore.type", "ssl.keystore.type")
+# The keys from_properties reads (with every ssl.* key).
+_READ_KEYS = frozenset(
+    {"bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.jaas.config"}
+)
 
 log = logging.getLogger("sasl_scram.config")
 
@@ -93,6 +97,12 @@ class ClientConfig:
         Raises:
             ClientConfigError: no entry, or one without a port or out of range.
         """
+        if override is not None and not isinstance(override, str):
+            # kafka-python's own bootstrap_servers also takes a list; this is Kafka's one string.
+            raise ClientConfigError(
+                "bootstrap_servers: expected one string 'host:port[,host:port...]', got "
+                f"{type(override).__name__}; join a list's entries with ','"
+            )
         servers = self.bootstrap_servers if override is None else override
         if not servers.replace(",", "").strip():
             raise ClientConfigError("bootstrap.servers: required, e.g. broker1:9093,broker2:9093")
@@ -148,6 +158,7 @@ class ClientConfig:
             ClientConfigError: A key is missing or invalid; the message names it.
         """
         props = dict(props)
+        _check_strings(props)
         protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
         if protocol not in SECURITY_PROTOCOLS:
             raise ClientConfigError(
@@ -276,3 +287,19 @@ def read_jaas_login(
     for warning in warnings if warn else ():
         log.warning("sasl.jaas.config: %s", warning)
     return creds
+
+
+def _check_strings(props: Mapping[str, object]) -> None:
+    """Every key read here holds a string, as in Java's ``Properties``.
+
+    Raises:
+        ClientConfigError: naming the key and the type found (never the value,
+            which may be a secret).
+    """
+    for key, value in props.items():
+        read = key in _READ_KEYS or (isinstance(key, str) and key.startswith("ssl."))
+        if read and not isinstance(value, str):
+            raise ClientConfigError(
+                f"{key}: expected a string, got {type(value).__name__} "
+                "(client properties are strings, as in a client.properties file)"
+            )

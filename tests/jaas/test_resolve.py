@@ -156,3 +156,36 @@ def test_model_rules() -> None:
     assert jaas.ControlFlag.parse("OpTiOnAl") is jaas.ControlFlag.OPTIONAL
     assert jaas.parse_file("A { m required; };").entries("A") is not None
     assert jaas.parse_file("A { };").entries("A") is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "alice hunter2",  # a space in an unquoted password
+        'alice"hunter2"',  # a quote in the middle of one
+        "alice hunter2 more",  # and what follows the word after it
+        "alice hunter2 more words",
+        "alice hunter2\n  more",  # the rest on the next line
+    ],
+)
+@pytest.mark.parametrize("module", [SCRAM, "m"])
+@pytest.mark.parametrize("end", [";", ""])
+def test_the_rest_of_a_secret_value_that_needs_quotes_is_masked(
+    value: str, module: str, end: str
+) -> None:
+    # A secret written without the quotes its space or quote needs: the
+    # tokenizer takes the part after the space for the next option's name.
+    # That part is the secret's, so neither the message, the line shown nor
+    # Java's message names it; the hint says to quote the value.
+    options = f'username="alice" password={value}{end}'
+    with pytest.raises(jaas.JaasSyntaxError) as info:
+        jaas.parse_property(f"{module} required {options}")
+    for shown in (str(info.value), str(info.value.java_message)):
+        assert "hunter2" not in shown and "more" not in shown and "words" not in shown
+    assert "double quotes" in str(info.value)
+    if end:
+        with pytest.raises(jaas.JaasSyntaxError) as info:
+            jaas.parse_file(f"KafkaClient {{\n  {module} required {options}\n}};\n")
+        for shown in (str(info.value), str(info.value.java_message)):
+            assert "hunter2" not in shown and "more" not in shown and "words" not in shown
+        assert "double quotes" in str(info.value)

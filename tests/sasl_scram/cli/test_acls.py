@@ -370,3 +370,22 @@ def test_the_installed_command_adds_and_lists(tmp_path: Path) -> None:
     assert (added.returncode, added.stderr) == (0, ""), added
     listed = kafka_scram("acls", *where, "--list")
     assert listed.stdout.startswith("Current ACLs for resource `ResourcePattern(resourceType=TOPIC")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", "orders"),
+        ("--remove", "--force", "--topic", "orders"),
+        ("--list",),
+    ],
+)
+def test_a_memory_store_is_refused_as_it_would_lose_what_it_reports_done(
+    args: tuple[str, ...],
+) -> None:
+    # A memory: store lives only as long as the command: "Adding ACLs" would
+    # report ACLs that are gone when the command exits.
+    code, out, err = run("--store", "memory:", *args)
+    assert (code, out) == (USAGE, ""), err
+    assert err.startswith("kafka-scram acls: error: --store: memory: ") and err.count("\n") == 1
+    assert "sqlite:PATH" in err, err

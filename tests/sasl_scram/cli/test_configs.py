@@ -233,3 +233,22 @@ def test_store_zookeeper_honours_the_tls_file(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 1 and err.count("\n") == 1
     assert "--zk-tls-config-file" in err, err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ADD_ALICE,
+        ("--alter", "--delete-config", "SCRAM-SHA-512", "--user", "alice"),
+        ("--describe", "--entity-type", "users"),
+    ],
+)
+def test_a_memory_store_is_refused_as_it_would_lose_what_it_reports_done(
+    args: tuple[str, ...],
+) -> None:
+    # A memory: store lives only as long as the command: "Completed updating
+    # config" would report a credential that is gone when the command exits.
+    code, out, err = run("--store", "memory:", *args)
+    assert (code, out) == (2, ""), err
+    assert err.startswith("kafka-scram configs: error: --store: memory: ") and err.count("\n") == 1
+    assert "sqlite:PATH" in err, err

@@ -84,3 +84,41 @@ def test_every_builder_takes_the_one_readers_entries() -> None:
     assert confluent.client_config(props)["bootstrap.servers"] == ",".join(expected)
     override = kafka_python.client_kwargs(props, bootstrap_servers="c:2, [fe80::1]:3")
     assert override["bootstrap_servers"] == ["c:2", "[fe80::1]:3"]
+
+
+@pytest.mark.parametrize("build", BUILDERS)
+@pytest.mark.parametrize("servers", [["a:9092", "b:9092"], ("a:9092",), 9092])
+def test_a_bootstrap_override_that_is_no_string_is_named(
+    build: Callable[[dict[str, Any], Any], Any], servers: Any
+) -> None:
+    # kafka-python's own bootstrap_servers takes a list: the override is one
+    # string, as bootstrap.servers is, and a list gets a message saying so.
+    with pytest.raises(ClientConfigError, match=r"^bootstrap_servers: expected one string") as info:
+        build({"bootstrap.servers": "good:9092"}, servers)
+    assert "join" in str(info.value)
+
+
+@pytest.mark.parametrize("build", BUILDERS)
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("bootstrap.servers", ["a:9092"]),
+        ("security.protocol", None),
+        ("sasl.mechanism", 512),
+        ("sasl.jaas.config", b"hunter2-secret"),
+        ("ssl.truststore.location", 1),
+    ],
+)
+def test_a_property_that_is_no_string_is_named(
+    build: Callable[[dict[str, Any], Any], Any], key: str, value: Any
+) -> None:
+    props: dict[str, Any] = {
+        "bootstrap.servers": "good:9092",
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.jaas.config": user_line(),
+        key: value,
+    }
+    with pytest.raises(ClientConfigError, match=f"^{key}: expected a string") as info:
+        build(props, None)
+    assert "hunter2" not in str(info.value)
