@@ -342,7 +342,7 @@ _FIXES: dict[ErrorCode | Cause, str] = {
         "creating a token for {owner} needs a super user (super.users); a Kafka broker with "
         "an authorizer can instead grant the CreateTokens ACL on {owner}: kafka-acls --add "
         "--allow-principal <you> --operation CreateTokens --user-principal {owner} "
-        "(kafka-scram serve has no ACLs: super.users only)"
+        "(kafka-scram serve decides token requests on super.users only, never on ACLs)"
     ),
     ErrorCode.DELEGATION_TOKEN_EXPIRED: (
         "the token has expired and cannot be renewed: create a new one with --create"

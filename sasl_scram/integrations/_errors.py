@@ -52,15 +52,16 @@ class Cause(enum.Enum):
 #: example says it from; each text names only the ``{placeholders}`` its key
 #: documents (``{config}``: the login's file). For Kafka's error codes the text
 #: follows Kafka's own words. The peer may be a Kafka broker (where an ACL can
-#: grant what is missing) or kafka-scram serve (which has no ACL API: its
-#: super.users may do everything, nobody else may): a fix names ACLs only
-#: together with what serve has.
+#: grant what is missing) or kafka-scram serve (which decides its credential
+#: and token requests on super.users alone; its edge ACLs cover only forwarded
+#: requests and the ACL RPCs): a fix names ACLs only together with what serve
+#: does.
 LOGIN_FIXES: dict[ErrorCode | Cause, str] = {
     ErrorCode.CLUSTER_AUTHORIZATION_FAILED: (
         "the login's principal lacks a permission on the Kafka cluster: log in as a super "
         "user (super.users); a Kafka broker with an authorizer can instead grant it the ACL "
-        "the operation needs on the Cluster resource (kafka-scram serve has no ACLs: "
-        "super.users only)"
+        "the operation needs on the Cluster resource (kafka-scram serve decides credential "
+        "and token requests on super.users only, never on ACLs)"
     ),
     ErrorCode.SASL_AUTHENTICATION_FAILED: (
         "check the username and password in sasl.jaas.config of {config}"

@@ -38,7 +38,7 @@ OWNER_FIX = (
     "creating a token for {owner} needs a super user (super.users); a Kafka broker with an "
     "authorizer can instead grant the CreateTokens ACL on {owner}: kafka-acls --add "
     "--allow-principal <you> --operation CreateTokens --user-principal {owner} (kafka-scram "
-    "serve has no ACLs: super.users only)"
+    "serve decides token requests on super.users only, never on ACLs)"
 )
 MISMATCH_FIX = (
     "only the token's owner or one of its renewers may renew or expire it, a super user "
@@ -49,5 +49,6 @@ PRINCIPAL_TYPE_FIX = "a token's renewers are users: give each --renewer-principa
 CLUSTER_FIX = (
     "the login's principal lacks a permission on the Kafka cluster: log in as a super user "
     "(super.users); a Kafka broker with an authorizer can instead grant it the ACL the "
-    "operation needs on the Cluster resource (kafka-scram serve has no ACLs: super.users only)"
+    "operation needs on the Cluster resource (kafka-scram serve decides credential and token "
+    "requests on super.users only, never on ACLs)"
 )

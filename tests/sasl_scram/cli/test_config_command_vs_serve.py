@@ -94,7 +94,7 @@ def _users(run: Run) -> dict[str, list[str]]:
 def test_a_user_who_is_not_a_super_user_is_refused_the_quotas(
     kafka_tools: KafkaTools, served: Serve, tmp_path: Path
 ) -> None:
-    # serve grants cluster operations to super.users only (it has no ACLs);
+    # serve answers its own KIP-554 and quota requests for super.users only;
     # Kafka refuses DescribeClientQuotas without DESCRIBE_CONFIGS on CLUSTER.
     alice = kafka_tools.broker.client_properties(tmp_path / "alice.properties", *ALICE)
     run = _tool(kafka_tools, served.bootstrap, alice, "--describe", "--entity-type", "users")

@@ -50,8 +50,8 @@ def test_a_user_without_the_cluster_permission_is_told_what_it_needs(
     error = _configs(bootstrap, alice, "--describe", "--entity-type", "users")
     assert f"{KAFKA}ClusterAuthorizationException: " in error, error
     assert "log in as a super user (super.users)" in error, error
-    # serve has no ACL API: the hint says so where it names Kafka's ACLs.
-    assert "kafka-scram serve has no ACLs: super.users only" in error, error
+    # serve decides KIP-554 on super.users alone: the hint says so where it names Kafka's ACLs.
+    assert "kafka-scram serve decides credential and token requests on super.users only" in error
 
 
 @pytest.mark.slow

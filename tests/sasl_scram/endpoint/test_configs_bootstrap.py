@@ -97,5 +97,6 @@ def test_non_super_user_is_refused(endpoint: RunningEndpoint, tmp_path: Path) ->
         "ClusterAuthorizationException: Cluster authorization failed. (the login's principal "
         "lacks a permission on the Kafka cluster: log in as a super user (super.users); a "
         "Kafka broker with an authorizer can instead grant it the ACL the operation needs on "
-        "the Cluster resource (kafka-scram serve has no ACLs: super.users only))\n"
+        "the Cluster resource (kafka-scram serve decides credential and token requests on "
+        "super.users only, never on ACLs))\n"
     )
