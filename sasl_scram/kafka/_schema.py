@@ -322,7 +322,7 @@ def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Value:
         el = t.element
         if isinstance(el, Struct):
             return [el.read(r, version, flexible) for _ in range(n)]
-        return [_read_primitive(r, el, flexible, f, version) for _ in range(n)]
+        return [_read_primitive(r, el, flexible, f, version, element=True) for _ in range(n)]
     if isinstance(t, Struct):
         # A nullable struct opens with an int8: -1 for null, 1 for present
         # (Kafka's generated ``read``).
@@ -332,7 +332,12 @@ def _read_value(r: Reader, f: Field, version: int, flexible: bool) -> Value:
     return _read_primitive(r, t, flexible, f, version)
 
 
-def _read_primitive(r: Reader, t: _Primitive, flexible: bool, f: Field, version: int) -> Value:
+def _read_primitive(
+    r: Reader, t: _Primitive, flexible: bool, f: Field, version: int, element: bool = False
+) -> Value:
+    """One value of ``t``; ``element``: an element of the array ``f``, which may
+    never be null, whatever the array may be (Kafka's generated readers: "non-nullable
+    field ... element was serialized as null")."""
     name = t.name
     if name == "int16":
         return r.int16()
@@ -340,10 +345,14 @@ def _read_primitive(r: Reader, t: _Primitive, flexible: bool, f: Field, version:
         return r.int32()
     if name == "string":
         s = r.string(flexible)
-        return _null(f, version, "string") if s is None else s
+        if s is None:
+            return _null_element(f) if element else _null(f, version, "string")
+        return s
     if name == "bytes" or name == "records":
         b = r.bytes_(flexible)
-        return _null(f, version, name) if b is None else b
+        if b is None:
+            return _null_element(f) if element else _null(f, version, name)
+        return b
     if name == "int8":
         return r.int8()
     if name == "int64":
@@ -357,6 +366,10 @@ def _read_primitive(r: Reader, t: _Primitive, flexible: bool, f: Field, version:
     if name == "uint16":
         return r.uint16()
     raise AssertionError(name)  # pragma: no cover
+
+
+def _null_element(f: Field) -> None:
+    raise MalformedMessage(f"null element of {f.name!r}")
 
 
 def _null(f: Field, version: int, what: str) -> None:

@@ -27,6 +27,7 @@ from sasl_scram.kafka import encode_request
 from sasl_scram.kafka import encode_response
 from sasl_scram.kafka._primitives import Reader
 from sasl_scram.kafka._primitives import Writer
+from sasl_scram.kafka._schema import STRING
 from sasl_scram.kafka._schema import Array
 from sasl_scram.kafka._schema import Field
 from sasl_scram.kafka._schema import Struct
@@ -147,6 +148,21 @@ class TestPrimitives:
         spec = API_SPECS[ApiKey.SASL_HANDSHAKE]
         with pytest.raises(MalformedMessage):
             spec.request.read(Reader(hx("ffff")), 1, False)
+
+    @pytest.mark.parametrize("flexible", [False, True])
+    def test_a_null_element_of_a_string_array_is_malformed(self, flexible: bool) -> None:
+        """Kafka's generated readers refuse a null element in any array of
+        strings ("non-nullable field ... element was serialized as null"),
+        the array's own nullability aside (found by the front door's fuzzing:
+        a KIP-848 heartbeat subscribing to a null topic)."""
+        s = Struct(Field("names", Array(STRING), nullable_since=0))
+        # One element, null; flexible: compact lengths, then no tagged fields.
+        null_element = hx("02 00 00") if flexible else hx("00000001 ffff")
+        with pytest.raises(MalformedMessage, match="null element of 'names'"):
+            s.read(Reader(null_element), 0, flexible)
+        assert s.read(Reader(hx("00 00") if flexible else hx("ffffffff")), 0, flexible) == {
+            "names": None
+        }
 
     def test_unknown_tags_skipped_and_order_enforced(self) -> None:
         s = Struct(Field("a", Array(Struct(Field("x", Array(Struct()))))))

@@ -30,6 +30,7 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from sasl_scram.kafka import MalformedMessage
 from sasl_scram.kafka._message_table import MessageSpec
 from sasl_scram.kafka._message_table import _struct
 from sasl_scram.kafka._message_table import known_api_keys
@@ -297,3 +298,20 @@ def test_a_tagged_struct_at_its_defaults_is_left_out_as_kafka_does(
     assert len(written) > len(spec.write_response_body(12, body))
     for kafka in kafkas:
         _both_ways(kafka, spec, "resp", 12, {"responses": [{"partitions": [moved]}]}, 7, None)
+
+
+def test_a_null_element_of_a_string_array_is_refused_as_kafka_refuses_it(
+    kafkas: list[KafkaMessageClasses],
+) -> None:
+    """A KIP-848 heartbeat subscribing to a null topic name: Kafka's generated
+    reader refuses it (so the broker closes the connection), and so does ours."""
+    spec = message_spec(68)
+    body = {"group_id": "g", "member_id": "m", "subscribed_topic_names": ["orders"]}
+    header = _header(spec, "req", 0, 7, "c")
+    payload = header + spec.write_request_body(0, body).replace(b"\x07orders", b"\x00")
+    with pytest.raises(MalformedMessage, match="null element of 'subscribed_topic_names'"):
+        spec.read_request_body(0, payload, len(header))
+    message = {"header": _json_header(spec, "req", 0, 7, "c"), "body": {}}
+    for kafka in _speaking(kafkas, 68, 0):
+        with pytest.raises(AssertionError, match="element was serialized as null"):
+            kafka.write("req", 68, 0, payload, message)
