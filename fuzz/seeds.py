@@ -82,14 +82,15 @@ def _frames_before_auth() -> Iterator[bytes]:
 
 
 def _acl_filter() -> dict[str, Any]:
-    """A DescribeAcls body, and a DeleteAcls filter: any topic ACL of bob's."""
+    """A DescribeAcls body, and a DeleteAcls filter: bob's READ on any topic
+    pattern (ANY), from any host (``*``), allowed or denied (ANY)."""
     return {
         "resource_type_filter": 2,
         "resource_name_filter": None,
         "pattern_type_filter": 1,
         "principal_filter": "User:bob",
-        "host_filter": None,
-        "operation": 1,
+        "host_filter": "*",
+        "operation": 3,
         "permission_type": 1,
     }
 
