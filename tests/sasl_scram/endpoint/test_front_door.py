@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -156,6 +157,38 @@ def test_an_edge_answer_between_forwarded_requests_keeps_its_place(
     assert not any("ApiVersions" in name for name in figures)
     assert figures['kafka_scram_upstream_connection_events_total{event="opened"}'] == 1
     assert figures["kafka_scram_upstream_connections"] == 1
+
+
+@pytest.mark.broker
+def test_thousands_of_edge_answers_pipelined_in_one_write_keep_the_connection(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """5,000 ApiVersions, which the edge answers itself, in one write, then a
+    Metadata: each answer hands over the next request, and all of them come
+    back in order on a connection that stays open (a call per answer used to
+    exhaust the stack: the transport's fatal error, logged with a traceback)."""
+    keys = front_door_keys(tmp_path, kraft_broker.bootstrap)
+    software = {"client_software_name": "t", "client_software_version": "1"}
+    asked = 5_000
+    metadata = {"topics": [], "allow_auto_topic_creation": False}
+    metadata |= {"include_topic_authorized_operations": False}
+    pipelined = b"".join(
+        encode_request(ApiKey.API_VERSIONS, 3, i, "t", software) for i in range(asked)
+    ) + encode_request(ApiKey.METADATA, 12, asked, "t", metadata)
+    with ServeProcess(tmp_path, keys) as serve:
+        alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+        with KafkaConnection(serve.bootstrap, alice, timeout=30) as conn:
+            sock = conn._sock
+            sender = threading.Thread(target=sock.sendall, args=(pipelined,), daemon=True)
+            sender.start()
+            frames = _frame_reader(sock)
+            answered = [struct.unpack_from(">i", next(frames))[0] for _ in range(asked)]
+            last = decode_response(ApiKey.METADATA, 12, next(frames))
+            sender.join(timeout=10)
+        log = serve.log_text()
+    assert answered == list(range(asked))
+    assert last[0] == asked and last[1]["brokers"], log[-3000:]
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
 
 
 def _metrics(port: int) -> dict[str, float]:
