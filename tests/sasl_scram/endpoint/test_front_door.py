@@ -241,6 +241,47 @@ def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
     assert "the broker closed" not in log and "cannot forward" not in log
 
 
+@pytest.mark.broker
+def test_the_cluster_login_is_renewed_while_the_client_does_not_read(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """A client that does not read what the edge answers (ApiVersions, sent
+    by the thousand) has paused our reads from the broker by the time the
+    session there (3 s) is due again: the re-login reads its answer all the
+    same, rather than waiting for upstream.request.timeout.ms and closing a
+    connection that only had to wait for its client."""
+    keys = front_door_keys(
+        tmp_path, kraft_broker.reauth_bootstrap, **{"upstream.request.timeout.ms": "2000"}
+    )
+    software = {"client_software_name": "t", "client_software_version": "1"}
+    asked = 14_000  # some 6 MB of answers: more than the kernel's buffers hold
+    versions = b"".join(
+        encode_request(ApiKey.API_VERSIONS, 3, i, "t", software) for i in range(asked)
+    )
+    metadata = {"topics": [], "allow_auto_topic_creation": False}
+    metadata |= {"include_topic_authorized_operations": False}
+    with ServeProcess(tmp_path, keys, args=("--log-level", "DEBUG")) as serve:
+        alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+        with KafkaConnection(serve.bootstrap, alice, timeout=30) as conn:
+            sock = conn._sock
+            # A small receive buffer, not one the kernel grows to hold every answer.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+            sender = threading.Thread(target=sock.sendall, args=(versions,), daemon=True)
+            sender.start()
+            # The re-login falls due at 85 % of 3 s; failing, it would close at 2 s more.
+            time.sleep(6)
+            frames = _frame_reader(sock)
+            answered = [struct.unpack_from(">i", next(frames))[0] for _ in range(asked)]
+            sender.join(timeout=10)
+            sock.sendall(encode_request(ApiKey.METADATA, 12, asked, "t", metadata))
+            last = decode_response(ApiKey.METADATA, 12, next(frames))
+        log = serve.log_text()
+    assert answered == list(range(asked))
+    assert last[0] == asked and last[1]["brokers"], log[-3000:]
+    assert "re-authenticated at the cluster" in log, log[-3000:]
+    assert "re-authentication failed" not in log, log[-3000:]
+
+
 def _produce_and_consume(
     bootstrap: str, topic: str, mechanism: str, n: int = 20, cafile: Path | None = None
 ) -> list[str]:
