@@ -512,6 +512,13 @@ class ProxyAdapter:
                 self._door.gates.unforwarded("login_refused")
         finally:
             self._task = None
+        if upstream is not None and upstream.lost:
+            # The broker closed it after our login, before _attach set on_lost:
+            # nothing else would tell, and the client's requests would go to a
+            # closed connection. As if it could not be reached.
+            gone = UpstreamUnavailable("the broker closed the connection right after our login")
+            self._door._opening_failed(edge.conn_id, gone)
+            upstream = None
         if self._proxy.phase is Phase.CLOSED:  # the client left meanwhile
             if upstream is not None:
                 upstream.close()

@@ -7,6 +7,7 @@ own admin, which is serve's ``upstream.`` login.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
 import threading
@@ -19,6 +20,7 @@ import pytest
 
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import decode_response
@@ -32,6 +34,7 @@ from tests.support.front_door import upstream_keys
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.serve_process import ServeProcess
+from tests.support.tcp_proxy import TcpProxy
 from tests.support.zookeeper_server import free_port
 from tests.support.zookeeper_server import free_port_base
 
@@ -280,6 +283,68 @@ def test_the_cluster_login_is_renewed_while_the_client_does_not_read(
     assert last[0] == asked and last[1]["brokers"], log[-3000:]
     assert "re-authenticated at the cluster" in log, log[-3000:]
     assert "re-authentication failed" not in log, log[-3000:]
+
+
+class _CutAfterLogin(TcpProxy):
+    """Relays to the broker; from its second connection on (the first is serve's
+    start-up look), closes both sides right after the broker's third frame, the
+    server-final of serve's login: a broker that goes as soon as it took it."""
+
+    def _pipe(
+        self,
+        src: socket.socket,
+        dst: socket.socket,
+        pair: tuple[socket.socket, socket.socket],
+        copy: bytearray | None,
+    ) -> None:
+        if src is not pair[1] or self.accepted < 2:
+            return super()._pipe(src, dst, pair, copy)
+        buf, frames = b"", 0
+        try:
+            while frames < 3 and (data := src.recv(65536)):
+                buf += data
+                while frames < 3 and 4 <= len(buf) >= 4 + struct.unpack_from(">i", buf)[0]:
+                    size = 4 + struct.unpack_from(">i", buf)[0]
+                    dst.sendall(buf[:size])
+                    buf, frames = buf[size:], frames + 1
+        except OSError:
+            pass
+        finally:
+            for sock in pair:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+
+
+@pytest.mark.broker
+def test_a_broker_that_closes_right_after_our_login_closes_the_client_cleanly(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """The broker closes the upstream connection as soon as it has taken our
+    login, before the forwarding is attached to it: the client's connection
+    closes, with one line, rather than forwarding its requests into a closed
+    connection (a hang on asyncio's loop, the transport's fatal error on
+    uvloop's)."""
+    host, port = kraft_broker.bootstrap.rsplit(":", 1)
+    metadata = {"topics": [], "allow_auto_topic_creation": False}
+    metadata |= {"include_topic_authorized_operations": False}
+    with _CutAfterLogin(host, int(port)) as relay:
+        keys = front_door_keys(tmp_path, relay.address)
+        with ServeProcess(tmp_path, keys) as serve:
+            alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+            started = time.monotonic()
+            try:
+                with KafkaConnection(serve.bootstrap, alice, timeout=20) as conn:
+                    conn._sock.sendall(encode_request(ApiKey.METADATA, 12, 7, "t", metadata))
+                    conn._sock.settimeout(20)
+                    got = conn._sock.recv(100)
+            except (KafkaConnectionError, OSError):
+                got = b""
+            waited = time.monotonic() - started
+            log = serve.log_text()
+    assert got == b"" and waited < 10, (got, waited)
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
+    assert "the broker closed" in log, log[-3000:]
 
 
 def _produce_and_consume(
