@@ -22,9 +22,12 @@ resumed, a timer, a close). Its :class:`Phase` says where it stands:
 ``REAUTH_DUE``
     Our session at the cluster nears its end (KIP-368,
     ``connections.max.reauth.ms``): nothing new is forwarded; once nothing is
-    in flight, the connection logs in again there.
+    in flight, the connection logs in again there. A request for the edge
+    read meanwhile is answered first; the re-login stays due.
 ``RELOGGING``
-    The re-login at the cluster is under way; the client's bytes are held.
+    The re-login at the cluster is under way; the client's bytes are held,
+    and the cluster is read even while the client does not read (its answer
+    is the re-login's, never the client's).
 ``CLOSED``
     Nothing more happens.
 
@@ -253,10 +256,7 @@ class ProxyConnection:
         self._session_valid = session_valid
         self._cluster_writable = True
         self._client_reading = True  # as the adapter was last told
-        # Whether the client reads what we write (its transport's flow control):
-        # while it does not, our reads from the cluster pause, except for a
-        # re-login's answer.
-        self._client_writable = True
+        self._client_writable = True  # else our cluster reads pause, but for a re-login
         # The fast path's actions when an event did more than forward chunks.
         self._deferred: list[Action] = []
         # Lent to _progress by the fast path, which finds it empty almost always.
@@ -422,12 +422,8 @@ class ProxyConnection:
 
     def client_writable(self, writable: bool) -> list[Action]:
         """Back-pressure: a client that does not read its responses stops our
-        reads from the cluster, never our buffering of them.
-
-        Not while there is no upstream connection to pause (``OPENING``), nor
-        during a re-login, whose answer must be read (nothing is in flight
-        then, so nothing read is the client's): the pause is applied once
-        forwarding goes on (:meth:`_go_on`)."""
+        reads from the cluster, never our buffering of them; from :meth:`_go_on`
+        on while ``OPENING`` (nothing to pause) or ``RELOGGING`` (its answer is read)."""
         phase = self.phase
         if phase is Phase.CLOSED:
             return []
@@ -449,8 +445,6 @@ class ProxyConnection:
     def _go_on(self, now: float, lifetime_ms: int, first: bytes = b"") -> list[Action]:
         self.phase = Phase.REAUTH_DUE if self._reauth_pending else Phase.FORWARDING
         self._reauth_pending = False
-        # The upstream connection reads until told otherwise: a client that
-        # stopped reading meanwhile pauses it now.
         out: list[Action] = [] if self._client_writable else [ReadCluster(False)]
         if lifetime_ms > 0:
             self._reauth_at = at = now + lifetime_ms * self._bounds.reauth_at / 1000
@@ -466,8 +460,7 @@ class ProxyConnection:
             local = events.pop()
             assert isinstance(local, LocalRequest)
             self._local = local
-            if self.phase is Phase.REAUTH_DUE:
-                # Still due once the edge has answered (local_answered).
+            if self.phase is Phase.REAUTH_DUE:  # still due once the edge has answered
                 self._reauth_pending = True
             self.phase = Phase.ANSWERING_LOCALLY
         if events:
@@ -499,9 +492,7 @@ class ProxyConnection:
                 out.append(AnswerLocally(len(payload).to_bytes(4, "big") + payload))
             elif self.phase is Phase.REAUTH_DUE and self._requests.idle():
                 self.phase = Phase.RELOGGING
-                if not self._client_writable:
-                    # Paused for a client that does not read: the re-login's
-                    # answer must be read all the same, or it times out.
+                if not self._client_writable:  # its answer is read, or it times out
                     out.append(ReadCluster(True))
                 out.append(RELOGIN)
         return self._reading(out)
