@@ -22,9 +22,12 @@ resumed, a timer, a close). Its :class:`Phase` says where it stands:
 ``REAUTH_DUE``
     Our session at the cluster nears its end (KIP-368,
     ``connections.max.reauth.ms``): nothing new is forwarded; once nothing is
-    in flight, the connection logs in again there.
+    in flight, the connection logs in again there. A request for the edge
+    read meanwhile is answered first; the re-login stays due.
 ``RELOGGING``
-    The re-login at the cluster is under way; the client's bytes are held.
+    The re-login at the cluster is under way; the client's bytes are held,
+    and the cluster is read even while the client does not read (its answer
+    is the re-login's, never the client's).
 ``CLOSED``
     Nothing more happens.
 
@@ -189,6 +192,7 @@ class ProxyConnection:
     __slots__ = (
         "_bounds",
         "_client_reading",
+        "_client_writable",
         "_cluster_writable",
         "_deferred",
         "_held",
@@ -252,6 +256,7 @@ class ProxyConnection:
         self._session_valid = session_valid
         self._cluster_writable = True
         self._client_reading = True  # as the adapter was last told
+        self._client_writable = True  # else our cluster reads pause, but for a re-login
         # The fast path's actions when an event did more than forward chunks.
         self._deferred: list[Action] = []
         # Lent to _progress by the fast path, which finds it empty almost always.
@@ -397,7 +402,7 @@ class ProxyConnection:
     def tick(self, now: float) -> list[Action]:
         """The clock moved: a re-authentication at the cluster may be due."""
         at = self._reauth_at
-        if at is None:
+        if at is None or self.phase is Phase.CLOSED:
             return []
         if now < at:
             # A loop's timer may fire a little early (uvloop's clock counts
@@ -406,7 +411,7 @@ class ProxyConnection:
         self._reauth_at = None
         if self.phase is Phase.FORWARDING:
             self.phase = Phase.REAUTH_DUE
-        elif self.phase is not Phase.CLOSED:
+        else:
             self._reauth_pending = True
         return self._progress([])
 
@@ -417,8 +422,15 @@ class ProxyConnection:
 
     def client_writable(self, writable: bool) -> list[Action]:
         """Back-pressure: a client that does not read its responses stops our
-        reads from the cluster, never our buffering of them."""
-        return [] if self.phase is Phase.CLOSED else [ReadCluster(writable)]
+        reads from the cluster, never our buffering of them; from :meth:`_go_on`
+        on while ``OPENING`` (nothing to pause) or ``RELOGGING`` (its answer is read)."""
+        phase = self.phase
+        if phase is Phase.CLOSED:
+            return []
+        self._client_writable = writable
+        if phase is Phase.OPENING or phase is Phase.RELOGGING:
+            return []
+        return [ReadCluster(writable)]
 
     def upstream_lost(self, reason: str) -> list[Action]:
         return self._close(reason, None)
@@ -433,7 +445,7 @@ class ProxyConnection:
     def _go_on(self, now: float, lifetime_ms: int, first: bytes = b"") -> list[Action]:
         self.phase = Phase.REAUTH_DUE if self._reauth_pending else Phase.FORWARDING
         self._reauth_pending = False
-        out: list[Action] = []
+        out: list[Action] = [] if self._client_writable else [ReadCluster(False)]
         if lifetime_ms > 0:
             self._reauth_at = at = now + lifetime_ms * self._bounds.reauth_at / 1000
             out.append(SetTimer(at))
@@ -448,6 +460,8 @@ class ProxyConnection:
             local = events.pop()
             assert isinstance(local, LocalRequest)
             self._local = local
+            if self.phase is Phase.REAUTH_DUE:  # still due once the edge has answered
+                self._reauth_pending = True
             self.phase = Phase.ANSWERING_LOCALLY
         if events:
             if not self._sending():
@@ -478,6 +492,8 @@ class ProxyConnection:
                 out.append(AnswerLocally(len(payload).to_bytes(4, "big") + payload))
             elif self.phase is Phase.REAUTH_DUE and self._requests.idle():
                 self.phase = Phase.RELOGGING
+                if not self._client_writable:  # its answer is read, or it times out
+                    out.append(ReadCluster(True))
                 out.append(RELOGIN)
         return self._reading(out)
 

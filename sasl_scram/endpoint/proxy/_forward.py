@@ -512,6 +512,13 @@ class ProxyAdapter:
                 self._door.gates.unforwarded("login_refused")
         finally:
             self._task = None
+        if upstream is not None and upstream.lost:
+            # The broker closed it after our login, before _attach set on_lost:
+            # nothing else would tell, and the client's requests would go to a
+            # closed connection. As if it could not be reached.
+            gone = UpstreamUnavailable("the broker closed the connection right after our login")
+            self._door._opening_failed(edge.conn_id, gone)
+            upstream = None
         if self._proxy.phase is Phase.CLOSED:  # the client left meanwhile
             if upstream is not None:
                 upstream.close()
@@ -665,21 +672,26 @@ class ProxyAdapter:
 
     # -- actions ------------------------------------------------------------------------
     def _run(self, actions: list[Action]) -> None:
-        answered = False
-        for action in actions:
-            if type(action) is ToCluster:
-                self._to_cluster(action.chunks)
-            elif type(action) is ToClient:
-                self._to_client(action.chunks)
-            elif type(action) is ReadClient:
-                self._edge.set_forward_paused(not action.reading)
-            elif type(action) is AnswerLocally:
-                self._edge.run_local(action.frame)
-                answered = True
-            else:
-                self._run_rare(action)
-        if answered and not self._edge.busy_locally():
-            self._run(self._proxy.local_answered())
+        # A loop, not a recursion: a client may pipeline any number of requests
+        # the edge answers at once (ApiVersions), each one's answer handing
+        # over the next, and a call per request would exhaust the stack.
+        while True:
+            answered = False
+            for action in actions:
+                if type(action) is ToCluster:
+                    self._to_cluster(action.chunks)
+                elif type(action) is ToClient:
+                    self._to_client(action.chunks)
+                elif type(action) is ReadClient:
+                    self._edge.set_forward_paused(not action.reading)
+                elif type(action) is AnswerLocally:
+                    self._edge.run_local(action.frame)
+                    answered = True
+                else:
+                    self._run_rare(action)
+            if not answered or self._edge.busy_locally():
+                return
+            actions = self._proxy.local_answered()
 
     def _run_rare(self, action: Action) -> None:
         if type(action) is ReadCluster:

@@ -7,8 +7,10 @@ own admin, which is serve's ``upstream.`` login.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import struct
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 
 from sasl_scram import SCRAM_SHA_512
 from sasl_scram.admin import KafkaConnection
+from sasl_scram.admin import KafkaConnectionError
 from sasl_scram.admin import SaslCredentials
 from sasl_scram.kafka import ApiKey
 from sasl_scram.kafka import decode_response
@@ -31,6 +34,7 @@ from tests.support.front_door import upstream_keys
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.serve_process import ServeProcess
+from tests.support.tcp_proxy import TcpProxy
 from tests.support.zookeeper_server import free_port
 from tests.support.zookeeper_server import free_port_base
 
@@ -158,6 +162,38 @@ def test_an_edge_answer_between_forwarded_requests_keeps_its_place(
     assert figures["kafka_scram_upstream_connections"] == 1
 
 
+@pytest.mark.broker
+def test_thousands_of_edge_answers_pipelined_in_one_write_keep_the_connection(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """5,000 ApiVersions, which the edge answers itself, in one write, then a
+    Metadata: each answer hands over the next request, and all of them come
+    back in order on a connection that stays open (a call per answer used to
+    exhaust the stack: the transport's fatal error, logged with a traceback)."""
+    keys = front_door_keys(tmp_path, kraft_broker.bootstrap)
+    software = {"client_software_name": "t", "client_software_version": "1"}
+    asked = 5_000
+    metadata = {"topics": [], "allow_auto_topic_creation": False}
+    metadata |= {"include_topic_authorized_operations": False}
+    pipelined = b"".join(
+        encode_request(ApiKey.API_VERSIONS, 3, i, "t", software) for i in range(asked)
+    ) + encode_request(ApiKey.METADATA, 12, asked, "t", metadata)
+    with ServeProcess(tmp_path, keys) as serve:
+        alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+        with KafkaConnection(serve.bootstrap, alice, timeout=30) as conn:
+            sock = conn._sock
+            sender = threading.Thread(target=sock.sendall, args=(pipelined,), daemon=True)
+            sender.start()
+            frames = _frame_reader(sock)
+            answered = [struct.unpack_from(">i", next(frames))[0] for _ in range(asked)]
+            last = decode_response(ApiKey.METADATA, 12, next(frames))
+            sender.join(timeout=10)
+        log = serve.log_text()
+    assert answered == list(range(asked))
+    assert last[0] == asked and last[1]["brokers"], log[-3000:]
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
+
+
 def _metrics(port: int) -> dict[str, float]:
     """``/metrics`` as name (with labels) to value."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
@@ -206,6 +242,109 @@ def test_the_cluster_login_is_renewed_in_band_for_a_producer_that_keeps_going(
     assert got == [f"v{i}" for i in range(sent)]
     assert log.count("re-authenticated at the cluster") >= 2, log[-3000:]
     assert "the broker closed" not in log and "cannot forward" not in log
+
+
+@pytest.mark.broker
+def test_the_cluster_login_is_renewed_while_the_client_does_not_read(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """A client that does not read what the edge answers (ApiVersions, sent
+    by the thousand) has paused our reads from the broker by the time the
+    session there (3 s) is due again: the re-login reads its answer all the
+    same, rather than waiting for upstream.request.timeout.ms and closing a
+    connection that only had to wait for its client."""
+    keys = front_door_keys(
+        tmp_path, kraft_broker.reauth_bootstrap, **{"upstream.request.timeout.ms": "2000"}
+    )
+    software = {"client_software_name": "t", "client_software_version": "1"}
+    asked = 14_000  # some 6 MB of answers: more than the kernel's buffers hold
+    versions = b"".join(
+        encode_request(ApiKey.API_VERSIONS, 3, i, "t", software) for i in range(asked)
+    )
+    metadata = {"topics": [], "allow_auto_topic_creation": False}
+    metadata |= {"include_topic_authorized_operations": False}
+    with ServeProcess(tmp_path, keys, args=("--log-level", "DEBUG")) as serve:
+        alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+        with KafkaConnection(serve.bootstrap, alice, timeout=30) as conn:
+            sock = conn._sock
+            # A small receive buffer, not one the kernel grows to hold every answer.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+            sender = threading.Thread(target=sock.sendall, args=(versions,), daemon=True)
+            sender.start()
+            # The re-login falls due at 85 % of 3 s; failing, it would close at 2 s more.
+            time.sleep(6)
+            frames = _frame_reader(sock)
+            answered = [struct.unpack_from(">i", next(frames))[0] for _ in range(asked)]
+            sender.join(timeout=10)
+            sock.sendall(encode_request(ApiKey.METADATA, 12, asked, "t", metadata))
+            last = decode_response(ApiKey.METADATA, 12, next(frames))
+        log = serve.log_text()
+    assert answered == list(range(asked))
+    assert last[0] == asked and last[1]["brokers"], log[-3000:]
+    assert "re-authenticated at the cluster" in log, log[-3000:]
+    assert "re-authentication failed" not in log, log[-3000:]
+
+
+class _CutAfterLogin(TcpProxy):
+    """Relays to the broker; from its second connection on (the first is serve's
+    start-up look), closes both sides right after the broker's third frame, the
+    server-final of serve's login: a broker that goes as soon as it took it."""
+
+    def _pipe(
+        self,
+        src: socket.socket,
+        dst: socket.socket,
+        pair: tuple[socket.socket, socket.socket],
+        copy: bytearray | None,
+    ) -> None:
+        if src is not pair[1] or self.accepted < 2:
+            return super()._pipe(src, dst, pair, copy)
+        buf, frames = b"", 0
+        try:
+            while frames < 3 and (data := src.recv(65536)):
+                buf += data
+                while frames < 3 and 4 <= len(buf) >= 4 + struct.unpack_from(">i", buf)[0]:
+                    size = 4 + struct.unpack_from(">i", buf)[0]
+                    dst.sendall(buf[:size])
+                    buf, frames = buf[size:], frames + 1
+        except OSError:
+            pass
+        finally:
+            for sock in pair:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+
+
+@pytest.mark.broker
+def test_a_broker_that_closes_right_after_our_login_closes_the_client_cleanly(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """The broker closes the upstream connection as soon as it has taken our
+    login, before the forwarding is attached to it: the client's connection
+    closes, with one line, rather than forwarding its requests into a closed
+    connection (a hang on asyncio's loop, the transport's fatal error on
+    uvloop's)."""
+    host, port = kraft_broker.bootstrap.rsplit(":", 1)
+    metadata = {"topics": [], "allow_auto_topic_creation": False}
+    metadata |= {"include_topic_authorized_operations": False}
+    with _CutAfterLogin(host, int(port)) as relay:
+        keys = front_door_keys(tmp_path, relay.address)
+        with ServeProcess(tmp_path, keys) as serve:
+            alice = SaslCredentials(SCRAM_SHA_512, "alice", "alice-secret")
+            started = time.monotonic()
+            try:
+                with KafkaConnection(serve.bootstrap, alice, timeout=20) as conn:
+                    conn._sock.sendall(encode_request(ApiKey.METADATA, 12, 7, "t", metadata))
+                    conn._sock.settimeout(20)
+                    got = conn._sock.recv(100)
+            except (KafkaConnectionError, OSError):
+                got = b""
+            waited = time.monotonic() - started
+            log = serve.log_text()
+    assert got == b"" and waited < 10, (got, waited)
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
+    assert "the broker closed" in log, log[-3000:]
 
 
 def _produce_and_consume(

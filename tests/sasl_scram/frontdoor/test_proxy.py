@@ -306,6 +306,32 @@ def test_reauthentication_due_with_requests_in_flight_waits_for_their_answers() 
     assert d.timer == pytest.approx(118.5)
 
 
+def test_a_relogin_due_is_kept_across_requests_for_the_edge() -> None:
+    """Re-authentication falls due while the edge answers a request, and the
+    next request is the edge's too (a client re-authenticating at the edge,
+    pipelined ApiVersions): the re-login at the cluster still happens."""
+    d = opened(lifetime_ms=1000)
+    d.client(request(HANDSHAKE, 1, 1, b"") + request(HANDSHAKE, 1, 2, b""))
+    assert len(d.local) == 1
+    d.run(d.proxy.tick(101.0))
+    d.run(d.proxy.local_answered())
+    assert len(d.local) == 2 and d.relogins == 0
+    d.run(d.proxy.local_answered())
+    assert d.relogins == 1 and d.proxy.phase is Phase.RELOGGING
+
+
+def test_a_request_for_the_edge_read_while_a_relogin_is_due_keeps_it_due() -> None:
+    d = opened(lifetime_ms=1000)
+    d.client(request(FETCH, 12, 1, b"a"))
+    d.run(d.proxy.tick(101.0))
+    assert d.proxy.phase is Phase.REAUTH_DUE
+    d.client(request(HANDSHAKE, 1, 2, b""))  # read before the pause took effect
+    d.cluster(response(1, b"x"))
+    assert len(d.local) == 1 and d.relogins == 0
+    d.run(d.proxy.local_answered())
+    assert d.relogins == 1 and d.proxy.phase is Phase.RELOGGING
+
+
 def test_a_failed_relogin_closes() -> None:
     d = opened(lifetime_ms=1000)
     d.run(d.proxy.tick(101.0))
@@ -331,6 +357,49 @@ def test_a_client_that_does_not_read_stops_our_reads_from_the_cluster() -> None:
     assert not d.cluster_reading
     d.run(d.proxy.client_writable(True))
     assert d.cluster_reading
+
+
+def test_a_relogin_reads_the_cluster_while_the_client_does_not_read() -> None:
+    """The client's back-pressure pauses our reads from the cluster, but a due
+    re-login must read the cluster's answer to it: nothing is in flight then,
+    so nothing read is the client's. Once logged in again, the pause is back
+    while the client still does not read."""
+    d = opened(lifetime_ms=1000)
+    d.run(d.proxy.client_writable(False))
+    assert not d.cluster_reading
+    d.run(d.proxy.tick(101.0))
+    assert d.relogins == 1 and d.cluster_reading
+    d.run(d.proxy.relogin_done(102.0, 1000))
+    assert d.proxy.phase is Phase.FORWARDING and not d.cluster_reading
+    d.run(d.proxy.client_writable(True))
+    assert d.cluster_reading
+
+
+def test_a_client_that_stops_reading_during_a_relogin_pauses_the_cluster_after_it() -> None:
+    d = opened(lifetime_ms=1000)
+    d.run(d.proxy.tick(101.0))
+    assert d.proxy.phase is Phase.RELOGGING
+    d.run(d.proxy.client_writable(False))
+    assert d.cluster_reading  # the re-login's answer is still to be read
+    d.run(d.proxy.relogin_done(102.0, 1000))
+    assert not d.cluster_reading
+
+
+def test_a_client_that_stopped_reading_before_the_upstream_opened_pauses_it_once_open() -> None:
+    proxy = ProxyConnection(limits(), chain().bind(SESSION), forwarded=FORWARDED)
+    # No upstream connection to pause yet: the adapter could only drop the pause.
+    assert proxy.client_writable(False) == []
+    d = Driver(proxy)
+    d.run(proxy.upstream_ready(100.0, 0))
+    assert not d.cluster_reading
+
+
+def test_nothing_happens_once_closed_not_even_a_timer() -> None:
+    d = opened(lifetime_ms=10_000)
+    d.proxy.close()
+    assert d.proxy.tick(101.0) == []  # a timer firing early, after the close
+    assert d.proxy.tick(200.0) == []
+    assert d.proxy.client_writable(False) == []
 
 
 def test_a_cluster_that_does_not_read_pauses_the_client() -> None:
