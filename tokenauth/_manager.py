@@ -50,6 +50,18 @@ USER_TYPE = "User"
 ANONYMOUS = KafkaPrincipal(USER_TYPE, "ANONYMOUS")
 
 
+# Long.MAX_VALUE: every timestamp is a Java long on the wire and in the stored JSON.
+_LONG_MAX = 2**63 - 1
+
+
+def _later(now_ms: int, duration_ms: int) -> int:
+    """``now + duration`` saturated at Long.MAX_VALUE (``DelegationTokenControlManager.sum``,
+    Kafka 4.x). ``delegation.token.max.lifetime.ms`` may be Long.MAX_VALUE; an unbounded
+    sum would be stored where no reader (ours, Kafka's ``DelegationTokenManagerZk.fromBytes``)
+    takes it back. ZooKeeper-mode Kafka wraps around instead: a token born expired."""
+    return min(now_ms + duration_ms, _LONG_MAX)
+
+
 def wall_clock_ms() -> int:
     """Epoch milliseconds, as Kafka's ``Time.milliseconds``."""
     return time.time_ns() // 1_000_000
@@ -217,8 +229,8 @@ class TokenManager:
         now = self._clock_ms()
         server_max = self._config.max_lifetime_ms
         lifetime = server_max if max_lifetime_ms <= 0 else min(max_lifetime_ms, server_max)
-        max_ts = now + lifetime
-        expiry_ts = min(max_ts, now + self._config.expiry_time_ms)
+        max_ts = _later(now, lifetime)
+        expiry_ts = min(max_ts, _later(now, self._config.expiry_time_ms))
         token_id = self._new_id()
         info = TokenInformation(token_id, owner, requester, renewers, now, expiry_ts, max_ts)
         try:
@@ -313,7 +325,7 @@ class TokenManager:
         now = self._clock_ms()
         if info.is_expired(now):
             return ErrorCode.DELEGATION_TOKEN_EXPIRED, -1
-        expiry = min(info.max_timestamp_ms, now + period_ms)
+        expiry = min(info.max_timestamp_ms, _later(now, period_ms))
         try:
             self._store.put(info.with_expiry(expiry))
         except TokenStoreError as exc:

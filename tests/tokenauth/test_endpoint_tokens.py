@@ -194,6 +194,26 @@ def test_expired_token_is_refused_before_the_sweep(
     assert info.value.error_code == 58
 
 
+def test_a_server_maximum_lifetime_of_long_max_gives_tokens_that_work() -> None:
+    """``delegation.token.max.lifetime.ms=9223372036854775807`` is a valid Kafka setting:
+    the timestamps saturate at Long.MAX_VALUE (Kafka 4.x's
+    ``DelegationTokenControlManager.sum``), so the answer encodes as INT64 and the
+    token can be described, renewed and logged in with over real sockets."""
+    long_max = 2**63 - 1
+    ext, _ = token_extension(max_lifetime_ms=long_max, expiry_time_ms=long_max)
+    with (
+        RunningEndpoint(extensions=[ext]) as ep,
+        DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, *ALICE))) as client,
+    ):
+        token = client.create_token()
+        assert (token.info.max_timestamp_ms, token.info.expiry_timestamp_ms) == (long_max,) * 2
+        assert client.renew_token(token.hmac, long_max) == long_max
+        [seen] = client.describe_tokens()
+        assert seen.info == token.info
+        cfg = ClientConfig.from_properties(props(ep, token.token_id, token.hmac_base64, token=True))
+        DelegationTokenClient.connect(cfg).close()
+
+
 def test_secret_rotation_on_a_running_endpoint(served: tuple[RunningEndpoint, object]) -> None:
     ep, manager = served
     with DelegationTokenClient.connect(ClientConfig.from_properties(props(ep, *ALICE))) as client:

@@ -119,3 +119,28 @@ def test_closed_store_refuses_writes(store_factory: StoreFactory) -> None:
     store.close()
     with pytest.raises(TokenStoreError):
         store.put(token())
+
+
+LONG_MAX = 2**63 - 1
+
+
+def test_tokens_of_a_server_maximum_lifetime_survive_a_reload(
+    store_factory: StoreFactory, clock: FakeClock[int]
+) -> None:
+    """``delegation.token.max.lifetime.ms`` (and the expiry time) may be Long.MAX_VALUE:
+    Kafka 4.x's ``DelegationTokenControlManager.sum`` then saturates ``now + lifetime``
+    at Long.MAX_VALUE. Timestamps past a Java long would be written where no reader
+    (ours, or Kafka's ``DelegationTokenManagerZk.fromBytes``) can take them back, and
+    the token would vanish."""
+    config = TokenConfig.of("secretKey", max_lifetime_ms=LONG_MAX, expiry_time_ms=LONG_MAX)
+    writer = TokenManager(config, store_factory(), clock_ms=clock)
+    created = writer.create_token(ctx(ALICE))
+    assert (created.max_timestamp_ms, created.expiry_timestamp_ms) == (LONG_MAX, LONG_MAX)
+    renewed = writer.renew_token(ctx(ALICE), created.hmac, LONG_MAX)
+    assert renewed.expiry_timestamp_ms == LONG_MAX
+    assert writer.cache.get(created.token_id) is not None
+    reader = TokenManager(config, store_factory(), clock_ms=clock)
+    wait_until(lambda: reader.cache.get(created.token_id) is not None, timeout=5.0)
+    stored = reader.cache.get(created.token_id)
+    assert stored is not None
+    assert (stored.max_timestamp_ms, stored.expiry_timestamp_ms) == (LONG_MAX, LONG_MAX)
