@@ -56,6 +56,7 @@ from sasl_scram.kafka import encode_response
 from sasl_scram.kafka import encode_sasl_authenticate_response
 from sasl_scram.kafka import frame
 from sasl_scram.kafka import frame_response
+from sasl_scram.kafka import message_spec
 
 if TYPE_CHECKING:
     from sasl_scram.endpoint._config import EndpointConfig
@@ -143,6 +144,9 @@ class Close:
     #: login for it: not the edge's verdict, so not counted in Kafka's
     #: failed-authentication-total (the front door counts it apart).
     cluster_refused: bool = False
+    #: The server could not build its own answer: logged at ERROR, as Kafka's
+    #: request handler logs a failure of its own, not a client's.
+    server_fault: bool = False
 
 
 class CredentialNeeded:
@@ -660,11 +664,10 @@ class ServerConnection:
         self._waiting = None
         if self._state is _State.CLOSED:
             return []
-        h = call.header
-        out: list[Output] = [
-            Send(encode_response(h.api_key, h.api_version, h.correlation_id, body))
-        ]
-        return self._then_drain(out)
+        data = _encoded_answer(call.header, body)
+        if isinstance(data, str):
+            return [replace(self._close(data), server_fault=True)]
+        return self._then_drain([Send(data)])
 
     def fail_call(self, reason: str) -> list[Output]:
         """The handler for the outstanding call failed unexpectedly: close, like Kafka."""
@@ -675,6 +678,20 @@ class ServerConnection:
         self, header: RequestHeader, spec: ApiSpec, reason: str, request: dict[str, Any]
     ) -> list[Output]:
         return [_illegal_state_answer(header, spec, reason, request), self._close(reason)]
+
+
+def _encoded_answer(header: RequestHeader, body: dict[str, Any]) -> bytes | str:
+    """A handler's answer as sent, or why it cannot be (the connection then
+    closes, as Kafka closes one whose response it cannot build).
+
+    A body its handler built wrong (a value out of its type's range, a wrong
+    type) can raise anything from the codec; the reason names the API, never
+    the values, which may be secrets."""
+    try:
+        return encode_response(header.api_key, header.api_version, header.correlation_id, body)
+    except Exception:
+        name = message_spec(header.api_key).name
+        return f"the answer to {name} v{header.api_version} could not be encoded"
 
 
 def _illegal_state_answer(

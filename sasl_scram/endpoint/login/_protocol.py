@@ -679,6 +679,9 @@ class EdgeSide:
 
 
 def _log_close(conn_id: str, peer: str, listener: str, item: Close) -> None:
+    if item.server_fault:
+        log.error("[%s] closing: %s", conn_id, loggable(item.reason))
+        return
     if not item.after_failed_authentication:
         log.debug("[%s] closing: %s", conn_id, loggable(item.reason))
         return

@@ -379,6 +379,31 @@ def test_pipelined_requests_wait_for_the_answer_in_order() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"brokers": [{"node_id": 2**31, "host": "h", "port": 1}], "topics": []},
+        {"brokers": [], "topics": [], "cluster_id": 7},
+        {"brokers": "none", "topics": []},
+    ],
+    ids=["int-out-of-range", "wrong-type", "not-an-array"],
+)
+def test_an_answer_that_cannot_be_encoded_closes_the_connection(body: dict[str, Any]) -> None:
+    """A handler's body the codec cannot write closes the connection, as Kafka
+    closes one whose response it cannot build; the request after it is not
+    left waiting for ever (nothing else would ever answer or close it)."""
+    p = Peer()
+    p.login()
+    data = encode_request(3, 12, 100, "c", {"topics": None}) + encode_request(
+        18, 3, 101, "c", {"client_software_name": "t", "client_software_version": "1"}
+    )
+    assert isinstance(p.conn.receive(data)[0], ApiCall)
+    [closing] = p.conn.respond(body)
+    assert isinstance(closing, Close) and p.conn.closed
+    assert closing.reason == "the answer to Metadata v12 could not be encoded", closing.reason
+    assert closing.server_fault and not closing.after_failed_authentication
+
+
 def test_unknown_api_key_closes() -> None:
     p = Peer()
     p.login()
