@@ -493,7 +493,11 @@ def _admit_user(
     reason in place of its success (the last answer due), before any cluster
     connection is opened for it, and the connection closes after
     ``connection.failed.authentication.delay.ms``, so that the client reads why.
-    The host logs it, at most once a minute per user."""
+    The host logs it, at most once a minute per user.
+
+    The refusal is a right password's verdict: past the failure budget it is
+    held for its turn like any other (``_verdicts.py``), or a guesser would hear
+    the right password at once while every wrong one waits."""
     if verdict.reauthentication:
         return True
     user = verdict.session.authorization_id
@@ -503,14 +507,30 @@ def _admit_user(
         return True
     if sends:
         sends.pop()  # the success (server-final) goes no further
-    for out in refuse_forwarded_login(p._conn, p._endpoint.user_refusal(user)):
-        if type(out) is Send:
-            sends.append(out.data)
-    _flush(transport, sends)
+    refusal = [
+        out.data
+        for out in refuse_forwarded_login(p._conn, p._endpoint.user_refusal(user))
+        if type(out) is Send
+    ]
     p._hold = True
     p._update_reading()
-    p._loop.call_later(p._endpoint.pacer.failed_delay_s, p.close, "")
+    delay = p._endpoint.pacer.delay(p._listener.name, p._peername, verdict)
+    if delay > 0:
+        _flush(transport, sends)  # the answers due before the verdict
+        p._loop.call_later(delay, _refuse_user, p, refusal)
+    else:
+        sends.extend(refusal)
+        _refuse_user(p, sends)
     return False
+
+
+def _refuse_user(p: ConnectionProtocol, refusal: list[bytes]) -> None:
+    """Send a login's refusal by the per-user cap, and close after the KIP-306 delay."""
+    transport = p._transport
+    if transport is None or transport.is_closing():
+        return
+    _flush(transport, refusal)
+    p._loop.call_later(p._endpoint.pacer.failed_delay_s, p.close, "")
 
 
 def _give_places_back(p: ConnectionProtocol) -> None:
