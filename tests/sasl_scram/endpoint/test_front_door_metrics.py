@@ -115,3 +115,24 @@ def test_a_login_that_waited_for_an_unreachable_cluster_is_counted_apart(
     assert after[GAUGE] == 0, after
     assert log.count("Cannot reach the cluster") == 1, log[-3000:]
     assert log.count("Reached the cluster") == 1, log[-3000:]
+
+
+def test_the_gauge_shows_a_cluster_away_since_start_until_it_is_reached(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """``serve`` started while the cluster cannot be reached accepts nothing: the
+    gauge says 1 (as for an outage later), and 0 once the cluster is reached."""
+    metrics_port = free_port()
+    with TcpProxy("127.0.0.1", kraft_broker.port) as proxy:
+        proxy.partition("refuse")
+        keys = front_door_keys(
+            tmp_path, proxy.address, **{"scram.metrics.listener": f"127.0.0.1:{metrics_port}"}
+        )
+        with ServeProcess(tmp_path, keys) as serve:
+            serve.wait_for_log("Cannot reach the cluster at start")
+            during = scrape(metrics_port)
+            proxy.heal()
+            KafkaConnection(serve.bootstrap, ALICE, timeout=30).close()
+            after = scrape(metrics_port)
+    assert during.get(GAUGE) == 1, during
+    assert after.get(GAUGE) == 0, after
