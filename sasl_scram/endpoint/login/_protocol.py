@@ -221,8 +221,10 @@ class ConnectionProtocol(asyncio.Protocol):
 
     @property
     def authenticated_mechanism(self) -> str | None:
-        """The SASL mechanism of an authenticated connection (for the metrics' gauges)."""
-        session = self._conn.session if self._conn.authenticated else None
+        """The SASL mechanism of an authenticated connection (for the metrics' gauges):
+        one whose verdict went out, not one held (the budget, a front door waiting
+        for the cluster), which the client has not heard and may time out."""
+        session = self._conn.session if self._authed and self._conn.authenticated else None
         return session.mechanism.mechanism_name if session is not None else None
 
     # -- asyncio callbacks ----------------------------------------------------------
