@@ -50,9 +50,14 @@ _JAVA_INT = re.compile(r"[+-]?[0-9]+")
 
 def canonical_address(host: str) -> str:
     """An IP address as the kernel writes a peer's (``::0001`` is ``::1``); an IPv6
-    zone is dropped, as a peer's address carries none. Raises ``ValueError`` for a
-    host that is not an IP address."""
-    return ipaddress.ip_address(host.partition("%")[0]).compressed
+    zone is dropped (``Inet6Address.equals`` ignores it; the acceptor drops a
+    peer's too), and an IPv4-mapped address is the IPv4 one, as Java's
+    ``InetAddress.getByName`` makes it: the address an IPv4 client has. Raises
+    ``ValueError`` for a host that is not an IP address."""
+    address = ipaddress.ip_address(host.partition("%")[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.compressed
+    return address.compressed
 
 
 def _addresses(host: str) -> list[str]:

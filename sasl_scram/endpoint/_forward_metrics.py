@@ -98,6 +98,14 @@ class ForwardMetrics:
         """How many sets of cluster addresses cannot be reached now."""
         self.cells[_UNREACHABLE] = count
 
+    def process_gone(self) -> None:
+        """The process these cells count for died: its upstream connections went
+        with it (counted closed: a counter never goes back), and its successor
+        finds out afresh whether the cluster answers."""
+        cells = self.cells
+        cells[_EVENT_CELL["closed"]] = cells[_EVENT_CELL["opened"]]
+        cells[_UNREACHABLE] = 0
+
     def used(self) -> bool:
         cells = self.cells
         return bool(

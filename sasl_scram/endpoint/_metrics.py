@@ -298,9 +298,11 @@ class WorkerBlocks:
         return out
 
     def clear_gauges(self, worker: int) -> None:
-        """A dead worker's connections died with it; its counts stay."""
+        """A dead worker's connections died with it, its upstream ones too; its
+        counts stay."""
         for row in self.rows(worker).values():
             row.cells[_AUTHED] = row.cells[_OPEN] = 0
+        ForwardMetrics(self.share(worker).forward).process_gone()
 
     def total(self) -> dict[tuple[str, str], _SharedRow]:
         """Each row summed over the workers."""

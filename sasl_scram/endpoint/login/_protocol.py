@@ -221,8 +221,10 @@ class ConnectionProtocol(asyncio.Protocol):
 
     @property
     def authenticated_mechanism(self) -> str | None:
-        """The SASL mechanism of an authenticated connection (for the metrics' gauges)."""
-        session = self._conn.session if self._conn.authenticated else None
+        """The SASL mechanism of an authenticated connection (for the metrics' gauges):
+        one whose verdict went out, not one held (the budget, a front door waiting
+        for the cluster), which the client has not heard and may time out."""
+        session = self._conn.session if self._authed and self._conn.authenticated else None
         return session.mechanism.mechanism_name if session is not None else None
 
     # -- asyncio callbacks ----------------------------------------------------------
@@ -493,7 +495,11 @@ def _admit_user(
     reason in place of its success (the last answer due), before any cluster
     connection is opened for it, and the connection closes after
     ``connection.failed.authentication.delay.ms``, so that the client reads why.
-    The host logs it, at most once a minute per user."""
+    The host logs it, at most once a minute per user.
+
+    The refusal is a right password's verdict: past the failure budget it is
+    held for its turn like any other (``_verdicts.py``), or a guesser would hear
+    the right password at once while every wrong one waits."""
     if verdict.reauthentication:
         return True
     user = verdict.session.authorization_id
@@ -503,14 +509,30 @@ def _admit_user(
         return True
     if sends:
         sends.pop()  # the success (server-final) goes no further
-    for out in refuse_forwarded_login(p._conn, p._endpoint.user_refusal(user)):
-        if type(out) is Send:
-            sends.append(out.data)
-    _flush(transport, sends)
+    refusal = [
+        out.data
+        for out in refuse_forwarded_login(p._conn, p._endpoint.user_refusal(user))
+        if type(out) is Send
+    ]
     p._hold = True
     p._update_reading()
-    p._loop.call_later(p._endpoint.pacer.failed_delay_s, p.close, "")
+    delay = p._endpoint.pacer.delay(p._listener.name, p._peername, verdict)
+    if delay > 0:
+        _flush(transport, sends)  # the answers due before the verdict
+        p._loop.call_later(delay, _refuse_user, p, refusal)
+    else:
+        sends.extend(refusal)
+        _refuse_user(p, sends)
     return False
+
+
+def _refuse_user(p: ConnectionProtocol, refusal: list[bytes]) -> None:
+    """Send a login's refusal by the per-user cap, and close after the KIP-306 delay."""
+    transport = p._transport
+    if transport is None or transport.is_closing():
+        return
+    _flush(transport, refusal)
+    p._loop.call_later(p._endpoint.pacer.failed_delay_s, p.close, "")
 
 
 def _give_places_back(p: ConnectionProtocol) -> None:

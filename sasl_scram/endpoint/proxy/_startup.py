@@ -97,6 +97,7 @@ class FrontDoorStart:
             if not upstream.start_wait:
                 raise
             self._state.failed(time.monotonic(), str(exc))
+            self._set_unreachable(1)
             log.warning(
                 "Cannot reach the cluster at start: %s; listening, and accepting connections "
                 "once it is reached (as a broker that is not ready), looked at again with "
@@ -131,11 +132,18 @@ class FrontDoorStart:
                 failed(exc)
                 return
             log.info("Reached the cluster %.1f s after start", time.monotonic() - self._began)
+            self._set_unreachable(0)  # from now on the front door's gates count
             try:
                 opened(door)
             except Exception as exc:  # a node port in use
                 failed(exc)
             return
+
+    def _set_unreachable(self, count: int) -> None:
+        """The gauge of the sets of addresses not reached (the bootstrap servers
+        here): while waiting at start nothing is accepted, as in an outage later."""
+        if self._metrics is not None:
+            self._metrics.set_unreachable(count)
 
     def close(self) -> None:
         if self._task is not None:

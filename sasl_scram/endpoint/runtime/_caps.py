@@ -137,6 +137,10 @@ class ConnectionCaps:
         """A place for a new connection from ``host`` (the peer's IP address as the
         kernel writes it), as the release to call when it closes; ``None``: the
         address is at its cap (said, counted)."""
+        if "%" in host:
+            # A link-local peer's zone (fe80::1%eth0): Kafka's InetAddress keys
+            # compare without it, and so do the overrides (canonical_address).
+            host = host.partition("%")[0]
         count = self.addresses.get(host, 0)
         cap = self._overrides.get(host, self._per_ip)
         if count >= cap:

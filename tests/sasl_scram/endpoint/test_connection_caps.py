@@ -168,6 +168,19 @@ def test_an_override_raises_one_address_cap() -> None:
                 assert over[0].closed_by_server()
 
 
+def test_an_ipv4_mapped_override_is_the_ipv4_clients_cap() -> None:
+    """Kafka's ``InetAddress.getByName("::ffff:127.0.0.2")`` is 127.0.0.2: the
+    override applies to the IPv4 client, not to an address no client has."""
+    props = {
+        "max_connections_per_ip": "1",
+        "max_connections_per_ip_overrides": "::ffff:127.0.0.2:2",
+    }
+    with endpoint(**props) as ep, clients(ep.port, 2, source="127.0.0.2") as raised:
+        assert all(client.served() for client in raised)
+        with clients(ep.port, 1, source="127.0.0.2") as over:
+            assert over[0].closed_by_server()
+
+
 def test_zero_refuses_every_address_but_the_overrides() -> None:
     props = {"max_connections_per_ip": "0", "max_connections_per_ip_overrides": "127.0.0.2:1"}
     with endpoint(**props) as ep:

@@ -46,6 +46,10 @@ def test_kafkas_defaults_are_no_caps() -> None:
         ("::1:5", {"::1": 5}),  # the last ':' splits: an IPv6 host keeps its own
         ("0:0:0:0:0:0:0:1:7,", {"::1": 7}),  # written as the kernel does; a trailing comma
         ("127.0.0.1:+4", {"127.0.0.1": 4}),  # Java's parseInt takes a sign
+        # InetAddress.getByName makes an IPv4-mapped address the IPv4 one: the
+        # address an IPv4 client connects from.
+        ("::ffff:127.0.0.2:4", {"127.0.0.2": 4}),
+        ("0:0:0:0:0:ffff:7f00:3:5", {"127.0.0.3": 5}),
     ],
 )
 def test_overrides_as_kafka_reads_them(
@@ -125,6 +129,16 @@ def test_places_per_address_are_counted_and_given_back_once() -> None:
     assert caps.addresses == {"10.0.0.1": 1, "10.0.0.9": 1}
     second()
     assert "10.0.0.1" not in caps.addresses  # forgotten with its last connection
+
+
+def test_a_link_local_peers_zone_is_not_part_of_its_address() -> None:
+    """Python writes a link-local peer with its zone (``fe80::1%eth0``); Kafka's
+    ``Inet6Address.equals`` ignores it: the override applies, and one count."""
+    caps = ConnectionCaps(1, {"fe80::1": 2}, 2**31 - 1)
+    assert caps.admit_address("fe80::1%eth0") is not None
+    assert caps.admit_address("fe80::1%eth1") is not None
+    assert caps.admit_address("fe80::1%eth0") is None
+    assert caps.addresses == {"fe80::1": 2}
 
 
 def test_users_are_counted_only_with_a_cap() -> None:

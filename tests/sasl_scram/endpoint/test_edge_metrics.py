@@ -110,3 +110,26 @@ def test_workers_share_the_names_and_the_parent_sums_each_users_rows() -> None:
     assert got[user.format("request_bytes", "Produce", "other")] == 4
     assert got['kafka_scram_refused_connections_total{cap="scram.max.connections.per.user"}'] == 1
     assert blocks.names.labels() == ["bob", "alice"]
+
+
+def test_a_dead_workers_upstream_gauges_are_zeroed_with_its_others() -> None:
+    """A worker killed with upstream connections open, or with the cluster away:
+    its connections died with it and its successor looks afresh, so neither
+    stays in the parent's ``upstream_connections`` or ``upstream_unreachable``
+    (its counters stay: a counter never goes back)."""
+    blocks = WorkerBlocks(["SASL_PLAINTEXT"], ["SCRAM-SHA-256"], 2)
+    for worker in (0, 1):
+        forward = ForwardMetrics(blocks.share(worker).forward)
+        for _ in range(3):
+            forward.upstream("opened")
+        forward.upstream("closed")
+        forward.set_unreachable(1)
+    before = scrape(WorkersMetrics(blocks))
+    assert before["kafka_scram_upstream_connections"] == 4
+    assert before["kafka_scram_upstream_unreachable"] == 2
+    blocks.clear_gauges(0)
+    after = scrape(WorkersMetrics(blocks))
+    assert after["kafka_scram_upstream_connections"] == 2
+    assert after["kafka_scram_upstream_unreachable"] == 1
+    opened = 'kafka_scram_upstream_connection_events_total{event="opened"}'
+    assert after[opened] == before[opened] == 6

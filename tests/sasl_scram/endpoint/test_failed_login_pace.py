@@ -119,6 +119,62 @@ def test_past_the_budget_a_right_password_waits_like_a_wrong_one() -> None:
         assert time.monotonic() - began < 0.3
 
 
+def test_past_the_budget_a_right_password_at_its_users_cap_waits_like_a_wrong_one() -> None:
+    """The per-user cap's refusal is the verdict of a right password: past the
+    budget it is held for its turn too, or a guesser would hear a right
+    password at once (with its own text) while every wrong one waits."""
+    props = {
+        "connection.failed.authentication.delay.ms": "300",
+        "scram.login.failure.budget": "2",
+        "scram.login.failure.budget.interval.ms": "100",
+        "scram.max.connections.per.user": "1",
+        "scram.metrics.listener": "127.0.0.1:0",
+    }
+    with RunningEndpoint(properties=props) as ep, Peer(ep.port) as holder:
+        assert holder.login(*ALICE)["error_code"] == 0  # alice is at her cap
+        for _ in range(2):
+            _wrong(ep.port, ALICE[0], "127.0.0.2")
+        assert _slowed(ep) == 0
+        with Peer(ep.port, source="127.0.0.2") as peer:
+            client = ScramClient(SCRAM_SHA_256, *ALICE)
+            final = client.receive_server_first(peer.server_first(client.client_first()))
+            began = time.monotonic()
+            answer = peer.call(SASL_AUTHENTICATE, 2, {"auth_bytes": final})
+            waited = time.monotonic() - began
+        assert answer["error_code"] == 58
+        assert "scram.max.connections.per.user" in answer["error_message"]
+        assert waited >= 0.3 * 0.95, waited
+        assert _slowed(ep) == 1
+
+
+def _authenticated_connections(ep: RunningEndpoint) -> float:
+    metrics = ep.endpoint.metrics
+    assert metrics is not None
+    (family,) = [f for f in metrics.collect() if f.name == "kafka_scram_authenticated_connections"]
+    return float(sum(s.value for s in family.samples))
+
+
+def test_a_success_held_past_the_budget_is_no_authenticated_connection_yet() -> None:
+    """The client has not heard it, and may time out before it does: the gauge
+    counts the connection once its verdict goes out."""
+    props = {
+        "connection.failed.authentication.delay.ms": "600",
+        "scram.login.failure.budget": "1",
+        "scram.metrics.listener": "127.0.0.1:0",
+    }
+    with RunningEndpoint(properties=props) as ep:
+        _wrong(ep.port, ALICE[0], "127.0.0.1")
+        with Peer(ep.port) as peer:
+            client = ScramClient(SCRAM_SHA_256, *ALICE)
+            final = client.receive_server_first(peer.server_first(client.client_first()))
+            peer.send(SASL_AUTHENTICATE, 2, {"auth_bytes": final})
+            time.sleep(0.2)  # the verdict is held for 600 ms
+            during = _authenticated_connections(ep)
+            assert peer.receive(SASL_AUTHENTICATE, 2)["error_code"] == 0
+            after = _authenticated_connections(ep)
+    assert (during, after) == (0, 1)
+
+
 class _SlowFailureLine(logging.Filter):
     """Holds the failed-login line back: a response written before the line is
     logged then reaches the client first, every time, not only under load."""

@@ -68,6 +68,26 @@ def test_an_unreachable_cluster_at_start_is_one_line_and_exit_1_when_asked(
     assert f"cannot reach the cluster: 127.0.0.1:{port}" in line, line
 
 
+def test_a_cluster_unreachable_since_start_shows_on_the_gauge(tmp_path: Path) -> None:
+    """Waiting for the cluster at start (``upstream.start.wait``, the default),
+    nothing is accepted: the gauge an operator alerts on says so, as it does for
+    an outage that begins later (``tests/faults/test_cluster_down.py``)."""
+    from tests.sasl_scram.endpoint.test_metrics import samples_of
+
+    metrics_port = free_port()
+    keys = front_door_keys(
+        tmp_path,
+        f"127.0.0.1:{free_port()}",  # nothing listens there
+        **{"scram.metrics.listener": f"127.0.0.1:{metrics_port}"},
+    )
+    with ServeProcess(tmp_path, keys) as serve:
+        serve.wait_for_log("Cannot reach the cluster at start")
+        url = f"http://127.0.0.1:{metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            samples = samples_of(answer.read().decode())
+    assert samples.get("kafka_scram_upstream_unreachable") == 1, samples
+
+
 def test_a_silent_cluster_at_start_is_given_upstream_request_timeout_ms(tmp_path: Path) -> None:
     """A broker that accepts and never answers: serve gives up after the
     configured time, not the 30 s default."""

@@ -115,3 +115,60 @@ def test_a_login_that_waited_for_an_unreachable_cluster_is_counted_apart(
     assert after[GAUGE] == 0, after
     assert log.count("Cannot reach the cluster") == 1, log[-3000:]
     assert log.count("Reached the cluster") == 1, log[-3000:]
+
+
+def test_the_gauge_shows_a_cluster_away_since_start_until_it_is_reached(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """``serve`` started while the cluster cannot be reached accepts nothing: the
+    gauge says 1 (as for an outage later), and 0 once the cluster is reached."""
+    metrics_port = free_port()
+    with TcpProxy("127.0.0.1", kraft_broker.port) as proxy:
+        proxy.partition("refuse")
+        keys = front_door_keys(
+            tmp_path, proxy.address, **{"scram.metrics.listener": f"127.0.0.1:{metrics_port}"}
+        )
+        with ServeProcess(tmp_path, keys) as serve:
+            serve.wait_for_log("Cannot reach the cluster at start")
+            during = scrape(metrics_port)
+            proxy.heal()
+            KafkaConnection(serve.bootstrap, ALICE, timeout=30).close()
+            after = scrape(metrics_port)
+    assert during.get(GAUGE) == 1, during
+    assert after.get(GAUGE) == 0, after
+
+
+def test_a_killed_workers_upstream_connections_leave_the_gauge(
+    kraft_broker: KafkaBroker, tmp_path: Path
+) -> None:
+    """With ``scram.workers=2``, a worker killed with forwarded connections open
+    took their upstream connections with it: the parent's sum no longer counts
+    them once it has noticed, as it stops counting the worker's client connections."""
+    import os
+    import re
+    import signal
+
+    from tests.support.polling import wait_until
+
+    started = re.compile(r"Worker (\d+) started \(pid (\d+)\)")
+    metrics_port = free_port()
+    keys = front_door_keys(
+        tmp_path,
+        kraft_broker.bootstrap,
+        **{"scram.metrics.listener": f"127.0.0.1:{metrics_port}", "scram.workers": "2"},
+    )
+    with ServeProcess(tmp_path, keys) as serve:
+        clients = [KafkaConnection(serve.bootstrap, ALICE, timeout=30) for _ in range(6)]
+        try:
+            assert scrape(metrics_port)["kafka_scram_upstream_connections"] == 6
+            for index in (0, 1):
+                pids = {int(m[1]): int(m[2]) for m in map(started.search, serve.log_lines()) if m}
+                os.kill(pids[index], signal.SIGKILL)
+                serve.wait_for_log(f"Worker {index} (pid {pids[index]}) was killed")
+        finally:
+            for client in clients:
+                client.close()
+        gauge = wait_until(
+            lambda: scrape(metrics_port)["kafka_scram_upstream_connections"] == 0, 10, 0.1
+        )
+        assert gauge is not None, scrape(metrics_port)
