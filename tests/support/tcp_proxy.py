@@ -35,6 +35,10 @@ __all__ = ["PartitionMode", "TcpProxy"]
 
 PartitionMode = Literal["refuse", "drop"]
 _CHUNK = 65536
+#: A relayed connection: the client's socket, then the upstream's.
+Pair = tuple[socket.socket, socket.socket]
+#: Where a direction's bytes are recorded, if they are.
+Copy = bytearray | None
 
 
 def _reset_pairs(pairs: list[tuple[socket.socket, socket.socket | None]]) -> None:
@@ -159,13 +163,7 @@ class TcpProxy:
             while sock.recv(_CHUNK):
                 pass
 
-    def _pipe(
-        self,
-        src: socket.socket,
-        dst: socket.socket,
-        pair: tuple[socket.socket, socket.socket],
-        copy: bytearray | None,
-    ) -> None:
+    def _pipe(self, src: socket.socket, dst: socket.socket, pair: Pair, copy: Copy) -> None:
         try:
             while data := src.recv(_CHUNK):
                 if self._mode == "drop":

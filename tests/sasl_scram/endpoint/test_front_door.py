@@ -34,6 +34,8 @@ from tests.support.front_door import upstream_keys
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
 from tests.support.serve_process import ServeProcess
+from tests.support.tcp_proxy import Copy
+from tests.support.tcp_proxy import Pair
 from tests.support.tcp_proxy import TcpProxy
 from tests.support.zookeeper_server import free_port
 from tests.support.zookeeper_server import free_port_base
@@ -310,13 +312,7 @@ class _CutAfterLogin(TcpProxy):
     start-up look), closes both sides right after the broker's third frame, the
     server-final of serve's login: a broker that goes as soon as it took it."""
 
-    def _pipe(
-        self,
-        src: socket.socket,
-        dst: socket.socket,
-        pair: tuple[socket.socket, socket.socket],
-        copy: bytearray | None,
-    ) -> None:
+    def _pipe(self, src: socket.socket, dst: socket.socket, pair: Pair, copy: Copy) -> None:
         if src is not pair[1] or self.accepted < 2:
             return super()._pipe(src, dst, pair, copy)
         buf, frames = b"", 0
