@@ -107,6 +107,13 @@ def acl_node_path(pattern: ResourcePattern) -> str:
             f"resource name {pattern.name!r} holds '/', which AclAuthorizer refuses "
             "(it would nest ZooKeeper nodes): rename the resource"
         )
+    if pattern.name in ("", ".", ".."):
+        # ZooKeeper's PathUtils.validatePath refuses these node names; AclAuthorizer
+        # passes them on and fails there, with an IllegalArgumentException.
+        raise AuthzError(
+            f"resource name {pattern.name!r} names no ZooKeeper node (ZooKeeper refuses "
+            "'.', '..' and empty node names): rename the resource"
+        )
     return f"{_store_root(pattern)}/{pattern.resource_type.display_name}/{pattern.name}"
 
 
