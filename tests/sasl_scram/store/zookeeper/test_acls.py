@@ -299,13 +299,24 @@ def test_an_endpoints_acl_store_shares_its_credential_stores_session(
     creds.close()
 
 
-def test_dot_resource_names_name_no_node(zookeeper_hosts: str, zk: KazooClient) -> None:
-    """"." and ".." are resource names Kafka accepts (a group may be called that) but
-    ZooKeeper refuses as node names: adding is refused like a name with '/', removing
-    finds nothing, and a change notification naming one is skipped, not fatal."""
+REFUSED_NODE_NAMES = (".", "..", "a\x01", "a\x7f", "a\ue000", "a\U0001f600")
+#: Near the edges of what ZooKeeper's PathUtils.validatePath refuses, but allowed.
+ALLOWED_NODE_NAMES = ("...", "a\xa0", "a\uf900", "a\uffef", "\u4e2d\u6587")
+
+
+def test_resource_names_zookeeper_refuses_name_no_node(
+    zookeeper_hosts: str, zk: KazooClient
+) -> None:
+    """Resource names Kafka accepts (a group may be called "..") but ZooKeeper refuses
+    as node names: adding is refused like a name with '/' (INVALID_REQUEST, not "store
+    unavailable"), removing finds nothing, and a change notification naming one is
+    skipped, not fatal. The names next to them are stored."""
     store = ZooKeeperAclStore(zookeeper_hosts)
     try:
-        for name in (".", ".."):
+        for name in ALLOWED_NODE_NAMES:
+            (result,) = store.create_acls([allow(name, Op.READ, rtype=GROUP)])
+            assert result.error is ErrorCode.NONE, (name, result.message)
+        for name in REFUSED_NODE_NAMES:
             for pattern in (LITERAL, PREFIXED):
                 binding = allow(name, Op.READ, rtype=GROUP, pattern=pattern)
                 (result,) = store.create_acls([binding])
@@ -317,6 +328,7 @@ def test_dot_resource_names_name_no_node(zookeeper_hosts: str, zk: KazooClient) 
         read = allow("orders", Op.READ)
         zk.create("/kafka-acl/Topic/orders", encode_acl_node([read.entry]))
         zk.create("/kafka-acl-changes/acl_changes_", b"TOPIC:orders", sequence=True)
-        assert wait_until(lambda: store.acls().bindings == {read}, 5.0) is not None
+        allowed = {allow(name, Op.READ, rtype=GROUP) for name in ALLOWED_NODE_NAMES}
+        assert wait_until(lambda: store.acls().bindings == {read, *allowed}, 5.0) is not None
     finally:
         store.close()
