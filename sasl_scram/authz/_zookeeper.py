@@ -102,12 +102,7 @@ def _refused_in_znode_name(char: str) -> bool:
     """``PathUtils.validatePath``'s refused characters, for Java's UTF-16 units: a
     character beyond U+FFFF is a surrogate pair there, which it refuses too."""
     code = ord(char)
-    return (
-        code <= 0x1F
-        or 0x7F <= code <= 0x9F
-        or 0xD800 <= code <= 0xF8FF
-        or code >= 0xFFF0
-    )
+    return code <= 0x1F or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xF8FF or code >= 0xFFF0
 
 
 def acl_node_path(pattern: ResourcePattern) -> str:
