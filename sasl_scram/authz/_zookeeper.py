@@ -98,6 +98,13 @@ def _store_root(pattern: ResourcePattern) -> str:
     )
 
 
+def _refused_in_znode_name(char: str) -> bool:
+    """``PathUtils.validatePath``'s refused characters, for Java's UTF-16 units: a
+    character beyond U+FFFF is a surrogate pair there, which it refuses too."""
+    code = ord(char)
+    return code <= 0x1F or 0x7F <= code <= 0x9F or 0xD800 <= code <= 0xF8FF or code >= 0xFFF0
+
+
 def acl_node_path(pattern: ResourcePattern) -> str:
     """``ResourceZNode.path``: where a pattern's ACLs live."""
     if pattern.resource_type.is_unknown:
@@ -106,6 +113,14 @@ def acl_node_path(pattern: ResourcePattern) -> str:
         raise AuthzError(
             f"resource name {pattern.name!r} holds '/', which AclAuthorizer refuses "
             "(it would nest ZooKeeper nodes): rename the resource"
+        )
+    if pattern.name in ("", ".", "..") or any(map(_refused_in_znode_name, pattern.name)):
+        # ZooKeeper's PathUtils.validatePath refuses these node names; AclAuthorizer
+        # passes them on and fails there, with an IllegalArgumentException.
+        raise AuthzError(
+            f"resource name {pattern.name!r} names no ZooKeeper node (ZooKeeper refuses "
+            "'.', '..', empty names, control characters, U+D800 to U+F8FF, U+FFF0 and "
+            "above): rename the resource"
         )
     return f"{_store_root(pattern)}/{pattern.resource_type.display_name}/{pattern.name}"
 

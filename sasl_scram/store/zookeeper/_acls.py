@@ -246,7 +246,7 @@ class ZooKeeperAclStore(ZkFollowedStore, AclWrites):
         try:
             path = acl_node_path(pattern)
         except AuthzError as exc:
-            # A name with '/' names no node of its own: nothing is stored there.
+            # A name with '/', or '.', '..', names no node of its own: nothing is stored there.
             if change(frozenset()):
                 raise AclUpdateFailed(str(exc), ErrorCode.INVALID_REQUEST) from None
             return False

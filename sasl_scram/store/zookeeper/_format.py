@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from sasl_scram._credential import ScramCredential
 from sasl_scram._errors import InvalidCredentialString
 from sasl_scram._mechanism import ScramMechanism
+from sasl_scram.store.zookeeper._sanitizer import SanitizerError
 from sasl_scram.store.zookeeper._sanitizer import sanitize
 
 __all__ = [
@@ -53,8 +54,21 @@ def _dumps(value: object) -> bytes:
 
 
 def user_path(user: str) -> str:
-    """``/config/users/<Sanitizer.sanitize(user)>``."""
-    return f"{USERS_PATH}/{sanitize(user)}"
+    """``/config/users/<Sanitizer.sanitize(user)>``.
+
+    Raises:
+        SanitizerError: the user names no znode: a lone surrogate, or a name
+            ``Sanitizer`` keeps as ``.`` or ``..`` (or empty), which ZooKeeper's
+            ``PathUtils.validatePath`` refuses as a node name (Kafka's own write
+            fails there too); kazoo would raise before sending anything.
+    """
+    name = sanitize(user)
+    if name in ("", ".", ".."):
+        raise SanitizerError(
+            f"user name {user!r} names no ZooKeeper node (ZooKeeper refuses '.', '..' "
+            "and empty node names): choose another name"
+        )
+    return f"{USERS_PATH}/{name}"
 
 
 def encode_config(config: Mapping[str, object]) -> bytes:

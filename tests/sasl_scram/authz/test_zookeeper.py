@@ -125,6 +125,11 @@ def test_node_paths(path: str, pattern: tuple[ResourceType, str, PatternType]) -
 def test_paths_kafka_cannot_have() -> None:
     with pytest.raises(AuthzError, match="holds '/'"):
         acl_node_path(ResourcePattern(ResourceType.TOPIC, "a/b", PatternType.LITERAL))
+    for name in ("", ".", "..", "a\x00", "a\x1f", "a\x7f", "a\x9f", "a\ue000", "a\U0001f600"):
+        with pytest.raises(AuthzError, match="names no ZooKeeper node"):
+            acl_node_path(ResourcePattern(ResourceType.GROUP, name, PatternType.PREFIXED))
+    for name in ("a\xa0", "\u4e2d", "a\uf900", "a\uffef", "a b", "..."):
+        assert acl_node_path(ResourcePattern(ResourceType.GROUP, name, PatternType.LITERAL))
     for path in ("/kafka-acl/Topic", "/kafka-acl/Queue/q", "/kafka-acl-extended/PREFIXED/Topic/t"):
         with pytest.raises(AuthzError, match="is not an ACL node"):
             parse_acl_node_path(path)

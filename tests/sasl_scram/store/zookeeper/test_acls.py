@@ -21,6 +21,7 @@ from sasl_scram.store import ZooKeeperAclStore
 from sasl_scram.store._acls import AclUpdateFailed
 from sasl_scram.store._acls import Entries
 from tests.sasl_scram.authz.helpers import GROUP
+from tests.sasl_scram.authz.helpers import LITERAL
 from tests.sasl_scram.authz.helpers import PREFIXED
 from tests.sasl_scram.authz.helpers import Op
 from tests.sasl_scram.authz.helpers import allow
@@ -296,3 +297,38 @@ def test_an_endpoints_acl_store_shares_its_credential_stores_session(
         acls.close()
     assert creds.client.connected  # the session outlives the ACL store
     creds.close()
+
+
+REFUSED_NODE_NAMES = (".", "..", "a\x01", "a\x7f", "a\ue000", "a\U0001f600")
+#: Near the edges of what ZooKeeper's PathUtils.validatePath refuses, but allowed.
+ALLOWED_NODE_NAMES = ("...", "a\xa0", "a\uf900", "a\uffef", "\u4e2d\u6587")
+
+
+def test_resource_names_zookeeper_refuses_name_no_node(
+    zookeeper_hosts: str, zk: KazooClient
+) -> None:
+    """Resource names Kafka accepts (a group may be called "..") but ZooKeeper refuses
+    as node names: adding is refused like a name with '/' (INVALID_REQUEST, not "store
+    unavailable"), removing finds nothing, and a change notification naming one is
+    skipped, not fatal. The names next to them are stored."""
+    store = ZooKeeperAclStore(zookeeper_hosts)
+    try:
+        for name in ALLOWED_NODE_NAMES:
+            (result,) = store.create_acls([allow(name, Op.READ, rtype=GROUP)])
+            assert result.error is ErrorCode.NONE, (name, result.message)
+        for name in REFUSED_NODE_NAMES:
+            for pattern in (LITERAL, PREFIXED):
+                binding = allow(name, Op.READ, rtype=GROUP, pattern=pattern)
+                (result,) = store.create_acls([binding])
+                assert result.error is ErrorCode.INVALID_REQUEST
+                assert "ZooKeeper" in (result.message or "")
+                assert store.delete_acls([binding.to_filter()])[0].error is ErrorCode.NONE
+        zk.create("/kafka-acl-changes/acl_changes_", b"GROUP:..", sequence=True)
+        # The watcher is still following: a later change arrives.
+        read = allow("orders", Op.READ)
+        zk.create("/kafka-acl/Topic/orders", encode_acl_node([read.entry]))
+        zk.create("/kafka-acl-changes/acl_changes_", b"TOPIC:orders", sequence=True)
+        allowed = {allow(name, Op.READ, rtype=GROUP) for name in ALLOWED_NODE_NAMES}
+        assert wait_until(lambda: store.acls().bindings == {read, *allowed}, 5.0) is not None
+    finally:
+        store.close()

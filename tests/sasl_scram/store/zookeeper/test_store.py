@@ -440,3 +440,23 @@ def test_large_eager_load_uses_multiread_or_falls_back(
         assert calls and (sum(calls) == len(names) + 1 if multiread else len(calls) == 1)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("mode", ["eager", "lazy"])
+def test_dot_user_names_name_no_znode(zookeeper_hosts: str, mode: str) -> None:
+    """Sanitizer keeps "." and "..", which ZooKeeper refuses as node names: such a user
+    has no credential (a peer may probe it), and altering it is refused, not a crash."""
+    store = ZooKeeperCredentialStore(zookeeper_hosts, mode=mode)  # type: ignore[arg-type]
+    try:
+        for user in (".", ".."):
+            assert store.lookup(user, SCRAM_SHA_256) is None
+            (result,) = store.alter([], [ups(user)])
+            assert result.error is ErrorCode.UNACCEPTABLE_CREDENTIAL
+            assert "ZooKeeper" in (result.message or "")
+            described = store.describe([user])
+            assert described.error is ErrorCode.NONE
+            assert described.results[0].error is ErrorCode.RESOURCE_NOT_FOUND
+        # The session is unharmed: an ordinary user still works.
+        assert store.alter([], [ups("alice")]) == [ok("alice")]
+    finally:
+        store.close()
