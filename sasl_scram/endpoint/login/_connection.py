@@ -626,8 +626,7 @@ class ServerConnection:
         )
         if key == ApiKey.SASL_HANDSHAKE:
             if self._session_expiry_ms is None:
-                # KafkaChannel.maybeBeginServerReauthentication starts nothing without
-                # a session expiry; KafkaApis answers 34 and the session stays.
+                # No re-authentication without an expiry: KafkaApis answers 34, session kept.
                 return [_handshake_refused(header)]
             if header.api_version == 0:
                 # KIP-368 re-authenticates through SaslAuthenticate frames; after a v0

@@ -233,9 +233,7 @@ def test_sasl_authenticate_after_success_is_illegal_and_the_session_stays() -> N
     assert any(isinstance(o, ApiCall) for o in out)
 
 
-def test_handshake_on_authenticated_connection_without_expiry_is_illegal_and_the_session_stays() -> (
-    None
-):
+def test_handshake_without_session_expiry_is_illegal_and_the_session_stays() -> None:
     p = Peer()
     p.login()
     out, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
