@@ -626,7 +626,8 @@ class ServerConnection:
         )
         if key == ApiKey.SASL_HANDSHAKE:
             if self._session_expiry_ms is None:
-                return self._illegal_state(header, spec, "Re-authentication is not enabled", body)
+                # No re-authentication without an expiry: KafkaApis answers 34, session kept.
+                return [_handshake_refused(header)]
             if header.api_version == 0:
                 # KIP-368 re-authenticates through SaslAuthenticate frames; after a v0
                 # handshake the tokens would come unframed, among the requests.
@@ -639,7 +640,7 @@ class ServerConnection:
                 # with 34 and no mechanisms and the session stays.
                 if expired:
                     return [self._close("session expired without re-authentication")]
-                return [_reauthentication_too_soon(header)]
+                return [_handshake_refused(header)]
             self._reauth_started_ms = now
             self._reauth = True
             self._reauth_began = self._monotonic()
@@ -651,7 +652,8 @@ class ServerConnection:
         if key == ApiKey.API_VERSIONS:
             return [self._api_versions(header, body)]
         if key == ApiKey.SASL_AUTHENTICATE:
-            return self._illegal_state(header, spec, _AUTHENTICATED_ALREADY, body)
+            # KafkaApis.handleSaslAuthenticateRequest: 34, and the connection stays.
+            return [_illegal_state_answer(header, spec, _AUTHENTICATED_ALREADY, body)]
         assert self._session is not None
         self._waiting = ApiCall(header, spec, body, self._session, self._super_user)
         return [self._waiting]
@@ -760,12 +762,12 @@ def _valid_software(name: str | None, version: str | None) -> bool:
 
 
 def _api_versions_body(settings: ConnectionSettings, error: int) -> dict[str, Any]:
+    # ApiVersionsRequest.getErrorResponse lists keys only for UNSUPPORTED_VERSION
+    # (answered apart): an INVALID_REQUEST answer carries none.
+    keys = settings.api_versions if error == ErrorCode.NONE else ()
     return {
         "error_code": error,
-        "api_keys": [
-            {"api_key": k, "min_version": lo, "max_version": hi}
-            for k, lo, hi in settings.api_versions
-        ],
+        "api_keys": [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in keys],
         "throttle_time_ms": 0,
     }
 
@@ -797,7 +799,9 @@ def _cached_answer(
     return Send(_CORRELATION.pack(cached[0], header.correlation_id) + cached[1])
 
 
-def _reauthentication_too_soon(header: RequestHeader) -> Send:
+def _handshake_refused(header: RequestHeader) -> Send:
+    """KafkaApis.handleSaslHandshakeRequest: a SaslHandshake on an authenticated
+    session that starts no re-authentication gets 34 and no mechanisms."""
     body = {"error_code": ErrorCode.ILLEGAL_SASL_STATE, "mechanisms": []}
     return Send(encode_response(header.api_key, header.api_version, header.correlation_id, body))
 

@@ -161,8 +161,12 @@ def test_api_versions_too_new_gets_v0_error_35_and_state_is_kept() -> None:
 
 
 def test_api_versions_bad_software_name_is_invalid_request() -> None:
-    _, r = Peer().request(18, 3, {"client_software_name": "-bad-", "client_software_version": "1"})
-    assert r is not None and r["error_code"] == 42
+    # ApiVersionsRequest.getErrorResponse: no API keys but for UNSUPPORTED_VERSION.
+    p = Peer()
+    _, r = p.request(18, 3, {"client_software_name": "-bad-", "client_software_version": "1"})
+    assert r is not None and r["error_code"] == 42 and r["api_keys"] == []
+    _, r = p.request(18, 3, {"client_software_name": "t", "client_software_version": "1"})
+    assert r is not None and r["error_code"] == 0 and r["api_keys"]
 
 
 def test_unsupported_mechanism_lists_enabled_and_closes() -> None:
@@ -216,19 +220,27 @@ def test_authzid_mismatch_gets_kafkas_specific_message() -> None:
     )
 
 
-def test_sasl_authenticate_after_success_is_illegal() -> None:
+# KafkaApis answers both with 34 and keeps the connection
+# (tests/sasl_scram/endpoint/test_sasl_requests_vs_kafka.py compares a broker).
+def test_sasl_authenticate_after_success_is_illegal_and_the_session_stays() -> None:
     p = Peer()
     p.login()
-    _, r = p.request(36, 2, {"auth_bytes": b"x"})
+    out, r = p.request(36, 2, {"auth_bytes": b"x"})
     assert r is not None and r["error_code"] == 34
     assert r["error_message"] == "SaslAuthenticate request received after successful authentication"
+    assert not any(isinstance(o, Close) for o in out) and not p.conn.closed
+    out, _ = p.request(3, 12, {"topics": None})
+    assert any(isinstance(o, ApiCall) for o in out)
 
 
-def test_handshake_on_authenticated_connection_without_expiry_is_illegal() -> None:
+def test_handshake_without_session_expiry_is_illegal_and_the_session_stays() -> None:
     p = Peer()
     p.login()
-    _, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
-    assert r is not None and r["error_code"] == 34 and p.conn.closed
+    out, r = p.request(17, 1, {"mechanism": "SCRAM-SHA-256"})
+    assert r == {"error_code": 34, "mechanisms": []}
+    assert not any(isinstance(o, Close) for o in out) and not p.conn.closed
+    out, _ = p.request(3, 12, {"topics": None})
+    assert any(isinstance(o, ApiCall) for o in out)
 
 
 class TestReauthentication:
