@@ -727,7 +727,12 @@ def refuse_forwarded_login(conn: ServerConnection, message: str | None) -> list[
 
 def _principal_change(old: ScramSession | None, new: ScramSession) -> AuthenticationFailed | None:
     """KIP-368: the principal may not change during re-authentication;
-    SaslServerAuthenticator.ReauthInfo's text, principals as type.name."""
+    SaslServerAuthenticator.ReauthInfo's text, principals as type.name.
+
+    Kafka's ``KafkaPrincipal.equals`` ignores how the principal logged in; here
+    a password session stays one and a token session stays one (what the
+    session may do, create tokens, and at the front door how it reaches the
+    cluster, are decided at its first login), and the text says which changed."""
     if old is None or (
         new.authorization_id == old.authorization_id
         and new.token_authenticated == old.token_authenticated
@@ -735,8 +740,12 @@ def _principal_change(old: ScramSession | None, new: ScramSession) -> Authentica
         return None
     return AuthenticationFailed(
         "Cannot change principals during re-authentication from "
-        f"User.{old.authorization_id}: User.{new.authorization_id}"
+        f"User.{old.authorization_id}{_kind(old)}: User.{new.authorization_id}{_kind(new)}"
     )
+
+
+def _kind(session: ScramSession) -> str:
+    return " (delegation token)" if session.token_authenticated else ""
 
 
 def _limits(settings: ConnectionSettings, super_user: bool) -> tuple[int, int | None]:

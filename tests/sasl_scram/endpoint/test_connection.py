@@ -451,3 +451,25 @@ def test_grant_for_token_marks_session(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     auth = next(o for o in out if isinstance(o, Authenticated))
     assert auth.session.token_authenticated and auth.session.authorization_id == "owner"
+
+
+@pytest.mark.parametrize("token_first", [False, True])
+def test_reauthentication_cannot_switch_between_password_and_token(token_first: bool) -> None:
+    """The same user re-authenticating with a delegation token after her
+    password (or the reverse) is refused, a difference from Kafka that
+    docs/compatibility.md records; the text says what changed."""
+    from sasl_scram import ScramSession
+    from sasl_scram.endpoint.login._connection import _principal_change
+
+    def session(token: bool) -> ScramSession:
+        return ScramSession(SCRAM_SHA_256, "tok-id" if token else "alice", "alice", token, None)
+
+    old, new = session(token_first), session(not token_first)
+    refused = _principal_change(old, new)
+    assert refused is not None
+    token_side = "User.alice (delegation token)"
+    expected = f"User.alice: {token_side}" if not token_first else f"{token_side}: User.alice"
+    assert refused.kafka_error_message == (
+        f"Cannot change principals during re-authentication from {expected}"
+    )
+    assert _principal_change(old, session(token_first)) is None
