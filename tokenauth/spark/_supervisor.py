@@ -243,11 +243,8 @@ class TokenSupervisor:
         with self._lock:
             if self._states.state is SupervisorState.STOPPED:
                 return
-            final = (
-                SupervisorState.FAILED
-                if self._states.state is SupervisorState.FAILED
-                else SupervisorState.STOPPED
-            )
+            failed = self._states.state is SupervisorState.FAILED
+            final = SupervisorState.FAILED if failed else SupervisorState.STOPPED
             self._states.enter(SupervisorState.STOPPING, "stop requested")
             query, self._query = self._query, None
             if query is not None:
@@ -355,7 +352,10 @@ class TokenSupervisor:
         # seconds, and one interrupted is re-run, with Spark's and Hadoop's
         # stack traces in the log.
         if query.isActive:  # a previous try may have stopped it, then raised
-            stop_between_batches(query, max(0.0, (old.expiry_ms - self._clock()) / 2000))
+            wait_s = max(0.0, (old.expiry_ms - self._clock()) / 2000)
+            stop_between_batches(query, wait_s, self._stop_event.is_set)
+        if self._stop_event.is_set():
+            return  # stop() takes over: no run with the new token just to stop it
         if query.isActive:
             raise SupervisorError("the query did not stop")
         self._query = None
