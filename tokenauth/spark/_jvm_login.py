@@ -79,19 +79,25 @@ class QueryLogin:
             close_idle_clients(self.query, token_ids)
 
 
-def stop_between_batches(query: StreamingQueryLike, wait_s: float = _BATCH_END_WAIT_S) -> None:
+def stop_between_batches(
+    query: StreamingQueryLike,
+    wait_s: float = _BATCH_END_WAIT_S,
+    stopping: Callable[[], bool] = lambda: False,
+) -> None:
     """Stop ``query`` right after a micro-batch ends, waiting at most ``wait_s`` seconds.
 
     The next trigger starts at the trigger interval's next boundary, so a
     stop just after a batch ends meets none; a query found idle may be about
     to start one, so the wait is for a batch to end, not for an idle moment.
-    A query that does not report its status (a test's fake) stops at once.
+    A query that does not report its status (a test's fake) stops at once,
+    and so does any query once ``stopping()`` is true: a rotation's wait can
+    last a trigger interval, which ``TokenSupervisor.stop`` must not.
     """
     deadline = time.monotonic() + wait_s
     seen_batch = False
     while time.monotonic() < deadline:
         active = _in_batch(query)
-        if active is None or (seen_batch and not active):
+        if active is None or (seen_batch and not active) or stopping():
             break
         seen_batch = seen_batch or active
         time.sleep(_BATCH_END_POLL_S)

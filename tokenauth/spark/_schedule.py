@@ -61,12 +61,25 @@ class Backoff:
         self._policy = policy
         self.failures = 0
         self.retry_at: int | None = None
+        self.near_expiry = False
 
-    def fail(self, now: int) -> int:
-        """Count a failure; return the delay (ms) and set :attr:`retry_at`."""
+    def fail(self, now: int, expiry_ms: int | None = None) -> int:
+        """Count a failure; return the delay (ms) and set :attr:`retry_at`.
+
+        ``expiry_ms`` is when the token the query logs in with lapses. A delay
+        reaching past half the time left is cut to that half, so retries keep
+        coming, ever closer, until it lapses: a broker back after a minute's
+        outage still renews a token that had 90 s left, where a doubling
+        back-off would have slept past its expiry. :attr:`near_expiry` says
+        the delay was cut.
+        """
         self.failures += 1
         p = self._policy
         delay = min(p.max_backoff_ms, p.initial_backoff_ms << min(self.failures - 1, 30))
+        left = (expiry_ms - now) if expiry_ms is not None else 0
+        self.near_expiry = left > 0 and delay > left // 2
+        if self.near_expiry:
+            delay = max(left // 2, p.min_interval_ms)
         self.retry_at = now + delay
         return delay
 

@@ -44,6 +44,7 @@ from tokenauth.spark._policy import SupervisorState
 from tokenauth.spark._policy import TokenClient
 from tokenauth.spark._policy import Transition
 from tokenauth.spark._policy import _describe
+from tokenauth.spark._policy import _Held
 from tokenauth.spark._policy import _StateLog
 from tokenauth.spark._rotation import TokenRotation
 from tokenauth.spark._schedule import Backoff
@@ -242,11 +243,8 @@ class TokenSupervisor:
         with self._lock:
             if self._states.state is SupervisorState.STOPPED:
                 return
-            final = (
-                SupervisorState.FAILED
-                if self._states.state is SupervisorState.FAILED
-                else SupervisorState.STOPPED
-            )
+            failed = self._states.state is SupervisorState.FAILED
+            final = SupervisorState.FAILED if failed else SupervisorState.STOPPED
             self._states.enter(SupervisorState.STOPPING, "stop requested")
             query, self._query = self._query, None
             if query is not None:
@@ -318,7 +316,7 @@ class TokenSupervisor:
             tokens.current = tokens.create()
         if self._query is None:
             self._launch()
-        elif not self._query.isActive:
+        elif not self._query.isActive and not _stopped_for_restart(self._query, tokens):
             self._query_ended()
             return
         if rotation_due(tokens.current, self.policy, now, pending=tokens.pending is not None):
@@ -338,9 +336,8 @@ class TokenSupervisor:
         return next_due_ms(held, self.policy, now)
 
     def _rotate(self) -> None:
-        tokens = self._tokens
-        old = tokens.current
-        assert old is not None and self._query is not None
+        tokens, old, query = self._tokens, self._tokens.current, self._query
+        assert old is not None and query is not None
         if tokens.pending is None:
             self._states.enter(SupervisorState.ROTATING, f"replacing token {old.token_id}")
             tokens.pending = tokens.create()
@@ -348,14 +345,17 @@ class TokenSupervisor:
             SupervisorState.RESTARTING,
             f"query {self._login.query_id}: token {old.token_id} -> {tokens.pending.token_id}",
         )
-        query = self._query
         # Waiting for the batch to end takes at most half the old token's
         # remaining life: the old run needs that token only until it stops
         # (the new run logs in with the new one), and the other half is the
         # margin for the stop itself. A fresh JVM's first batch can take
         # seconds, and one interrupted is re-run, with Spark's and Hadoop's
         # stack traces in the log.
-        stop_between_batches(query, max(0.0, (old.expiry_ms - self._clock()) / 2000))
+        if query.isActive:  # a previous try may have stopped it, then raised
+            wait_s = max(0.0, (old.expiry_ms - self._clock()) / 2000)
+            stop_between_batches(query, wait_s, self._stop_event.is_set)
+        if self._stop_event.is_set():
+            return  # stop() takes over: no run with the new token just to stop it
         if query.isActive:
             raise SupervisorError("the query did not stop")
         self._query = None
@@ -398,13 +398,35 @@ class TokenSupervisor:
 
     def _back_off(self, exc: BaseException) -> int:
         self.last_error = exc
-        failed = self._states.state
-        delay = self._backoff.fail(self._clock())
+        held, now = self._tokens.current, self._clock()
+        delay = self._backoff.fail(now, None if held is None or held.dead else held.expiry_ms)
+        detail, level = _back_off_detail(held, now, self._backoff.near_expiry)
         self._states.enter(
             SupervisorState.BACKING_OFF,
-            f"{failed.value} failed ({_describe(exc)}); "
-            f"attempt {self._backoff.failures}, retrying in {delay} ms",
-            level=logging.WARNING,
+            f"{self._states.state.value} failed ({_describe(exc)}); "
+            f"attempt {self._backoff.failures}, retrying in {delay} ms{detail}",
+            level=level,
         )
-        assert self._backoff.retry_at is not None
-        return self._backoff.retry_at
+        return now + delay  # the back-off's retry_at
+
+
+def _back_off_detail(held: _Held | None, now: int, near_expiry: bool) -> tuple[str, int]:
+    """What a back-off adds to its log line, and the line's level: loud while
+    there is still time to act, since a lapsed token fails the query at its
+    next login (or KIP-368 re-authentication)."""
+    if not near_expiry or held is None:
+        return "", logging.WARNING
+    return f"; token {held.token_id} expires in {held.expiry_ms - now} ms", logging.ERROR
+
+
+def _stopped_for_restart(query: StreamingQueryLike, tokens: TokenRotation) -> bool:
+    """Whether ``query`` ended because a rotation stopped it: a replacement is
+    half-way and the query did not fail. ``StreamingQuery.stop`` may raise
+    after the query stopped (py4j, ``spark.sql.streaming.stopTimeout``); the
+    rotation then goes on, this is not the user's stop."""
+    if tokens.pending is None:
+        return False
+    try:
+        return query.exception() is None
+    except Exception:
+        return False

@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.clock import T0
 from tests.support.clock import FakeClock
 from tokenauth.spark import SupervisorPolicy
+from tokenauth.spark import SupervisorState
 from tokenauth.spark import TokenSupervisor
 from tokenauth.spark import _jvm_login
 from tokenauth.spark import _supervisor
@@ -73,7 +75,7 @@ def test_a_rotation_waits_for_the_batch_up_to_half_the_old_tokens_remaining_life
     broker = FakeBroker(clock)
     waits: list[tuple[float, float]] = []
 
-    def stop(query: Any, wait_s: float = 5.0) -> None:
+    def stop(query: Any, wait_s: float = 5.0, stopping: Any = None) -> None:
         [old] = [i for i in broker.tokens.values() if i.token_id == first]
         waits.append((wait_s, (old.expiry_timestamp_ms - clock()) / 1000))
         query.stop()
@@ -195,3 +197,28 @@ def test_a_consumer_never_returned_is_waited_for_a_bounded_time(
         "1 Kafka client of Spark's pools still in use 0.3 s after the query stopped; "
         "it closes later, and its close may log a failed re-authentication"
     ]
+
+
+def test_a_stop_asked_during_a_rotations_wait_for_the_batch_ends_it() -> None:
+    # An idle query with a long trigger interval keeps the rotation waiting
+    # (here 10 s, half the old token's remaining life); stop() must not wait
+    # that long, nor start a run with the new token only to stop it.
+    clock = FakeClock.epoch_ms()
+    broker = FakeBroker(clock, expiry_ms=200_000, max_lifetime_ms=240_000)
+    spark = FakeSpark()
+    sup = TokenSupervisor(
+        broker.connect, spark.start, bootstrap_servers="broker:9093", clock_ms=clock
+    )
+    sup.start(background=False)
+    spark.queries[0].status = {"isTriggerActive": False}  # type: ignore[attr-defined]
+    clock.now = T0 + 180_000
+    rotating = threading.Thread(target=sup.step)
+    rotating.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    sup.stop()
+    assert time.monotonic() - started < 3
+    rotating.join(5)
+    assert not rotating.is_alive()
+    assert sup.state is SupervisorState.STOPPED and broker.live_ids() == set()
+    assert len(spark.queries) == 1 and not spark.queries[0].isActive

@@ -30,6 +30,7 @@ from tokenauth.spark._login import token_login_probe
 from tokenauth.spark._rotation import TokenRotation
 
 from .fakes import FakeBroker
+from .fakes import FakeQuery
 from .fakes import FakeSpark
 
 S = SupervisorState
@@ -528,3 +529,49 @@ def test_the_login_probe_raises_when_no_broker_is_reachable() -> None:
             token = client.create_token()
         with pytest.raises(KafkaConnectionError, match="cannot connect"):
             probe(token, 5.0)
+
+
+def test_a_failing_renewal_is_retried_before_the_token_expires(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Renewal falls due 5 s before expiry; an uncapped back-off (1, 2, 4 s)
+    # would put the third retry past the expiry, when the query's token is dead.
+    sup, broker, _, clock = make(expiry_ms=20_000, max_lifetime_ms=600_000)
+    sup.start(background=False)
+    expiry = T0 + 20_000
+    clock.now = T0 + 15_000
+    broker.op_failures["renew"] = [ConnectionError("down")] * 6
+    with caplog.at_level(logging.INFO, logger="tokenauth.spark"):
+        for _ in range(6):
+            due = sup.step()
+            assert sup.state is S.BACKING_OFF
+            assert clock() < due < expiry
+            clock.now = due
+    # Running out of time is loud, and says when the token lapses.
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors and "token tok0 expires in" in errors[-1].getMessage()
+    sup.step()
+    assert broker.renewed == ["tok0"] and sup.state is S.RUNNING
+
+
+def test_a_rotation_whose_stop_raised_after_stopping_the_query_resumes_it() -> None:
+    # StreamingQuery.stop() can raise once the query is stopped (a py4j error,
+    # spark.sql.streaming.stopTimeout): that is still the supervisor's own stop,
+    # not the user ending the query.
+    sup, broker, spark, clock = make(expiry_ms=100_000, max_lifetime_ms=120_000)
+    sup.start(background=False)
+    old = spark.queries[0]
+
+    def stop_then_raise() -> None:
+        FakeQuery.stop(old)
+        raise RuntimeError("stop timed out")
+
+    old.stop = stop_then_raise  # type: ignore[method-assign]
+    clock.now = T0 + 90_000
+    due = sup.step()
+    assert sup.state is S.BACKING_OFF and not old.isActive
+    clock.now = due
+    sup.step()
+    assert sup.state is S.RUNNING and sup.token_id == "tok1"
+    assert [q.token_id for q in spark.queries] == ["tok0", "tok1"]
+    assert spark.queries[1].isActive and broker.expired == ["tok0"]
