@@ -12,6 +12,7 @@ import base64
 import contextlib
 import socket
 import struct
+from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
@@ -60,6 +61,14 @@ class Serve(ServeProcess):
             **(properties or {}),
         }
         super().__init__(tmp_path, props, umask=umask, args=args)
+
+
+def seeded_serve_port(tmp: Path) -> Iterator[int]:
+    """A module's shared ``serve`` on a freshly seeded store under ``tmp``: its port."""
+    db = tmp / "data" / "creds.db"
+    seed(db)
+    with Serve(tmp, db) as serve:
+        yield serve.port
 
 
 #: Linux's IP_BIND_ADDRESS_NO_PORT: a bound socket's port is picked at connect,

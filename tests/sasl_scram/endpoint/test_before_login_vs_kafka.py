@@ -17,8 +17,7 @@ import pytest
 
 from tests.sasl_scram.endpoint.serve_process import SASL_HANDSHAKE
 from tests.sasl_scram.endpoint.serve_process import Peer
-from tests.sasl_scram.endpoint.serve_process import Serve
-from tests.sasl_scram.endpoint.serve_process import seed
+from tests.sasl_scram.endpoint.serve_process import seeded_serve_port
 from tests.support.kafka_broker import KafkaBroker
 
 DESCRIBE, ALTER = 50, 51
@@ -47,11 +46,7 @@ REQUESTS: dict[str, tuple[int, dict[str, Any]]] = {
 
 @pytest.fixture(scope="module")
 def serve_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    tmp = tmp_path_factory.mktemp("before-login")
-    db = tmp / "data" / "creds.db"
-    seed(db)
-    with Serve(tmp, db) as serve:
-        yield serve.port
+    yield from seeded_serve_port(tmp_path_factory.mktemp("before-login"))
 
 
 def _before_login(port: int, key: int, body: dict[str, Any]) -> tuple[dict[str, Any], bool]:

@@ -20,8 +20,7 @@ from tests.sasl_scram.endpoint.serve_process import API_VERSIONS
 from tests.sasl_scram.endpoint.serve_process import SASL_AUTHENTICATE
 from tests.sasl_scram.endpoint.serve_process import SASL_HANDSHAKE
 from tests.sasl_scram.endpoint.serve_process import Peer
-from tests.sasl_scram.endpoint.serve_process import Serve
-from tests.sasl_scram.endpoint.serve_process import seed
+from tests.sasl_scram.endpoint.serve_process import seeded_serve_port
 from tests.support.kafka_broker import ADMIN_PASSWORD
 from tests.support.kafka_broker import ADMIN_USER
 from tests.support.kafka_broker import KafkaBroker
@@ -32,11 +31,7 @@ BAD_SOFTWARE = {"client_software_name": "-bad-", "client_software_version": "1"}
 
 @pytest.fixture(scope="module")
 def serve_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    tmp = tmp_path_factory.mktemp("sasl-requests")
-    db = tmp / "data" / "creds.db"
-    seed(db)
-    with Serve(tmp, db) as serve:
-        yield serve.port
+    yield from seeded_serve_port(tmp_path_factory.mktemp("sasl-requests"))
 
 
 def _kafka_port(broker: KafkaBroker) -> int:
