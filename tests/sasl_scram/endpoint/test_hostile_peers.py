@@ -90,6 +90,7 @@ def _pipeline_without_reading(
     Returns (bytes sent, the server's RSS growth at its highest).
     """
     batch = frame * max(1, (256 * 1024) // len(frame))
+    rest = memoryview(batch)
     sock = peer.sock
     sock.setblocking(False)
     before = serve.rss()
@@ -98,7 +99,11 @@ def _pipeline_without_reading(
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and sent < 100_000_000:
         try:
-            sent += sock.send(batch)
+            written = sock.send(rest)
+            sent += written
+            # A send the kernel takes in part goes on with its rest: sending the
+            # batch again would cut a frame and misalign the stream.
+            rest = rest[written:] if written < len(rest) else memoryview(batch)
         except BlockingIOError:
             # The server stopped reading: wait a little for it to change its mind.
             time.sleep(0.01)
@@ -112,7 +117,7 @@ def _pipeline_without_reading(
 def test_pipelining_before_login_without_reading_is_bounded(server: Serve, version: int) -> None:
     # Answers that need no handler and keep the state: a too-new ApiVersions gets
     # v0 and error 35 (KIP-511); a v3 one with an empty software name gets error 42
-    # and the whole API list, eight times the request's size.
+    # (with no API list, as Kafka answers it).
     body = {"client_software_name": "", "client_software_version": ""}
     frame = encode_request(API_VERSIONS, version, 1, None, body if version == 3 else {})
     if version == 99:
